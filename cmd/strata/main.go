@@ -1,0 +1,79 @@
+// Command strata plans deep-learning jobs on Slurm GPU clusters and reports
+// their GPU energy. See README.md and docs/ for the user guide.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/rs/zerolog"
+	"github.com/urfave/cli/v2"
+)
+
+// Set by the linker: -ldflags "-X main.version=... -X main.commit=...".
+var (
+	version = "dev"
+	commit  = "unknown"
+)
+
+// exitCoder lets a command choose the process exit status (e.g. 2 for
+// "invalid input") without calling os.Exit below main.
+type exitCoder interface{ ExitCode() int }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := newApp(os.Stdout, os.Stderr).RunContext(ctx, os.Args)
+	stop()
+	if err != nil {
+		var ec exitCoder
+		if errors.As(err, &ec) {
+			if msg := err.Error(); msg != "" {
+				fmt.Fprintln(os.Stderr, "strata:", msg)
+			}
+			os.Exit(ec.ExitCode())
+		}
+		fmt.Fprintln(os.Stderr, "strata:", err)
+		os.Exit(1)
+	}
+}
+
+// newApp assembles the CLI. Every subcommand lives in its own file and is
+// listed here once.
+func newApp(stdout, stderr io.Writer) *cli.App {
+	app := &cli.App{
+		Name:  "strata",
+		Usage: "plan deep-learning jobs on Slurm GPU clusters and account their GPU energy",
+		Description: "Strata reads the Slurm queue through slurmrestd, models DL training jobs from the\n" +
+			"`strata:` hints users put in --comment, chooses GPU counts and a start order, writes\n" +
+			"them back to pending jobs (shadow mode first), and measures GPU energy per job.\n\n" +
+			"Start with `strata queue` and `strata plan --dry-run`; docs/ has the operator guide.",
+		Version:              version,
+		Writer:               stdout,
+		ErrWriter:            stderr,
+		EnableBashCompletion: true,
+		Flags:                globalFlags(),
+		Before: func(c *cli.Context) error {
+			lg, err := newLogger(c.String(flagLogLevel), c.String(flagLogFormat), stderr)
+			if err != nil {
+				return err
+			}
+			c.Context = lg.WithContext(c.Context)
+			return nil
+		},
+		Commands: commands(),
+	}
+	cli.VersionPrinter = func(c *cli.Context) {
+		fmt.Fprintf(c.App.Writer, "strata %s (commit %s)\n", version, commit)
+	}
+	return app
+}
+
+// logger returns the logger built from the global flags for this command.
+func logger(c *cli.Context) zerolog.Logger {
+	return *zerolog.Ctx(c.Context)
+}

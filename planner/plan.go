@@ -1,0 +1,72 @@
+package planner
+
+import (
+	"context"
+	"time"
+)
+
+// Policy computes a plan from a snapshot. Implementations are pure: no I/O,
+// no clock, no unseeded randomness; the same snapshot gives the same plan.
+// A job that cannot be admitted is data (a Decision with a Reason), not an
+// error; error is kept for "could not plan at all" (e.g. ctx cancelled).
+type Policy interface {
+	Plan(ctx context.Context, s *Snapshot) (Plan, error)
+}
+
+// Plan is a policy's answer for one snapshot.
+type Plan struct {
+	SnapshotID string `json:"snapshot_id"`
+	Policy     string `json:"policy"`
+	// Decisions holds one entry per job in the snapshot that the policy
+	// considered (pending jobs, and running jobs for policies that may
+	// preempt or resize in simulation), sorted by Rank then JobID.
+	Decisions []Decision `json:"decisions"`
+}
+
+// Action says what a decision asks the actuator to do.
+type Action string
+
+const (
+	// ActionKeep leaves the job as it is (the Reasons say why).
+	ActionKeep Action = "keep"
+	// ActionUpdate rewrites a pending job's priority and/or GPU request.
+	ActionUpdate Action = "update"
+	// ActionPreempt stops a running job so it can be restarted later
+	// (simulation only; never sent to Slurm).
+	ActionPreempt Action = "preempt"
+	// ActionResize changes a running job's allocation (simulation only).
+	ActionResize Action = "resize"
+)
+
+// Decision is the plan for one job.
+type Decision struct {
+	JobID  int64  `json:"job_id"`
+	Action Action `json:"action"`
+	// Start is true when the policy admits the job to start now with this
+	// allocation (it fits the free capacity); false when it should wait.
+	Start bool `json:"start"`
+	// Workers is the number of GPUs (training workers) chosen; PS the
+	// number of parameter servers (0 for all-reduce/single jobs).
+	Workers int `json:"workers"`
+	PS      int `json:"ps,omitempty"`
+	// GPUsPerNode × NodeCount is the Slurm shape of the GPU request.
+	GPUsPerNode int `json:"gpus_per_node"`
+	NodeCount   int `json:"node_count"`
+	// Placement names the nodes the plan expects the job to start on (a
+	// feasibility witness; Slurm still places the job).
+	Placement []string `json:"placement,omitempty"`
+	// Rank is the start order (1 = first); Priority the Slurm priority that
+	// realises it (0 = leave unchanged).
+	Rank     int   `json:"rank"`
+	Priority int64 `json:"priority,omitempty"`
+	// Predicted start and completion (zero when unknown).
+	PredictedStart time.Time `json:"predicted_start,omitzero"`
+	PredictedEnd   time.Time `json:"predicted_end,omitzero"`
+	// Reasons explain the decision (always at least one).
+	Reasons []Reason `json:"reasons"`
+	// Detail is a human sentence with the numbers behind the reasons.
+	Detail string `json:"detail,omitempty"`
+}
+
+// Reason is a stable, machine-readable reason code.
+type Reason string

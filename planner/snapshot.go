@@ -1,0 +1,145 @@
+package planner
+
+import (
+	"time"
+)
+
+// Snapshot is everything a policy may look at during one plan cycle. It is
+// built by the slurm adapter (or by the simulator) and never mutated by a
+// policy. Slices are sorted (nodes by name, partitions by name, jobs by ID) by
+// whoever builds the snapshot, so that the same cluster state always yields
+// the same plan.
+type Snapshot struct {
+	// ID identifies the snapshot in logs, plans and the audit trail. Any
+	// tie-break randomness inside a policy is seeded from it.
+	ID string `json:"id"`
+	// Now is the cluster time of the snapshot; policies never read a clock.
+	Now time.Time `json:"now"`
+	// Cluster is Slurm's ClusterName.
+	Cluster    string      `json:"cluster"`
+	Nodes      []Node      `json:"nodes"`
+	Partitions []Partition `json:"partitions"`
+	Jobs       []Job       `json:"jobs"`
+	// BurstBufferPools are the burst-buffer pools with their capacity (from
+	// configuration, since slurmrestd does not expose them). May be empty.
+	BurstBufferPools []BurstBufferPool `json:"burst_buffer_pools,omitempty"`
+}
+
+// Node is one Slurm node as the planner sees it.
+type Node struct {
+	Name       string   `json:"name"`
+	State      []string `json:"state"` // Slurm state flags, e.g. ["MIXED","DRAIN"]
+	Partitions []string `json:"partitions"`
+	CPUs       int      `json:"cpus"`
+	AllocCPUs  int      `json:"alloc_cpus"`
+	MemoryMB   int64    `json:"memory_mb"`
+	AllocMemMB int64    `json:"alloc_memory_mb"`
+	GPUs       int      `json:"gpus"`
+	AllocGPUs  int      `json:"alloc_gpus"`
+	GPUType    string   `json:"gpu_type,omitempty"` // "" when the GRES is untyped
+}
+
+// Usable reports whether new work may be placed on the node: it is up and
+// neither drained, draining, down, powered down nor failing.
+func (n Node) Usable() bool {
+	for _, s := range n.State {
+		switch s {
+		case "DOWN", "DRAIN", "DRAINING", "DRAINED", "FAIL", "FAILING", "POWERED_DOWN",
+			"POWERING_DOWN", "POWER_DOWN", "NOT_RESPONDING", "INVALID", "FUTURE", "UNKNOWN", "MAINTENANCE", "RESERVED":
+			return false
+		}
+	}
+	return len(n.State) > 0
+}
+
+// FreeGPUs is the number of GPUs not allocated on the node.
+func (n Node) FreeGPUs() int { return max(0, n.GPUs-n.AllocGPUs) }
+
+// Partition is one Slurm partition (a planning island).
+type Partition struct {
+	Name      string        `json:"name"`
+	Nodes     []string      `json:"nodes"`
+	MaxTime   time.Duration `json:"max_time,omitempty"` // 0 = unlimited
+	TotalCPUs int           `json:"total_cpus"`
+	TotalGPUs int           `json:"total_gpus"`
+	Default   bool          `json:"default,omitempty"`
+}
+
+// BurstBufferPool is a burst-buffer pool and its capacity.
+type BurstBufferPool struct {
+	Name          string  `json:"name"`
+	CapacityBytes int64   `json:"capacity_bytes"`
+	UsedBytes     int64   `json:"used_bytes"`
+	BandwidthBps  float64 `json:"bandwidth_bps,omitempty"` // 0 = unknown
+}
+
+// JobState is Slurm's base job state.
+type JobState string
+
+// Job states the planner distinguishes; any other Slurm state is passed as is.
+const (
+	JobPending   JobState = "PENDING"
+	JobRunning   JobState = "RUNNING"
+	JobSuspended JobState = "SUSPENDED"
+	JobCompleted JobState = "COMPLETED"
+)
+
+// Job is one Slurm job (pending or running) as the planner sees it.
+type Job struct {
+	ID        int64    `json:"id"`
+	Name      string   `json:"name"`
+	User      string   `json:"user"`
+	Account   string   `json:"account,omitempty"`
+	Partition string   `json:"partition"`
+	State     JobState `json:"state"`
+	// Reason is Slurm's state reason (e.g. "Resources", "Priority").
+	Reason     string        `json:"reason,omitempty"`
+	SubmitTime time.Time     `json:"submit_time"`
+	StartTime  time.Time     `json:"start_time,omitzero"` // zero while pending
+	TimeLimit  time.Duration `json:"time_limit,omitempty"` // 0 = none
+	Priority   int64         `json:"priority"`
+
+	// GPU request: GPUsPerNode × Nodes when requested per node
+	// (tres_per_node), or GPUsPerJob when requested per job (tres_per_job).
+	GPUsPerNode int    `json:"gpus_per_node,omitempty"`
+	GPUsPerJob  int    `json:"gpus_per_job,omitempty"`
+	GPUType     string `json:"gpu_type,omitempty"`
+	Nodes       int    `json:"nodes"` // minimum node count requested (≥1)
+	CPUs        int    `json:"cpus"`  // total CPUs requested
+	MemoryMB    int64  `json:"memory_mb,omitempty"`
+
+	// Comment is the user's --comment; the planner parses its strata: segment.
+	Comment      string `json:"comment,omitempty"`
+	AdminComment string `json:"admin_comment,omitempty"`
+	// BurstBuffer is the raw burst-buffer directive text; BurstBufferBytes
+	// the capacity parsed from it (0 when none).
+	BurstBuffer      string `json:"burst_buffer,omitempty"`
+	BurstBufferPool  string `json:"burst_buffer_pool,omitempty"`
+	BurstBufferBytes int64  `json:"burst_buffer_bytes,omitempty"`
+
+	// Running jobs: where they run and which GPU indices they hold per node.
+	NodeList []string        `json:"node_list,omitempty"`
+	GPUAlloc []GPUAllocation `json:"gpu_alloc,omitempty"`
+
+	// AttainedGPUSeconds is the GPU service the job has received so far
+	// (for least-attained-service policies). The slurm adapter fills it as
+	// GPUs × elapsed; the simulator tracks it across preemptions.
+	AttainedGPUSeconds float64 `json:"attained_gpu_seconds,omitempty"`
+	// Restarts counts how often a job was preempted or resized (simulation).
+	Restarts int `json:"restarts,omitempty"`
+}
+
+// GPUAllocation lists the GPU indices (Slurm's IDX, device minor order) a
+// running job holds on one node.
+type GPUAllocation struct {
+	Node    string `json:"node"`
+	Indices []int  `json:"indices"`
+}
+
+// GPUs is the total number of GPUs the job requests (or holds).
+func (j Job) GPUs() int {
+	if j.GPUsPerJob > 0 {
+		return j.GPUsPerJob
+	}
+	return j.GPUsPerNode * max(1, j.Nodes)
+}
