@@ -96,7 +96,7 @@ down() {
   rm -rf "$DIR"
 }
 
-port_of() { sed -n 's|^STRATA_TEST_DATABASE=postgres://[^:]*:[^:]*:\([0-9]*\)/.*|\1|p' "$DIR/env"; }
+port_of() { sed -n 's|^STRATA_TEST_DATABASE=.*@[^:]*:\([0-9]*\)/.*|\1|p' "$DIR/env"; }
 
 case "$CMD" in
   up) up ;;
