@@ -1,0 +1,102 @@
+package burstbuffer
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseDirective(t *testing.T) {
+	tests := []struct {
+		name    string
+		text    string
+		want    Request
+		wantErr bool
+	}{
+		{name: "empty", text: "", want: Request{}},
+		// Captured from the test cluster's GET /jobs (burst_buffer field).
+		{name: "lua real", text: "#BB_LUA pool=nvme capacity=600G",
+			want: Request{Plugin: "lua", Pool: "nvme", Bytes: 600 << 30}},
+		{name: "datawarp", text: "#DW jobdw capacity=10GB access_mode=striped type=scratch",
+			want: Request{Plugin: "datawarp", Bytes: 10 << 30}},
+		{name: "two lines summed, first pool wins",
+			text: "#BB_LUA pool=a capacity=1T\n#BB_LUA pool=b capacity=512G\n",
+			want: Request{Plugin: "lua", Pool: "a", Bytes: 1<<40 + 512<<30}},
+		{name: "stage directives ignored",
+			text: "#DW jobdw capacity=1G\n#DW stage_in source=/a destination=$DW_JOB_STRIPED/a type=file",
+			want: Request{Plugin: "datawarp", Bytes: 1 << 30}},
+		{name: "not a directive", text: "#SBATCH -N 1\n#BBX capacity=1G", want: Request{}},
+		{name: "generic", text: "#BB create_persistent name=x capacity=1TB",
+			want: Request{Plugin: "generic", Bytes: 1 << 40}},
+		{name: "bad size", text: "#BB_LUA capacity=lots", wantErr: true},
+		{name: "bad unit", text: "#BB_LUA capacity=3X", wantErr: true},
+		{name: "mixed plugins", text: "#BB_LUA capacity=1G\n#DW jobdw capacity=1G", wantErr: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseDirective(tc.text)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("ParseDirective(%q) error = %v, wantErr %v", tc.text, err, tc.wantErr)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("ParseDirective(%q) mismatch (-want +got):\n%s", tc.text, diff)
+			}
+		})
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    int64
+		wantErr bool
+	}{
+		{in: "600G", want: 600 << 30},
+		{in: "600GiB", want: 600 << 30},
+		{in: "600gb", want: 600 << 30},
+		{in: "1.5T", want: 3 << 39},
+		{in: "4096", want: 4096},
+		{in: "7K", want: 7 << 10},
+		{in: "2P", want: 2 << 50},
+		{in: " 1M ", want: 1 << 20},
+		{in: "", wantErr: true},
+		{in: "G", wantErr: true},
+		{in: "1..2G", wantErr: true},
+		{in: "5Q", wantErr: true},
+		{in: "99999999P", wantErr: true},
+	}
+	for _, tc := range tests {
+		got, err := ParseSize(tc.in)
+		if (err != nil) != tc.wantErr {
+			t.Errorf("ParseSize(%q) error = %v, wantErr %v", tc.in, err, tc.wantErr)
+			continue
+		}
+		if got != tc.want {
+			t.Errorf("ParseSize(%q) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestFormatSizeRoundTrip(t *testing.T) {
+	for _, b := range []int64{0, 1, 1023, 1 << 10, 600 << 30, 1 << 40, 3 << 39, 5 << 50} {
+		s := FormatSize(b)
+		got, err := ParseSize(s)
+		if err != nil || got != b {
+			t.Errorf("ParseSize(FormatSize(%d)=%q) = %d, %v", b, s, got, err)
+		}
+	}
+	if got := FormatSize(600 << 30); got != "600G" {
+		t.Errorf("FormatSize(600GiB) = %q, want 600G", got)
+	}
+}
+
+func FuzzParseDirective(f *testing.F) {
+	f.Add("#BB_LUA pool=nvme capacity=600G")
+	f.Add("#DW jobdw capacity=10GB\n#DW stage_in")
+	f.Fuzz(func(t *testing.T, s string) {
+		r, err := ParseDirective(s)
+		if err == nil && r.Bytes < 0 {
+			t.Errorf("ParseDirective(%q) gave negative bytes %d", s, r.Bytes)
+		}
+	})
+}
