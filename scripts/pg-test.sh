@@ -59,7 +59,11 @@ up() {
   ensure_server; pick_user
   local bin port; bin=$(pg_bindir)
   mkdir -p "$DIR"; DIR=$(cd "$DIR" && pwd)
-  [ -n "$RUNAS" ] && chown "$RUNAS" "$DIR"
+  if [ -n "$RUNAS" ]; then
+    chown "$RUNAS" "$DIR"
+    runuser -u "$RUNAS" -- test -w "$DIR" ||
+      die "user $RUNAS cannot write $DIR (a parent directory is not searchable by it); choose another DIR"
+  fi
   if [ -f "$DIR/env" ] && as_user "$bin/pg_ctl" -D "$DIR/data" status >/dev/null 2>&1; then
     log "already running ($(cat "$DIR/env"))"; return 0
   fi

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# test.sh -- what `make test` runs: install deps, start the test bed, vet,
+# run every test (unit + integration against the real Postgres and Slurm),
+# tear the bed down. `test.sh bench` runs the benchmarks instead.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+cd "$HERE/.."
+export PATH=/usr/local/go/bin:$PATH
+
+"$HERE/deps.sh"
+cleanup() { "$HERE/testbed.sh" down >/dev/null 2>&1 || true; }
+trap cleanup EXIT
+"$HERE/testbed.sh" up
+set -a; . "$("$HERE/testbed.sh" env)"; set +a
+export STRATA_REPO_ROOT=$PWD
+
+if [ "${1:-}" = bench ]; then
+  go test -run '^$' -bench . -benchmem ./... 
+  exit 0
+fi
+
+echo "== go vet" >&2
+go vet ./...
+CGO_ENABLED=1 go vet -tags dcgm,nvml ./dcgm/...
+echo "== go test (unit + integration)" >&2
+# -p 2: integration tests of different packages share one Slurm cluster and one
+# Postgres server; they are written to tolerate each other.
+go test -p 2 -count=1 -timeout 25m ./...
