@@ -2,7 +2,6 @@ package planner
 
 import (
 	"fmt"
-	"sort"
 	"time"
 )
 
@@ -43,7 +42,45 @@ type Options struct {
 	// rank r gets PriorityBase + (N-r)·PriorityStep. Defaults 100000, 10.
 	PriorityBase int64
 	PriorityStep int64
+
+	// Catalog is the model catalog; nil = DefaultCatalog().
+	Catalog *Catalog
+	// PSComm selects the parameter-server communication model: "overlap"
+	// (default; gradients of a layer are pushed while earlier layers still
+	// run backward) or "no-overlap" (algorithms.md A1.1).
+	PSComm PSComm
+	// WorkerBandwidthBps and PSBandwidthBps are the NIC bandwidths (bytes/s)
+	// of a worker and of a parameter server. Default 1.25e9 (10 Gb/s).
+	WorkerBandwidthBps float64
+	PSBandwidthBps     float64
+	// IntraNodeBps and InterNodeBps are the ring all-reduce bandwidths
+	// inside one node and across nodes. Defaults 50e9 and 12.5e9 (100 Gb/s).
+	IntraNodeBps float64
+	InterNodeBps float64
+	// ReferenceFLOPS is the sustained training FLOP/s of the reference GPU
+	// for params=/flops= hints. Default 10e12.
+	ReferenceFLOPS float64
+	// NodeGPUs is the GPUs per node assumed by EstimateDuration when no
+	// snapshot is at hand (all-reduce inside vs across nodes). Default 8.
+	NodeGPUs int
+	// DefaultDuration is assumed for a job with no hint, no prediction and
+	// no time limit. Default 1 h.
+	DefaultDuration time.Duration
+	// StarvationAge: a pending job that waited longer is promoted ahead of
+	// the normal order (aging). Default 24 h.
+	StarvationAge time.Duration
+	// MaxOptionsPerJob caps SMD's (workers, PS) grid per job. Default 24.
+	MaxOptionsPerJob int
 }
+
+// PSComm names a parameter-server communication model.
+type PSComm string
+
+// Parameter-server communication models.
+const (
+	PSCommOverlap   PSComm = "overlap"
+	PSCommNoOverlap PSComm = "no-overlap"
+)
 
 func (o Options) withDefaults() Options {
 	if o.Interval <= 0 {
@@ -55,7 +92,7 @@ func (o Options) withDefaults() Options {
 	if o.PriorityStep <= 0 {
 		o.PriorityStep = 10
 	}
-	return o
+	return o.modelDefaults()
 }
 
 // Validate reports the first invalid option, naming the field.
@@ -68,35 +105,13 @@ func (o Options) Validate() error {
 	if o.EnergyWeight < 0 || o.TardinessWeight < 0 {
 		return fmt.Errorf("energy and tardiness weights must be ≥ 0")
 	}
+	if o.PSComm != "" && o.PSComm != PSCommOverlap && o.PSComm != PSCommNoOverlap {
+		return fmt.Errorf("ps communication model %q: want overlap or no-overlap", o.PSComm)
+	}
+	for _, v := range []float64{o.WorkerBandwidthBps, o.PSBandwidthBps, o.IntraNodeBps, o.InterNodeBps, o.ReferenceFLOPS} {
+		if v < 0 {
+			return fmt.Errorf("bandwidths and reference FLOP/s must be ≥ 0, got %v", v)
+		}
+	}
 	return nil
-}
-
-// constructor builds a policy from options.
-type constructor func(Options) (Policy, error)
-
-// registry maps policy names (the --policy flag values) to constructors.
-// Policies add themselves here, one line each.
-var registry = map[string]constructor{}
-
-// NewPolicy returns the named policy ("fifo", "sjf", "qssf", "tiresias",
-// "optimus", "smd", ...).
-func NewPolicy(name string, o Options) (Policy, error) {
-	c, ok := registry[name]
-	if !ok {
-		return nil, fmt.Errorf("unknown policy %q: choose one of %v", name, PolicyNames())
-	}
-	if err := o.Validate(); err != nil {
-		return nil, fmt.Errorf("policy %s options: %w", name, err)
-	}
-	return c(o.withDefaults())
-}
-
-// PolicyNames lists the registered policies, sorted.
-func PolicyNames() []string {
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }

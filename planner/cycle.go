@@ -1,0 +1,232 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// nodeState is the mutable free capacity of one node during a plan.
+type nodeState struct {
+	name             string
+	gpus, cpus       int
+	mem              int64 // MB
+	freeGPU, freeCPU int
+	freeMem          int64 // MB
+	gpuType          string
+	usable           bool
+}
+
+// island is one partition: the usable nodes it may place on.
+type island struct {
+	part    Partition
+	nodes   []int // indices into cycle.nodes, sorted by name
+	maxGPN  int   // most GPUs on one usable node
+	atLeast []int // atLeast[g] = usable nodes with ≥ g GPUs
+	gpuType string
+	jobs    []*jobInfo // pending jobs of the partition, by ID
+	running []*jobInfo
+	static  map[[4]int64]bool // staticFits memo
+}
+
+// jobInfo is a job with its parsed hints and derived limits.
+type jobInfo struct {
+	job      *Job
+	hints    Hints
+	hasHint  bool
+	hintErr  error
+	model    jobModel
+	isl      *island
+	weight   float64
+	req      int  // requested GPUs
+	gmin     int  // GPU range the planner may choose in
+	gmax     int  //
+	pmin     int  // PS range (0,0 when not PS)
+	pmax     int  //
+	psAuto   bool //
+	fixed    bool // only priority may change
+	keep     bool // leave untouched (invalid hint, rewrite=no)
+	cpuPerW  float64
+	memPerW  int64 // MB per worker
+	bb       int64
+	bbPool   int // index into cycle.pools, -1 = none
+	aged     bool
+	kappa    float64
+	deadline time.Time
+}
+
+// cycle is the working state of one Plan call.
+type cycle struct {
+	s       *Snapshot
+	o       *Options
+	nodes   []nodeState
+	islands []*island // sorted by partition name
+	byPart  map[string]*island
+	jobs    []*jobInfo // every pending and running job, by ID
+	pools   []BurstBufferPool
+	bbFree  []int64
+	orphans []*jobInfo // jobs whose partition is unknown
+}
+
+// newCycle builds the plan state from a snapshot.
+func newCycle(ctx context.Context, s *Snapshot, o *Options) (*cycle, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("plan snapshot %s: %w", s.ID, err)
+	}
+	c := &cycle{s: s, o: o, byPart: map[string]*island{}}
+	idx := map[string]int{}
+	for _, n := range s.Nodes {
+		idx[n.Name] = len(c.nodes)
+		c.nodes = append(c.nodes, nodeState{name: n.Name, gpus: n.GPUs, cpus: n.CPUs, mem: n.MemoryMB,
+			freeGPU: n.FreeGPUs(), freeCPU: max(0, n.CPUs-n.AllocCPUs), freeMem: max(0, n.MemoryMB-n.AllocMemMB),
+			gpuType: n.GPUType, usable: n.Usable()})
+	}
+	parts := append([]Partition(nil), s.Partitions...)
+	sort.Slice(parts, func(i, j int) bool { return parts[i].Name < parts[j].Name })
+	for _, p := range parts {
+		c.addIsland(p, idx)
+	}
+	c.pools = append([]BurstBufferPool(nil), s.BurstBufferPools...)
+	sort.Slice(c.pools, func(i, j int) bool { return c.pools[i].Name < c.pools[j].Name })
+	for _, p := range c.pools {
+		c.bbFree = append(c.bbFree, max(0, p.CapacityBytes-p.UsedBytes))
+	}
+	c.addJobs()
+	return c, nil
+}
+
+func (c *cycle) addIsland(p Partition, idx map[string]int) {
+	isl := &island{part: p, static: map[[4]int64]bool{}}
+	names := append([]string(nil), p.Nodes...)
+	sort.Strings(names)
+	for _, n := range names {
+		i, ok := idx[n]
+		if !ok || !c.nodes[i].usable {
+			continue
+		}
+		isl.nodes = append(isl.nodes, i)
+		isl.maxGPN = max(isl.maxGPN, c.nodes[i].gpus)
+		if isl.gpuType == "" {
+			isl.gpuType = c.nodes[i].gpuType
+		}
+	}
+	isl.atLeast = make([]int, isl.maxGPN+1)
+	for _, i := range isl.nodes {
+		for g := 0; g <= c.nodes[i].gpus; g++ {
+			isl.atLeast[g]++
+		}
+	}
+	c.islands = append(c.islands, isl)
+	c.byPart[p.Name] = isl
+}
+
+// defaultIsland is the partition of jobs that name none.
+func (c *cycle) defaultIsland() *island {
+	for _, isl := range c.islands {
+		if isl.part.Default {
+			return isl
+		}
+	}
+	if len(c.islands) == 1 {
+		return c.islands[0]
+	}
+	return nil
+}
+
+func (c *cycle) addJobs() {
+	jobs := make([]*Job, 0, len(c.s.Jobs))
+	for i := range c.s.Jobs {
+		if st := c.s.Jobs[i].State; st == JobPending || st == JobRunning {
+			jobs = append(jobs, &c.s.Jobs[i])
+		}
+	}
+	sort.Slice(jobs, func(a, b int) bool { return jobs[a].ID < jobs[b].ID })
+	for _, j := range jobs {
+		ji := c.newJobInfo(j)
+		c.jobs = append(c.jobs, ji)
+		switch {
+		case ji.isl == nil:
+			c.orphans = append(c.orphans, ji)
+		case j.State == JobRunning:
+			ji.isl.running = append(ji.isl.running, ji)
+		default:
+			ji.isl.jobs = append(ji.isl.jobs, ji)
+		}
+	}
+}
+
+// partitionOf returns the island of the job's (first) partition.
+func (c *cycle) partitionOf(j *Job) *island {
+	name, _, _ := strings.Cut(j.Partition, ",")
+	if name == "" {
+		return c.defaultIsland()
+	}
+	return c.byPart[name]
+}
+
+// newJobInfo parses the job's hints and derives its limits.
+func (c *cycle) newJobInfo(j *Job) *jobInfo {
+	ji := &jobInfo{job: j, isl: c.partitionOf(j), weight: 1, req: j.GPUs(), bbPool: -1}
+	ji.hints, ji.hasHint, ji.hintErr = ParseHints(j.Comment)
+	h := ji.hints
+	ji.keep = ji.hintErr != nil || h.NoRewrite
+	if ji.hintErr != nil {
+		ji.hasHint = false
+		h = Hints{}
+	}
+	ji.model = newJobModel(h, ji.hasHint, c.o)
+	ji.weight = h.JobWeight()
+	ji.gmin, ji.gmax = ji.req, ji.req
+	ji.fixed = !ji.hasHint || h.GPUMax == 0 || ji.keep || ji.req == 0
+	if !ji.fixed {
+		ji.gmin, ji.gmax = h.GPUMin, h.GPUMax
+	}
+	if ji.model.kind != kindOpaque && ji.model.arch == ArchPS {
+		ji.pmin, ji.pmax, ji.psAuto = max(1, h.PSMin), max(1, h.PSMax), h.PSAuto || h.PSMax == 0
+	}
+	ji.cpuPerW = float64(j.CPUs) / float64(max(1, ji.req))
+	ji.memPerW = j.MemoryMB / int64(max(1, ji.req))
+	if h.MemBytes > 0 {
+		ji.memPerW = h.MemBytes >> 20
+	}
+	ji.bb = max(j.BurstBufferBytes, h.BBBytes)
+	ji.bbPool = c.poolIndex(j.BurstBufferPool, ji.bb)
+	ji.deadline = h.Deadline
+	if j.State == JobPending && c.s.Now.Sub(j.SubmitTime) > c.o.StarvationAge && !j.SubmitTime.IsZero() {
+		ji.aged = true
+	}
+	gt := j.GPUType
+	if gt == "" && ji.isl != nil {
+		gt = ji.isl.gpuType
+	}
+	ji.kappa = speed(c.o, gt, ji.model.refGPU)
+	return ji
+}
+
+// poolIndex picks the job's burst-buffer pool: the named one, else the only
+// one; -1 when the job needs none or no pool is configured.
+func (c *cycle) poolIndex(name string, bytes int64) int {
+	if bytes <= 0 || len(c.pools) == 0 {
+		return -1
+	}
+	for i, p := range c.pools {
+		if p.Name == name {
+			return i
+		}
+	}
+	if len(c.pools) == 1 {
+		return 0
+	}
+	return -1
+}
+
+// durationAt is the job's predicted run time on (w, p) in its island.
+func (c *cycle) durationAt(ji *jobInfo, w, p int) (time.Duration, Reason) {
+	gpn := c.o.NodeGPUs
+	if ji.isl != nil && ji.isl.maxGPN > 0 {
+		gpn = ji.isl.maxGPN
+	}
+	return ji.model.duration(ji.job, w, p, gpn, ji.kappa, c.o)
+}

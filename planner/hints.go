@@ -1,0 +1,399 @@
+package planner
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Arch is the training architecture named by the arch= hint.
+type Arch string
+
+// Training architectures.
+const (
+	ArchUnset     Arch = ""
+	ArchPS        Arch = "ps"
+	ArchAllReduce Arch = "allreduce"
+	ArchSingle    Arch = "single"
+)
+
+// EnergyPref is the energy= hint.
+type EnergyPref string
+
+// Energy preferences; balanced is the default.
+const (
+	EnergyBalanced EnergyPref = "balanced"
+	EnergyMin      EnergyPref = "min"
+	EnergyTime     EnergyPref = "time"
+)
+
+// Hints is the typed content of a job's strata: segment (design.md §3).
+// Zero values mean "not given".
+type Hints struct {
+	// Model is a catalog model name (lower case), e.g. "resnet50".
+	Model string `json:"model,omitempty"`
+	// Params is the parameter count and FLOPs the training FLOPs per sample
+	// (forward + backward); used together instead of Model.
+	Params int64   `json:"params,omitempty"`
+	FLOPs  float64 `json:"flops,omitempty"`
+	// Batch is the mini-batch size per worker (for Pollux curve models: the
+	// global batch size the curve was measured at).
+	Batch int `json:"batch,omitempty"`
+	// Epochs × Samples, or Iters, give the amount of work.
+	Epochs  int   `json:"epochs,omitempty"`
+	Samples int64 `json:"samples,omitempty"`
+	Iters   int64 `json:"iters,omitempty"`
+	// GPUMin..GPUMax is the range the planner may choose in (0 = not given:
+	// the GPU count is fixed).
+	GPUMin int  `json:"gpu_min,omitempty"`
+	GPUMax int  `json:"gpu_max,omitempty"`
+	Arch   Arch `json:"arch,omitempty"`
+	// PSAuto is ps=auto; otherwise PSMin..PSMax (0 = not given).
+	PSAuto bool `json:"ps_auto,omitempty"`
+	PSMin  int  `json:"ps_min,omitempty"`
+	PSMax  int  `json:"ps_max,omitempty"`
+	// Deadline in UTC (zero = none).
+	Deadline time.Time `json:"deadline,omitzero"`
+	// Weight is the JCT weight (0 = not given, meaning 1).
+	Weight float64    `json:"weight,omitempty"`
+	Energy EnergyPref `json:"energy,omitempty"`
+	// BBBytes is the dataset size to stage in a burst buffer; MemBytes the
+	// host memory per worker.
+	BBBytes  int64 `json:"bb_bytes,omitempty"`
+	MemBytes int64 `json:"mem_bytes,omitempty"`
+	// NoRewrite is rewrite=no: the user opts out of any change.
+	NoRewrite bool `json:"no_rewrite,omitempty"`
+}
+
+// HintError says which hint field is wrong, with what value, and how to fix
+// it. Value is empty for a missing field.
+type HintError struct {
+	Field string
+	Value string
+	Fix   string
+}
+
+// Error implements error: "hint gpus=8-2: <fix>".
+func (e *HintError) Error() string {
+	if e.Value == "" && e.Field != "" {
+		return fmt.Sprintf("hint %s: %s", e.Field, e.Fix)
+	}
+	return fmt.Sprintf("hint %s=%s: %s", e.Field, e.Value, e.Fix)
+}
+
+// hintPrefix starts the strata segment of a Slurm comment.
+const hintPrefix = "strata:"
+
+// hintSegment returns the text after "strata:" up to the next ';' or the
+// end, and whether there is a segment. The prefix must start the comment or
+// follow whitespace, ';' or ','.
+func hintSegment(comment string) (string, bool, error) {
+	lower := strings.ToLower(comment)
+	start := -1
+	for i := 0; i+len(hintPrefix) <= len(lower); {
+		k := strings.Index(lower[i:], hintPrefix)
+		if k < 0 {
+			break
+		}
+		at := i + k
+		if at == 0 || strings.ContainsRune(" \t\n;,", rune(lower[at-1])) {
+			if start >= 0 {
+				return "", true, &HintError{Field: "strata:", Value: "", Fix: "the comment has two strata: segments; merge them into one"}
+			}
+			start = at
+		}
+		i = at + len(hintPrefix)
+	}
+	if start < 0 {
+		return "", false, nil
+	}
+	seg := comment[start+len(hintPrefix):]
+	if end := strings.IndexByte(seg, ';'); end >= 0 {
+		seg = seg[:end]
+	}
+	return seg, true, nil
+}
+
+// ParseHints finds the strata: segment in a Slurm comment and parses it.
+// The bool is false when the comment has no segment (the rest of the
+// comment belongs to the user and is never read). The segment ends at the
+// first ';' or at the end of the comment. Errors are *HintError.
+func ParseHints(comment string) (Hints, bool, error) {
+	seg, ok, err := hintSegment(comment)
+	if err != nil || !ok {
+		return Hints{}, ok, err
+	}
+	var h Hints
+	seen := map[string]bool{}
+	for _, tok := range strings.Fields(seg) {
+		key, val, found := strings.Cut(tok, "=")
+		key = strings.ToLower(key)
+		if !found {
+			return Hints{}, true, &HintError{Field: tok, Fix: "write key=value without spaces around '=' (end the hint with ';' to add your own text after it)"}
+		}
+		if seen[key] {
+			return Hints{}, true, &HintError{Field: key, Value: val, Fix: "the key appears twice; keep one"}
+		}
+		seen[key] = true
+		if err := h.set(key, val); err != nil {
+			return Hints{}, true, err
+		}
+	}
+	if len(seen) == 0 {
+		return Hints{}, true, &HintError{Field: "strata:", Fix: "the segment is empty; add key=value pairs such as gpus=1-8"}
+	}
+	if err := h.check(); err != nil {
+		return Hints{}, true, err
+	}
+	return h, true, nil
+}
+
+// set parses one key=value into h.
+func (h *Hints) set(key, val string) error {
+	bad := func(fix string) error { return &HintError{Field: key, Value: val, Fix: fix} }
+	if val == "" {
+		return bad("the value is empty")
+	}
+	var err error
+	switch key {
+	case "model":
+		h.Model = strings.ToLower(val)
+	case "params":
+		var f float64
+		f, err = parseCount(val)
+		h.Params = int64(f)
+		if err != nil || h.Params < 1 {
+			return bad("want a parameter count such as 25M or 1.3G (K/M/G/T = 10^3..10^12)")
+		}
+	case "flops":
+		h.FLOPs, err = parseCount(val)
+		if err != nil || h.FLOPs <= 0 {
+			return bad("want training FLOPs per sample such as 12G (forward+backward; K/M/G/T/P = 10^3..10^15)")
+		}
+	case "batch":
+		h.Batch, err = parsePositive(val, 1<<24)
+		if err != nil {
+			return bad("want the per-worker mini-batch size, a whole number ≥ 1")
+		}
+	case "epochs":
+		h.Epochs, err = parsePositive(val, 1<<20)
+		if err != nil {
+			return bad("want the number of epochs, a whole number ≥ 1")
+		}
+	case "samples", "iters":
+		var f float64
+		f, err = parseCount(val)
+		if err != nil || f < 1 || f != float64(int64(f)) {
+			return bad("want a whole number ≥ 1 (K/M/G suffixes allowed, e.g. 1.2M)")
+		}
+		if key == "samples" {
+			h.Samples = int64(f)
+		} else {
+			h.Iters = int64(f)
+		}
+	case "gpus":
+		h.GPUMin, h.GPUMax, err = parseRange(val, 4096)
+		if err != nil {
+			return bad("want MIN-MAX with 1 ≤ MIN ≤ MAX ≤ 4096 (e.g. gpus=2-8), or one count for a fixed size")
+		}
+	case "arch":
+		switch a := Arch(strings.ToLower(val)); a {
+		case ArchPS, ArchAllReduce, ArchSingle:
+			h.Arch = a
+		default:
+			return bad("want ps, allreduce or single")
+		}
+	case "ps":
+		if strings.EqualFold(val, "auto") {
+			h.PSAuto = true
+			return nil
+		}
+		h.PSMin, h.PSMax, err = parseRange(val, 1024)
+		if err != nil {
+			return bad("want auto, a count N, or MIN-MAX with 1 ≤ MIN ≤ MAX (e.g. ps=1-4)")
+		}
+	case "deadline":
+		h.Deadline, err = parseDeadline(val)
+		if err != nil {
+			return bad("want an RFC 3339 time such as 2026-12-01T18:00:00Z, or 2026-12-01T18:00 (UTC)")
+		}
+	case "weight":
+		h.Weight, err = strconv.ParseFloat(val, 64)
+		if err != nil || !(h.Weight > 0 && h.Weight <= 1000) {
+			return bad("want a number > 0 and ≤ 1000 (1 = normal)")
+		}
+	case "energy":
+		switch e := EnergyPref(strings.ToLower(val)); e {
+		case EnergyMin, EnergyBalanced, EnergyTime:
+			h.Energy = e
+		default:
+			return bad("want min, balanced or time")
+		}
+	case "bb", "mem":
+		var n int64
+		n, err = ParseSize(val)
+		if err != nil || n <= 0 {
+			return bad("want a size such as 500G or 1.5T (K/M/G/T = 2^10..2^40 bytes)")
+		}
+		if key == "bb" {
+			h.BBBytes = n
+		} else {
+			h.MemBytes = n
+		}
+	case "rewrite":
+		switch strings.ToLower(val) {
+		case "no":
+			h.NoRewrite = true
+		case "yes":
+		default:
+			return bad("want no (to opt out) or yes")
+		}
+	default:
+		return &HintError{Field: key, Value: val, Fix: "unknown key; valid keys are model, params, flops, batch, epochs, samples, iters, gpus, arch, ps, deadline, weight, energy, bb, mem, rewrite"}
+	}
+	return nil
+}
+
+// check validates combinations of fields.
+func (h *Hints) check() error {
+	switch {
+	case h.Model != "" && (h.Params > 0 || h.FLOPs > 0):
+		return &HintError{Field: "params", Value: strconv.FormatInt(h.Params, 10), Fix: "give either model= or params= with flops=, not both"}
+	case (h.Params > 0) != (h.FLOPs > 0):
+		if h.Params > 0 {
+			return &HintError{Field: "flops", Fix: "params= needs flops= (training FLOPs per sample)"}
+		}
+		return &HintError{Field: "params", Fix: "flops= needs params= (parameter count)"}
+	case h.Iters > 0 && (h.Epochs > 0 || h.Samples > 0):
+		return &HintError{Field: "iters", Value: strconv.FormatInt(h.Iters, 10), Fix: "give either iters= or epochs= with samples=, not both"}
+	case (h.Epochs > 0) != (h.Samples > 0):
+		if h.Epochs > 0 {
+			return &HintError{Field: "samples", Fix: "epochs= needs samples= (training samples per epoch)"}
+		}
+		return &HintError{Field: "epochs", Fix: "samples= needs epochs="}
+	case h.Arch == ArchSingle && h.GPUMax > 1:
+		return &HintError{Field: "gpus", Value: fmt.Sprintf("%d-%d", h.GPUMin, h.GPUMax), Fix: "arch=single trains on one GPU; use gpus=1 or arch=allreduce"}
+	case (h.PSAuto || h.PSMax > 0) && h.Arch != ArchPS && h.Arch != ArchUnset:
+		return &HintError{Field: "ps", Value: h.psString(), Fix: "parameter servers need arch=ps; remove ps= or set arch=ps"}
+	case (h.Epochs > 0 || h.Iters > 0) && h.Batch == 0 && (h.Model != "" || h.Params > 0):
+		return &HintError{Field: "batch", Fix: "give the mini-batch size (batch=N) so the work can be turned into time"}
+	}
+	return nil
+}
+
+func (h *Hints) psString() string {
+	if h.PSAuto {
+		return "auto"
+	}
+	return fmt.Sprintf("%d-%d", h.PSMin, h.PSMax)
+}
+
+// EffectiveArch returns the architecture to model: the hint's, else ps when
+// ps= is given, else single for one GPU, else allreduce.
+func (h Hints) EffectiveArch(maxGPUs int) Arch {
+	switch {
+	case h.Arch != ArchUnset:
+		return h.Arch
+	case h.PSAuto || h.PSMax > 0:
+		return ArchPS
+	case maxGPUs <= 1:
+		return ArchSingle
+	}
+	return ArchAllReduce
+}
+
+// JobWeight is the JCT weight (1 when not given).
+func (h Hints) JobWeight() float64 {
+	if h.Weight > 0 {
+		return h.Weight
+	}
+	return 1
+}
+
+func parsePositive(s string, limit int) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > limit {
+		return 0, fmt.Errorf("parse %q: out of range", s)
+	}
+	return n, nil
+}
+
+// parseRange parses "N" or "MIN-MAX".
+func parseRange(s string, limit int) (lo, hi int, err error) {
+	a, b, isRange := strings.Cut(s, "-")
+	if lo, err = parsePositive(a, limit); err != nil {
+		return 0, 0, err
+	}
+	hi = lo
+	if isRange {
+		if hi, err = parsePositive(b, limit); err != nil {
+			return 0, 0, err
+		}
+	}
+	if lo > hi {
+		return 0, 0, fmt.Errorf("parse range %q: min > max", s)
+	}
+	return lo, hi, nil
+}
+
+// deadlineLayouts are accepted after RFC 3339; they are read as UTC.
+var deadlineLayouts = [...]string{"2006-01-02T15:04", "2006-01-02T15:04:05", "2006-01-02"}
+
+func parseDeadline(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t.UTC(), nil
+	}
+	for _, l := range deadlineLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("parse deadline %q: not RFC 3339", s)
+}
+
+// countSuffix maps decimal suffixes to multipliers.
+var countSuffix = map[byte]float64{'K': 1e3, 'M': 1e6, 'G': 1e9, 'T': 1e12, 'P': 1e15}
+
+// parseCount parses a decimal number with an optional K/M/G/T/P suffix.
+func parseCount(s string) (float64, error) {
+	mult := 1.0
+	if n := len(s); n > 0 {
+		if m, ok := countSuffix[upper(s[n-1])]; ok {
+			mult, s = m, s[:n-1]
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 || f > 1e18/mult || strings.ContainsAny(s, "xXpPnN_") {
+		return 0, fmt.Errorf("parse count %q: not a number", s)
+	}
+	return f * mult, nil
+}
+
+// ParseSize parses a byte size with an optional K/M/G/T suffix (powers of
+// 1024; a trailing B or iB is accepted: 500G, 500GB, 500GiB).
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(s), "B"), "I")
+	shift := 0
+	if n := len(t); n > 0 {
+		if k := strings.IndexByte("KMGT", t[n-1]); k >= 0 {
+			shift, t = 10*(k+1), t[:n-1]
+		}
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil || f < 0 || strings.ContainsAny(t, "XPN_") {
+		return 0, fmt.Errorf("parse size %q: want a number with K/M/G/T", s)
+	}
+	v := f * float64(int64(1)<<shift)
+	if v >= 1<<62 {
+		return 0, fmt.Errorf("parse size %q: too large", s)
+	}
+	return int64(v), nil
+}
+
+func upper(b byte) byte {
+	if b >= 'a' && b <= 'z' {
+		return b - 'a' + 'A'
+	}
+	return b
+}

@@ -1,0 +1,124 @@
+package planner
+
+import (
+	"context"
+	"sort"
+)
+
+// listPolicy is the shared core of the fixed-size baselines (fifo, sjf,
+// qssf): every job keeps its requested GPUs, jobs are ordered by key, and
+// jobs start in that order until the first one that does not fit (no
+// backfill: head-of-line blocking is part of the published baselines).
+type listPolicy struct {
+	name string
+	o    Options
+	// key orders the jobs of an island (lower first); dur is the job's
+	// duration on its requested GPUs.
+	key func(ji *jobInfo, dur float64) float64
+	// extra reasons added to every ranked decision (e.g. oracle).
+	extra []Reason
+}
+
+func (lp *listPolicy) plan(ctx context.Context, s *Snapshot) (Plan, error) {
+	c, err := newCycle(ctx, s, &lp.o)
+	if err != nil {
+		return Plan{}, err
+	}
+	var pls []*planned
+	for _, ji := range c.orphans {
+		if ji.job.State == JobPending {
+			pls = append(pls, c.keepDecision(ji))
+		}
+	}
+	for _, isl := range c.islands {
+		pls = append(pls, lp.planIsland(c, isl)...)
+	}
+	return c.finalize(lp.name, pls), nil
+}
+
+func (lp *listPolicy) planIsland(c *cycle, isl *island) []*planned {
+	var out, queue []*planned
+	for _, ji := range isl.jobs {
+		if ji.keep {
+			out = append(out, c.keepDecision(ji))
+			continue
+		}
+		d, r := c.durationAt(ji, max(1, ji.req), max(1, ji.pmin))
+		sh, _ := c.jobShape(ji)
+		pl := &planned{ji: ji, action: ActionUpdate, w: ji.req, p: psFor(ji, ji.req), sh: sh, dur: d, ranked: true,
+			reasons: append(sizeReasons(ji, ji.req), r)}
+		pl.reasons = append(pl.reasons, lp.extra...)
+		pl.key = lp.key(ji, d.Seconds())
+		queue = append(queue, pl)
+	}
+	sort.SliceStable(queue, func(a, b int) bool {
+		x, y := queue[a], queue[b]
+		if x.ji.aged != y.ji.aged {
+			return x.ji.aged
+		}
+		if x.key != y.key {
+			return x.key < y.key
+		}
+		return x.ji.job.ID < y.ji.job.ID
+	})
+	blocked := false
+	for _, pl := range queue {
+		c.admitFixed(pl, &blocked)
+	}
+	return append(out, queue...)
+}
+
+// admitFixed tries to start a fixed-size plan now, in order; once a job
+// could not start, later jobs wait behind it.
+func (c *cycle) admitFixed(pl *planned, blocked *bool) {
+	ji := pl.ji
+	if _, ok := c.jobShape(ji); !ok {
+		pl.reasons = append([]Reason{ReasonNoShapeFits}, pl.reasons...)
+		return
+	}
+	if *blocked {
+		pl.reasons = append([]Reason{ReasonWaitOrder}, pl.reasons...)
+		return
+	}
+	if ji.bbPool >= 0 && c.bbFree[ji.bbPool] < ji.bb {
+		*blocked = true
+		pl.reasons = append([]Reason{ReasonBurstBufferFull}, pl.reasons...)
+		return
+	}
+	nodes, ok := c.place(ji.isl, pl.sh, ji.cpuPerW, ji.memPerW)
+	if !ok {
+		*blocked = true
+		pl.reasons = append([]Reason{ReasonWaitResources}, pl.reasons...)
+		return
+	}
+	if ji.bbPool >= 0 {
+		c.bbFree[ji.bbPool] -= ji.bb
+	}
+	pl.start, pl.nodes = true, nodes
+	pl.reasons = append([]Reason{ReasonAdmitted}, pl.reasons...)
+}
+
+// psFor is the PS count used for a fixed-size PS job: the hint's minimum,
+// or half the workers for ps=auto (at least 1); 0 for other architectures.
+func psFor(ji *jobInfo, w int) int {
+	if ji.pmax == 0 {
+		return 0
+	}
+	if ji.psAuto {
+		return max(1, w/2)
+	}
+	return ji.pmin
+}
+
+// FIFO orders jobs by submit time (Helios-artifact semantics: no backfill).
+type FIFO struct{ o Options }
+
+var _ Policy = (*FIFO)(nil)
+
+// Plan implements Policy.
+func (f *FIFO) Plan(ctx context.Context, s *Snapshot) (Plan, error) {
+	lp := &listPolicy{name: "fifo", o: f.o, key: func(ji *jobInfo, _ float64) float64 {
+		return float64(ji.job.SubmitTime.Unix())
+	}}
+	return lp.plan(ctx, s)
+}

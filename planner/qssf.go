@@ -1,0 +1,18 @@
+package planner
+
+import "context"
+
+// QSSF is Helios' quasi-shortest-service-first: jobs ordered by predicted
+// GPU time (predicted duration × requested GPUs), non-preemptive, no
+// backfill. Durations come from the time model, then Options.Predictor,
+// then the time limit.
+type QSSF struct{ o Options }
+
+var _ Policy = (*QSSF)(nil)
+
+// Plan implements Policy.
+func (p *QSSF) Plan(ctx context.Context, s *Snapshot) (Plan, error) {
+	lp := &listPolicy{name: "qssf", o: p.o,
+		key: func(ji *jobInfo, dur float64) float64 { return dur * float64(max(1, ji.req)) }}
+	return lp.plan(ctx, s)
+}

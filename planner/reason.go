@@ -1,0 +1,118 @@
+package planner
+
+import "slices"
+
+// Reason codes. Every Decision carries at least one; `strata explain` shows
+// Describe() to users. Codes are stable: add new ones, never rename.
+const (
+	// ReasonAdmitted: the job may start now with the decided allocation.
+	ReasonAdmitted Reason = "admitted"
+	// ReasonWaitResources: not enough free GPU, CPU or memory now.
+	ReasonWaitResources Reason = "wait_resources"
+	// ReasonWaitOrder: capacity would exist, but a higher-ranked job that
+	// does not fit yet comes first (policies without backfill).
+	ReasonWaitOrder Reason = "wait_order"
+	// ReasonNoHint: the comment has no strata: segment; the GPU count is
+	// kept and only the priority may change.
+	ReasonNoHint Reason = "no_hint"
+	// ReasonHintInvalid: the strata: segment does not parse; the job is
+	// left untouched.
+	ReasonHintInvalid Reason = "hint_invalid"
+	// ReasonRewriteOptOut: the user wrote rewrite=no; the job is left
+	// untouched.
+	ReasonRewriteOptOut Reason = "rewrite_opt_out"
+	// ReasonFixedGPUs: the hint has no gpus=MIN-MAX range, so the GPU
+	// count stays as requested; only the priority may change.
+	ReasonFixedGPUs Reason = "fixed_gpus"
+	// ReasonNoShapeFits: no set of usable nodes of the partition can hold
+	// any allowed GPUsPerNode×NodeCount shape (even when idle).
+	ReasonNoShapeFits Reason = "no_shape_fits"
+	// ReasonBurstBufferFull: the job's burst-buffer bytes do not fit the
+	// pool's free capacity now.
+	ReasonBurstBufferFull Reason = "burst_buffer_full"
+	// ReasonRunning: a running job; Strata never changes running jobs in
+	// production.
+	ReasonRunning Reason = "running"
+	// ReasonModelUnknown: the model= name is not in the catalog (or its
+	// batch size has no measured curve); the duration comes from the
+	// predictor or the time limit.
+	ReasonModelUnknown Reason = "model_unknown"
+	// ReasonPredicted: no training description; the duration comes from
+	// the history predictor.
+	ReasonPredicted Reason = "duration_predicted"
+	// ReasonTimeLimit: no training description and no prediction; the
+	// duration is the job's time limit.
+	ReasonTimeLimit Reason = "duration_time_limit"
+	// ReasonDurationDefault: no description, prediction or time limit; a
+	// default duration (Options.DefaultDuration) was assumed.
+	ReasonDurationDefault Reason = "duration_default"
+	// ReasonMemoryInfeasible: the per-worker memory (mem=) does not fit on
+	// any node of the partition for any allowed shape.
+	ReasonMemoryInfeasible Reason = "memory_infeasible"
+	// ReasonAllocationChanged: the planner chose a GPU count (or PS count)
+	// different from the request, within the user's range.
+	ReasonAllocationChanged Reason = "allocation_changed"
+	// ReasonAged: the job waited longer than the starvation limit and was
+	// promoted ahead of the normal order.
+	ReasonAged Reason = "aged"
+	// ReasonPreempted: a running job is stopped to make room (Tiresias, in
+	// simulation only).
+	ReasonPreempted Reason = "preempted"
+	// ReasonResized: a running job's allocation changes (Optimus and
+	// smd-elastic, in simulation only).
+	ReasonResized Reason = "resized"
+	// ReasonPartitionUnknown: the job's partition is not in the snapshot.
+	ReasonPartitionUnknown Reason = "partition_unknown"
+	// ReasonDeadlineRisk: the predicted completion is after the deadline=.
+	ReasonDeadlineRisk Reason = "deadline_risk"
+	// ReasonModelled: the duration comes from the catalog time model.
+	ReasonModelled Reason = "duration_modelled"
+	// ReasonOracle: the duration used for ordering is the oracle's (sjf).
+	ReasonOracle Reason = "oracle_duration"
+)
+
+// reasonText holds the user-facing sentence of every reason code.
+var reasonText = map[Reason]string{
+	ReasonAdmitted:          "the job can start now with the planned GPUs",
+	ReasonWaitResources:     "not enough free GPUs, CPUs, memory or burst buffer right now; the job waits for running jobs to finish",
+	ReasonWaitOrder:         "jobs ranked ahead of this one must start first",
+	ReasonNoHint:            "no strata: hint in --comment, so the GPU count is kept and only the priority may change",
+	ReasonHintInvalid:       "the strata: hint is invalid, so the job is left unchanged (run `strata hint check` to see why)",
+	ReasonRewriteOptOut:     "the hint says rewrite=no, so the job is left unchanged",
+	ReasonFixedGPUs:         "no gpus=MIN-MAX range in the hint, so the GPU count is kept and only the priority may change",
+	ReasonNoShapeFits:       "no set of usable nodes in the partition can hold the requested GPUs, even when idle",
+	ReasonBurstBufferFull:   "the burst-buffer pool has not enough free capacity for the job's data",
+	ReasonRunning:           "the job is running; Strata never changes running jobs",
+	ReasonModelUnknown:      "the model/batch in the hint is not in the catalog, so the duration comes from history or the time limit",
+	ReasonPredicted:         "the duration is predicted from the history of similar jobs",
+	ReasonTimeLimit:         "the duration is taken from the job's time limit",
+	ReasonDurationDefault:   "the job has no hint, history or time limit, so a default duration is assumed",
+	ReasonMemoryInfeasible:  "the memory per worker (mem=) does not fit on the partition's nodes",
+	ReasonAllocationChanged: "the planner chose a different GPU (or parameter-server) count within the user's range",
+	ReasonAged:              "the job waited longer than the starvation limit and was moved ahead",
+	ReasonPreempted:         "the job is preempted to make room for jobs with less attained service (simulation only)",
+	ReasonResized:           "the running job's GPU count changes (simulation only)",
+	ReasonPartitionUnknown:  "the job's partition is not known to the planner",
+	ReasonDeadlineRisk:      "the predicted completion is later than the deadline in the hint",
+	ReasonModelled:          "the duration comes from the model catalog and the job's hint",
+	ReasonOracle:            "the order uses the true job duration (oracle; simulation only)",
+}
+
+// Describe returns the reason in words for users (`strata explain`).
+// Unknown codes are returned as they are.
+func (r Reason) Describe() string {
+	if t, ok := reasonText[r]; ok {
+		return t
+	}
+	return string(r)
+}
+
+// Reasons lists every reason code, sorted.
+func Reasons() []Reason {
+	out := make([]Reason, 0, len(reasonText))
+	for r := range reasonText {
+		out = append(out, r)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,43 @@
+package planner
+
+import (
+	"fmt"
+	"sort"
+)
+
+// constructor builds a policy from options (already defaulted).
+type constructor func(Options) (Policy, error)
+
+// registry maps policy names (the --policy flag values) to constructors.
+var registry = map[string]constructor{
+	"fifo":      func(o Options) (Policy, error) { return &FIFO{o: o}, nil },
+	"sjf":       func(o Options) (Policy, error) { return &SJF{o: o}, nil },
+	"qssf":      func(o Options) (Policy, error) { return &QSSF{o: o}, nil },
+	"tiresias":  func(o Options) (Policy, error) { return NewTiresias(o), nil },
+	"optimus":   func(o Options) (Policy, error) { return &Optimus{o: o}, nil },
+	"smd":       func(o Options) (Policy, error) { return &SMD{o: o}, nil },
+	"smd-ratio": func(o Options) (Policy, error) { return &SMD{o: o, ratio: true}, nil },
+}
+
+// NewPolicy returns the named policy ("fifo", "sjf", "qssf", "tiresias",
+// "optimus", "smd", "smd-ratio").
+func NewPolicy(name string, o Options) (Policy, error) {
+	c, ok := registry[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown policy %q: choose one of %v", name, PolicyNames())
+	}
+	if err := o.Validate(); err != nil {
+		return nil, fmt.Errorf("policy %s options: %w", name, err)
+	}
+	return c(o.withDefaults())
+}
+
+// PolicyNames lists the registered policies, sorted.
+func PolicyNames() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

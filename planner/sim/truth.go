@@ -1,0 +1,110 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/strata-hpc/strata/planner"
+)
+
+// Truth is the ground-truth job time model of a run.
+//
+//   - A job whose (model, batch_size) has a scaling curve runs, on w GPUs,
+//     for duration_s × curve(w) / curve(requested): the trace's own value
+//     at the requested count, and the measured speed-up elsewhere (linear
+//     interpolation between measured counts; no speed-up beyond the
+//     largest measured count). Placement (how many nodes a job spans) does
+//     not change the speed: the curves are for packed allocations.
+//   - Any other job runs for duration_s on its requested count. Such a job
+//     is offered to policies as fixed-size (its hint has no gpus= range);
+//     should a policy still run it on another count, the simulator scales
+//     the duration linearly (duration_s × requested / w) and counts the
+//     start in Result.LinearScaled, so the assumption is never silent.
+type Truth struct {
+	Scaling *Scaling
+}
+
+// Duration returns the run time in seconds of j on w GPUs, and whether it
+// had to assume linear scaling.
+func (t Truth) Duration(j *TraceJob, w int) (float64, bool) {
+	if w == j.GPUs {
+		return j.Duration, false
+	}
+	if c, ok := t.curveRatio(j); ok {
+		if d, ok := t.Scaling.Duration(j.Model, j.BatchSize, w); ok {
+			return d * c, false
+		}
+	}
+	return j.Duration * float64(j.GPUs) / float64(max(1, w)), true
+}
+
+// curveRatio is duration_s / curve(requested), or false without a curve.
+func (t Truth) curveRatio(j *TraceJob) (float64, bool) {
+	if !t.Scaling.Has(j.Model, j.BatchSize) {
+		return 0, false
+	}
+	d, ok := t.Scaling.Duration(j.Model, j.BatchSize, j.GPUs)
+	if !ok || d <= 0 {
+		return 0, false
+	}
+	return j.Duration / d, true
+}
+
+// Elastic reports whether policies may choose j's GPU count: only when the
+// truth model has a scaling curve for it.
+func (t Truth) Elastic(j *TraceJob) bool {
+	_, ok := t.curveRatio(j)
+	return ok
+}
+
+// HintRange says which GPU range a simulated user writes in the hint of a
+// job with a scaling curve: gpus=1-MAX with MAX = ceil(requested ×
+// MaxFactor), capped by the curve's largest measured count and the cluster.
+// MaxFactor 1 (the default) is "up to what I asked for": a user who runs a
+// job on N GPUs accepts fewer when that makes it start sooner, which is
+// what Slurm's own --nodes=MIN-MAX expresses; 2 is a what-if for users who
+// also accept up to twice their request.
+type HintRange struct {
+	MaxFactor float64
+}
+
+func (r HintRange) max(t Truth, j *TraceJob, clusterGPUs int) int {
+	f := r.MaxFactor
+	if f <= 0 {
+		f = 1
+	}
+	m := int(math.Ceil(float64(j.GPUs) * f))
+	if cm := t.Scaling.MaxGPUs(j.Model, j.BatchSize); cm > 0 {
+		m = min(m, max(cm, j.GPUs))
+	}
+	return max(1, min(m, clusterGPUs))
+}
+
+// comment builds the job's --comment as a user would write it. Jobs with a
+// scaling curve and a known amount of work get a full training hint with a
+// GPU range; every other job gets no hint (fixed GPU count; its duration
+// comes from the Predictor).
+func (r HintRange) comment(t Truth, j *TraceJob, clusterGPUs int) string {
+	if !t.Elastic(j) || j.Iterations <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("strata: model=%s batch=%d iters=%d gpus=1-%d",
+		j.Model, j.BatchSize, j.Iterations, r.max(t, j, clusterGPUs))
+}
+
+// oracle is the Predictor every policy of a run gets: the true duration
+// (labelled "oracle" in results). Jobs are looked up by simulator ID.
+func oracle(t Truth, jobs []TraceJob) planner.Predictor {
+	return planner.PredictorFunc(func(j *planner.Job, gpus int) (time.Duration, bool) {
+		i := int(j.ID) - 1
+		if i < 0 || i >= len(jobs) {
+			return 0, false
+		}
+		if gpus <= 0 {
+			gpus = jobs[i].GPUs
+		}
+		d, _ := t.Duration(&jobs[i], gpus)
+		return time.Duration(d * float64(time.Second)), true
+	})
+}
