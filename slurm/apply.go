@@ -1,0 +1,148 @@
+package slurm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/strata-hpc/strata/planner"
+)
+
+// Outcome is what Apply did with one decision.
+type Outcome string
+
+// Apply outcomes.
+const (
+	// Applied: the update was written and read back unchanged.
+	Applied Outcome = "applied"
+	// DryRun: the update was computed (Body) but not sent.
+	DryRun Outcome = "dry-run"
+	// Unchanged: the job already matches the decision; nothing to send.
+	Unchanged Outcome = "unchanged"
+	// SkippedNotPending: the job is no longer pending (running, finished...).
+	SkippedNotPending Outcome = "skipped-not-pending"
+	// SkippedGone: slurmctld no longer knows the job.
+	SkippedGone Outcome = "skipped-gone"
+	// Refused: the GPU shape fits no usable node; nothing was sent.
+	Refused Outcome = "refused"
+	// Failed: slurmrestd rejected the write, or the read-back differs.
+	Failed Outcome = "failed"
+)
+
+// ApplyOptions control Apply.
+type ApplyOptions struct {
+	// DryRun computes every request body (after re-reading each job) but
+	// sends nothing.
+	DryRun bool
+	// Cycle numbers the plan cycle in the admin comment.
+	Cycle int64
+}
+
+// ApplyResult is the outcome for one job. Body is the JSON request body
+// sent (or, in dry-run, that would be sent).
+type ApplyResult struct {
+	JobID   int64   `json:"job_id"`
+	Outcome Outcome `json:"outcome"`
+	Body    string  `json:"body,omitempty"`
+	Detail  string  `json:"detail,omitempty"`
+	Err     error   `json:"-"`
+}
+
+// ApplyReport lists one result per ActionUpdate decision, in input order.
+type ApplyReport struct {
+	DryRun  bool          `json:"dry_run"`
+	Results []ApplyResult `json:"results"`
+}
+
+// Count is the number of results with outcome o.
+func (r ApplyReport) Count(o Outcome) int {
+	n := 0
+	for _, x := range r.Results {
+		if x.Outcome == o {
+			n++
+		}
+	}
+	return n
+}
+
+// Apply writes the ActionUpdate decisions to Slurm; other actions are
+// ignored. For each, the job is re-read first and written only while still
+// PENDING: its priority (Decision.Priority > 0), its GPU request
+// (tres_per_node, or tres_per_job when the job asked per job; node count
+// when it changes) and the admin comment "strata: workers=W ps=P rank=R
+// cycle=C". A GPU shape that no usable node can hold is refused. After a
+// write the job is read back and compared. Per-job problems are results,
+// not errors; the error is for "could not apply at all" (ctx cancelled,
+// nodes unreadable). A failed write is not retried: the next cycle plans
+// from a fresh snapshot.
+func (c *Client) Apply(ctx context.Context, decisions []planner.Decision, opts ApplyOptions) (ApplyReport, error) {
+	rep := ApplyReport{DryRun: opts.DryRun}
+	var nodes []planner.Node
+	for _, d := range decisions {
+		if d.Action != planner.ActionUpdate {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return rep, fmt.Errorf("apply: %w", err)
+		}
+		if d.GPUsPerNode > 0 && nodes == nil {
+			var err error
+			if nodes, err = c.api.nodes(ctx); err != nil {
+				return rep, fmt.Errorf("apply: %w", err)
+			}
+		}
+		r := c.applyOne(ctx, d, nodes, opts)
+		c.log.Debug().Int64("job_id", r.JobID).Str("outcome", string(r.Outcome)).Str("detail", r.Detail).Msg("apply decision")
+		rep.Results = append(rep.Results, r)
+	}
+	return rep, nil
+}
+
+func (c *Client) applyOne(ctx context.Context, d planner.Decision, nodes []planner.Node, opts ApplyOptions) ApplyResult {
+	res := ApplyResult{JobID: d.JobID}
+	cur, err := c.api.job(ctx, d.JobID)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return skipped(res, SkippedGone, "job no longer known to slurmctld", nil)
+	case err != nil:
+		return skipped(res, Failed, err.Error(), err)
+	case cur.State != planner.JobPending:
+		return skipped(res, SkippedNotPending, "job is "+string(cur.State), nil)
+	}
+	u, changed := jobUpdateFor(cur, d, opts.Cycle)
+	if d.GPUsPerNode > 0 {
+		if why := shapeFits(d, cur.GPUType, nodes); why != "" {
+			return skipped(res, Refused, why, nil)
+		}
+	}
+	if !changed {
+		return skipped(res, Unchanged, "job already matches the decision", nil)
+	}
+	body, err := c.api.updateBody(u)
+	if err != nil {
+		return skipped(res, Failed, err.Error(), err)
+	}
+	res.Body = string(body)
+	if opts.DryRun {
+		return skipped(res, DryRun, "not sent (dry run)", nil)
+	}
+	if err := c.api.updateJob(ctx, d.JobID, u); err != nil {
+		if errors.Is(err, ErrNotPending) {
+			return skipped(res, SkippedNotPending, err.Error(), nil)
+		}
+		if errors.Is(err, ErrNotFound) {
+			return skipped(res, SkippedGone, err.Error(), nil)
+		}
+		return skipped(res, Failed, err.Error(), err)
+	}
+	if err := c.verify(ctx, d.JobID, u); err != nil {
+		return skipped(res, Failed, err.Error(), err)
+	}
+	res.Outcome = Applied
+	return res
+}
+
+func skipped(r ApplyResult, o Outcome, detail string, err error) ApplyResult {
+	r.Outcome, r.Detail, r.Err = o, detail, err
+	return r
+}

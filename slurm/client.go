@@ -1,0 +1,122 @@
+package slurm
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/strata-hpc/strata/planner"
+)
+
+// restAPI is what the rest of the package needs from one slurmrestd OpenAPI
+// version. Each version implements it in its own files (*_v0042.go), using
+// the generated types of slurm-client; no generated type crosses it.
+type restAPI interface {
+	// jobs lists every job slurmctld knows, and the cluster name.
+	jobs(ctx context.Context) ([]planner.Job, string, error)
+	// job reads one job; ErrNotFound when slurmctld no longer knows it.
+	job(ctx context.Context, id int64) (planner.Job, error)
+	// nodes lists all nodes.
+	nodes(ctx context.Context) ([]planner.Node, error)
+	// partitions lists all partitions (TotalGPUs left 0).
+	partitions(ctx context.Context) ([]planner.Partition, error)
+	// updateBody is the exact JSON body updateJob would send.
+	updateBody(u JobUpdate) ([]byte, error)
+	// updateJob writes u to job id.
+	updateJob(ctx context.Context, id int64, u JobUpdate) error
+}
+
+// JobUpdate is a change to one pending job; nil/zero fields are left alone.
+type JobUpdate struct {
+	Priority     int64   `json:"priority,omitempty"`
+	TresPerNode  *string `json:"tres_per_node,omitempty"`
+	TresPerJob   *string `json:"tres_per_job,omitempty"`
+	MinimumNodes int     `json:"minimum_nodes,omitempty"`
+	AdminComment *string `json:"admin_comment,omitempty"`
+}
+
+// adapters maps the OpenAPI versions Strata speaks to their adapters, in
+// order of preference. Adding a version is one file plus one entry here.
+var adapters = []struct {
+	version string
+	build   func(c *Client) (restAPI, error)
+}{
+	{"v0.0.42", newV0042},
+}
+
+// Client talks to one slurmrestd. It is safe for concurrent use and meant to
+// be reused across plan cycles. The token never appears in its logs or
+// errors.
+type Client struct {
+	cfg     Config
+	log     zerolog.Logger
+	http    *http.Client
+	api     restAPI
+	version string
+	now     func() time.Time
+}
+
+// New validates cfg, asks slurmrestd which OpenAPI versions it serves and
+// returns a client for the best one Strata speaks. It fails with
+// ErrUnsupportedVersion, naming what was offered, when there is none.
+func New(ctx context.Context, cfg Config, log zerolog.Logger) (*Client, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("slurm config: %w", err)
+	}
+	cfg = cfg.withDefaults()
+	var tokens TokenSource
+	switch {
+	case cfg.TokenFile != "":
+		tokens = NewFileToken(cfg.TokenFile)
+	case cfg.Token != "":
+		tokens = StaticToken(cfg.Token)
+	}
+	log = log.With().Str("component", "slurm").Logger()
+	hc, err := newHTTPClient(cfg, tokens, log)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{cfg: cfg, log: log, http: hc, now: time.Now}
+	served, err := c.servedVersions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range adapters {
+		if contains(served, a.version) {
+			if c.api, err = a.build(c); err != nil {
+				return nil, fmt.Errorf("build slurmrestd %s client: %w", a.version, err)
+			}
+			c.version = a.version
+			log.Debug().Str("api_version", a.version).Strs("served", served).Msg("slurmrestd api chosen")
+			return c, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: slurmrestd at %s serves %v, strata needs %s",
+		ErrUnsupportedVersion, cfg.URL, served, supportedVersions())
+}
+
+// APIVersion is the slurmrestd OpenAPI version in use, e.g. "v0.0.42".
+func (c *Client) APIVersion() string { return c.version }
+
+// SetClock replaces the clock used for Snapshot.Now (tests and replays).
+func (c *Client) SetClock(now func() time.Time) { c.now = now }
+
+func supportedVersions() []string {
+	vs := make([]string, len(adapters))
+	for i, a := range adapters {
+		vs[i] = a.version
+	}
+	return vs
+}
+
+func contains(xs []string, x string) bool {
+	for _, s := range xs {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,118 @@
+// Package slurm is Strata's only door to Slurm: it reads the queue, nodes and
+// partitions from slurmrestd into a planner.Snapshot and writes the planner's
+// decisions back to pending jobs (Apply). It speaks slurmrestd's OpenAPI
+// through SchedMD's generated client (github.com/SlinkyProject/slurm-client,
+// api/v0042) behind a small internal adapter, so that supporting another API
+// version is one new file.
+package slurm
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+)
+
+// Secret is a credential. It prints as "[redacted]" through fmt, JSON and
+// text marshalling, so that a Config can be logged safely; convert it with
+// string(s) only where the value is sent.
+type Secret string
+
+// String implements fmt.Stringer without revealing the secret.
+func (s Secret) String() string {
+	if s == "" {
+		return ""
+	}
+	return "[redacted]"
+}
+
+// GoString implements fmt.GoStringer without revealing the secret.
+func (s Secret) GoString() string { return `slurm.Secret("` + s.String() + `")` }
+
+// MarshalText implements encoding.TextMarshaler without revealing the secret.
+func (s Secret) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Config configures a Client. Build it in cmd from flags and environment and
+// pass it to New; nothing in this package reads flags or env vars.
+type Config struct {
+	// URL is slurmrestd's base URL, e.g. http://slurmctl:6820. With Socket
+	// set it may be empty (the host part is then ignored).
+	URL string
+	// User is sent as X-SLURM-USER-NAME (JWT auth). Priority changes need
+	// root or SlurmUser (or an operator when slurmdbd is used).
+	User string
+	// Token is a JWT sent as X-SLURM-USER-TOKEN. TokenFile, when set, wins:
+	// it is re-read whenever it changes and must not be readable by group or
+	// others (mode 0600 or stricter). A file may hold the bare token or the
+	// "SLURM_JWT=..." line printed by `scontrol token`.
+	Token     Secret
+	TokenFile string
+	// Socket is a unix socket of slurmrestd (rest_auth/local); when set,
+	// requests go through it and no token is required.
+	Socket string
+	// CAFile is a PEM bundle to verify slurmrestd's TLS certificate;
+	// InsecureSkipVerify disables verification (test clusters only).
+	CAFile             string
+	InsecureSkipVerify bool
+	// Timeout bounds each HTTP attempt (default 15 s). Retries is how many
+	// times a failed attempt is repeated on connection errors and 5xx
+	// answers that carry no Slurm error (default 3; negative = none).
+	// RetryBackoff is the first pause, doubled per retry and capped at 5 s
+	// (default 250 ms).
+	Timeout      time.Duration
+	Retries      int
+	RetryBackoff time.Duration
+}
+
+// Defaults of the zero Config fields.
+const (
+	DefaultTimeout      = 15 * time.Second
+	DefaultRetries      = 3
+	DefaultRetryBackoff = 250 * time.Millisecond
+	maxRetryBackoff     = 5 * time.Second
+)
+
+func (c Config) withDefaults() Config {
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.Retries == 0 {
+		c.Retries = DefaultRetries
+	}
+	if c.Retries < 0 {
+		c.Retries = 0
+	}
+	if c.RetryBackoff <= 0 {
+		c.RetryBackoff = DefaultRetryBackoff
+	}
+	if c.URL == "" && c.Socket != "" {
+		c.URL = "http://slurmrestd"
+	}
+	return c
+}
+
+// Validate reports the first configuration problem, naming the setting.
+func (c Config) Validate() error {
+	if c.URL == "" && c.Socket == "" {
+		return errors.New("slurmrestd url is empty: set --slurm-url (SLURM_REST_URL) or --slurm-socket")
+	}
+	if c.URL != "" {
+		u, err := url.Parse(c.URL)
+		if err != nil {
+			return fmt.Errorf("slurmrestd url %q: %w", c.URL, err)
+		}
+		if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+			return fmt.Errorf("slurmrestd url %q: want http://host:port or https://host:port", c.URL)
+		}
+	}
+	if c.Socket == "" && c.Token == "" && c.TokenFile == "" {
+		return errors.New("no slurmrestd token: set SLURM_JWT or --slurm-token-file (STRATA_SLURM_TOKEN_FILE), or use --slurm-socket")
+	}
+	if (c.Token != "" || c.TokenFile != "") && c.User == "" {
+		return errors.New("slurm user is empty: set --slurm-user (SLURM_USER_NAME) to the token's user")
+	}
+	if c.Timeout < 0 || c.RetryBackoff < 0 {
+		return errors.New("slurm timeout and retry backoff must not be negative")
+	}
+	return nil
+}

@@ -1,0 +1,106 @@
+package slurm
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Sentinel errors; test with errors.Is. An *APIError wraps the matching
+// sentinel so that callers need not know Slurm's error numbers.
+var (
+	// ErrNotFound: the job (or node) does not exist (any more).
+	ErrNotFound = errors.New("not found")
+	// ErrNotPending: the job is no longer pending, so it cannot be changed.
+	ErrNotPending = errors.New("job is no longer pending")
+	// ErrPermission: the token's user may not do this (Slurm error 2002);
+	// priority changes need root, SlurmUser or an operator.
+	ErrPermission = errors.New("permission denied")
+	// ErrAuth: slurmrestd rejected the credentials (HTTP 401/403/511).
+	ErrAuth = errors.New("authentication failed")
+	// ErrUnavailable: slurmrestd could not be reached, or kept failing,
+	// after all retries.
+	ErrUnavailable = errors.New("slurmrestd unavailable")
+	// ErrUnsupportedVersion: slurmrestd serves no OpenAPI version that
+	// this build of Strata speaks.
+	ErrUnsupportedVersion = errors.New("unsupported slurmrestd api version")
+)
+
+// Problem is one entry of slurmrestd's errors[] or warnings[].
+type Problem struct {
+	Number      int    `json:"error_number,omitempty"`
+	Message     string `json:"error,omitempty"`
+	Description string `json:"description,omitempty"`
+	Source      string `json:"source,omitempty"`
+}
+
+func (p Problem) String() string {
+	var b strings.Builder
+	if p.Number != 0 {
+		fmt.Fprintf(&b, "slurm error %d: ", p.Number)
+	}
+	b.WriteString(p.Message)
+	if p.Description != "" && p.Description != p.Message {
+		b.WriteString(" (" + p.Description + ")")
+	}
+	if p.Source != "" {
+		b.WriteString(" [" + p.Source + "]")
+	}
+	return b.String()
+}
+
+// APIError is an unsuccessful slurmrestd answer: the HTTP status and
+// slurmrestd's own errors[] and warnings[], kept verbatim.
+type APIError struct {
+	Status   int
+	Errors   []Problem
+	Warnings []Problem
+}
+
+// Error implements error.
+func (e *APIError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "slurmrestd answered HTTP %d", e.Status)
+	for _, p := range e.Errors {
+		b.WriteString("; " + p.String())
+	}
+	for _, p := range e.Warnings {
+		b.WriteString("; warning: " + p.String())
+	}
+	return b.String()
+}
+
+// Unwrap returns the sentinel this answer means, if any.
+func (e *APIError) Unwrap() error { return interpretError(e) }
+
+// Slurm error numbers we translate (slurm/slurm_errno.h).
+const (
+	errnoAccessDenied   = 2002
+	errnoInvalidJobID   = 2017
+	errnoAlreadyDone    = 2021
+	errnoNotPending     = 2073
+	errnoJobFinished    = 2084
+	errnoInvalidNode    = 2008
+)
+
+// interpretError maps an answer to one of the package's sentinels.
+func interpretError(e *APIError) error {
+	for _, p := range e.Errors {
+		switch p.Number {
+		case errnoAccessDenied:
+			return ErrPermission
+		case errnoInvalidJobID, errnoInvalidNode:
+			return ErrNotFound
+		case errnoNotPending, errnoAlreadyDone, errnoJobFinished:
+			return ErrNotPending
+		}
+	}
+	switch e.Status {
+	case http.StatusUnauthorized, http.StatusForbidden, 511:
+		return ErrAuth
+	case http.StatusNotFound:
+		return ErrNotFound
+	}
+	return nil
+}

@@ -1,0 +1,229 @@
+// Package slurmtest gives tests a real Slurm test cluster (the one of
+// scripts/slurm-test-cluster.sh) and a recorded-JSON slurmrestd stand-in for
+// unit tests of parsing and error paths.
+package slurmtest
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/strata-hpc/strata/slurm"
+)
+
+// Cluster is the real Slurm test cluster as seen by one test.
+type Cluster struct {
+	// Config reaches slurmrestd as root (SLURM_USER_NAME/SLURM_JWT).
+	Config slurm.Config
+	script string
+}
+
+// Connect returns the test cluster. It uses SLURM_REST_URL, SLURM_USER_NAME
+// and SLURM_JWT when set (make test sources them); otherwise it runs
+// `scripts/slurm-test-cluster.sh up` itself, which needs root, and reads the
+// env file it writes. It fails the test (never skips) when neither works.
+func Connect(t testing.TB) *Cluster {
+	t.Helper()
+	script, err := scriptPath()
+	if err != nil {
+		t.Fatalf("slurmtest: %v", err)
+	}
+	c := &Cluster{script: script}
+	env := map[string]string{}
+	for _, k := range []string{"SLURM_REST_URL", "SLURM_USER_NAME", "SLURM_JWT"} {
+		env[k] = os.Getenv(k)
+	}
+	if env["SLURM_REST_URL"] == "" || env["SLURM_JWT"] == "" {
+		if os.Geteuid() != 0 {
+			t.Fatalf("slurmtest: SLURM_REST_URL/SLURM_JWT are unset and starting the Slurm test cluster needs root: run `make test` as root or source the test cluster's env file")
+		}
+		if env, err = c.up(); err != nil {
+			t.Fatalf("slurmtest: start the Slurm test cluster: %v", err)
+		}
+	}
+	c.Config = slurm.Config{URL: env["SLURM_REST_URL"], User: env["SLURM_USER_NAME"],
+		Token: slurm.Secret(env["SLURM_JWT"]), Timeout: 10 * time.Second, Retries: 2,
+		RetryBackoff: 200 * time.Millisecond}
+	if c.Config.User == "" {
+		c.Config.User = "root"
+	}
+	return c
+}
+
+// scriptPath finds scripts/slurm-test-cluster.sh from STRATA_REPO_ROOT or
+// by walking up from the working directory to go.mod.
+func scriptPath() (string, error) {
+	root := os.Getenv("STRATA_REPO_ROOT")
+	if root == "" {
+		dir, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		for ; ; dir = filepath.Dir(dir) {
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+				root = dir
+				break
+			}
+			if dir == filepath.Dir(dir) {
+				return "", errors.New("no go.mod above the working directory; set STRATA_REPO_ROOT")
+			}
+		}
+	}
+	p := filepath.Join(root, "scripts", "slurm-test-cluster.sh")
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("test cluster script: %w", err)
+	}
+	return p, nil
+}
+
+func (c *Cluster) up() (map[string]string, error) {
+	if out, err := exec.Command(c.script, "up").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("%s up: %w\n%s", c.script, err, out)
+	}
+	path, err := exec.Command(c.script, "env").Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s env: %w", c.script, err)
+	}
+	return readEnvFile(strings.TrimSpace(string(path)))
+}
+
+func readEnvFile(path string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	env := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(strings.TrimPrefix(sc.Text(), "export "), "="); ok {
+			env[k] = strings.Trim(v, `"'`)
+		}
+	}
+	return env, sc.Err()
+}
+
+// Exec runs a command inside the cluster's chroot (sbatch, scontrol, ...)
+// and returns its combined output.
+func (c *Cluster) Exec(args ...string) (string, error) {
+	out, err := exec.Command(c.script, append([]string{"exec"}, args...)...).CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("exec %v: %w: %s", args, err, out)
+	}
+	return string(out), nil
+}
+
+// MustExec is Exec that fails the test on error.
+func (c *Cluster) MustExec(t testing.TB, args ...string) string {
+	t.Helper()
+	out, err := c.Exec(args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+var submitted = regexp.MustCompile(`Submitted batch job (\d+)`)
+
+// Sbatch submits a job (args as for sbatch, e.g. "--gres=gpu:2",
+// "--wrap=sleep 60") and cancels it when the test ends.
+func (c *Cluster) Sbatch(t testing.TB, args ...string) int64 {
+	t.Helper()
+	return c.SbatchAs(t, "", args...)
+}
+
+// SbatchAs is Sbatch as a plain user of the chroot ("" = root).
+func (c *Cluster) SbatchAs(t testing.TB, user string, args ...string) int64 {
+	t.Helper()
+	cmd := append([]string{"sbatch"}, args...)
+	if user != "" {
+		cmd = append([]string{"runuser", "-u", user, "--"}, cmd...)
+	}
+	out := c.MustExec(t, cmd...)
+	m := submitted.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("sbatch %v: no job id in %q", args, out)
+	}
+	id, _ := strconv.ParseInt(m[1], 10, 64)
+	t.Cleanup(func() { _, _ = c.Exec("scancel", m[1]) })
+	return id
+}
+
+// ShowJob returns `scontrol show job ID` as key=value pairs.
+func (c *Cluster) ShowJob(t testing.TB, id int64) map[string]string {
+	t.Helper()
+	out := c.MustExec(t, "scontrol", "show", "job", "-o", strconv.FormatInt(id, 10))
+	return parseScontrol(out)
+}
+
+// parseScontrol splits one-line scontrol output; values run to the next
+// " Key=" so that comments with spaces stay whole.
+func parseScontrol(out string) map[string]string {
+	kv := map[string]string{}
+	keyAt := regexp.MustCompile(`(?:^|\s)([A-Za-z:/]+)=`)
+	line := strings.TrimSpace(out)
+	idx := keyAt.FindAllStringSubmatchIndex(line, -1)
+	for i, m := range idx {
+		end := len(line)
+		if i+1 < len(idx) {
+			end = idx[i+1][0]
+		}
+		kv[line[m[2]:m[3]]] = strings.TrimSpace(line[m[1]:end])
+	}
+	return kv
+}
+
+// WaitState polls until job id is in state (scontrol's JobState) or the
+// timeout passes, and returns the last state seen.
+func (c *Cluster) WaitState(t testing.TB, id int64, state string, timeout time.Duration) string {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		got := c.ShowJob(t, id)["JobState"]
+		if got == state || time.Now().After(deadline) {
+			return got
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+// Token returns a fresh JWT for a user of the chroot (e.g. "alice").
+func (c *Cluster) Token(t testing.TB, user string) slurm.Secret {
+	t.Helper()
+	cmd := exec.Command(c.script, "token")
+	cmd.Env = append(os.Environ(), "SLURM_TEST_USER="+user)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("token for %s: %v", user, err)
+	}
+	tok := strings.TrimSpace(string(out))
+	if v, ok := strings.CutPrefix(tok, "SLURM_JWT="); ok {
+		tok = v
+	}
+	return slurm.Secret(tok)
+}
+
+// StopREST stops slurmrestd; it is started again when the test ends.
+func (c *Cluster) StopREST(t testing.TB) {
+	t.Helper()
+	t.Cleanup(func() { c.StartREST(t) })
+	if out, err := exec.Command(c.script, "rest-stop").CombinedOutput(); err != nil {
+		t.Fatalf("rest-stop: %v: %s", err, out)
+	}
+}
+
+// StartREST starts slurmrestd (idempotent).
+func (c *Cluster) StartREST(t testing.TB) {
+	t.Helper()
+	if out, err := exec.Command(c.script, "rest-start").CombinedOutput(); err != nil {
+		t.Errorf("rest-start: %v: %s", err, out)
+	}
+}

@@ -1,0 +1,187 @@
+package slurmtest
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Server is an httptest stand-in for slurmrestd v0.0.42 serving JSON
+// recorded from the real one (dir/openapi.json, jobs.json, nodes.json,
+// partitions.json). It behaves like slurmrestd where Apply depends on it:
+// GET job/{id} answers 404 with Slurm error 2017 for unknown jobs, POST
+// job/{id} updates the stored job (priority, tres_per_node, tres_per_job,
+// minimum_nodes, admin_comment) and answers 500 with error 2073 when the
+// job is not pending. It is for unit tests only: integration tests use the
+// real cluster (Connect).
+type Server struct {
+	*httptest.Server
+
+	mu      sync.Mutex
+	files   map[string][]byte
+	jobs    []map[string]any
+	writes  []Write
+	failing int // answer this many next requests with 503
+}
+
+// Write is one POST the server received.
+type Write struct {
+	JobID int64
+	Body  string
+}
+
+// NewServer serves the recorded JSON in dir; it is closed when the test ends.
+func NewServer(t testing.TB, dir string) *Server {
+	t.Helper()
+	s := &Server{files: map[string][]byte{}}
+	for _, name := range []string{"openapi.json", "jobs.json", "nodes.json", "partitions.json"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatalf("slurmtest: %v", err)
+		}
+		s.files[name] = b
+	}
+	var env struct {
+		Jobs []map[string]any `json:"jobs"`
+	}
+	if err := json.Unmarshal(s.files["jobs.json"], &env); err != nil {
+		t.Fatalf("slurmtest: decode jobs.json: %v", err)
+	}
+	s.jobs = env.Jobs
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// FailNext makes the next n requests answer HTTP 503 without a body.
+func (s *Server) FailNext(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failing = n
+}
+
+// Writes returns the POSTs received so far.
+func (s *Server) Writes() []Write {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Write(nil), s.writes...)
+}
+
+// SetJobState changes the recorded state of a job (e.g. to "RUNNING").
+func (s *Server) SetJobState(id int64, state string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if j := s.find(id); j != nil {
+		j["job_state"] = []any{state}
+	}
+}
+
+// RemoveJob forgets a job, as slurmctld does once a finished job ages out.
+func (s *Server) RemoveJob(id int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, j := range s.jobs {
+		if jobID(j) == id {
+			s.jobs = append(s.jobs[:i], s.jobs[i+1:]...)
+			return
+		}
+	}
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failing > 0 {
+		s.failing--
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return
+	}
+	path := strings.TrimSuffix(r.URL.Path, "/")
+	switch {
+	case path == "/openapi/v3":
+		s.raw(w, "openapi.json")
+	case path == "/slurm/v0.0.42/jobs":
+		s.reply(w, http.StatusOK, map[string]any{"jobs": s.jobs}, nil)
+	case path == "/slurm/v0.0.42/nodes":
+		s.raw(w, "nodes.json")
+	case path == "/slurm/v0.0.42/partitions":
+		s.raw(w, "partitions.json")
+	case strings.HasPrefix(path, "/slurm/v0.0.42/job/"):
+		id, _ := strconv.ParseInt(strings.TrimPrefix(path, "/slurm/v0.0.42/job/"), 10, 64)
+		s.job(w, r, id)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func (s *Server) raw(w http.ResponseWriter, name string) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(s.files[name])
+}
+
+func (s *Server) reply(w http.ResponseWriter, status int, body map[string]any, errs []map[string]any) {
+	body["errors"], body["warnings"] = errs, []any{}
+	if errs == nil {
+		body["errors"] = []any{}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+func slurmError(num int, msg string) []map[string]any {
+	return []map[string]any{{"error_number": num, "error": msg, "description": "recorded stand-in", "source": "slurmtest"}}
+}
+
+func (s *Server) job(w http.ResponseWriter, r *http.Request, id int64) {
+	j := s.find(id)
+	if j == nil {
+		s.reply(w, http.StatusNotFound, map[string]any{}, slurmError(2017, "Invalid job id specified"))
+		return
+	}
+	if r.Method == http.MethodGet {
+		s.reply(w, http.StatusOK, map[string]any{"jobs": []any{j}}, nil)
+		return
+	}
+	b, _ := io.ReadAll(r.Body)
+	s.writes = append(s.writes, Write{JobID: id, Body: string(b)})
+	if st, _ := j["job_state"].([]any); len(st) == 0 || st[0] != "PENDING" {
+		s.reply(w, http.StatusInternalServerError, map[string]any{}, slurmError(2073, "Job is no longer pending execution"))
+		return
+	}
+	var u map[string]any
+	if err := json.Unmarshal(b, &u); err != nil {
+		s.reply(w, http.StatusBadRequest, map[string]any{}, slurmError(9000, err.Error()))
+		return
+	}
+	for k, v := range u {
+		switch k {
+		case "minimum_nodes":
+			j["node_count"] = map[string]any{"set": true, "infinite": false, "number": v}
+		default:
+			j[k] = v
+		}
+	}
+	s.reply(w, http.StatusOK, map[string]any{"results": nil}, nil)
+}
+
+func (s *Server) find(id int64) map[string]any {
+	for _, j := range s.jobs {
+		if jobID(j) == id {
+			return j
+		}
+	}
+	return nil
+}
+
+func jobID(j map[string]any) int64 {
+	f, _ := j["job_id"].(float64)
+	return int64(f)
+}

@@ -1,0 +1,201 @@
+package slurm
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// newHTTPClient builds the HTTP client for cfg: TLS options, optional unix
+// socket, authentication headers and bounded retries.
+func newHTTPClient(cfg Config, tokens TokenSource, log zerolog.Logger) (*http.Client, error) {
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.MaxIdleConnsPerHost = 4
+	if cfg.CAFile != "" || cfg.InsecureSkipVerify {
+		tc := &tls.Config{InsecureSkipVerify: cfg.InsecureSkipVerify} //nolint:gosec // operator's explicit choice
+		if cfg.CAFile != "" {
+			pem, err := os.ReadFile(cfg.CAFile)
+			if err != nil {
+				return nil, fmt.Errorf("read slurm ca file: %w", err)
+			}
+			tc.RootCAs = x509.NewCertPool()
+			if !tc.RootCAs.AppendCertsFromPEM(pem) {
+				return nil, fmt.Errorf("slurm ca file %s holds no PEM certificate", cfg.CAFile)
+			}
+		}
+		base.TLSClientConfig = tc
+	}
+	if cfg.Socket != "" {
+		sock := cfg.Socket
+		base.DialContext = func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", sock)
+		}
+	}
+	rt := &retryTransport{next: base, cfg: cfg, tokens: tokens, log: log, sleep: sleepCtx}
+	return &http.Client{Transport: rt}, nil
+}
+
+// retryTransport adds the auth headers, bounds every attempt with
+// cfg.Timeout and retries attempts that failed for transient reasons.
+type retryTransport struct {
+	next   http.RoundTripper
+	cfg    Config
+	tokens TokenSource
+	log    zerolog.Logger
+	sleep  func(ctx context.Context, d time.Duration) error
+}
+
+// RoundTrip implements http.RoundTripper. Retried: connection errors for
+// reads, refused connections for writes (nothing was sent), HTTP 502/503/504
+// and, for reads, HTTP 5xx answers without a Slurm error in errors[]. A 5xx
+// that carries Slurm errors is a final answer (e.g. "not pending") and is
+// returned at once.
+func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := t.authorize(req); err != nil {
+		return nil, err
+	}
+	body, err := readBody(req)
+	if err != nil {
+		return nil, err
+	}
+	backoff := t.cfg.RetryBackoff
+	for attempt := 0; ; attempt++ {
+		resp, err := t.attempt(req, body)
+		retry, why := t.retryable(req, resp, err)
+		if !retry || attempt >= t.cfg.Retries {
+			if err != nil && retry {
+				return nil, fmt.Errorf("%w after %d attempts: %w", ErrUnavailable, attempt+1, err)
+			}
+			return resp, err
+		}
+		if resp != nil {
+			resp.Body.Close()
+		}
+		t.log.Warn().Str("method", req.Method).Str("path", req.URL.Path).Int("attempt", attempt+1).
+			Str("reason", why).Dur("backoff", backoff).Msg("slurmrestd request failed, retrying")
+		if err := t.sleep(req.Context(), backoff); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
+		backoff = min(2*backoff, maxRetryBackoff)
+	}
+}
+
+func (t *retryTransport) authorize(req *http.Request) error {
+	if t.cfg.User != "" {
+		req.Header.Set("X-SLURM-USER-NAME", t.cfg.User)
+	}
+	if t.tokens == nil {
+		return nil
+	}
+	tok, err := t.tokens.Token(req.Context())
+	if err != nil {
+		return err
+	}
+	req.Header.Set("X-SLURM-USER-TOKEN", tok)
+	return nil
+}
+
+func readBody(req *http.Request) ([]byte, error) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return nil, nil
+	}
+	defer req.Body.Close()
+	b, err := io.ReadAll(req.Body)
+	if err != nil {
+		return nil, fmt.Errorf("read request body: %w", err)
+	}
+	return b, nil
+}
+
+// attempt sends one try with its own timeout. The timeout stays armed until
+// the caller closes the response body.
+func (t *retryTransport) attempt(req *http.Request, body []byte) (*http.Response, error) {
+	ctx, cancel := context.WithTimeout(req.Context(), t.cfg.Timeout)
+	r := req.Clone(ctx)
+	if body != nil {
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+	}
+	resp, err := t.next.RoundTrip(r)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	if resp.StatusCode >= 500 {
+		// Buffer small error bodies so retryable() can look at errors[].
+		b, rerr := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+		cancel()
+		if rerr != nil {
+			return nil, fmt.Errorf("read error answer: %w", rerr)
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(b))
+		return resp, nil
+	}
+	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+type cancelBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}
+
+func (t *retryTransport) retryable(req *http.Request, resp *http.Response, err error) (bool, string) {
+	if req.Context().Err() != nil {
+		return false, ""
+	}
+	read := req.Method == http.MethodGet || req.Method == http.MethodHead
+	if err != nil {
+		var op *net.OpError
+		refused := errors.As(err, &op) && op.Op == "dial"
+		return read || refused, err.Error()
+	}
+	switch {
+	case resp.StatusCode == http.StatusBadGateway, resp.StatusCode == http.StatusServiceUnavailable,
+		resp.StatusCode == http.StatusGatewayTimeout:
+		return true, resp.Status
+	case resp.StatusCode >= 500 && read:
+		return !hasSlurmErrors(resp), resp.Status
+	}
+	return false, ""
+}
+
+// hasSlurmErrors reports whether a buffered error answer lists errors[].
+func hasSlurmErrors(resp *http.Response) bool {
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+	var env struct {
+		Errors []Problem `json:"errors"`
+	}
+	return json.Unmarshal(b, &env) == nil && len(env.Errors) > 0
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

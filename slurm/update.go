@@ -1,0 +1,96 @@
+package slurm
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/strata-hpc/strata/planner"
+)
+
+// AdminComment is the admin comment Apply writes for a decision.
+func AdminComment(d planner.Decision, cycle int64) string {
+	return fmt.Sprintf("strata: workers=%d ps=%d rank=%d cycle=%d", d.Workers, d.PS, d.Rank, cycle)
+}
+
+// jobUpdateFor computes the update that makes pending job cur match d, and
+// whether anything differs.
+func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64) (JobUpdate, bool) {
+	var u JobUpdate
+	changed := false
+	if d.Priority > 0 && d.Priority != cur.Priority {
+		u.Priority, changed = d.Priority, true
+	}
+	if d.GPUsPerNode > 0 {
+		nodes := max(1, d.NodeCount)
+		if cur.GPUsPerJob > 0 && cur.GPUsPerNode == 0 {
+			if total := d.GPUsPerNode * nodes; total != cur.GPUsPerJob {
+				s := formatGPUTRES(cur.GPUType, total)
+				u.TresPerJob, changed = &s, true
+			}
+		} else if d.GPUsPerNode != cur.GPUsPerNode {
+			s := formatGPUTRES(cur.GPUType, d.GPUsPerNode)
+			u.TresPerNode, changed = &s, true
+		}
+		if nodes != cur.Nodes {
+			u.MinimumNodes, changed = nodes, true
+		}
+	}
+	if ac := AdminComment(d, cycle); ac != cur.AdminComment {
+		u.AdminComment, changed = &ac, true
+	}
+	return u, changed
+}
+
+// shapeFits checks cheaply that some NodeCount usable nodes (of the job's
+// GPU type, if typed) each have GPUsPerNode GPUs in total. It returns why
+// not, or "" when the shape can be held.
+func shapeFits(d planner.Decision, gpuType string, nodes []planner.Node) string {
+	want := max(1, d.NodeCount)
+	fit, most := 0, 0
+	for _, n := range nodes {
+		if !n.Usable() || gpuType != "" && n.GPUType != gpuType {
+			continue
+		}
+		most = max(most, n.GPUs)
+		if n.GPUs >= d.GPUsPerNode {
+			fit++
+		}
+	}
+	if fit >= want {
+		return ""
+	}
+	return fmt.Sprintf("%d×%d GPUs fits no usable node set: %d node(s) hold %d GPUs, the largest has %d",
+		want, d.GPUsPerNode, fit, d.GPUsPerNode, most)
+}
+
+// verify reads job id back and checks that u took effect.
+func (c *Client) verify(ctx context.Context, id int64, u JobUpdate) error {
+	got, err := c.api.job(ctx, id)
+	if err != nil {
+		return fmt.Errorf("verify job %d: %w", id, err)
+	}
+	var diffs []string
+	if u.Priority > 0 && got.Priority != u.Priority {
+		diffs = append(diffs, fmt.Sprintf("priority %d, want %d", got.Priority, u.Priority))
+	}
+	if u.TresPerNode != nil {
+		if g, _ := parseTRESGPU(*u.TresPerNode); got.GPUsPerNode != g.Count {
+			diffs = append(diffs, fmt.Sprintf("gpus per node %d, want %d", got.GPUsPerNode, g.Count))
+		}
+	}
+	if u.TresPerJob != nil {
+		if g, _ := parseTRESGPU(*u.TresPerJob); got.GPUsPerJob != g.Count {
+			diffs = append(diffs, fmt.Sprintf("gpus per job %d, want %d", got.GPUsPerJob, g.Count))
+		}
+	}
+	if u.MinimumNodes > 0 && got.Nodes != u.MinimumNodes {
+		diffs = append(diffs, fmt.Sprintf("nodes %d, want %d", got.Nodes, u.MinimumNodes))
+	}
+	if u.AdminComment != nil && got.AdminComment != *u.AdminComment {
+		diffs = append(diffs, fmt.Sprintf("admin comment %q, want %q", got.AdminComment, *u.AdminComment))
+	}
+	if len(diffs) > 0 {
+		return fmt.Errorf("verify job %d: read back %v", id, diffs)
+	}
+	return nil
+}

@@ -1,0 +1,45 @@
+package slurm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	api "github.com/SlinkyProject/slurm-client/api/v0042"
+)
+
+func descV0042(u JobUpdate) api.V0042JobDescMsg {
+	var d api.V0042JobDescMsg
+	if u.Priority > 0 {
+		set, n := true, int32(min(u.Priority, 1<<31-1))
+		d.Priority = &api.V0042Uint32NoValStruct{Set: &set, Number: &n}
+	}
+	d.TresPerNode, d.TresPerJob, d.AdminComment = u.TresPerNode, u.TresPerJob, u.AdminComment
+	if u.MinimumNodes > 0 {
+		n := int32(u.MinimumNodes)
+		d.MinimumNodes = &n
+	}
+	return d
+}
+
+func (v *v0042) updateBody(u JobUpdate) ([]byte, error) {
+	b, err := json.Marshal(descV0042(u))
+	if err != nil {
+		return nil, fmt.Errorf("encode job update: %w", err)
+	}
+	return b, nil
+}
+
+func (v *v0042) updateJob(ctx context.Context, id int64, u JobUpdate) error {
+	resp, err := v.raw.SlurmV0042PostJob(ctx, jobIDString(id), descV0042(u))
+	if err != nil {
+		return fmt.Errorf("update job %d: %w", id, err)
+	}
+	var body api.V0042OpenapiJobPostResponse
+	if err := decodeV0042(resp, &body, func() (*api.V0042OpenapiErrors, *api.V0042OpenapiWarnings) {
+		return body.Errors, body.Warnings
+	}); err != nil {
+		return fmt.Errorf("update job %d: %w", id, err)
+	}
+	return nil
+}
