@@ -58,6 +58,9 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		EnableBashCompletion: true,
 		Flags:                globalFlags(),
 		Before: func(c *cli.Context) error {
+			if err := loadGlobalConfig(c); err != nil {
+				return err
+			}
 			lg, err := newLogger(c.String(flagLogLevel), c.String(flagLogFormat), stderr)
 			if err != nil {
 				return err
@@ -65,7 +68,9 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			c.Context = lg.WithContext(c.Context)
 			return nil
 		},
-		Commands: commands(),
+		// Errors (and exit codes) are reported once, by main.
+		ExitErrHandler: func(*cli.Context, error) {},
+		Commands: withConfig(commands()),
 	}
 	cli.VersionPrinter = func(c *cli.Context) {
 		fmt.Fprintf(c.App.Writer, "strata %s (commit %s)\n", version, commit)
