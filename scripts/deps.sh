@@ -18,6 +18,8 @@ command -v runuser >/dev/null || need="$need util-linux"
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need="$need postgresql"
 command -v psql >/dev/null || need="$need postgresql-client"
 [ -e /usr/share/keyrings/debian-archive-keyring.gpg ] || need="$need debian-archive-keyring"
+# headless browser for the web report test (Debian's own build; nothing downloaded at test time)
+[ "${STRATA_NO_BROWSER:-0}" = 1 ] || command -v chromium >/dev/null || need="$need chromium"
 if [ -n "$need" ]; then
   echo "deps.sh: installing$need" >&2
   # policy-rc.d keeps the postgresql package from starting its own cluster service.
