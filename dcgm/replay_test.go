@@ -1,0 +1,127 @@
+package dcgm_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-hpc/strata/dcgm"
+	"github.com/strata-hpc/strata/dcgm/dcgmtest"
+)
+
+// The checked-in demo recording must be exactly what the generator makes
+// (regenerate with: go run ./dcgm/dcgmtest/genrecording -out dcgm/testdata).
+func TestDemoRecordingIsGenerated(t *testing.T) {
+	rec, err := dcgmtest.Generate(dcgmtest.Demo())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := dcgm.WriteJSONL(&want, rec.Samples); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("testdata/recording.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(want.Bytes(), got) {
+		t.Error("testdata/recording.jsonl differs from dcgmtest.Demo(); regenerate it")
+	}
+	sched, err := dcgm.ReadSchedule("testdata/schedule.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(rec.Schedule, sched); d != "" {
+		t.Errorf("schedule.json (-generated +file):\n%s", d)
+	}
+}
+
+func TestReplayJSONLAndCSVAgree(t *testing.T) {
+	ctx := context.Background()
+	a, err := dcgm.OpenReplay("testdata/recording.jsonl", dcgm.ReplayConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := dcgm.OpenReplay("testdata/recording.csv", dcgm.ReplayConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sweeps := 0
+	for {
+		sa, errA := a.Snapshot(ctx)
+		sb, errB := b.Snapshot(ctx)
+		if errors.Is(errA, io.EOF) && errors.Is(errB, io.EOF) {
+			break
+		}
+		if errA != nil || errB != nil {
+			t.Fatalf("snapshot: %v / %v", errA, errB)
+		}
+		if d := cmp.Diff(sa, sb); d != "" {
+			t.Fatalf("sweep %d (-jsonl +csv):\n%s", sweeps, d)
+		}
+		if len(sa) != 8 {
+			t.Fatalf("sweep %d has %d samples, want 8 (2 nodes × 4 GPUs)", sweeps, len(sa))
+		}
+		sweeps++
+	}
+	if sweeps != 37 {
+		t.Errorf("sweeps = %d, want 37 (6 min at 10 s, both ends)", sweeps)
+	}
+}
+
+func TestReplayTimeScaling(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	samples := []dcgm.Sample{{Time: t0.Add(2 * time.Second), UUID: "b"}, {Time: t0, UUID: "a"}}
+	r := dcgm.NewReplaySource(samples, dcgm.ReplayConfig{Speed: 20, Shift: time.Hour})
+	ctx := context.Background()
+	start := time.Now()
+	first, err := r.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := r.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	elapsed := time.Since(start)
+	if elapsed < 100*time.Millisecond { // 2 s recorded / speed 20; a lower bound only
+		t.Errorf("second sweep served after %v, want ≥ 100ms", elapsed)
+	}
+	want := [][]dcgm.Sample{
+		{{Time: t0.Add(time.Hour), UUID: "a", Source: "replay"}},
+		{{Time: t0.Add(time.Hour + 2*time.Second), UUID: "b", Source: "replay"}},
+	}
+	if d := cmp.Diff(want, [][]dcgm.Sample{first, second}); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if _, err := r.Snapshot(ctx); !errors.Is(err, io.EOF) {
+		t.Errorf("after the last sweep: err = %v, want io.EOF", err)
+	}
+}
+
+func TestSchedule(t *testing.T) {
+	sched, err := dcgm.ReadSchedule("testdata/schedule.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := dcgmtest.Demo().Start
+	got := sched.Active(t0.Add(240 * time.Second)) // 101 has just ended, 102 and 103 run
+	want := []dcgm.SlurmAlloc{{Job: 102, Node: "gpu-a", Indices: []int{2, 3}}, {Job: 103, Node: "gpu-b", Indices: []int{0, 1}}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+func TestStubsSayHowToRebuild(t *testing.T) {
+	if _, err := dcgm.NewDCGMSource(dcgm.DCGMConfig{}); err == nil || !errors.Is(err, dcgm.ErrNotBuilt) {
+		t.Skip("built with -tags dcgm") // only meaningful for the default build
+	} else if want := "built without DCGM support (rebuild with -tags dcgm)"; !bytes.Contains([]byte(err.Error()), []byte(want)) {
+		t.Errorf("err = %q, want it to contain %q", err, want)
+	}
+}

@@ -1,0 +1,71 @@
+// Package dcgm reads GPU telemetry from several sources (DCGM, NVML,
+// dcgm-exporter scrapes, recorded replays) into one Sample type keyed by GPU
+// UUID, and turns GPU→job mapping inputs into assignment intervals.
+//
+// The DCGM and NVML sources need cgo and live behind the dcgm and nvml build
+// tags; without the tag their constructors return ErrNotBuilt. The package
+// imports nothing else of Strata.
+package dcgm
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Sample is one reading of one physical GPU. Energy is the GPU's cumulative
+// counter (it restarts from zero when the driver is reloaded); consumers
+// compute deltas, never integrate PowerW.
+type Sample struct {
+	Time time.Time `json:"time"`
+	Host string    `json:"host"`
+	// UUID is the primary key of a GPU; never trust indices across tools.
+	UUID string `json:"uuid"`
+	// Index is the NVML index / DCGM gpu id (informational).
+	Index int `json:"index"`
+	// Minor is the device minor number (/dev/nvidiaN), the order Slurm's GRES
+	// IDX uses; -1 when the source does not know it.
+	Minor    int     `json:"minor"`
+	BusID    string  `json:"bus_id,omitempty"`
+	UtilGPU  float64 `json:"util_gpu"` // 0..100 %
+	UtilMem  float64 `json:"util_mem"` // 0..100 %
+	PowerW   float64 `json:"power_w"`
+	EnergyMJ uint64  `json:"energy_mj"` // cumulative, since driver load
+	MemUsed  uint64  `json:"mem_used"`  // bytes
+	MemTotal uint64  `json:"mem_total"` // bytes
+	PIDs     []int32 `json:"pids,omitempty"`
+	// Source names the producer: "nvml", "dcgm", "exporter" or "replay".
+	Source string `json:"source"`
+}
+
+// Source produces one reading per GPU it can see. Snapshot must honour ctx;
+// it returns io.EOF when a finite source (a replay) is exhausted. Samples of
+// one call may come from several hosts.
+type Source interface {
+	Snapshot(ctx context.Context) ([]Sample, error)
+}
+
+// SourceFunc adapts a function to Source.
+type SourceFunc func(ctx context.Context) ([]Sample, error)
+
+// Snapshot calls f.
+func (f SourceFunc) Snapshot(ctx context.Context) ([]Sample, error) { return f(ctx) }
+
+// ErrNotBuilt is returned by the DCGM and NVML constructors of a binary built
+// without the corresponding build tag.
+var ErrNotBuilt = errors.New("GPU library support not compiled in")
+
+// ErrUnavailable wraps failures to load a GPU library at run time
+// (libdcgm.so or libnvidia-ml.so.1 missing, no GPU).
+var ErrUnavailable = errors.New("GPU library unavailable")
+
+// Watched DCGM field ids. They stay stable across the dcgm-exporter 4.9
+// renaming, which is why the exporter parser keys its table by them.
+const (
+	FieldPowerUsage  = 155 // W
+	FieldTotalEnergy = 156 // mJ, cumulative
+	FieldGPUUtil     = 203 // %
+	FieldMemCopyUtil = 204 // %
+	FieldFBFree      = 251 // MiB
+	FieldFBUsed      = 252 // MiB
+)

@@ -1,0 +1,96 @@
+package dcgm
+
+import (
+	"sort"
+	"time"
+)
+
+// Assignment is one interval during which a job held a GPU. To is zero while
+// the assignment is open. (Job, UUID, From) identifies it.
+type Assignment struct {
+	Job  int64     `json:"job"`
+	Host string    `json:"host"`
+	UUID string    `json:"uuid"`
+	From time.Time `json:"from"`
+	To   time.Time `json:"to,omitzero"`
+}
+
+type assignKey struct {
+	job  int64
+	uuid string
+}
+
+// Tracker turns successive GPU→job mappings into assignment intervals. It is
+// not safe for concurrent use.
+type Tracker struct {
+	open map[assignKey]Assignment
+}
+
+// NewTracker returns a tracker that continues the given open assignments
+// (for example those still open in the database after a restart).
+func NewTracker(open []Assignment) *Tracker {
+	t := &Tracker{open: map[assignKey]Assignment{}}
+	for _, a := range open {
+		if a.To.IsZero() {
+			t.open[assignKey{a.Job, a.UUID}] = a
+		}
+	}
+	return t
+}
+
+// Observe records the mapping seen at now (JobGPUs with resolved UUIDs) and
+// returns the assignments that changed: newly opened ones (From = Since when
+// the input knew it, else now) and closed ones (To = now, the first time the
+// holding was seen absent). Results are sorted by job, then UUID.
+func (t *Tracker) Observe(now time.Time, current []JobGPU) (opened, closed []Assignment) {
+	seen := map[assignKey]bool{}
+	for _, j := range current {
+		if j.UUID == "" {
+			continue
+		}
+		k := assignKey{j.Job, j.UUID}
+		seen[k] = true
+		if _, ok := t.open[k]; ok {
+			continue
+		}
+		from := now
+		if !j.Since.IsZero() && j.Since.Before(now) {
+			from = j.Since
+		}
+		a := Assignment{Job: j.Job, Host: j.Host, UUID: j.UUID, From: from}
+		t.open[k] = a
+		opened = append(opened, a)
+	}
+	for k, a := range t.open {
+		if !seen[k] {
+			a.To = now
+			closed = append(closed, a)
+			delete(t.open, k)
+		}
+	}
+	sortAssignments(opened)
+	sortAssignments(closed)
+	return opened, closed
+}
+
+// Open returns the currently open assignments, sorted.
+func (t *Tracker) Open() []Assignment {
+	out := make([]Assignment, 0, len(t.open))
+	for _, a := range t.open {
+		out = append(out, a)
+	}
+	sortAssignments(out)
+	return out
+}
+
+func sortAssignments(s []Assignment) {
+	sort.Slice(s, func(i, j int) bool {
+		if s[i].Job != s[j].Job {
+			return s[i].Job < s[j].Job
+		}
+		if s[i].UUID != s[j].UUID {
+			return s[i].UUID < s[j].UUID
+		}
+		return s[i].From.Before(s[j].From)
+	})
+}
