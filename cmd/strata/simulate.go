@@ -1,0 +1,235 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/planner/sim"
+)
+
+// simUsageError is invalid input to `strata simulate` (exit status 2).
+type simUsageError struct{ err error }
+
+func (e simUsageError) Error() string { return e.err.Error() }
+func (e simUsageError) Unwrap() error { return e.err }
+func (e simUsageError) ExitCode() int { return 2 }
+
+func simulateCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "simulate",
+		Usage: "replay a job trace on a simulated GPU cluster under one or more policies",
+		UsageText: "strata simulate --trace FILE [--scaling FILE] --cluster NODESxGPUS[:TYPE] --policy P[,P...]\n" +
+			"   [--interval 60s] [--seed N] [--json] [--plot DIR]",
+		Description: "Runs the planner's own policies (the code `strata run` uses) against a simulated\n" +
+			"cluster: jobs arrive from the trace, every --interval the policy plans and the\n" +
+			"simulator starts, preempts or resizes jobs (preempt/resize only for tiresias,\n" +
+			"optimus and *-elastic what-ifs; smd and fifo only shape pending jobs, as on Slurm).\n" +
+			"All policies see the true durations (oracle). See docs/evaluation.md.",
+		Flags:  simulateFlags(),
+		Action: runSimulate,
+	}
+}
+
+func simulateFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "trace", Usage: "trace CSV (job_id,submit_time,duration_s,gpus[,model,batch_size,nodes,...])"},
+		&cli.StringFlag{Name: "scaling", Usage: "scaling curves CSV (model,batch_size,gpus,duration_s), e.g. pollux_scaling.csv"},
+		&cli.StringFlag{Name: "cluster", Usage: "simulated cluster NODESxGPUS[:TYPE], e.g. 16x4:t4"},
+		&cli.StringFlag{Name: "policy", Usage: "comma-separated policies, or all: " + strings.Join(planner.PolicyNames(), ", ")},
+		&cli.DurationFlag{Name: "interval", Value: 60 * time.Second, Usage: "scheduling interval"},
+		&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of the policies' tie-breaks (same seed, same output)"},
+		&cli.BoolFlag{Name: "json", Usage: "print one JSON object instead of a table"},
+		&cli.StringFlag{Name: "plot", Usage: "write JCT CDF, GPU utilization and queue-length plots (SVG) into `DIR`"},
+		&cli.BoolFlag{Name: "skip-bad", Usage: "drop malformed trace rows (and report how many) instead of failing"},
+		&cli.DurationFlag{Name: "restart-penalty", Value: 30 * time.Second, Usage: "time a preempted or resized job needs to restart"},
+		&cli.Float64Flag{Name: "gpu-range", Value: 1, Usage: "simulated users allow gpus=1-ceil(F x request) for jobs with a scaling curve"},
+		&cli.StringSliceFlag{Name: "power", Usage: "GPU power model override TYPE=IDLE_W:BUSY_W (repeatable)"},
+		&cli.StringFlag{Name: "burst-buffer", Usage: "capacity of a shared burst-buffer pool, e.g. 100T"},
+		&cli.IntFlag{Name: "parallel", Value: min(2, runtime.GOMAXPROCS(0)), Usage: "policies simulated at once"},
+		&cli.BoolFlag{Name: "markdown", Hidden: true, Usage: "write the evaluation tables from the JSON reports given as arguments"},
+	}
+}
+
+func runSimulate(c *cli.Context) error {
+	if c.Bool("markdown") {
+		return simMarkdown(c)
+	}
+	cfg, policies, err := simConfig(c)
+	if err != nil {
+		return simUsageError{err}
+	}
+	tr, err := simReadTrace(c.String("trace"), c.Bool("skip-bad"))
+	if err != nil {
+		return simUsageError{err}
+	}
+	lg := logger(c)
+	if tr.Skipped > 0 || tr.CPUOnly > 0 {
+		lg.Warn().Int("skipped_rows", tr.Skipped).Int("cpu_only_rows", tr.CPUOnly).Msg("trace rows not simulated")
+	}
+	rep := &sim.Report{Trace: c.String("trace"), Cluster: cfg.Cluster.String(), IntervalS: cfg.Interval.Seconds(),
+		Seed: cfg.Seed, TraceJobs: len(tr.Jobs), SkippedBad: tr.Skipped, CPUOnly: tr.CPUOnly, Published: sim.Published(tr)}
+	rep.Results, err = simRunAll(c.Context, c, cfg, tr, policies)
+	if err != nil {
+		return err
+	}
+	for _, r := range rep.Results {
+		lg.Debug().Str("policy", r.Policy).Int("plan_calls", r.PlanCalls).Dur("plan_time", r.PlanTime).Msg("policy run done")
+		if r.HonestyViolations+r.RejectedStarts+r.RejectedResizes > 0 {
+			lg.Warn().Str("policy", r.Policy).Int("honesty_violations", r.HonestyViolations).
+				Int("rejected_starts", r.RejectedStarts).Int("rejected_resizes", r.RejectedResizes).
+				Msg("policy returned decisions the simulator could not apply")
+		}
+	}
+	if dir := c.String("plot"); dir != "" {
+		if err := sim.WritePlots(dir, rep); err != nil {
+			return err
+		}
+	}
+	if c.Bool("json") {
+		return rep.WriteJSON(c.App.Writer)
+	}
+	return rep.WriteTable(c.App.Writer)
+}
+
+// simRunAll runs every policy (a few at once) and returns the results in
+// the order the policies were given.
+func simRunAll(ctx context.Context, c *cli.Context, cfg sim.Config, tr *sim.Trace, policies []string) ([]*sim.Result, error) {
+	st, _ := os.Stderr.Stat()
+	tty := st != nil && st.Mode()&os.ModeCharDevice != 0 && c.App.ErrWriter == os.Stderr
+	bar := sim.NewProgress(c.App.ErrWriter, tty, len(policies))
+	defer bar.Close()
+	out := make([]*sim.Result, len(policies))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(1, c.Int("parallel")))
+	for i, name := range policies {
+		g.Go(func() error {
+			pc := cfg
+			pc.Progress = bar.Func(i)
+			r, err := sim.RunNamed(gctx, pc, tr, name)
+			if err != nil {
+				return err
+			}
+			bar.Finish(i)
+			out[i] = r
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// simConfig validates the flags into a run configuration.
+func simConfig(c *cli.Context) (sim.Config, []string, error) {
+	var cfg sim.Config
+	if c.String("trace") == "" || c.String("cluster") == "" || c.String("policy") == "" {
+		return cfg, nil, errors.New("simulate needs --trace FILE, --cluster NODESxGPUS[:TYPE] and --policy P[,P...]")
+	}
+	cs, err := sim.ParseCluster(c.String("cluster"))
+	if err != nil {
+		return cfg, nil, err
+	}
+	if bb := c.String("burst-buffer"); bb != "" {
+		if cs.BurstBufferBytes, err = planner.ParseSize(bb); err != nil {
+			return cfg, nil, fmt.Errorf("--burst-buffer: %w", err)
+		}
+	}
+	cfg = sim.Config{Cluster: cs, Interval: c.Duration("interval"), Seed: c.Int64("seed"),
+		RestartPenalty: c.Duration("restart-penalty"), Range: sim.HintRange{MaxFactor: c.Float64("gpu-range")}}
+	if cfg.Interval <= 0 || cfg.RestartPenalty < 0 || cfg.Range.MaxFactor < 1 {
+		return cfg, nil, errors.New("--interval must be > 0, --restart-penalty ≥ 0 and --gpu-range ≥ 1")
+	}
+	for _, s := range c.StringSlice("power") {
+		typ, p, err := sim.ParsePower(s)
+		if err != nil {
+			return cfg, nil, err
+		}
+		if cfg.Power.Overrides == nil {
+			cfg.Power.Overrides = map[string]sim.GPUPower{}
+		}
+		cfg.Power.Overrides[typ] = p
+	}
+	if f := c.String("scaling"); f != "" {
+		if cfg.Truth.Scaling, err = simReadScaling(f); err != nil {
+			return cfg, nil, err
+		}
+	}
+	policies, err := simPolicies(c.String("policy"))
+	return cfg, policies, err
+}
+
+// simPolicies splits and checks --policy ("all" = every registered policy).
+func simPolicies(s string) ([]string, error) {
+	if s == "all" {
+		return planner.PolicyNames(), nil
+	}
+	known := planner.PolicyNames()
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		p = strings.TrimSpace(p)
+		if !slices.Contains(known, p) {
+			return nil, fmt.Errorf("--policy %q: choose from %s (or all)", p, strings.Join(known, ", "))
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func simReadTrace(path string, skipBad bool) (*sim.Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open trace: %w", err)
+	}
+	defer f.Close()
+	tr, err := sim.ReadTrace(f, sim.ReadOptions{SkipBad: skipBad})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return tr, nil
+}
+
+func simReadScaling(path string) (*sim.Scaling, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open scaling curves: %w", err)
+	}
+	defer f.Close()
+	s, err := sim.ReadScaling(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// simMarkdown writes the evaluation tables of the JSON reports named as
+// arguments (hidden mode used by scripts/evaluate.sh).
+func simMarkdown(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return simUsageError{errors.New("--markdown needs JSON report files as arguments")}
+	}
+	var reps []*sim.Report
+	for _, path := range c.Args().Slice() {
+		f, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("open report: %w", err)
+		}
+		r, err := sim.ReadReport(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		reps = append(reps, r)
+	}
+	return sim.WriteEvaluation(c.App.Writer, reps)
+}

@@ -1,0 +1,147 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/strata-hpc/strata/planner"
+)
+
+// plan builds the snapshot of tick k, asks the policy and applies the
+// plan. It returns the number of jobs started.
+func (e *engine) plan(ctx context.Context, k int64, t float64) (int, error) {
+	snap := e.snapshot(k, t)
+	began := time.Now()
+	pl, err := e.policy.Plan(ctx, snap)
+	e.res.PlanTime += time.Since(began)
+	e.res.PlanCalls++
+	if err != nil {
+		return 0, fmt.Errorf("plan at t=%.0fs: %w", t, err)
+	}
+	return e.apply(pl.Decisions, t), nil
+}
+
+// snapshot renders the cluster as the slurm adapter would: nodes by name,
+// one partition, pending and running jobs by ID.
+func (e *engine) snapshot(k int64, t float64) *planner.Snapshot {
+	spec := e.cl.spec
+	s := &planner.Snapshot{
+		ID:      fmt.Sprintf("sim-%d-%d", e.cfg.Seed, k),
+		Now:     simTime(t),
+		Cluster: "sim",
+		Nodes:   e.cl.snapshotNodes(),
+		Jobs:    make([]planner.Job, 0, len(e.pending)+len(e.running)),
+	}
+	part := planner.Partition{Name: spec.Partition, TotalCPUs: spec.CPUsPerNode * spec.Nodes,
+		TotalGPUs: spec.TotalGPUs(), Default: true, Nodes: make([]string, len(s.Nodes))}
+	for i, n := range s.Nodes {
+		part.Nodes[i] = n.Name
+	}
+	s.Partitions = []planner.Partition{part}
+	if spec.BurstBufferBytes > 0 {
+		s.BurstBufferPools = []planner.BurstBufferPool{{Name: "bb", CapacityBytes: spec.BurstBufferBytes, UsedBytes: e.cl.bbUsed}}
+	}
+	p, r := 0, 0 // merge the two ascending lists
+	for p < len(e.pending) || r < len(e.running) {
+		if r == len(e.running) || (p < len(e.pending) && e.pending[p] < e.running[r]) {
+			s.Jobs = append(s.Jobs, e.pendingView(e.pending[p]))
+			p++
+		} else {
+			s.Jobs = append(s.Jobs, e.runningView(e.running[r]))
+			r++
+		}
+	}
+	return s
+}
+
+func (e *engine) pendingView(i int) planner.Job {
+	j := &e.jobs[i]
+	pj := j.pj
+	pj.AttainedGPUSeconds, pj.Restarts = j.attained, j.restarts
+	return pj
+}
+
+func (e *engine) runningView(i int) planner.Job {
+	j := &e.jobs[i]
+	pj := j.pj
+	pj.State, pj.StartTime = planner.JobRunning, simTime(j.runStart)
+	pj.AttainedGPUSeconds, pj.Restarts = j.attained, j.restarts
+	pj.GPUsPerJob, pj.GPUsPerNode, pj.Nodes = j.gpus, 0, len(j.slots)
+	pj.NodeList = make([]string, len(j.slots))
+	pj.GPUAlloc = make([]planner.GPUAllocation, len(j.slots))
+	uniform := true
+	for n, sl := range j.slots {
+		name := e.cl.nodes[sl.node].name
+		pj.NodeList[n] = name
+		pj.GPUAlloc[n] = planner.GPUAllocation{Node: name, Indices: append([]int(nil), sl.idx...)}
+		uniform = uniform && len(sl.idx) == len(j.slots[0].idx)
+	}
+	if uniform && len(j.slots) > 0 {
+		pj.GPUsPerNode = len(j.slots[0].idx)
+	}
+	return pj
+}
+
+// apply executes a plan: preemptions, then shrinking and growing resizes,
+// then starts in rank order. Preempt and resize decisions of policies held
+// to production honesty are ignored and counted as violations.
+func (e *engine) apply(ds []planner.Decision, t float64) int {
+	var shrink, grow, starts []*planner.Decision
+	for n := range ds {
+		d := &ds[n]
+		i := int(d.JobID) - 1
+		if i < 0 || i >= len(e.jobs) {
+			e.res.UnknownJobs++
+			continue
+		}
+		j := &e.jobs[i]
+		switch {
+		case d.Action == planner.ActionPreempt || d.Action == planner.ActionResize:
+			if !e.reshape {
+				e.res.HonestyViolations++
+				continue
+			}
+			if j.phase != phaseRunning {
+				continue
+			}
+			if d.Action == planner.ActionPreempt {
+				e.preempt(i)
+			} else if shapeGPUs(d) < j.gpus {
+				shrink = append(shrink, d)
+			} else if shapeGPUs(d) > j.gpus {
+				grow = append(grow, d)
+			}
+		case d.Start && j.phase == phasePending:
+			starts = append(starts, d)
+		}
+	}
+	for _, d := range append(shrink, grow...) {
+		e.resize(int(d.JobID)-1, d, t)
+	}
+	sort.SliceStable(starts, func(a, b int) bool {
+		if starts[a].Rank != starts[b].Rank {
+			return starts[a].Rank < starts[b].Rank
+		}
+		return starts[a].JobID < starts[b].JobID
+	})
+	n := 0
+	for _, d := range starts {
+		if e.start(int(d.JobID)-1, d, t) {
+			n++
+		}
+	}
+	if n > 0 {
+		e.compactPending()
+	}
+	return n
+}
+
+// shapeGPUs is the GPU count a decision asks for.
+func shapeGPUs(d *planner.Decision) int {
+	if n := d.GPUsPerNode * d.NodeCount; n > 0 {
+		return n
+	}
+	return d.Workers
+}

@@ -1,0 +1,151 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/strata-hpc/strata/planner"
+)
+
+// Config configures a simulation run. The zero value of every optional
+// field is usable; defaults are documented per field.
+type Config struct {
+	Cluster ClusterSpec
+	// Interval is the scheduling interval (plan cycle); default 60 s.
+	Interval time.Duration
+	// Seed seeds the snapshot IDs (the policies' tie-break randomness).
+	Seed int64
+	// RestartPenalty is the time a preempted or resized job spends
+	// restarting (checkpoint restore, start-up) before it progresses again;
+	// default 30 s, the re-scale delay of the Pollux artifact's simulator.
+	RestartPenalty time.Duration
+	Truth          Truth
+	Range          HintRange
+	Power          PowerModel
+	// Progress, when set, is called once per simulated tick with the number
+	// of finished and total jobs. It must not affect the run.
+	Progress func(done, total int)
+}
+
+func (c Config) withDefaults() Config {
+	if c.Interval <= 0 {
+		c.Interval = 60 * time.Second
+	}
+	if c.RestartPenalty <= 0 {
+		c.RestartPenalty = 30 * time.Second
+	}
+	c.Cluster = c.Cluster.withDefaults()
+	return c
+}
+
+// PolicyOptions returns the planner options every policy of a run gets:
+// the oracle Predictor (true durations; results are labelled "oracle") and
+// the run's interval, so that all policies see the same predictions.
+func PolicyOptions(cfg Config, tr *Trace) planner.Options {
+	cfg = cfg.withDefaults()
+	return planner.Options{Predictor: oracle(cfg.Truth, tr.Jobs), Interval: cfg.Interval}
+}
+
+// mayReshape lists the policies whose published versions preempt or
+// re-allocate running jobs; only these (and "*-elastic" what-ifs) may do
+// so in simulation. Every other policy is held to production honesty.
+var mayReshape = map[string]bool{"tiresias": true, "optimus": true, "srtf": true}
+
+// MayReshape reports whether the named policy may preempt or resize
+// running jobs in simulation.
+func MayReshape(policy string) bool {
+	return mayReshape[policy] || strings.HasSuffix(policy, "-elastic")
+}
+
+// RunNamed builds the named policy with PolicyOptions and runs it.
+func RunNamed(ctx context.Context, cfg Config, tr *Trace, name string) (*Result, error) {
+	p, err := planner.NewPolicy(name, PolicyOptions(cfg, tr))
+	if err != nil {
+		return nil, fmt.Errorf("simulate %s: %w", name, err)
+	}
+	return Run(ctx, cfg, tr, name, p)
+}
+
+// Run simulates one policy over the trace. Jobs larger than the cluster
+// can never run; they are dropped before the run and counted in
+// Result.Dropped. A run that can make no more progress (nothing running,
+// nothing arriving, the policy starts nothing) stops early, counting the
+// jobs left in Result.Unfinished.
+func Run(ctx context.Context, cfg Config, tr *Trace, name string, p planner.Policy) (*Result, error) {
+	cfg = cfg.withDefaults()
+	e := newEngine(cfg, tr, name, p)
+	if err := e.loop(ctx); err != nil {
+		return nil, fmt.Errorf("simulate %s: %w", name, err)
+	}
+	return e.result(), nil
+}
+
+// loop advances tick by tick until every job finished or the run stalls.
+func (e *engine) loop(ctx context.Context) error {
+	iv := e.cfg.Interval.Seconds()
+	for k := int64(0); e.done+e.res.Dropped < len(e.jobs); {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		t := float64(k) * iv
+		e.advance(t)
+		e.arrive(t)
+		started := 0
+		if e.needPlan() {
+			n, err := e.plan(ctx, k, t)
+			if err != nil {
+				return err
+			}
+			started = n
+		}
+		e.sample(t)
+		if e.cfg.Progress != nil {
+			e.cfg.Progress(e.done, len(e.jobs)-e.res.Dropped)
+		}
+		next, ok := e.nextTick(k, t, started)
+		if !ok {
+			e.res.Unfinished = len(e.pending)
+			break
+		}
+		k = next
+	}
+	return nil
+}
+
+// needPlan says whether this tick needs a plan. Policies that may reshape
+// are asked every tick while any job is active (they re-allocate each
+// interval); the others only when a pending job could start (free GPUs).
+func (e *engine) needPlan() bool {
+	if e.reshape {
+		return len(e.pending)+len(e.running) > 0
+	}
+	return len(e.pending) > 0 && e.cl.free > 0
+}
+
+// nextTick picks the next tick to simulate, skipping ticks at which
+// nothing can change. false means the run is stuck.
+func (e *engine) nextTick(k int64, t float64, started int) (int64, bool) {
+	iv := e.cfg.Interval.Seconds()
+	tickAt := func(s float64) int64 { return max(k+1, int64(math.Ceil(s/iv-1e-9))) }
+	if len(e.running) == 0 && started == 0 {
+		if e.next >= len(e.jobs) {
+			return 0, len(e.pending) == 0 // stuck if jobs wait on an idle cluster
+		}
+		return tickAt(e.jobs[e.next].tj.Submit), true
+	}
+	if e.reshape || (len(e.pending) > 0 && e.cl.free > 0) {
+		return k + 1, true
+	}
+	// Nothing can start until a job ends or arrives.
+	soon := math.Inf(1)
+	if e.next < len(e.jobs) {
+		soon = e.jobs[e.next].tj.Submit
+	}
+	for _, i := range e.running {
+		soon = min(soon, e.jobs[i].endAt())
+	}
+	return tickAt(soon), true
+}

@@ -1,0 +1,106 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
+)
+
+// ReadReport parses a report written by Report.WriteJSON.
+func ReadReport(r io.Reader) (*Report, error) {
+	var rep Report
+	if err := json.NewDecoder(r).Decode(&rep); err != nil {
+		return nil, fmt.Errorf("read simulation report: %w", err)
+	}
+	return &rep, nil
+}
+
+// Targets of the peer comparison (design.md §8, issue 5).
+const (
+	// PeerTolerance is how close our Tiresias/Optimus must be to the
+	// published figures (±15 %).
+	PeerTolerance = 0.15
+	// SMDTarget is the largest acceptable smd / published-Tiresias ratio.
+	SMDTarget = 0.85
+)
+
+// WriteEvaluation writes the peer-comparison tables in Markdown: one row
+// per report (workload) with the published averages, ours, and the ratios
+// the targets are stated in; then a detail table per workload.
+func WriteEvaluation(w io.Writer, reps []*Report) error {
+	var b strings.Builder
+	b.WriteString("| workload | Pollux (pub.) | Optimus+Oracle (pub.) | Tiresias (pub.) | fifo | tiresias | optimus | smd |" +
+		" tiresias / pub. | optimus / pub. | smd / pub. Tiresias | smd / Pollux |\n")
+	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	for _, r := range reps {
+		ours := map[string]float64{}
+		for _, x := range r.Results {
+			ours[x.Policy] = x.AvgJCT
+		}
+		pub := r.Published
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			workloadName(r.Trace), num(pub["pollux"]), num(pub["optimus"]), num(pub["tiresias"]),
+			num(ours["fifo"]), num(ours["tiresias"]), num(ours["optimus"]), num(ours["smd"]),
+			ratio(ours["tiresias"], pub["tiresias"], withinTolerance),
+			ratio(ours["optimus"], pub["optimus"], withinTolerance),
+			ratio(ours["smd"], pub["tiresias"], func(q float64) bool { return q <= SMDTarget }),
+			ratio(ours["smd"], pub["pollux"], nil))
+	}
+	b.WriteString("\nAverage JCT in seconds. ✓/✗: our Tiresias and Optimus within ±15 % of the published figure;" +
+		" smd at most 0.85 × the published Tiresias.\n")
+	for _, r := range reps {
+		writeDetail(&b, r)
+	}
+	_, err := io.WriteString(w, b.String())
+	if err != nil {
+		return fmt.Errorf("write evaluation: %w", err)
+	}
+	return nil
+}
+
+func withinTolerance(q float64) bool { return math.Abs(q-1) <= PeerTolerance }
+
+// writeDetail writes every metric of one report.
+func writeDetail(b *strings.Builder, r *Report) {
+	fmt.Fprintf(b, "\n#### %s (%d jobs, %s, interval %g s)\n\n", workloadName(r.Trace), r.TraceJobs, r.Cluster, r.IntervalS)
+	b.WriteString("| policy | jobs | avg JCT s | p50 | p95 | p99 | avg queue s | makespan s | GPU util | energy kWh |" +
+		" avg start GPUs | changed alloc. | preempt. | resizes | anomalies |\n")
+	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
+	for _, x := range r.Results {
+		fmt.Fprintf(b, "| %s | %d | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.3f | %.1f | %.2f | %d | %d | %d | %s |\n",
+			x.Policy, x.Jobs, x.AvgJCT, x.P50JCT, x.P95JCT, x.P99JCT, x.AvgQueue, x.Makespan, x.GPUUtil,
+			x.EnergyKWh, x.AvgStartGPUs, x.ChangedAllocations, x.Preemptions, x.Resizes, flags(x))
+	}
+}
+
+// workloadName turns ".../pollux_workload3.csv" into "pollux_workload3".
+func workloadName(trace string) string {
+	return strings.TrimSuffix(filepath.Base(trace), filepath.Ext(trace))
+}
+
+func num(v float64) string {
+	if v == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+// ratio formats ours/published with a ✓/✗ mark when ok is given.
+func ratio(ours, pub float64, ok func(float64) bool) string {
+	if ours == 0 || pub == 0 {
+		return "–"
+	}
+	q := ours / pub
+	s := fmt.Sprintf("%.2f", q)
+	switch {
+	case ok == nil:
+	case ok(q):
+		s += " ✓"
+	default:
+		s += " ✗"
+	}
+	return s
+}

@@ -1,0 +1,105 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"text/tabwriter"
+)
+
+// Report is the JSON document of `strata simulate --json`: the run's
+// inputs and one Result per policy, in the order the policies were given.
+type Report struct {
+	Trace      string  `json:"trace"`
+	Cluster    string  `json:"cluster"`
+	IntervalS  float64 `json:"interval_s"`
+	Seed       int64   `json:"seed"`
+	TraceJobs  int     `json:"trace_jobs"`
+	SkippedBad int     `json:"skipped_rows"`
+	CPUOnly    int     `json:"cpu_only_rows"`
+	// Published is the average of each jct_* column of the trace (JCTs
+	// other schedulers published for exactly these jobs), by scheduler.
+	Published map[string]float64 `json:"published,omitempty"`
+	Results   []*Result          `json:"results"`
+}
+
+// Published averages the trace's per-job published JCT columns.
+func Published(tr *Trace) map[string]float64 {
+	sum, n := map[string]float64{}, map[string]int{}
+	for _, j := range tr.Jobs {
+		for k, v := range j.Published {
+			sum[k] += v
+			n[k]++
+		}
+	}
+	if len(sum) == 0 {
+		return nil
+	}
+	out := make(map[string]float64, len(sum))
+	for k, s := range sum {
+		out[k] = round(s/float64(n[k]), 1)
+	}
+	return out
+}
+
+// WriteJSON writes the report as one indented JSON object.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r); err != nil {
+		return fmt.Errorf("write simulation json: %w", err)
+	}
+	return nil
+}
+
+// WriteTable writes the report as a readable table.
+func (r *Report) WriteTable(w io.Writer) error {
+	fmt.Fprintf(w, "trace %s: %d jobs on %s, interval %gs, seed %d (predictor: oracle = true durations)\n",
+		r.Trace, r.TraceJobs, r.Cluster, r.IntervalS, r.Seed)
+	if r.SkippedBad > 0 || r.CPUOnly > 0 {
+		fmt.Fprintf(w, "skipped %d malformed rows, ignored %d CPU-only rows\n", r.SkippedBad, r.CPUOnly)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "policy\tjobs\tavg JCT s\tp50\tp95\tp99\tavg queue s\tmakespan s\tGPU util\tkWh\tavg GPUs\trestarts\tflags\t")
+	for _, x := range r.Results {
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.3f\t%.1f\t%.2f\t%d\t%s\t\n",
+			x.Policy, x.Jobs, x.AvgJCT, x.P50JCT, x.P95JCT, x.P99JCT, x.AvgQueue, x.Makespan,
+			x.GPUUtil, x.EnergyKWh, x.AvgStartGPUs, x.Preemptions+x.Resizes, flags(x))
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("write simulation table: %w", err)
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.Published)) {
+		fmt.Fprintf(w, "published %s: avg JCT %.0f s\n", k, r.Published[k])
+	}
+	return nil
+}
+
+// flags lists the anomalies of a run ("-" when none).
+func flags(x *Result) string {
+	s := ""
+	add := func(n int, what string) {
+		if n > 0 {
+			s += fmt.Sprintf("%s%d %s", sep(s), n, what)
+		}
+	}
+	add(x.HonestyViolations, "honesty-violations")
+	add(x.RejectedStarts, "rejected-starts")
+	add(x.RejectedResizes, "rejected-resizes")
+	add(x.LinearScaled, "linear-scaled")
+	add(x.Dropped, "dropped")
+	add(x.Unfinished, "unfinished")
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func sep(s string) string {
+	if s == "" {
+		return ""
+	}
+	return ", "
+}

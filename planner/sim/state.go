@@ -1,0 +1,170 @@
+package sim
+
+import (
+	"math"
+	"slices"
+	"time"
+
+	"github.com/strata-hpc/strata/planner"
+)
+
+// simEpoch is the wall-clock time of simulated t = 0 (snapshots carry
+// absolute times; policies never read a clock).
+var simEpoch = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
+
+func simTime(s float64) time.Time {
+	return simEpoch.Add(time.Duration(math.Round(s * 1e9)))
+}
+
+type phase uint8
+
+const (
+	phaseFuture phase = iota
+	phasePending
+	phaseRunning
+	phaseDone
+	phaseDropped
+)
+
+// job is the simulation state of one trace job.
+type job struct {
+	tj    *TraceJob
+	pj    planner.Job // the Slurm view (request fields fixed at arrival)
+	phase phase
+	// remaining is the fraction of the work left; dur the run time of the
+	// whole job on the current allocation; penalty restart seconds left.
+	remaining, dur, penalty float64
+	gpus                    int
+	slots                   []slot
+	lastT, runStart         float64
+	firstStart, end         float64
+	attained                float64
+	restarts                int
+}
+
+// endAt is the completion time of a running job if nothing changes.
+func (j *job) endAt() float64 { return j.lastT + j.penalty + j.remaining*j.dur }
+
+// engine is one run's mutable state.
+type engine struct {
+	cfg     Config
+	name    string
+	policy  planner.Policy
+	reshape bool
+	cl      *cluster
+	jobs    []job
+	next    int   // index of the next job to arrive
+	pending []int // job indices, ascending (= ascending ID)
+	running []int
+	done    int
+	busy    float64 // busy GPU-seconds
+	res     Result
+	series  []Point
+}
+
+func newEngine(cfg Config, tr *Trace, name string, p planner.Policy) *engine {
+	e := &engine{cfg: cfg, name: name, policy: p, reshape: MayReshape(name), cl: newCluster(cfg.Cluster)}
+	e.res.Policy = name
+	e.res.Predictor = "oracle"
+	e.jobs = make([]job, len(tr.Jobs))
+	total := cfg.Cluster.TotalGPUs()
+	for i := range tr.Jobs {
+		tj := &tr.Jobs[i]
+		j := &e.jobs[i]
+		j.tj, j.firstStart, j.remaining = tj, -1, 1
+		j.pj = e.requestView(int64(i+1), tj)
+		if tj.GPUs > total {
+			j.phase = phaseDropped
+			e.res.Dropped++
+		}
+	}
+	return e
+}
+
+// requestView is the pending Slurm job of a trace row: per-node GPUs when
+// the request divides evenly over its nodes, else a per-job count.
+func (e *engine) requestView(id int64, tj *TraceJob) planner.Job {
+	spec := e.cl.spec
+	nodes := tj.Nodes
+	if nodes <= 0 {
+		nodes = (tj.GPUs + spec.GPUsPerNode - 1) / spec.GPUsPerNode
+	}
+	nodes = max(1, nodes)
+	pj := planner.Job{
+		ID: id, Name: tj.Name, User: tj.User, Partition: spec.Partition, State: planner.JobPending,
+		SubmitTime: simTime(tj.Submit), Priority: 1, GPUType: spec.GPUType, Nodes: nodes,
+		CPUs:     tj.GPUs * (spec.CPUsPerNode / spec.GPUsPerNode),
+		MemoryMB: int64(tj.GPUs) * (spec.MemoryMBPerNode / int64(spec.GPUsPerNode)),
+		Comment:  e.cfg.Range.comment(e.cfg.Truth, tj, spec.TotalGPUs()),
+	}
+	if pj.Name == "" {
+		pj.Name = "job-" + tj.ID
+	}
+	if pj.User == "" {
+		pj.User = "user"
+	}
+	if tj.GPUs%nodes == 0 && tj.GPUs/nodes <= spec.GPUsPerNode {
+		pj.GPUsPerNode = tj.GPUs / nodes
+	} else {
+		pj.GPUsPerJob = tj.GPUs
+	}
+	return pj
+}
+
+// advance moves running jobs to time t, completing those that end by t.
+func (e *engine) advance(t float64) {
+	kept := e.running[:0]
+	for _, i := range e.running {
+		j := &e.jobs[i]
+		if end := j.endAt(); end <= t {
+			e.account(j, end-j.lastT)
+			e.cl.release(j.slots)
+			j.slots, j.phase, j.end, j.remaining = nil, phaseDone, end, 0
+			e.done++
+			continue
+		}
+		dt := t - j.lastT
+		e.account(j, dt)
+		p := min(dt, j.penalty)
+		j.penalty -= p
+		if j.dur > 0 {
+			j.remaining = max(0, j.remaining-(dt-p)/j.dur)
+		}
+		j.lastT = t
+		kept = append(kept, i)
+	}
+	e.running = kept
+}
+
+func (e *engine) account(j *job, dt float64) {
+	gs := float64(j.gpus) * dt
+	j.attained += gs
+	e.busy += gs
+}
+
+// arrive moves jobs submitted by t into the pending queue.
+func (e *engine) arrive(t float64) {
+	for ; e.next < len(e.jobs) && e.jobs[e.next].tj.Submit <= t; e.next++ {
+		j := &e.jobs[e.next]
+		if j.phase == phaseDropped {
+			continue
+		}
+		j.phase = phasePending
+		e.pending = append(e.pending, e.next) // arrivals come in index order
+	}
+}
+
+// sample records the cluster state at a simulated tick.
+func (e *engine) sample(t float64) {
+	used := e.cl.spec.TotalGPUs() - e.cl.free
+	if n := len(e.series); n > 0 && e.series[n-1].Busy == used && e.series[n-1].Pending == len(e.pending) {
+		return // unchanged; plots draw steps
+	}
+	e.series = append(e.series, Point{T: t, Busy: used, Pending: len(e.pending)})
+}
+
+// insertSorted adds i to an ascending index list.
+func insertSorted(list []int, i int) []int {
+	at, _ := slices.BinarySearch(list, i)
+	return slices.Insert(list, at, i)
+}
