@@ -29,6 +29,10 @@ type island struct {
 	jobs    []*jobInfo // pending jobs of the partition, by ID
 	running []*jobInfo
 	static  map[[4]int64]bool // staticFits memo
+	// SMD per-island state (prepareIsland).
+	freeGPU  int
+	releases []release
+	mu       float64 // queue price of a GPU-second
 }
 
 // jobInfo is a job with its parsed hints and derived limits.

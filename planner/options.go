@@ -69,8 +69,12 @@ type Options struct {
 	// StarvationAge: a pending job that waited longer is promoted ahead of
 	// the normal order (aging). Default 24 h.
 	StarvationAge time.Duration
-	// MaxOptionsPerJob caps SMD's (workers, PS) grid per job. Default 24.
+	// MaxOptionsPerJob caps SMD's worker counts per job (each with up to
+	// four PS counts). Default 12.
 	MaxOptionsPerJob int
+	// GPUWatts is the mean power of a busy GPU for the energy term of SMD's
+	// objective. Default 300 W.
+	GPUWatts float64
 }
 
 // PSComm names a parameter-server communication model.

@@ -1,8 +1,21 @@
 package planner
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+)
 
-// SMD is the sum-of-ratios multi-dimensional-knapsack planner.
+// SMD is the SMD-style planner (algorithms.md A1.4–A1.5): per job a grid
+// of (workers, PS) options inside the user's ranges, a multiple-choice
+// multi-dimensional knapsack over free GPUs, CPUs, memory and burst-buffer
+// capacity with cost ω·T (+ energy and tardiness terms), solved exactly on
+// small islands and by Lagrangian relaxation with repair otherwise, then a
+// placement check on real nodes and a backfill pass. With ratio=true
+// ("smd-ratio") the knapsack is solved by the sum-of-ratios iteration
+// (A1.3), warm-started from the direct solution. SMD never preempts or
+// resizes running jobs.
 type SMD struct {
 	o     Options
 	ratio bool
@@ -10,8 +23,184 @@ type SMD struct {
 
 var _ Policy = (*SMD)(nil)
 
+func (p *SMD) name() string {
+	if p.ratio {
+		return "smd-ratio"
+	}
+	return "smd"
+}
+
 // Plan implements Policy.
 func (p *SMD) Plan(ctx context.Context, s *Snapshot) (Plan, error) {
-	lp := &listPolicy{name: "smd", o: p.o, key: func(_ *jobInfo, dur float64) float64 { return dur }}
-	return lp.plan(ctx, s)
+	c, err := newCycle(ctx, s, &p.o)
+	if err != nil {
+		return Plan{}, err
+	}
+	var pls []*planned
+	for _, ji := range c.orphans {
+		if ji.job.State == JobPending {
+			pls = append(pls, c.keepDecision(ji))
+		}
+	}
+	for _, isl := range c.islands {
+		if err := ctx.Err(); err != nil {
+			return Plan{}, fmt.Errorf("plan snapshot %s: %w", s.ID, err)
+		}
+		pls = append(pls, p.planIsland(c, isl)...)
+	}
+	return c.finalize(p.name(), pls), nil
+}
+
+// smdItem is a job in the knapsack with its options.
+type smdItem struct {
+	pl   *planned
+	opts []option // options the knapsack may choose (after reservations)
+	all  []option // every feasible option
+	base int      // index of opts[0] in the knapsack arena
+	null float64
+}
+
+func (p *SMD) planIsland(c *cycle, isl *island) []*planned {
+	var out []*planned
+	var items []*smdItem
+	c.prepareIsland(isl)
+	for _, ji := range isl.jobs {
+		if ji.keep {
+			out = append(out, c.keepDecision(ji))
+			continue
+		}
+		sh, _ := c.jobShape(ji)
+		pl := &planned{ji: ji, action: ActionUpdate, ranked: true, w: ji.req, p: psFor(ji, ji.req), sh: sh}
+		out = append(out, pl)
+		opts := c.options(ji, c.s.Now)
+		if len(opts) == 0 {
+			c.noOption(pl)
+			continue
+		}
+		items = append(items, &smdItem{pl: pl, opts: opts, all: opts, null: c.nullCost(isl, ji, opts)})
+	}
+	c.reserveForAged(isl, items)
+	m := c.knapsack(isl, items)
+	choice, lambda := m.solve()
+	if p.ratio {
+		den := make([]float64, len(m.cost))
+		for i, it := range items {
+			for k, o := range it.opts {
+				den[m.first[i]+k] = float64(o.w * max(1, o.p))
+			}
+		}
+		if x, _ := m.solveRatioFrom(choice, den); m.total(x) <= m.total(choice) {
+			choice = x
+		}
+	}
+	c.admit(items, m, choice)
+	c.backfill(items)
+	for _, it := range items {
+		if !it.pl.start {
+			c.waitOption(it, m, lambda)
+		}
+	}
+	return out
+}
+
+// nullCost is the cost of not starting now: for the best option, its cost
+// plus the weighted wait until running jobs release enough GPUs for it (at
+// least one interval).
+func (c *cycle) nullCost(isl *island, ji *jobInfo, opts []option) float64 {
+	best := math.Inf(1)
+	for _, o := range opts {
+		wait := math.Max(c.o.Interval.Seconds(), isl.waitFor(o.w-isl.freeGPU).Seconds())
+		v := ji.weight * wait
+		if ji.aged {
+			v *= agedFactor
+		}
+		best = math.Min(best, o.cost+v)
+	}
+	return best
+}
+
+// noOption explains a job none of whose shapes the partition can hold.
+func (c *cycle) noOption(pl *planned) {
+	ji := pl.ji
+	r := ReasonNoShapeFits
+	if ji.memPerW > 0 {
+		if _, ok := c.shapeFor(ji.isl, ji.gmin, ji.cpuPerW, 0); ok {
+			r = ReasonMemoryInfeasible
+		}
+	}
+	pl.reasons = append([]Reason{r}, sizeReasons(ji, pl.w)...)
+	pl.detail = fmt.Sprintf("partition %s: largest usable node has %d GPUs, %d usable nodes",
+		ji.isl.part.Name, ji.isl.maxGPN, len(ji.isl.nodes))
+}
+
+// knapsack builds the MCMKP of the island: resources GPU, CPU, memory and
+// one dimension per burst-buffer pool.
+func (c *cycle) knapsack(isl *island, items []*smdItem) *mcmkp {
+	g, cpu, mem := c.free(isl)
+	r := 3 + len(c.pools)
+	capacity := append([]float64{float64(g), float64(cpu), float64(mem)}, make([]float64, len(c.pools))...)
+	for k, f := range c.bbFree {
+		capacity[3+k] = float64(f)
+	}
+	m := newMCMKP(r, capacity)
+	costs, weights := []float64{}, [][]float64{}
+	for _, it := range items {
+		costs, weights = costs[:0], weights[:0]
+		for _, o := range it.opts {
+			q := make([]float64, r)
+			q[0], q[1], q[2] = o.gpu, o.cpu, o.mem
+			if it.pl.ji.bbPool >= 0 {
+				q[3+it.pl.ji.bbPool] = float64(it.pl.ji.bb)
+			}
+			costs, weights = append(costs, o.cost), append(weights, q)
+		}
+		it.base = len(m.cost)
+		m.add(it.null, costs, weights)
+	}
+	return m
+}
+
+// admit places the knapsack's admitted jobs in order of weighted duration,
+// falling back to the job's other options when fragmentation prevents the
+// chosen shape.
+func (c *cycle) admit(items []*smdItem, m *mcmkp, choice []int) {
+	var idx []int
+	for i, o := range choice {
+		if o >= 0 {
+			idx = append(idx, i)
+		}
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		x, y := items[idx[a]], items[idx[b]]
+		return m.cost[choice[idx[a]]]/x.pl.ji.weight < m.cost[choice[idx[b]]]/y.pl.ji.weight
+	})
+	for _, i := range idx {
+		it := items[i]
+		c.tryStart(it, it.opts[choice[i]-m.first[i]])
+	}
+}
+
+// backfill starts waiting jobs that still fit, shortest weighted first.
+func (c *cycle) backfill(items []*smdItem) {
+	var wait []*smdItem
+	for _, it := range items {
+		if !it.pl.start {
+			wait = append(wait, it)
+		}
+	}
+	sort.SliceStable(wait, func(a, b int) bool { return minCost(wait[a]) < minCost(wait[b]) })
+	for _, it := range wait {
+		if g, _, _ := c.free(it.pl.ji.isl); g == 0 {
+			return
+		}
+		c.tryStart(it, option{w: -1})
+	}
+}
+
+func minCost(it *smdItem) float64 {
+	best := math.Inf(1)
+	for _, o := range it.opts {
+		best = math.Min(best, o.cost/it.pl.ji.weight)
+	}
+	return best
 }

@@ -29,8 +29,9 @@ func (o Options) modelDefaults() Options {
 		o.StarvationAge = 24 * time.Hour
 	}
 	if o.MaxOptionsPerJob <= 0 {
-		o.MaxOptionsPerJob = 24
+		o.MaxOptionsPerJob = 12
 	}
+	def(&o.GPUWatts, 300)
 	if o.PSComm == "" {
 		o.PSComm = PSCommOverlap
 	}

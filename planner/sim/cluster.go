@@ -140,6 +140,9 @@ func (c *cluster) release(slots []slot) {
 // nothing, when the shape does not fit.
 func (c *cluster) place(owner, perNode, count, total int, prefer []string) ([]slot, bool) {
 	if perNode <= 0 {
+		if out, ok := c.placePreferred(owner, total, prefer); ok {
+			return out, true
+		}
 		return c.placeTotal(owner, total)
 	}
 	if count < 1 || perNode > c.spec.GPUsPerNode || perNode*count > c.free {
@@ -181,6 +184,32 @@ func (c *cluster) preferred(perNode, count int, prefer []string) []int {
 		out = append(out, ni)
 	}
 	return out
+}
+
+// placePreferred takes total GPUs from the named nodes in order, or
+// nothing when they do not have enough free GPUs together.
+func (c *cluster) placePreferred(owner, total int, prefer []string) ([]slot, bool) {
+	take := map[int]int{}
+	need := total
+	for _, name := range prefer {
+		ni, ok := c.byName[name]
+		if !ok || need == 0 {
+			continue
+		}
+		k := min(need, c.nodes[ni].free-take[ni])
+		take[ni] += k
+		need -= k
+	}
+	if need > 0 || total < 1 {
+		return nil, false
+	}
+	var out []slot
+	for ni := range c.nodes {
+		if k := take[ni]; k > 0 {
+			out = append(out, c.take(ni, k, owner))
+		}
+	}
+	return out, true
 }
 
 // placeTotal packs total GPUs: one best-fit node when possible, else the

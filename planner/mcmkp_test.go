@@ -1,0 +1,106 @@
+package planner
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// randomInstance builds a small MCMKP resembling SMD: each item has options
+// with more GPUs → shorter time; null costs a cycle plus the fastest time.
+func randomInstance(rng *rand.Rand, items, maxOpts int) (*mcmkp, []float64) {
+	capacity := []float64{float64(4 + rng.IntN(12)), float64(16 + rng.IntN(48)), 100 + rng.Float64()*200}
+	m := newMCMKP(3, capacity)
+	var den []float64
+	for range items {
+		k := 1 + rng.IntN(maxOpts)
+		base := 100 + rng.Float64()*1000
+		weight := 0.5 + rng.Float64()*2
+		var costs []float64
+		var ws [][]float64
+		best := math.Inf(1)
+		for o := range k {
+			w := 1 << o
+			eff := 0.5 + 0.5*rng.Float64()
+			t := base / (1 + eff*float64(w-1))
+			costs = append(costs, weight*t)
+			ws = append(ws, []float64{float64(w), float64(w * (1 + rng.IntN(4))), float64(w) * (5 + rng.Float64()*20)})
+			den = append(den, float64(w))
+			best = math.Min(best, t)
+		}
+		m.add(weight*(60+best), costs, ws)
+	}
+	return m, den
+}
+
+// exhaustive enumerates every choice.
+func exhaustive(m *mcmkp) float64 {
+	n := m.items()
+	cur := make([]int, n)
+	best := math.Inf(1)
+	var rec func(i int)
+	rec = func(i int) {
+		if i == n {
+			if m.feasible(cur) {
+				best = math.Min(best, m.total(cur))
+			}
+			return
+		}
+		cur[i] = -1
+		rec(i + 1)
+		for o := m.first[i]; o < m.first[i+1]; o++ {
+			cur[i] = o
+			rec(i + 1)
+		}
+	}
+	rec(0)
+	return best
+}
+
+func TestMCMKPAgreesWithExhaustive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const cases = 300
+	var ratioAgree, lagAgree, warmAgree int
+	var lagGap, ratioGap float64
+	for c := range cases {
+		m, den := randomInstance(rng, 2+rng.IntN(5), 4)
+		want := exhaustive(m)
+		exact := m.solveExact()
+		if !m.feasible(exact) || math.Abs(m.total(exact)-want) > 1e-6 {
+			t.Fatalf("case %d: exact = %v (feasible %v), exhaustive = %v", c, m.total(exact), m.feasible(exact), want)
+		}
+		ratio, _ := m.solveRatio(den)
+		if !m.feasible(ratio) {
+			t.Fatalf("case %d: ratio solution infeasible", c)
+		}
+		if math.Abs(m.total(ratio)-want) <= 1e-6 {
+			ratioAgree++
+		}
+		ratioGap = math.Max(ratioGap, m.total(ratio)/want-1)
+		warm, _ := m.solveRatioFrom(exact, den)
+		if math.Abs(m.total(warm)-want) <= 1e-6 {
+			warmAgree++
+		}
+		lag, _ := m.solveLagrange(lagrangeIters)
+		if !m.feasible(lag) {
+			t.Fatalf("case %d: lagrange solution infeasible", c)
+		}
+		if math.Abs(m.total(lag)-want) <= 1e-6 {
+			lagAgree++
+		}
+		lagGap += m.total(lag)/want - 1
+	}
+	t.Logf("sum-of-ratios (greedy start) optimal in %d/%d, worst gap %.2f%%; warm-started %d/%d; "+
+		"lagrange+repair optimal in %d/%d, mean gap %.3f%%",
+		ratioAgree, cases, 100*ratioGap, warmAgree, cases, lagAgree, cases, 100*lagGap/cases)
+	if warmAgree != cases {
+		t.Errorf("warm-started sum-of-ratios matched the optimum in %d of %d cases, want all", warmAgree, cases)
+	}
+	if ratioAgree < cases*95/100 || ratioGap > 0.05 {
+		t.Errorf("cold sum-of-ratios matched the optimum in %d of %d cases (worst gap %.3f), want ≥ 95%% and ≤ 5%%",
+			ratioAgree, cases, ratioGap)
+	}
+	if lagGap/cases > 0.01 {
+		t.Errorf("lagrange+repair mean gap %.4f, want ≤ 1%%", lagGap/cases)
+	}
+}

@@ -1,0 +1,190 @@
+package planner
+
+import (
+	"math"
+	"slices"
+	"sort"
+	"time"
+)
+
+// option is one (workers, PS) choice of a job with its shape, predicted
+// duration, cost and resource demand.
+type option struct {
+	w, p      int
+	sh        shape
+	dur       time.Duration
+	durReason Reason
+	cost      float64
+	gpu, cpu  float64
+	mem       float64 // MB
+}
+
+// workerGrid is the capped set of worker counts SMD considers: the range
+// ends, powers of two, whole-node multiples (and the request) inside
+// [gmin, gmax]; at most limit values, keeping the ends.
+func workerGrid(ji *jobInfo, nodeGPUs, limit int) []int {
+	if ji.fixed {
+		return []int{ji.req}
+	}
+	set := []int{ji.gmin, ji.gmax}
+	if ji.req >= ji.gmin && ji.req <= ji.gmax {
+		set = append(set, ji.req)
+	}
+	for w := 1; w <= ji.gmax; w *= 2 {
+		if w > ji.gmin {
+			set = append(set, w)
+		}
+	}
+	for k := 1; nodeGPUs > 0 && k*nodeGPUs <= ji.gmax && k <= 16; k++ {
+		if k*nodeGPUs > ji.gmin {
+			set = append(set, k*nodeGPUs)
+		}
+	}
+	sort.Ints(set)
+	set = slices.Compact(set)
+	return thin(set, limit)
+}
+
+// psGrid is the PS counts considered for w workers.
+func psGrid(ji *jobInfo, w int) []int {
+	if ji.pmax == 0 {
+		return []int{0}
+	}
+	var set []int
+	if ji.psAuto {
+		set = []int{1, max(1, w/4), max(1, w/2), w}
+	} else {
+		set = []int{ji.pmin, ji.pmax}
+		for p := 1; p < ji.pmax; p *= 2 {
+			if p > ji.pmin {
+				set = append(set, p)
+			}
+		}
+	}
+	sort.Ints(set)
+	return thin(slices.Compact(set), 4)
+}
+
+// thin keeps at most n values of a sorted set, always the first and last.
+func thin(set []int, n int) []int {
+	if len(set) <= n || n < 2 {
+		return set
+	}
+	out := make([]int, 0, n)
+	for k := range n {
+		out = append(out, set[k*(len(set)-1)/(n-1)])
+	}
+	return slices.Compact(out)
+}
+
+// options enumerates the job's feasible options. Options whose modelled
+// duration exceeds the time limit (Slurm would kill the job) are dropped
+// unless none is left; dominated options (no faster, no smaller) too.
+func (c *cycle) options(ji *jobInfo, now time.Time) []option {
+	isl := ji.isl
+	var out []option
+	for _, w := range workerGrid(ji, isl.maxGPN, c.o.MaxOptionsPerJob) {
+		sh, ok := c.shapeFor(isl, w, ji.cpuPerW, ji.memPerW)
+		if ji.fixed {
+			sh, ok = c.jobShape(ji)
+		}
+		if !ok || (ji.model.kind == kindCurve && !curveCovers(ji.model.curve, w)) {
+			continue
+		}
+		for _, p := range psGrid(ji, w) {
+			d, r := c.durationAt(ji, w, p)
+			out = append(out, option{w: w, p: p, sh: sh, dur: d, durReason: r,
+				gpu: float64(w), cpu: float64(cpuNeed(ji.cpuPerW, w) + p*max(1, cpuNeed(ji.cpuPerW, 1))),
+				mem: float64(ji.memPerW * int64(w))})
+		}
+	}
+	if tl := ji.job.TimeLimit; tl > 0 && len(out) > 1 {
+		kept := out[:0:0]
+		for _, o := range out {
+			if o.dur <= tl {
+				kept = append(kept, o)
+			}
+		}
+		if len(kept) == 0 {
+			kept = append(kept, fastest(out))
+		}
+		out = kept
+	}
+	for k := range out {
+		out[k].cost = c.optionCost(ji, &out[k], now)
+	}
+	return prune(out)
+}
+
+func curveCovers(cv *ScalingCurve, w int) bool {
+	_, ok := cv.stepSeconds(w)
+	return ok
+}
+
+func fastest(os []option) option {
+	best := os[0]
+	for _, o := range os[1:] {
+		if o.dur < best.dur {
+			best = o
+		}
+	}
+	return best
+}
+
+// optionCost is ω·T + μ·w·T (the GPU time taken from the queue, priced at
+// the queue's weight per GPU) + λ_E·energy (kWh at GPUWatts per GPU, scaled by the
+// energy= preference) + λ_T·tardiness (s).
+func (c *cycle) optionCost(ji *jobInfo, o *option, now time.Time) float64 {
+	t := o.dur.Seconds()
+	cost := ji.weight*t + ji.isl.mu*float64(o.w)*t
+	if c.o.EnergyWeight > 0 {
+		kwh := t / 3600 * float64(o.w) * c.o.GPUWatts / 1000
+		cost += c.o.EnergyWeight * energyScale(ji.hints.Energy) * kwh
+	}
+	if c.o.TardinessWeight > 0 && !ji.deadline.IsZero() {
+		late := now.Add(o.dur).Sub(ji.deadline).Seconds()
+		cost += c.o.TardinessWeight * math.Max(0, late)
+	}
+	if ji.aged {
+		cost *= agedFactor
+	}
+	return cost
+}
+
+// agedFactor scales the costs of aged jobs so the knapsack serves them
+// first when they fit.
+const agedFactor = 1000
+
+func energyScale(e EnergyPref) float64 {
+	switch e {
+	case EnergyMin:
+		return 2
+	case EnergyTime:
+		return 0
+	}
+	return 1
+}
+
+// prune drops options that another option beats on duration without
+// using more GPUs, CPUs or memory.
+func prune(os []option) []option {
+	out := os[:0:0]
+	for i, a := range os {
+		dominated := false
+		for k, b := range os {
+			if k == i {
+				continue
+			}
+			better := b.cost <= a.cost && b.gpu <= a.gpu && b.cpu <= a.cpu && b.mem <= a.mem
+			strictly := b.cost < a.cost || b.gpu < a.gpu || b.cpu < a.cpu || b.mem < a.mem
+			if better && (strictly || k < i) {
+				dominated = true
+				break
+			}
+		}
+		if !dominated {
+			out = append(out, a)
+		}
+	}
+	return out
+}

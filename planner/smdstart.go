@@ -1,0 +1,164 @@
+package planner
+
+import (
+	"math"
+	"sort"
+	"time"
+)
+
+// tryStart starts the job now with the first option that can be placed:
+// first (when first.w > 0), then its other options by increasing cost
+// that still beat waiting. It reports whether the job starts.
+func (c *cycle) tryStart(it *smdItem, first option) bool {
+	ji := it.pl.ji
+	cands := make([]option, 0, len(it.opts)+1)
+	if first.w > 0 {
+		cands = append(cands, first)
+	}
+	rest := append([]option(nil), it.opts...)
+	sort.SliceStable(rest, func(a, b int) bool { return rest[a].cost < rest[b].cost })
+	for _, o := range rest {
+		if o.cost < it.null {
+			cands = append(cands, o)
+		}
+	}
+	if ji.bbPool >= 0 && c.bbFree[ji.bbPool] < ji.bb {
+		return false
+	}
+	for _, o := range cands {
+		nodes, ok := c.place(ji.isl, o.sh, ji.cpuPerW, ji.memPerW)
+		if !ok {
+			continue
+		}
+		if ji.bbPool >= 0 {
+			c.bbFree[ji.bbPool] -= ji.bb
+		}
+		pl := it.pl
+		pl.start, pl.nodes = true, nodes
+		pl.w, pl.p, pl.sh, pl.dur = o.w, o.p, o.sh, o.dur
+		pl.key = o.cost / ji.weight
+		pl.reasons = append(append([]Reason{ReasonAdmitted}, sizeReasons(ji, o.w)...), o.durReason)
+		return true
+	}
+	return false
+}
+
+// waitOption chooses the allocation a waiting job is rewritten to: the
+// option cheapest under the knapsack's final resource prices, or (exact
+// solver, no prices) the one with the least GPU time.
+func (c *cycle) waitOption(it *smdItem, m *mcmkp, lambda []float64) {
+	ji := it.pl.ji
+	best, bestV := -1, math.Inf(1)
+	for k, o := range it.all {
+		v := o.dur.Seconds() * float64(o.w)
+		if lambda != nil && k < len(it.opts) && len(it.opts) == len(it.all) {
+			v = o.cost + m.price(it.base+k, lambda)
+		}
+		if v < bestV {
+			best, bestV = k, v
+		}
+	}
+	o := it.all[best]
+	pl := it.pl
+	pl.w, pl.p, pl.sh, pl.dur = o.w, o.p, o.sh, o.dur
+	pl.key = o.dur.Seconds() * float64(max(1, o.w)) / ji.weight
+	r := ReasonWaitResources
+	if ji.bbPool >= 0 && c.bbFree[ji.bbPool] < ji.bb {
+		r = ReasonBurstBufferFull
+	}
+	pl.reasons = append(append([]Reason{r}, sizeReasons(ji, o.w)...), o.durReason)
+}
+
+// reserveForAged protects aged jobs from starvation, EASY-backfill style:
+// aged jobs are served first (agedFactor); the first aged job that cannot
+// fit now gets a reservation at the time running jobs free enough GPUs,
+// and other jobs keep only options that end before that time.
+func (c *cycle) reserveForAged(isl *island, items []*smdItem) {
+	var aged []*smdItem
+	for _, it := range items {
+		if it.pl.ji.aged {
+			aged = append(aged, it)
+		}
+	}
+	sort.SliceStable(aged, func(a, b int) bool {
+		return aged[a].pl.ji.job.SubmitTime.Before(aged[b].pl.ji.job.SubmitTime)
+	})
+	free, _, _ := c.free(isl)
+	for _, it := range aged {
+		need := math.MaxInt
+		for _, o := range it.opts {
+			need = min(need, o.w)
+		}
+		if need <= free {
+			free -= need
+			continue
+		}
+		shadow := c.shadowTime(isl, need-free)
+		for _, other := range items {
+			if other.pl.ji.aged {
+				continue
+			}
+			kept := other.opts[:0:0]
+			for _, o := range other.opts {
+				if !c.s.Now.Add(o.dur).After(shadow) {
+					kept = append(kept, o)
+				}
+			}
+			other.opts = kept
+		}
+		return
+	}
+}
+
+// prepareIsland computes what SMD's costs need per island: free GPUs,
+// the release curve of running jobs, and the queue price μ.
+func (c *cycle) prepareIsland(isl *island) {
+	isl.freeGPU, _, _ = c.free(isl)
+	isl.releases = isl.releases[:0]
+	for _, ji := range isl.running {
+		isl.releases = append(isl.releases, release{c.runningEnd(ji).Sub(c.s.Now), ji.req})
+	}
+	sort.Slice(isl.releases, func(a, b int) bool { return isl.releases[a].after < isl.releases[b].after })
+	for k := 1; k < len(isl.releases); k++ {
+		isl.releases[k].gpus += isl.releases[k-1].gpus
+	}
+	var w float64
+	total := 0
+	for _, i := range isl.nodes {
+		total += c.nodes[i].gpus
+	}
+	for _, ji := range isl.jobs {
+		if !ji.keep {
+			w += ji.weight
+		}
+	}
+	isl.mu = 0
+	if total > 0 {
+		isl.mu = w / float64(total)
+	}
+}
+
+// release says running jobs free gpus GPUs (cumulative) after a delay.
+type release struct {
+	after time.Duration
+	gpus  int
+}
+
+// waitFor is the delay until running jobs have released need GPUs
+// (StarvationAge when they never do; 0 when need ≤ 0).
+func (isl *island) waitFor(need int) time.Duration {
+	if need <= 0 {
+		return 0
+	}
+	k := sort.Search(len(isl.releases), func(k int) bool { return isl.releases[k].gpus >= need })
+	if k == len(isl.releases) {
+		return 24 * time.Hour
+	}
+	return isl.releases[k].after
+}
+
+// shadowTime is when running jobs of the island will have released need
+// more GPUs.
+func (c *cycle) shadowTime(isl *island, need int) time.Time {
+	return c.s.Now.Add(isl.waitFor(need))
+}
