@@ -75,7 +75,9 @@ func BurstBuffer(bytes int64, pool string) JobOpt {
 }
 
 // Attained sets the attained GPU service (Tiresias).
-func Attained(gpuSeconds float64) JobOpt { return func(j *planner.Job) { j.AttainedGPUSeconds = gpuSeconds } }
+func Attained(gpuSeconds float64) JobOpt {
+	return func(j *planner.Job) { j.AttainedGPUSeconds = gpuSeconds }
+}
 
 // Pending adds a pending job requesting gpus GPUs on one node per job
 // (tres_per_job), with a comment. Defaults: submitted at Now, 2 CPUs and
