@@ -40,9 +40,13 @@ func (p Problem) String() string {
 	if p.Number != 0 {
 		fmt.Fprintf(&b, "slurm error %d: ", p.Number)
 	}
-	b.WriteString(p.Message)
-	if p.Description != "" && p.Description != p.Message {
-		b.WriteString(" (" + p.Description + ")")
+	msg, desc := p.Message, p.Description
+	if msg == "" {
+		msg, desc = desc, ""
+	}
+	b.WriteString(msg)
+	if desc != "" && desc != msg {
+		b.WriteString(" (" + desc + ")")
 	}
 	if p.Source != "" {
 		b.WriteString(" [" + p.Source + "]")
@@ -76,12 +80,12 @@ func (e *APIError) Unwrap() error { return interpretError(e) }
 
 // Slurm error numbers we translate (slurm/slurm_errno.h).
 const (
-	errnoAccessDenied   = 2002
-	errnoInvalidJobID   = 2017
-	errnoAlreadyDone    = 2021
-	errnoNotPending     = 2073
-	errnoJobFinished    = 2084
-	errnoInvalidNode    = 2008
+	errnoAccessDenied = 2002
+	errnoInvalidJobID = 2017
+	errnoAlreadyDone  = 2021
+	errnoNotPending   = 2073
+	errnoJobFinished  = 2084
+	errnoInvalidNode  = 2008
 )
 
 // interpretError maps an answer to one of the package's sentinels.

@@ -84,6 +84,9 @@ func parseTRESGPU(s string) (gpuGRES, error) {
 			fields = strings.Split(spec[1:], ":")
 		}
 		if hasEq {
+			if _, err := strconv.Atoi(count); err != nil {
+				return gpuGRES{}, fmt.Errorf("parse tres %q: gpu count %q is not a number", s, count)
+			}
 			fields = append(fields, count)
 		}
 		typ, n, err := typeAndCount(fields)

@@ -16,7 +16,7 @@ func (v *v0042) jobs(ctx context.Context) ([]planner.Job, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("list jobs: %w", err)
 	}
-	var body api.V0042OpenapiJobInfoResp
+	var body jobsRespV0042
 	if err := decodeV0042(resp, &body, func() (*api.V0042OpenapiErrors, *api.V0042OpenapiWarnings) {
 		return body.Errors, body.Warnings
 	}); err != nil {
@@ -34,14 +34,14 @@ func (v *v0042) job(ctx context.Context, id int64) (planner.Job, error) {
 	if err != nil {
 		return planner.Job{}, fmt.Errorf("read job %d: %w", id, err)
 	}
-	var body api.V0042OpenapiJobInfoResp
+	var body jobsRespV0042
 	if err := decodeV0042(resp, &body, func() (*api.V0042OpenapiErrors, *api.V0042OpenapiWarnings) {
 		return body.Errors, body.Warnings
 	}); err != nil {
 		return planner.Job{}, fmt.Errorf("read job %d: %w", id, err)
 	}
 	for i := range body.Jobs {
-		if int64(deref(body.Jobs[i].JobId)) == id {
+		if body.Jobs[i].JobID == id {
 			j, err := jobFromV0042(&body.Jobs[i])
 			if err != nil {
 				return planner.Job{}, fmt.Errorf("read job %d: %w", id, err)
@@ -62,7 +62,7 @@ func clusterV0042(m *api.V0042OpenapiMeta) string {
 // jobsFromV0042 translates every job; jobs whose strings cannot be parsed
 // are an error naming the job, since planning on a misread queue is worse
 // than not planning.
-func jobsFromV0042(in api.V0042JobInfoMsg) ([]planner.Job, error) {
+func jobsFromV0042(in []jobWireV0042) ([]planner.Job, error) {
 	out := make([]planner.Job, 0, len(in))
 	for i := range in {
 		j, err := jobFromV0042(&in[i])
@@ -74,51 +74,58 @@ func jobsFromV0042(in api.V0042JobInfoMsg) ([]planner.Job, error) {
 	return out, nil
 }
 
-func jobFromV0042(in *api.V0042JobInfo) (planner.Job, error) {
+func jobFromV0042(in *jobWireV0042) (planner.Job, error) {
 	j := planner.Job{
-		ID:           int64(deref(in.JobId)),
-		Name:         deref(in.Name),
-		User:         deref(in.UserName),
-		Account:      deref(in.Account),
-		Partition:    deref(in.Partition),
-		Reason:       deref(in.StateReason),
-		SubmitTime:   unixTime(in.SubmitTime),
-		Comment:      deref(in.Comment),
-		AdminComment: deref(in.AdminComment),
-		BurstBuffer:  deref(in.BurstBuffer),
+		ID:           in.JobID,
+		Name:         in.Name,
+		User:         in.UserName,
+		Account:      in.Account,
+		Partition:    in.Partition,
+		Reason:       in.StateReason,
+		SubmitTime:   unixSeconds(in.SubmitTime),
+		Comment:      in.Comment,
+		AdminComment: in.AdminComment,
+		BurstBuffer:  in.BurstBuffer,
 	}
-	if in.JobState != nil && len(*in.JobState) > 0 {
-		j.State = planner.JobState((*in.JobState)[0])
+	if len(in.JobState) > 0 {
+		j.State = planner.JobState(in.JobState[0])
 	}
 	if j.State == planner.JobRunning || j.State == planner.JobSuspended {
-		j.StartTime = unixTime(in.StartTime)
+		j.StartTime = unixSeconds(in.StartTime)
 	}
-	if m, ok := u32(in.TimeLimit); ok {
+	if m, ok := in.TimeLimit.value(); ok {
 		j.TimeLimit = time.Duration(m) * time.Minute
 	}
-	j.Priority, _ = u32(in.Priority)
-	n, _ := u32(in.NodeCount)
+	j.Priority, _ = in.Priority.value()
+	n, _ := in.NodeCount.value()
 	j.Nodes = max(1, int(n))
-	cpus, _ := u32(in.Cpus)
+	cpus, _ := in.Cpus.value()
 	j.CPUs = int(cpus)
 	j.MemoryMB = memoryV0042(in, j.Nodes, j.CPUs)
-	if err := fillGPUs(&j, deref(in.TresPerNode), deref(in.TresPerJob)); err != nil {
+	if err := fillGPUs(&j, in.TresPerNode, in.TresPerJob); err != nil {
 		return planner.Job{}, fmt.Errorf("job %d: %w", j.ID, err)
 	}
 	if err := fillBurstBuffer(&j); err != nil {
 		return planner.Job{}, fmt.Errorf("job %d: %w", j.ID, err)
 	}
-	if err := fillAllocation(&j, deref(in.Nodes), deref(in.GresDetail)); err != nil {
+	if err := fillAllocation(&j, in.Nodes, in.GresDetail); err != nil {
 		return planner.Job{}, fmt.Errorf("job %d: %w", j.ID, err)
 	}
 	return j, nil
 }
 
-func memoryV0042(in *api.V0042JobInfo, nodes, cpus int) int64 {
-	if m, ok := u64(in.MemoryPerNode); ok && m > 0 {
+func unixSeconds(v noValV0042) time.Time {
+	if s, ok := v.value(); ok && s > 0 {
+		return time.Unix(s, 0).UTC()
+	}
+	return time.Time{}
+}
+
+func memoryV0042(in *jobWireV0042, nodes, cpus int) int64 {
+	if m, ok := in.MemoryPerNode.value(); ok && m > 0 {
 		return m * int64(nodes)
 	}
-	if m, ok := u64(in.MemoryPerCpu); ok && m > 0 {
+	if m, ok := in.MemoryPerCpu.value(); ok && m > 0 {
 		return m * int64(max(1, cpus))
 	}
 	return 0

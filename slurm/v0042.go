@@ -1,9 +1,6 @@
 package slurm
 
 import (
-	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -35,10 +32,9 @@ func decodeV0042(resp *http.Response, out any, problems func() (*api.V0042Openap
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return decodeAPIError(resp)
 	}
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-		return fmt.Errorf("decode slurmrestd answer: %w", err)
+	if err := decodeJSON(resp.Body, out); err != nil {
+		return err
 	}
-	_, _ = io.Copy(io.Discard, resp.Body)
 	errs, warns := problems()
 	if errs != nil && len(*errs) > 0 {
 		return &APIError{Status: resp.StatusCode, Errors: problemsV0042(*errs), Warnings: warningsV0042(warns)}

@@ -27,6 +27,7 @@ type Server struct {
 	mu      sync.Mutex
 	files   map[string][]byte
 	jobs    []map[string]any
+	meta    any
 	writes  []Write
 	failing int // answer this many next requests with 503
 }
@@ -50,11 +51,12 @@ func NewServer(t testing.TB, dir string) *Server {
 	}
 	var env struct {
 		Jobs []map[string]any `json:"jobs"`
+		Meta any              `json:"meta"`
 	}
 	if err := json.Unmarshal(s.files["jobs.json"], &env); err != nil {
 		t.Fatalf("slurmtest: decode jobs.json: %v", err)
 	}
-	s.jobs = env.Jobs
+	s.jobs, s.meta = env.Jobs, env.Meta
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
 	return s
@@ -127,7 +129,7 @@ func (s *Server) raw(w http.ResponseWriter, name string) {
 }
 
 func (s *Server) reply(w http.ResponseWriter, status int, body map[string]any, errs []map[string]any) {
-	body["errors"], body["warnings"] = errs, []any{}
+	body["errors"], body["warnings"], body["meta"] = errs, []any{}, s.meta
 	if errs == nil {
 		body["errors"] = []any{}
 	}
