@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func runStrata(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := newApp(&out, &errb).RunContext(context.Background(), append([]string{"strata"}, args...))
+	return out.String(), errb.String(), err
+}
+
+const simTiny = "../../planner/sim/testdata/tiny.csv"
+
+func TestSimulateJSON(t *testing.T) {
+	args := []string{"simulate", "--trace", simTiny, "--scaling", "../../planner/sim/testdata/tiny_scaling.csv",
+		"--cluster", "4x4:t4", "--policy", "fifo,smd", "--seed", "3", "--json"}
+	out, _, err := runStrata(t, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Results []map[string]any `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, out)
+	}
+	var policies []string
+	for _, r := range doc.Results {
+		policies = append(policies, r["policy"].(string))
+		for _, k := range []string{"jobs", "avg_jct_s", "p50_jct_s", "p95_jct_s", "p99_jct_s", "avg_queue_s",
+			"makespan_s", "gpu_util", "energy_kwh"} {
+			if _, ok := r[k].(float64); !ok {
+				t.Errorf("%v: key %s missing or not a number", r["policy"], k)
+			}
+		}
+		if r["jobs"].(float64) != 10 {
+			t.Errorf("%v: jobs = %v, want 10", r["policy"], r["jobs"])
+		}
+	}
+	if diff := cmp.Diff([]string{"fifo", "smd"}, policies); diff != "" {
+		t.Errorf("policies (-want +got):\n%s", diff)
+	}
+	again, _, err := runStrata(t, args...)
+	if err != nil || again != out {
+		t.Errorf("same seed, different output (err %v)", err)
+	}
+}
+
+func TestSimulateTableAndPlots(t *testing.T) {
+	dir := t.TempDir()
+	out, _, err := runStrata(t, "simulate", "--trace", simTiny, "--cluster", "4x4:t4", "--policy", "fifo", "--plot", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "avg JCT s") || !strings.Contains(out, "fifo") {
+		t.Errorf("table output:\n%s", out)
+	}
+	for _, f := range []string{"jct_cdf.svg", "gpu_util.svg", "queue.svg"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil || !bytes.Contains(b, []byte("<svg")) {
+			t.Errorf("%s: not an SVG (%v)", f, err)
+		}
+	}
+}
+
+func TestSimulateBadInput(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.csv")
+	if err := os.WriteFile(bad, []byte("job_id,submit_time,duration_s,gpus\n1,0,10,1\n2,0,oops,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{"bad row", []string{"--trace", bad, "--cluster", "1x1", "--policy", "fifo"}, "line 3: column duration_s"},
+		{"bad cluster", []string{"--trace", bad, "--cluster", "4by4", "--policy", "fifo"}, "want NODESxGPUS"},
+		{"unknown policy", []string{"--trace", bad, "--cluster", "1x1", "--policy", "fifo,nope"}, `--policy "nope"`},
+		{"missing trace", []string{"--cluster", "1x1", "--policy", "fifo"}, "needs --trace"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := runStrata(t, append([]string{"simulate"}, tc.args...)...)
+			var ec exitCoder
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !errors.As(err, &ec) || ec.ExitCode() != 2 {
+				t.Errorf("err = %v, want exit status 2 and %q", err, tc.wantErr)
+			}
+		})
+	}
+	out, _, err := runStrata(t, "simulate", "--trace", bad, "--cluster", "1x1", "--policy", "fifo", "--skip-bad", "--json")
+	if err != nil || !strings.Contains(out, `"skipped_rows": 1`) || !strings.Contains(out, `"jobs": 1`) {
+		t.Errorf("--skip-bad: err %v, output:\n%s", err, out)
+	}
+}

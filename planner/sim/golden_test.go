@@ -1,0 +1,99 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-hpc/strata/planner"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden.json")
+
+// tinyReport runs every registered policy on the tiny trace (4 nodes × 4 T4,
+// Pollux curves for cifar10 and ncf) and renders the --json document.
+func tinyReport(t *testing.T, seed int64) ([]byte, *Report) {
+	t.Helper()
+	f, err := os.Open("testdata/tiny.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := ReadTrace(f, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := ParseCluster("4x4:t4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Cluster: cs, Seed: seed, Truth: Truth{Scaling: readScalingFile(t, "testdata/tiny_scaling.csv")}}
+	rep := &Report{Trace: "testdata/tiny.csv", Cluster: cs.String(), IntervalS: 60, Seed: seed,
+		TraceJobs: len(tr.Jobs), Published: Published(tr)}
+	for _, name := range planner.PolicyNames() {
+		r, err := RunNamed(context.Background(), cfg, tr, name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		rep.Results = append(rep.Results, r)
+	}
+	var buf bytes.Buffer
+	if err := rep.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), rep
+}
+
+// TestGoldenTiny pins the summary of every policy on the tiny trace.
+// Regenerate with: go test ./planner/sim -run Golden -update
+func TestGoldenTiny(t *testing.T) {
+	got, _ := tinyReport(t, 1)
+	const golden = "testdata/tiny.golden.json"
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("summary differs from %s (-want +got); if intended, rerun with -update:\n%s", golden, diff)
+	}
+}
+
+// TestDeterministic: the same seed gives byte-identical JSON.
+func TestDeterministic(t *testing.T) {
+	a, _ := tinyReport(t, 7)
+	b, _ := tinyReport(t, 7)
+	if !bytes.Equal(a, b) {
+		t.Errorf("two runs with seed 7 differ:\n%s", cmp.Diff(string(a), string(b)))
+	}
+}
+
+// TestPoliciesAreApplicable fails on policy bugs the simulator can see:
+// a preempt/resize from a policy held to production honesty (smd, fifo,
+// ...), decisions whose shape does not fit, and jobs left unfinished.
+func TestPoliciesAreApplicable(t *testing.T) {
+	_, rep := tinyReport(t, 1)
+	for _, r := range rep.Results {
+		if r.HonestyViolations > 0 {
+			t.Errorf("%s: %d preempt/resize decisions, but it may only shape pending jobs", r.Policy, r.HonestyViolations)
+		}
+		if !MayReshape(r.Policy) && r.Preemptions+r.Resizes > 0 {
+			t.Errorf("%s: simulator applied %d preemptions and %d resizes to an honest policy", r.Policy, r.Preemptions, r.Resizes)
+		}
+		if r.RejectedStarts+r.RejectedResizes+r.UnknownJobs > 0 {
+			t.Errorf("%s: %d starts, %d resizes and %d decisions for unknown jobs could not be applied",
+				r.Policy, r.RejectedStarts, r.RejectedResizes, r.UnknownJobs)
+		}
+		if r.Jobs != rep.TraceJobs || r.Unfinished > 0 {
+			t.Errorf("%s: %d of %d jobs finished (%d unfinished)", r.Policy, r.Jobs, rep.TraceJobs, r.Unfinished)
+		}
+	}
+}
