@@ -1,7 +1,12 @@
 package db
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/strata-hpc/strata/planner"
 )
@@ -72,8 +77,9 @@ type CycleDecision struct {
 	Guard string `json:"guard,omitempty"`
 	// Body is the JSON update sent to slurmrestd (or, in shadow mode, that
 	// enforce mode would have sent).
-	Body   string `json:"body,omitempty"`
-	Detail string `json:"outcome_detail,omitempty"`
+	Body string `json:"body,omitempty"`
+	// OutcomeDetail says why, in words (Apply's detail or the guard's).
+	OutcomeDetail string `json:"outcome_detail,omitempty"`
 	// Alternatives are what other policies would have decided for the job
 	// from the same snapshot.
 	Alternatives []Alternative `json:"alternatives,omitempty"`
@@ -101,4 +107,212 @@ type StoredDecision struct {
 	Enforce    bool      `json:"enforce"`
 	SnapshotID string    `json:"snapshot_id"`
 	DecidedAt  time.Time `json:"decided_at"`
+}
+
+// ReserveCycleID takes the next cycle number from the database, so that
+// the admin comments written during a cycle name the cycle they belong to.
+func (s *Store) ReserveCycleID(ctx context.Context) (int64, error) {
+	q, err := s.q.get("ReserveCycleID")
+	if err != nil {
+		return 0, err
+	}
+	var id int64
+	err = s.pool.QueryRow(ctx, q).Scan(&id)
+	return id, interpretError("reserve cycle id", err)
+}
+
+// decisionColumns are plan_decision's columns in the order of decisionRow.
+var decisionColumns = []string{"cycle_id", "job_id", "user_name", "partition", "job_name", "state",
+	"requested_gpus", "cur_priority", "action", "start_now", "workers", "ps", "gpus_per_node",
+	"node_count", "rank", "priority", "predicted_start", "predicted_end", "reasons", "detail",
+	"outcome", "guard", "body", "outcome_detail", "alternatives"}
+
+func decisionRow(id int64, d CycleDecision) ([]any, error) {
+	reasons := make([]string, len(d.Reasons))
+	for i, r := range d.Reasons {
+		reasons[i] = string(r)
+	}
+	var alts any
+	if len(d.Alternatives) > 0 {
+		b, err := json.Marshal(d.Alternatives)
+		if err != nil {
+			return nil, fmt.Errorf("encode alternatives of job %d: %w", d.JobID, err)
+		}
+		alts = string(b)
+	}
+	return []any{id, d.JobID, d.User, d.Partition, d.JobName, string(d.State), d.RequestedGPUs,
+		d.CurPriority, string(d.Action), d.Start, d.Workers, d.PS, d.GPUsPerNode, d.NodeCount, d.Rank,
+		d.Priority, nullTime(d.PredictedStart), nullTime(d.PredictedEnd), reasons, d.Detail, d.Outcome,
+		d.Guard, d.Body, d.OutcomeDetail, alts}, nil
+}
+
+func nullTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+// SaveCycle stores a cycle and its decisions in one transaction (decisions
+// by COPY). A zero c.ID is reserved first and set. Saving the same cycle ID
+// twice stores it once, so a save retried after an uncertain commit is
+// harmless.
+func (s *Store) SaveCycle(ctx context.Context, c *Cycle) error {
+	if c.ID == 0 {
+		id, err := s.ReserveCycleID(ctx)
+		if err != nil {
+			return fmt.Errorf("save cycle: %w", err)
+		}
+		c.ID = id
+	}
+	ins, err := s.q.get("InsertCycle")
+	if err != nil {
+		return err
+	}
+	inputs, err := json.Marshal(c.Inputs)
+	if err != nil {
+		return fmt.Errorf("save cycle %d: encode inputs: %w", c.ID, err)
+	}
+	rows := make([][]any, 0, len(c.Decisions))
+	for _, d := range c.Decisions {
+		r, err := decisionRow(c.ID, d)
+		if err != nil {
+			return fmt.Errorf("save cycle %d: %w", c.ID, err)
+		}
+		rows = append(rows, r)
+	}
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, ins, c.ID, c.Cluster, c.SnapshotID, c.Policy, c.Enforce, c.StartedAt,
+			float64(c.Duration)/float64(time.Millisecond), string(inputs))
+		if err != nil || tag.RowsAffected() == 0 {
+			return err // already saved: nothing more to do
+		}
+		_, err = tx.CopyFrom(ctx, pgx.Identifier{"plan_decision"}, decisionColumns, pgx.CopyFromRows(rows))
+		return err
+	})
+	return interpretError(fmt.Sprintf("save cycle %d", c.ID), err)
+}
+
+// RewriteCounts returns, for the given jobs of a cluster, how many times
+// each was rewritten (decisions with outcome "applied"). Jobs never
+// rewritten are absent.
+func (s *Store) RewriteCounts(ctx context.Context, cluster string, jobIDs []int64) (map[int64]int, error) {
+	out := map[int64]int{}
+	if len(jobIDs) == 0 {
+		return out, nil
+	}
+	q, err := s.q.get("RewriteCounts")
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.pool.Query(ctx, q, cluster, jobIDs)
+	if err != nil {
+		return nil, interpretError("count rewrites", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, n int64
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, interpretError("count rewrites", err)
+		}
+		out[id] = int(n)
+	}
+	return out, interpretError("count rewrites", rows.Err())
+}
+
+// DecisionsForJob returns the stored decisions for a job, newest first (at
+// most limit; cluster "" = any cluster). An unknown job gives no rows and no
+// error.
+func (s *Store) DecisionsForJob(ctx context.Context, jobID int64, cluster string, limit int) ([]StoredDecision, error) {
+	q, err := s.q.get("DecisionsForJob")
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.pool.Query(ctx, q, jobID, cluster, limit)
+	if err != nil {
+		return nil, interpretError("read decisions", err)
+	}
+	defer rows.Close()
+	var out []StoredDecision
+	for rows.Next() {
+		d, err := scanStoredDecision(rows)
+		if err != nil {
+			return nil, interpretError("read decisions", err)
+		}
+		out = append(out, d)
+	}
+	return out, interpretError("read decisions", rows.Err())
+}
+
+func scanStoredDecision(rows pgx.Rows) (StoredDecision, error) {
+	var (
+		d          StoredDecision
+		state, act string
+		ps, pe     *time.Time
+		reasons    []string
+		alts       []byte
+	)
+	err := rows.Scan(&d.CycleID, &d.Cluster, &d.Policy, &d.Enforce, &d.SnapshotID, &d.DecidedAt,
+		&d.JobID, &d.User, &d.Partition, &d.JobName, &state, &d.RequestedGPUs, &d.CurPriority,
+		&act, &d.Start, &d.Workers, &d.PS, &d.GPUsPerNode, &d.NodeCount, &d.Rank, &d.Priority,
+		&ps, &pe, &reasons, &d.Detail, &d.Outcome, &d.Guard, &d.Body, &d.OutcomeDetail, &alts)
+	if err != nil {
+		return d, err
+	}
+	d.State, d.Action = planner.JobState(state), planner.Action(act)
+	if ps != nil {
+		d.PredictedStart = ps.UTC()
+	}
+	if pe != nil {
+		d.PredictedEnd = pe.UTC()
+	}
+	d.DecidedAt = d.DecidedAt.UTC()
+	for _, r := range reasons {
+		d.Reasons = append(d.Reasons, planner.Reason(r))
+	}
+	if len(alts) > 0 {
+		if err := json.Unmarshal(alts, &d.Alternatives); err != nil {
+			return d, fmt.Errorf("decode alternatives of job %d: %w", d.JobID, err)
+		}
+	}
+	return d, nil
+}
+
+// LatestCycle returns the newest stored cycle (of cluster; "" = any),
+// without its decisions; ErrNotFound when there is none.
+func (s *Store) LatestCycle(ctx context.Context, cluster string) (Cycle, error) {
+	q, err := s.q.get("LatestCycle")
+	if err != nil {
+		return Cycle{}, err
+	}
+	var (
+		c      Cycle
+		ms     float64
+		inputs []byte
+	)
+	err = s.pool.QueryRow(ctx, q, cluster).Scan(&c.ID, &c.Cluster, &c.SnapshotID, &c.Policy, &c.Enforce,
+		&c.StartedAt, &ms, &inputs)
+	if err != nil {
+		return Cycle{}, interpretError("read latest cycle", err)
+	}
+	c.StartedAt = c.StartedAt.UTC()
+	c.Duration = time.Duration(ms * float64(time.Millisecond))
+	if err := json.Unmarshal(inputs, &c.Inputs); err != nil {
+		return Cycle{}, fmt.Errorf("read latest cycle: decode inputs: %w", err)
+	}
+	return c, nil
+}
+
+// PruneCycles deletes the cycles (and their decisions) started before
+// cutoff and returns how many cycles went.
+func (s *Store) PruneCycles(ctx context.Context, cutoff time.Time) (int64, error) {
+	q, err := s.q.get("PruneCycles")
+	if err != nil {
+		return 0, err
+	}
+	tag, err := s.pool.Exec(ctx, q, cutoff)
+	if err != nil {
+		return 0, interpretError("prune cycles", err)
+	}
+	return tag.RowsAffected(), nil
 }

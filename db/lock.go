@@ -1,0 +1,106 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"sync"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// ErrLockLost: the session holding a Lock ended (Postgres restarted, the
+// connection broke or was killed), so another process may now hold it.
+var ErrLockLost = errors.New("advisory lock lost")
+
+// Lock is a session-level Postgres advisory lock held on one dedicated
+// connection of the pool. It is the "one writer" guarantee of `strata run`:
+// Postgres releases it when the holder's session ends, however it ends, so
+// a standby can take over from a daemon that died.
+type Lock struct {
+	mu   sync.Mutex
+	conn *pgxpool.Conn // nil once released or lost
+	name string
+	key  int64
+}
+
+// LockKey maps a lock name to the 64-bit advisory-lock key (FNV-1a).
+func LockKey(name string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("strata-lock/" + name))
+	return int64(h.Sum64())
+}
+
+// TryLock tries once to take the advisory lock called name. It returns
+// (nil, false, nil) when another session holds it.
+func (s *Store) TryLock(ctx context.Context, name string) (*Lock, bool, error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, false, interpretError("try lock "+name, err)
+	}
+	key := LockKey(name)
+	var ok bool
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&ok); err != nil {
+		conn.Release()
+		return nil, false, interpretError("try lock "+name, err)
+	}
+	if !ok {
+		conn.Release()
+		return nil, false, nil
+	}
+	return &Lock{conn: conn, name: name, key: key}, true, nil
+}
+
+// Check verifies that the lock is still held: its session answers and
+// still owns the lock. Any failure wraps ErrLockLost; the lock is then
+// dropped (its connection closed) and must not be used to write.
+func (l *Lock) Check(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.conn == nil {
+		return fmt.Errorf("check lock %s: %w", l.name, ErrLockLost)
+	}
+	var held bool
+	err := l.conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks
+		WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted
+		  AND ((classid::bigint << 32) | objid::bigint) = $1)`, l.key).Scan(&held)
+	if err == nil && held {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("check lock %s: %w", l.name, ctx.Err())
+	}
+	l.drop()
+	if err != nil {
+		return fmt.Errorf("check lock %s: %w: %w", l.name, ErrLockLost, interpretError("query", err))
+	}
+	return fmt.Errorf("check lock %s: %w: session no longer owns it", l.name, ErrLockLost)
+}
+
+// drop closes the connection so its session (and any lock) ends.
+func (l *Lock) drop() {
+	if l.conn != nil {
+		_ = l.conn.Conn().Close(context.Background())
+		l.conn.Release()
+		l.conn = nil
+	}
+}
+
+// Release gives the lock up and returns the connection. It is safe to call
+// on a lost or released lock.
+func (l *Lock) Release(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.conn == nil {
+		return nil
+	}
+	_, err := l.conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", l.key)
+	if err != nil {
+		l.drop()
+		return interpretError("release lock "+l.name, err)
+	}
+	l.conn.Release()
+	l.conn = nil
+	return nil
+}

@@ -1,0 +1,36 @@
+-- Audit trail of plan cycles (migration 002_plan_cycles); Go side in cycles.go.
+
+-- name: ReserveCycleID
+SELECT nextval(pg_get_serial_sequence('plan_cycle', 'cycle_id'));
+
+-- name: InsertCycle
+INSERT INTO plan_cycle (cycle_id, cluster, snapshot_id, policy, enforce, started_at, duration_ms, inputs)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+ON CONFLICT (cycle_id) DO NOTHING;
+
+-- name: RewriteCounts
+SELECT d.job_id, count(*)
+FROM plan_decision d JOIN plan_cycle c USING (cycle_id)
+WHERE c.cluster = $1 AND d.job_id = ANY($2::bigint[]) AND d.outcome = 'applied'
+GROUP BY d.job_id;
+
+-- name: DecisionsForJob
+SELECT c.cycle_id, c.cluster, c.policy, c.enforce, c.snapshot_id, c.started_at,
+       d.job_id, d.user_name, d.partition, d.job_name, d.state, d.requested_gpus, d.cur_priority,
+       d.action, d.start_now, d.workers, d.ps, d.gpus_per_node, d.node_count, d.rank, d.priority,
+       d.predicted_start, d.predicted_end, d.reasons, d.detail, d.outcome, d.guard, d.body,
+       d.outcome_detail, d.alternatives
+FROM plan_decision d JOIN plan_cycle c USING (cycle_id)
+WHERE d.job_id = $1 AND ($2 = '' OR c.cluster = $2)
+ORDER BY c.cycle_id DESC
+LIMIT $3;
+
+-- name: LatestCycle
+SELECT cycle_id, cluster, snapshot_id, policy, enforce, started_at, duration_ms, inputs
+FROM plan_cycle
+WHERE ($1 = '' OR cluster = $1)
+ORDER BY cycle_id DESC
+LIMIT 1;
+
+-- name: PruneCycles
+DELETE FROM plan_cycle WHERE started_at < $1;
