@@ -129,7 +129,7 @@ func ParseHints(comment string) (Hints, bool, error) {
 	for _, tok := range strings.Fields(seg) {
 		key, val, found := strings.Cut(tok, "=")
 		key = strings.ToLower(key)
-		if !found {
+		if !found || key == "" {
 			return Hints{}, true, &HintError{Field: tok, Fix: "write key=value without spaces around '=' (end the hint with ';' to add your own text after it)"}
 		}
 		if seen[key] {

@@ -37,17 +37,12 @@ func (lp *listPolicy) plan(ctx context.Context, s *Snapshot) (Plan, error) {
 }
 
 func (lp *listPolicy) planIsland(c *cycle, isl *island) []*planned {
-	var out, queue []*planned
+	var queue []*planned
 	for _, ji := range isl.jobs {
-		if ji.keep {
-			out = append(out, c.keepDecision(ji))
-			continue
-		}
 		d, r := c.durationAt(ji, max(1, ji.req), max(1, ji.pmin))
-		sh, _ := c.jobShape(ji)
-		pl := &planned{ji: ji, action: ActionUpdate, w: ji.req, p: psFor(ji, ji.req), sh: sh, dur: d, ranked: true,
-			reasons: append(sizeReasons(ji, ji.req), r)}
-		pl.reasons = append(pl.reasons, lp.extra...)
+		pl := c.newPlanned(ji)
+		pl.dur = d
+		pl.reasons = append(append(sizeReasons(ji, ji.req), r), lp.extra...)
 		pl.key = lp.key(ji, d.Seconds())
 		queue = append(queue, pl)
 	}
@@ -65,7 +60,7 @@ func (lp *listPolicy) planIsland(c *cycle, isl *island) []*planned {
 	for _, pl := range queue {
 		c.admitFixed(pl, &blocked)
 	}
-	return append(out, queue...)
+	return queue
 }
 
 // admitFixed tries to start a fixed-size plan now, in order; once a job

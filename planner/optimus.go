@@ -1,14 +1,218 @@
 package planner
 
-import "context"
+import (
+	"container/heap"
+	"context"
+	"math"
+	"sort"
+)
 
-// Optimus is greedy marginal gain.
+// Optimus is the greedy marginal-gain allocator of Optimus (Peng et al.,
+// EuroSys'18) on SMD's time model: every job (running or pending, oldest
+// first) gets its minimum allocation while GPUs last; then, repeatedly, the
+// job whose next step on its worker grid cuts its remaining time the most
+// per added GPU gets that step, until GPUs run out or no step helps. The
+// PS count for w workers is the one with the shortest time. Running jobs
+// whose allocation changes get ActionResize (applied only by the
+// simulator, as Optimus re-allocates every interval).
 type Optimus struct{ o Options }
 
 var _ Policy = (*Optimus)(nil)
 
 // Plan implements Policy.
 func (p *Optimus) Plan(ctx context.Context, s *Snapshot) (Plan, error) {
-	lp := &listPolicy{name: "optimus", o: p.o, key: func(_ *jobInfo, dur float64) float64 { return dur }}
-	return lp.plan(ctx, s)
+	c, err := newCycle(ctx, s, &p.o)
+	if err != nil {
+		return Plan{}, err
+	}
+	var pls []*planned
+	for _, ji := range c.orphans {
+		pls = append(pls, c.keepDecision(ji))
+	}
+	for _, isl := range c.islands {
+		pls = append(pls, c.optimusIsland(isl)...)
+	}
+	return c.finalize("optimus", pls), nil
+}
+
+// optJob is a job's state during the greedy allocation.
+type optJob struct {
+	ji   *jobInfo
+	grid []int   // worker counts with a feasible shape, ascending
+	at   int     // index into grid of the current allocation, -1 = none
+	frac float64 // remaining fraction of the work
+}
+
+func (c *cycle) remaining(oj *optJob, w int) float64 {
+	d, _ := c.durationAt(oj.ji, w, c.bestPS(oj.ji, w))
+	return d.Seconds() * oj.frac
+}
+
+// bestPS is the PS count with the shortest time for w workers.
+func (c *cycle) bestPS(ji *jobInfo, w int) int {
+	best, bestD := 0, math.Inf(1)
+	for _, p := range psGrid(ji, w) {
+		if d, _ := c.durationAt(ji, w, p); d.Seconds() < bestD {
+			best, bestD = p, d.Seconds()
+		}
+	}
+	return best
+}
+
+func (c *cycle) optimusIsland(isl *island) []*planned {
+	jobs := c.optimusJobs(isl)
+	budget, _, _ := c.free(isl)
+	for _, ji := range isl.running {
+		budget += ji.req
+	}
+	for _, oj := range jobs { // minimum allocations, running jobs and oldest first
+		if len(oj.grid) > 0 && oj.grid[0] <= budget {
+			oj.at, budget = 0, budget-oj.grid[0]
+		}
+	}
+	h := &gainHeap{}
+	for _, oj := range jobs {
+		c.pushGain(h, oj)
+	}
+	for h.Len() > 0 {
+		g := heap.Pop(h).(gain)
+		step := g.oj.grid[g.oj.at+1] - g.oj.grid[g.oj.at]
+		if step > budget {
+			continue
+		}
+		budget -= step
+		g.oj.at++
+		c.pushGain(h, g.oj)
+	}
+	return c.optimusDecisions(isl, jobs)
+}
+
+// optimusJobs lists running then pending jobs (oldest first) with grids.
+func (c *cycle) optimusJobs(isl *island) []*optJob {
+	var out []*optJob
+	for _, ji := range append(append([]*jobInfo(nil), isl.running...), isl.jobs...) {
+		oj := &optJob{ji: ji, at: -1, frac: 1}
+		for _, w := range workerGrid(ji, isl.maxGPN, c.o.MaxOptionsPerJob) {
+			if _, ok := c.shapeFor(isl, w, ji.cpuPerW, ji.memPerW); ok || ji.fixed {
+				oj.grid = append(oj.grid, w)
+			}
+		}
+		if ji.job.State == JobRunning {
+			d, _ := c.durationAt(ji, max(1, ji.req), c.bestPS(ji, max(1, ji.req)))
+			done := ji.job.AttainedGPUSeconds / (d.Seconds() * float64(max(1, ji.req)))
+			oj.frac = math.Min(1, math.Max(0.05, 1-done))
+		}
+		out = append(out, oj)
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		x, y := out[a].ji, out[b].ji
+		if (x.job.State == JobRunning) != (y.job.State == JobRunning) {
+			return x.job.State == JobRunning
+		}
+		return x.job.SubmitTime.Before(y.job.SubmitTime)
+	})
+	return out
+}
+
+func (c *cycle) pushGain(h *gainHeap, oj *optJob) {
+	if oj.at < 0 || oj.at+1 >= len(oj.grid) {
+		return
+	}
+	w0, w1 := oj.grid[oj.at], oj.grid[oj.at+1]
+	if g := (c.remaining(oj, w0) - c.remaining(oj, w1)) / float64(w1-w0); g > 0 {
+		heap.Push(h, gain{oj: oj, v: g})
+	}
+}
+
+type gain struct {
+	oj *optJob
+	v  float64
+}
+
+type gainHeap []gain
+
+func (h gainHeap) Len() int { return len(h) }
+func (h gainHeap) Less(i, j int) bool {
+	if h[i].v != h[j].v {
+		return h[i].v > h[j].v
+	}
+	return h[i].oj.ji.job.ID < h[j].oj.ji.job.ID
+}
+func (h gainHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *gainHeap) Push(x any)   { *h = append(*h, x.(gain)) }
+func (h *gainHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// optimusDecisions turns the allocation into decisions, placing running
+// jobs' new sizes first and then pending jobs (smaller grid steps when
+// fragmentation prevents the chosen shape).
+func (c *cycle) optimusDecisions(isl *island, jobs []*optJob) []*planned {
+	var out []*planned
+	for _, oj := range jobs {
+		ji := oj.ji
+		if ji.job.State == JobRunning {
+			out = append(out, c.optimusRunning(oj))
+			continue
+		}
+		pl := c.newPlanned(ji)
+		pl.key = float64(ji.job.SubmitTime.Unix())
+		out = append(out, pl)
+		for k := oj.at; k >= 0; k-- {
+			w := oj.grid[k]
+			sh, ok := c.shapeFor(isl, w, ji.cpuPerW, ji.memPerW)
+			if ji.fixed {
+				sh, ok = c.jobShape(ji)
+			}
+			if !ok {
+				continue
+			}
+			p := c.bestPS(ji, w)
+			d, r := c.durationAt(ji, w, p)
+			pl.w, pl.p, pl.sh, pl.dur = w, p, sh, d
+			pl.reasons = append(sizeReasons(ji, w), r)
+			if nodes, ok := c.place(isl, sh, ji.cpuPerW, ji.memPerW); ok {
+				pl.start, pl.nodes = true, nodes
+				pl.reasons = append([]Reason{ReasonAdmitted}, pl.reasons...)
+				break
+			}
+		}
+		if !pl.start {
+			if pl.dur == 0 {
+				pl.dur, _ = c.durationAt(ji, max(1, pl.w), max(1, pl.p))
+			}
+			pl.reasons = append([]Reason{ReasonWaitResources}, sizeReasons(ji, pl.w)...)
+		}
+	}
+	return out
+}
+
+// optimusRunning resizes a running job when its allocation changed and
+// the new shape can be placed; otherwise it keeps running as it is.
+func (c *cycle) optimusRunning(oj *optJob) *planned {
+	ji := oj.ji
+	pl := c.keepDecision(ji)
+	if oj.at < 0 || oj.grid[oj.at] == ji.req {
+		return pl
+	}
+	w := oj.grid[oj.at]
+	sh, ok := c.shapeFor(ji.isl, w, ji.cpuPerW, ji.memPerW)
+	if !ok {
+		return pl
+	}
+	c.releaseRunning(ji)
+	nodes, ok := c.place(ji.isl, sh, ji.cpuPerW, ji.memPerW)
+	if !ok {
+		old, _ := c.jobShape(ji)
+		c.place(ji.isl, old, ji.cpuPerW, ji.memPerW)
+		return pl
+	}
+	p := c.bestPS(ji, w)
+	d, _ := c.durationAt(ji, w, p)
+	pl.action, pl.w, pl.p, pl.sh, pl.nodes, pl.dur = ActionResize, w, p, sh, nodes, d
+	pl.reasons = []Reason{ReasonResized}
+	return pl
 }

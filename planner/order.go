@@ -22,6 +22,21 @@ type planned struct {
 	ranked  bool // gets a rank and a priority
 }
 
+// newPlanned starts the plan of a pending job at its requested size: an
+// update with a rank, or a keep without one for jobs that must not change
+// (they still take capacity when Slurm starts them).
+func (c *cycle) newPlanned(ji *jobInfo) *planned {
+	sh, _ := c.jobShape(ji)
+	pl := &planned{ji: ji, action: ActionUpdate, ranked: true, w: ji.req, p: psFor(ji, ji.req), sh: sh}
+	if ji.keep {
+		pl.action, pl.ranked = ActionKeep, false
+		if ji.hintErr != nil {
+			pl.detail = ji.hintErr.Error()
+		}
+	}
+	return pl
+}
+
 // keepDecision is the plan of a job the policy must not touch.
 func (c *cycle) keepDecision(ji *jobInfo) *planned {
 	sh, _ := c.jobShape(ji)
@@ -42,8 +57,13 @@ func (c *cycle) keepDecision(ji *jobInfo) *planned {
 }
 
 // sizeReasons explains why the GPU count is what it is.
+// Jobs the planner must not change get their keep reason instead.
 func sizeReasons(ji *jobInfo, w int) []Reason {
 	switch {
+	case ji.hintErr != nil:
+		return []Reason{ReasonHintInvalid}
+	case ji.keep:
+		return []Reason{ReasonRewriteOptOut}
 	case !ji.hasHint:
 		return []Reason{ReasonNoHint}
 	case ji.fixed:

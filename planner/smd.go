@@ -65,12 +65,7 @@ func (p *SMD) planIsland(c *cycle, isl *island) []*planned {
 	var items []*smdItem
 	c.prepareIsland(isl)
 	for _, ji := range isl.jobs {
-		if ji.keep {
-			out = append(out, c.keepDecision(ji))
-			continue
-		}
-		sh, _ := c.jobShape(ji)
-		pl := &planned{ji: ji, action: ActionUpdate, ranked: true, w: ji.req, p: psFor(ji, ji.req), sh: sh}
+		pl := c.newPlanned(ji)
 		out = append(out, pl)
 		opts := c.options(ji, c.s.Now)
 		if len(opts) == 0 {

@@ -1,17 +1,129 @@
 package planner
 
-import "context"
+import (
+	"context"
+	"sort"
+)
 
-// Tiresias is 2D-LAS.
-type Tiresias struct{ o Options }
+// TiresiasThreshold is the attained service (GPU-seconds) at which a job
+// moves from the first to the second queue: one GPU-hour.
+const TiresiasThreshold = 3600.0
+
+// Tiresias is discretised two-dimensional least-attained-service (Gu et
+// al., NSDI'19) with two queues: jobs with less than TiresiasThreshold
+// GPU-seconds of attained service (Job.AttainedGPUSeconds) come first;
+// inside a queue, first come first served; aged jobs are promoted to the
+// front. It needs no duration. GPUs are given in that order to running and
+// pending jobs alike (skipping jobs that do not fit); running jobs that
+// lose their GPUs get ActionPreempt, which only the simulator applies.
+type Tiresias struct {
+	o Options
+	// Threshold overrides TiresiasThreshold when > 0.
+	Threshold float64
+}
 
 var _ Policy = (*Tiresias)(nil)
 
-// NewTiresias returns Tiresias with options.
-func NewTiresias(o Options) *Tiresias { return &Tiresias{o: o} }
+// NewTiresias returns Tiresias with the default threshold.
+func NewTiresias(o Options) *Tiresias { return &Tiresias{o: o, Threshold: TiresiasThreshold} }
 
 // Plan implements Policy.
 func (p *Tiresias) Plan(ctx context.Context, s *Snapshot) (Plan, error) {
-	lp := &listPolicy{name: "tiresias", o: p.o, key: func(ji *jobInfo, _ float64) float64 { return ji.job.AttainedGPUSeconds }}
-	return lp.plan(ctx, s)
+	c, err := newCycle(ctx, s, &p.o)
+	if err != nil {
+		return Plan{}, err
+	}
+	var pls []*planned
+	for _, ji := range c.orphans {
+		pls = append(pls, c.keepDecision(ji))
+	}
+	for _, isl := range c.islands {
+		pls = append(pls, p.planIsland(c, isl)...)
+	}
+	return c.finalize("tiresias", pls), nil
+}
+
+func (p *Tiresias) queue(ji *jobInfo) int {
+	if ji.aged || ji.job.AttainedGPUSeconds < p.Threshold {
+		return 0
+	}
+	return 1
+}
+
+func (p *Tiresias) planIsland(c *cycle, isl *island) []*planned {
+	all := append(append([]*jobInfo(nil), isl.running...), isl.jobs...)
+	sort.SliceStable(all, func(a, b int) bool {
+		x, y := all[a], all[b]
+		if qx, qy := p.queue(x), p.queue(y); qx != qy {
+			return qx < qy
+		}
+		if !x.job.SubmitTime.Equal(y.job.SubmitTime) {
+			return x.job.SubmitTime.Before(y.job.SubmitTime)
+		}
+		return x.job.ID < y.job.ID
+	})
+	budget, _, _ := c.free(isl)
+	for _, ji := range isl.running {
+		budget += ji.req
+	}
+	var out, starts []*planned
+	for k, ji := range all {
+		fits := ji.req <= budget
+		if fits {
+			budget -= ji.req
+		}
+		if ji.job.State == JobRunning {
+			pl := c.keepDecision(ji)
+			if !fits {
+				pl.action, pl.reasons = ActionPreempt, []Reason{ReasonPreempted}
+				c.releaseRunning(ji)
+			}
+			out = append(out, pl)
+			continue
+		}
+		d, r := c.durationAt(ji, max(1, ji.req), max(1, ji.pmin))
+		pl := c.newPlanned(ji)
+		pl.dur, pl.key = d, float64(k)
+		pl.reasons = append(sizeReasons(ji, ji.req), r)
+		if fits {
+			starts = append(starts, pl)
+		} else {
+			pl.reasons = append([]Reason{ReasonWaitResources}, pl.reasons...)
+		}
+		out = append(out, pl)
+	}
+	for _, pl := range starts {
+		never := false
+		c.admitFixed(pl, &never)
+	}
+	return out
+}
+
+// releaseRunning returns a running job's GPUs, CPUs and memory to its
+// nodes (GPUAlloc when known, else the GPUs spread over NodeList).
+func (c *cycle) releaseRunning(ji *jobInfo) {
+	j := ji.job
+	idx := map[string]int{}
+	for _, k := range ji.isl.nodes {
+		idx[c.nodes[k].name] = k
+	}
+	give := func(name string, gpus int) {
+		k, ok := idx[name]
+		if !ok {
+			return
+		}
+		share := float64(gpus) / float64(max(1, ji.req))
+		c.nodes[k].freeGPU += gpus
+		c.nodes[k].freeCPU += int(float64(j.CPUs) * share)
+		c.nodes[k].freeMem += int64(float64(j.MemoryMB) * share)
+	}
+	if len(j.GPUAlloc) > 0 {
+		for _, a := range j.GPUAlloc {
+			give(a.Node, len(a.Indices))
+		}
+		return
+	}
+	for _, n := range j.NodeList {
+		give(n, ji.req/max(1, len(j.NodeList)))
+	}
 }

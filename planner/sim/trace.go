@@ -183,7 +183,7 @@ func parseRow(rec []string, width int, cols map[string]int, line int) (TraceJob,
 		Iterations: r.int("iterations", false),
 		User:       r.str("user"),
 		Name:       r.str("job_name"),
-		CPUs:       int(r.int("cpus", false)),
+		CPUs:       int(math.Ceil(r.float("cpus", false))), // fractional in Alibaba (cpu_milli/1000)
 	}
 	if j.Name == "" {
 		j.Name = r.str("name")

@@ -1,0 +1,128 @@
+package planner
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseHints(t *testing.T) {
+	tests := []struct {
+		name    string
+		comment string
+		want    Hints
+		wantOK  bool
+	}{
+		{name: "no segment", comment: "my own notes", wantOK: false},
+		{name: "empty comment", comment: "", wantOK: false},
+		{name: "prefix inside a word is not a segment", comment: "xstrata: gpus=1", wantOK: false},
+		{name: "design example", wantOK: true,
+			comment: "strata: model=resnet50 batch=64 epochs=90 samples=1281167 gpus=2-8 arch=ps ps=auto deadline=2026-12-01T18:00",
+			want: Hints{Model: "resnet50", Batch: 64, Epochs: 90, Samples: 1281167, GPUMin: 2, GPUMax: 8, Arch: ArchPS,
+				PSAuto: true, Deadline: time.Date(2026, 12, 1, 18, 0, 0, 0, time.UTC)}},
+		{name: "user text before and after", comment: "run 7; STRATA: Model=CIFAR10 BATCH=2048 iters=3338 gpus=1-16; tuned lr", wantOK: true,
+			want: Hints{Model: "cifar10", Batch: 2048, Iters: 3338, GPUMin: 1, GPUMax: 16}},
+		{name: "fixed gpus and sizes", comment: "strata: gpus=4 bb=1.5T mem=64G rewrite=no weight=2.5 energy=min", wantOK: true,
+			want: Hints{GPUMin: 4, GPUMax: 4, BBBytes: 3 << 39, MemBytes: 64 << 30, NoRewrite: true, Weight: 2.5, Energy: EnergyMin}},
+		{name: "params and flops", comment: "strata: params=25M flops=12G batch=32 iters=1K arch=allreduce", wantOK: true,
+			want: Hints{Params: 25e6, FLOPs: 12e9, Batch: 32, Iters: 1000, Arch: ArchAllReduce}},
+		{name: "ps range and rfc3339 deadline with zone", comment: "strata: arch=ps ps=1-4 deadline=2026-12-01T18:00:00+01:00", wantOK: true,
+			want: Hints{Arch: ArchPS, PSMin: 1, PSMax: 4, Deadline: time.Date(2026, 12, 1, 17, 0, 0, 0, time.UTC)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok, err := ParseHints(tt.comment)
+			if err != nil {
+				t.Fatalf("ParseHints(%q) error: %v", tt.comment, err)
+			}
+			if ok != tt.wantOK {
+				t.Errorf("ParseHints(%q) ok = %v, want %v", tt.comment, ok, tt.wantOK)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("ParseHints(%q) mismatch (-want +got):\n%s", tt.comment, diff)
+			}
+		})
+	}
+}
+
+func TestParseHintsErrors(t *testing.T) {
+	tests := []struct {
+		comment string
+		field   string
+		value   string
+	}{
+		{"strata: gpus=8-2", "gpus", "8-2"},
+		{"strata: gpus=0-4", "gpus", "0-4"},
+		{"strata: gpus=two", "gpus", "two"},
+		{"strata: color=blue", "color", "blue"},
+		{"strata: gpus=1-2 GPUS=1-4", "gpus", "1-4"},
+		{"strata: arch=mpi", "arch", "mpi"},
+		{"strata: ps=0", "ps", "0"},
+		{"strata: deadline=tomorrow", "deadline", "tomorrow"},
+		{"strata: weight=-1", "weight", "-1"},
+		{"strata: weight=NaN", "weight", "NaN"},
+		{"strata: energy=green", "energy", "green"},
+		{"strata: bb=lots", "bb", "lots"},
+		{"strata: mem=0", "mem", "0"},
+		{"strata: rewrite=maybe", "rewrite", "maybe"},
+		{"strata: batch=", "batch", ""},
+		{"strata: gpus = 2", "gpus", ""},
+		{"strata:", "strata:", ""},
+		{"strata: gpus=1 ; strata: gpus=2", "strata:", ""},
+		{"strata: model=resnet50 params=25M flops=1G", "params", "25000000"},
+		{"strata: params=25M", "flops", ""},
+		{"strata: iters=10 epochs=1 samples=5", "iters", "10"},
+		{"strata: epochs=3", "samples", ""},
+		{"strata: arch=single gpus=1-4", "gpus", "1-4"},
+		{"strata: arch=allreduce ps=2", "ps", "2-2"},
+		{"strata: model=resnet50 epochs=1 samples=10", "batch", ""},
+		{"strata: samples=1.5 epochs=1", "samples", "1.5"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.comment, func(t *testing.T) {
+			_, ok, err := ParseHints(tt.comment)
+			var he *HintError
+			if !errors.As(err, &he) {
+				t.Fatalf("ParseHints(%q) error = %v, want *HintError", tt.comment, err)
+			}
+			if !ok {
+				t.Errorf("ParseHints(%q) ok = false, want true (a segment exists)", tt.comment)
+			}
+			got := [2]string{he.Field, he.Value}
+			if diff := cmp.Diff([2]string{tt.field, tt.value}, got); diff != "" {
+				t.Errorf("field/value mismatch (-want +got):\n%s", diff)
+			}
+			if he.Fix == "" {
+				t.Errorf("error %q has no fix", err)
+			}
+		})
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	tests := map[string]int64{"512": 512, "1K": 1024, "1.5G": 3 << 29, "2T": 2 << 40, "500GB": 500 << 30, "4GiB": 4 << 30, "7m": 7 << 20}
+	for in, want := range tests {
+		got, err := ParseSize(in)
+		if err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "G", "-1G", "1X", "inf", "1e300T"} {
+		if _, err := ParseSize(bad); err == nil {
+			t.Errorf("ParseSize(%q) accepted, want error", bad)
+		}
+	}
+}
+
+func TestReasonsDescribed(t *testing.T) {
+	for _, r := range Reasons() {
+		if d := r.Describe(); d == "" || d == string(r) {
+			t.Errorf("reason %q has no description", r)
+		}
+	}
+	if got := Reason("unknown_code").Describe(); got != "unknown_code" {
+		t.Errorf("Describe of an unknown code = %q", got)
+	}
+}

@@ -1,0 +1,104 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// sharedTraces finds ../shared/traces (STRATA_SHARED_TRACES overrides).
+func sharedTraces(tb testing.TB) string {
+	tb.Helper()
+	for _, d := range []string{os.Getenv("STRATA_SHARED_TRACES"), "../../../shared/traces", "/work/shared/traces"} {
+		if d == "" {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(d, "alibaba_openb2023_shared.csv")); err == nil {
+			return d
+		}
+	}
+	tb.Fatal("shared traces not found: set STRATA_SHARED_TRACES to the traces folder")
+	return ""
+}
+
+func readTraceFile(tb testing.TB, path string) *Trace {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := ReadTrace(f, ReadOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return tr
+}
+
+// synthTrace resamples job sizes (GPUs, duration) from the ten ITP
+// clusters and the Alibaba GPU jobs, and arrival gaps from the same
+// traces, at 0.9 offered load on clusterGPUs GPUs.
+func synthTrace(tb testing.TB, jobs, clusterGPUs int) *Trace {
+	tb.Helper()
+	dir := sharedTraces(tb)
+	all := []*Trace{readTraceFile(tb, filepath.Join(dir, "alibaba_openb2023_shared.csv"))}
+	for i := 1; i <= 10; i++ {
+		all = append(all, readTraceFile(tb, filepath.Join(dir, "peers", fmt.Sprintf("itp_cluster%02d.csv", i))))
+	}
+	tr, err := Synthesize(SynthSpec{Jobs: jobs, ClusterGPUs: clusterGPUs, Load: 0.9, MaxGPUs: 64,
+		MaxDuration: 7 * 24 * 3600, Seed: 1}, all, all)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return tr
+}
+
+func TestSynthesize(t *testing.T) {
+	tr := synthTrace(t, 2000, 1024)
+	var work float64
+	for _, j := range tr.Jobs {
+		work += float64(j.GPUs) * j.Duration
+		if j.GPUs < 1 || j.GPUs > 64 || j.Duration > 7*24*3600 {
+			t.Fatalf("job %s out of range: %+v", j.ID, j)
+		}
+	}
+	span := tr.Jobs[len(tr.Jobs)-1].Submit
+	if load := work / (1024 * span); load < 0.89 || load > 0.91 {
+		t.Errorf("offered load %.3f, want 0.9", load)
+	}
+	again := synthTrace(t, 2000, 1024)
+	if diff := cmp.Diff(tr.Jobs[:50], again.Jobs[:50]); diff != "" {
+		t.Errorf("same seed, different trace:\n%s", diff)
+	}
+}
+
+func benchSimulate(b *testing.B, jobs int, policy string) {
+	tr := synthTrace(b, jobs, 1024)
+	cfg := Config{Cluster: ClusterSpec{Nodes: 128, GPUsPerNode: 8, GPUType: "a100"}, Seed: 1}
+	b.ResetTimer()
+	for b.Loop() {
+		r, err := RunNamed(context.Background(), cfg, tr, policy)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r.Jobs+r.Dropped != jobs {
+			b.Fatalf("%d of %d jobs finished (%d unfinished)", r.Jobs, jobs, r.Unfinished)
+		}
+		b.ReportMetric(r.PlanTime.Seconds(), "plan-s/op")
+		b.ReportMetric(float64(r.PlanCalls), "plans/op")
+		b.ReportMetric(r.AvgJCT, "avg-jct-s")
+	}
+}
+
+// BenchmarkSimulate100k is the scale target: 100,000 jobs resampled from
+// the Alibaba and ITP traces on 1,024 GPUs (128 × 8) with smd (≤ 60 s).
+func BenchmarkSimulate100k(b *testing.B) { benchSimulate(b, 100_000, "smd") }
+
+// BenchmarkSimulate10k is the same at a tenth of the size, with fifo for
+// the simulator's own cost.
+func BenchmarkSimulate10kSMD(b *testing.B)  { benchSimulate(b, 10_000, "smd") }
+func BenchmarkSimulate10kFIFO(b *testing.B) { benchSimulate(b, 10_000, "fifo") }
