@@ -113,12 +113,28 @@ func readEnvFile(path string) (map[string]string, error) {
 
 // Exec runs a command inside the cluster's chroot (sbatch, scontrol, ...)
 // and returns its combined output.
+//
+// SLURM_JWT is removed from the command's environment: with it, Slurm's
+// client commands authenticate as the token's user (root), so a job
+// submitted through runuser would belong to root instead of the plain user.
 func (c *Cluster) Exec(args ...string) (string, error) {
-	out, err := exec.Command(c.script, append([]string{"exec"}, args...)...).CombinedOutput()
+	cmd := exec.Command(c.script, append([]string{"exec"}, args...)...)
+	cmd.Env = withoutJWT(os.Environ())
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return string(out), fmt.Errorf("exec %v: %w: %s", args, err, out)
 	}
 	return string(out), nil
+}
+
+func withoutJWT(env []string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "SLURM_JWT=") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // MustExec is Exec that fails the test on error.
@@ -165,10 +181,11 @@ func (c *Cluster) ShowJob(t testing.TB, id int64) map[string]string {
 }
 
 // parseScontrol splits one-line scontrol output; values run to the next
-// " Key=" so that comments with spaces stay whole.
+// " Key=" (keys start upper case), so that comments with spaces and
+// lower-case key=value pairs stay whole.
 func parseScontrol(out string) map[string]string {
 	kv := map[string]string{}
-	keyAt := regexp.MustCompile(`(?:^|\s)([A-Za-z:/]+)=`)
+	keyAt := regexp.MustCompile(`(?:^|\s)([A-Z][A-Za-z:/]*)=`)
 	line := strings.TrimSpace(out)
 	idx := keyAt.FindAllStringSubmatchIndex(line, -1)
 	for i, m := range idx {
@@ -199,7 +216,7 @@ func (c *Cluster) WaitState(t testing.TB, id int64, state string, timeout time.D
 func (c *Cluster) Token(t testing.TB, user string) slurm.Secret {
 	t.Helper()
 	cmd := exec.Command(c.script, "token")
-	cmd.Env = append(os.Environ(), "SLURM_TEST_USER="+user)
+	cmd.Env = append(withoutJWT(os.Environ()), "SLURM_TEST_USER="+user)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("token for %s: %v", user, err)

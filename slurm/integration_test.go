@@ -1,0 +1,228 @@
+package slurm_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rs/zerolog"
+
+	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/slurm"
+	"github.com/strata-hpc/strata/slurm/slurmtest"
+)
+
+// These tests talk to the real Slurm test cluster (slurmtest.Connect). They
+// share it with other tests: they touch only the jobs they submit (found by
+// id, cancelled at the end) and never assume an empty queue or free GPUs,
+// except that a job whose begin time is an hour away stays PENDING.
+
+func integration(t *testing.T) (*slurmtest.Cluster, *slurm.Client) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration: needs the Slurm test cluster")
+	}
+	cl := slurmtest.Connect(t)
+	c, err := slurm.New(context.Background(), cl.Config, zerolog.Nop())
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return cl, c
+}
+
+// tag makes job names unique per test run.
+func tag(t *testing.T) string { return fmt.Sprintf("it-%d-%s", os.Getpid(), t.Name()) }
+
+func findJob(s *planner.Snapshot, id int64) (planner.Job, bool) {
+	for _, j := range s.Jobs {
+		if j.ID == id {
+			return j, true
+		}
+	}
+	return planner.Job{}, false
+}
+
+func TestIntegrationSnapshotRunningAndPending(t *testing.T) {
+	cl, c := integration(t)
+	if c.APIVersion() != "v0.0.42" {
+		t.Errorf("APIVersion = %q, want v0.0.42", c.APIVersion())
+	}
+	run := cl.Sbatch(t, "-J", tag(t)+"-run", "--gres=gpu:1", "--wrap=sleep 300")
+	pend := cl.Sbatch(t, "-J", tag(t)+"-pend", "--gres=gpu:2", "--begin=now+3600",
+		"--comment=strata: model=resnet50 gpus=1-4", "--wrap=sleep 30")
+	if st := cl.WaitState(t, run, "RUNNING", 90*time.Second); st != "RUNNING" {
+		t.Fatalf("job %d is %s after 90 s, want RUNNING (cluster full of foreign jobs?)", run, st)
+	}
+	s, err := c.Snapshot(context.Background())
+	if err != nil {
+		t.Fatalf("Snapshot: %v", err)
+	}
+	r, ok := findJob(s, run)
+	if !ok {
+		t.Fatalf("running job %d not in snapshot", run)
+	}
+	if r.State != planner.JobRunning || r.GPUsPerNode != 1 || len(r.NodeList) != 1 ||
+		len(r.GPUAlloc) != 1 || len(r.GPUAlloc[0].Indices) != 1 || r.StartTime.IsZero() {
+		t.Errorf("running job = %+v, want RUNNING with 1 GPU index on 1 node", r)
+	}
+	p, ok := findJob(s, pend)
+	if !ok {
+		t.Fatalf("pending job %d not in snapshot", pend)
+	}
+	want := planner.Job{ID: pend, Name: tag(t) + "-pend", User: "root", Partition: "gpu", State: planner.JobPending,
+		Reason: "BeginTime", GPUsPerNode: 2, Nodes: 1, CPUs: 1, MemoryMB: 1000, Comment: "strata: model=resnet50 gpus=1-4"}
+	p.SubmitTime, p.Priority = time.Time{}, 0
+	if diff := cmp.Diff(want, p); diff != "" {
+		t.Errorf("pending job (-want +got):\n%s", diff)
+	}
+	if len(s.Nodes) < 2 || s.Nodes[0].GPUs != 4 || s.Nodes[0].Name != "node1" {
+		t.Errorf("nodes = %+v, want node1, node2 with 4 GPUs", s.Nodes)
+	}
+	held := 0
+	for _, n := range s.Nodes {
+		if n.Name == r.NodeList[0] {
+			held = n.AllocGPUs
+		}
+	}
+	if held < 1 {
+		t.Errorf("node %s shows %d allocated GPUs while job %d runs there", r.NodeList[0], held, run)
+	}
+}
+
+func TestIntegrationApplyChangesPendingJob(t *testing.T) {
+	cl, c := integration(t)
+	one := cl.Sbatch(t, "-J", tag(t)+"-a", "--gres=gpu:2", "--begin=now+3600", "--wrap=sleep 30")
+	two := cl.Sbatch(t, "-J", tag(t)+"-b", "--gres=gpu:1", "--begin=now+3600", "--wrap=sleep 30")
+	ds := []planner.Decision{
+		{JobID: one, Action: planner.ActionUpdate, Workers: 3, GPUsPerNode: 3, NodeCount: 1, Rank: 1, Priority: 77777},
+		{JobID: two, Action: planner.ActionUpdate, Workers: 4, GPUsPerNode: 2, NodeCount: 2, Rank: 2, Priority: 77767},
+	}
+	// Dry run first: same path, nothing changes.
+	rep, err := c.Apply(context.Background(), ds, slurm.ApplyOptions{DryRun: true, Cycle: 42})
+	if err != nil || rep.Count(slurm.DryRun) != 2 {
+		t.Fatalf("dry run = %+v, %v", rep.Results, err)
+	}
+	if got := cl.ShowJob(t, one)["TresPerNode"]; got != "gres/gpu:2" {
+		t.Fatalf("dry run changed job %d: TresPerNode=%s", one, got)
+	}
+	rep, err = c.Apply(context.Background(), ds, slurm.ApplyOptions{Cycle: 42})
+	if err != nil || rep.Count(slurm.Applied) != 2 {
+		t.Fatalf("Apply = %+v, %v; want 2 applied", rep.Results, err)
+	}
+	tests := []struct {
+		id   int64
+		want map[string]string
+	}{
+		{one, map[string]string{"Priority": "77777", "TresPerNode": "gres/gpu:3", "NumNodes": "1",
+			"AdminComment": "strata: workers=3 ps=0 rank=1 cycle=42"}},
+		{two, map[string]string{"Priority": "77767", "TresPerNode": "gres/gpu:2", "NumNodes": "2",
+			"AdminComment": "strata: workers=4 ps=0 rank=2 cycle=42"}},
+	}
+	for _, tc := range tests {
+		kv := cl.ShowJob(t, tc.id)
+		got := map[string]string{}
+		for k := range tc.want {
+			got[k] = kv[k]
+		}
+		if lo, hi, ok := strings.Cut(got["NumNodes"], "-"); ok && lo == hi {
+			got["NumNodes"] = lo // scontrol prints min-max
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("scontrol show job %d (-want +got):\n%s", tc.id, diff)
+		}
+	}
+}
+
+func TestIntegrationFinishedJobIsSkipped(t *testing.T) {
+	cl, c := integration(t)
+	id := cl.Sbatch(t, "-J", tag(t), "--gres=gpu:1", "--begin=now+3600", "--wrap=sleep 30")
+	s, err := c.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j, ok := findJob(s, id); !ok || j.State != planner.JobPending {
+		t.Fatalf("job %d in snapshot = %+v, %v; want PENDING", id, j, ok)
+	}
+	cl.MustExec(t, "scancel", fmt.Sprint(id)) // it ends between snapshot and apply
+	rep, err := c.Apply(context.Background(), []planner.Decision{
+		{JobID: id, Action: planner.ActionUpdate, Workers: 2, GPUsPerNode: 2, NodeCount: 1, Rank: 1, Priority: 5000},
+	}, slurm.ApplyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := rep.Results[0].Outcome; o != slurm.SkippedNotPending && o != slurm.SkippedGone {
+		t.Fatalf("outcome = %s (%s), want skipped", o, rep.Results[0].Detail)
+	}
+	if p := cl.ShowJob(t, id)["Priority"]; p == "5000" {
+		t.Errorf("finished job %d was written", id)
+	}
+}
+
+func TestIntegrationTokenWithoutOperatorRights(t *testing.T) {
+	cl, _ := integration(t)
+	id := cl.SbatchAs(t, "alice", "-J", tag(t), "-o", "/dev/null", "--gres=gpu:1", "--begin=now+3600", "--wrap=sleep 30")
+	cfg := cl.Config
+	cfg.User, cfg.Token = "alice", cl.Token(t, "alice")
+	c, err := slurm.New(context.Background(), cfg, zerolog.Nop())
+	if err != nil {
+		t.Fatalf("New as alice: %v", err)
+	}
+	rep, err := c.Apply(context.Background(), []planner.Decision{
+		{JobID: id, Action: planner.ActionUpdate, Workers: 1, GPUsPerNode: 1, NodeCount: 1, Rank: 1, Priority: 90000},
+	}, slurm.ApplyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Results[0]
+	if r.Outcome != slurm.Failed || !errors.Is(r.Err, slurm.ErrPermission) {
+		t.Fatalf("result = %+v, want failed with ErrPermission", r)
+	}
+	for _, s := range []string{"2002", "permission denied"} {
+		if !strings.Contains(strings.ToLower(r.Detail), s) {
+			t.Errorf("detail %q lacks %q", r.Detail, s)
+		}
+	}
+	if strings.Contains(r.Detail, string(cfg.Token)) {
+		t.Error("the error leaks the token")
+	}
+}
+
+func TestIntegrationRESTStoppedMidRun(t *testing.T) {
+	cl, _ := integration(t)
+	newClient := func(retries int, backoff time.Duration) *slurm.Client {
+		cfg := cl.Config
+		cfg.Retries, cfg.RetryBackoff, cfg.Timeout = retries, backoff, 5*time.Second
+		c, err := slurm.New(context.Background(), cfg, zerolog.Nop())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	quick, patient := newClient(2, 100*time.Millisecond), newClient(8, 500*time.Millisecond)
+	cl.StopREST(t) // restarted by Cleanup whatever happens
+	_, err := quick.Snapshot(context.Background())
+	if !errors.Is(err, slurm.ErrUnavailable) || !strings.Contains(err.Error(), "after 3 attempts") ||
+		!strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("Snapshot with slurmrestd down: err = %v, want ErrUnavailable after 3 attempts", err)
+	}
+	// Retries bridge a restart: slurmrestd comes back while the client waits.
+	restarted := make(chan struct{})
+	go func() {
+		defer close(restarted)
+		time.Sleep(time.Second)
+		cl.StartREST(t)
+	}()
+	s, err := patient.Snapshot(context.Background())
+	<-restarted
+	if err != nil {
+		t.Fatalf("Snapshot across a slurmrestd restart: %v", err)
+	}
+	if len(s.Nodes) == 0 {
+		t.Error("snapshot after restart has no nodes")
+	}
+}
