@@ -1,0 +1,175 @@
+-- Report queries (db/reports.go). Reports read job_gpu_hour, the hourly
+-- per-job-per-GPU rollup, never gpu_sample; only RefreshJobGPUHours (run
+-- after ingestion or by `strata report refresh`) and JobSeries (one job's
+-- GPUs) read samples.
+
+-- name: DeleteJobGPUHours
+DELETE FROM job_gpu_hour WHERE hour >= $1::timestamptz AND hour < $2::timestamptz;
+
+-- name: InsertJobGPUHours
+-- $1, $2: hour-aligned refresh window; $3: end of still-open assignments
+-- (now, at most $2); $4: idle threshold in percent GPU utilization.
+WITH a AS (
+    SELECT job_id, host, gpu_uuid,
+           greatest(t_from, $1::timestamptz) AS f,
+           least(coalesce(t_to, $3::timestamptz), $2::timestamptz) AS t
+    FROM gpu_assignment
+    WHERE t_from < $2::timestamptz AND (t_to IS NULL OR t_to > $1::timestamptz)
+),
+iv AS (
+    SELECT gpu_uuid, prev_ts AS s0, ts AS s1, util_gpu,
+           (CASE WHEN energy_mj >= prev_e THEN energy_mj - prev_e ELSE energy_mj END) / 1000.0 AS e_j,
+           extract(epoch FROM ts - prev_ts) AS dur
+    FROM (
+        SELECT gpu_uuid, ts, energy_mj, util_gpu,
+               lag(ts) OVER w AS prev_ts, lag(energy_mj) OVER w AS prev_e
+        FROM gpu_sample
+        WHERE ts >= $1::timestamptz - interval '15 minutes'
+          AND ts < $2::timestamptz + interval '15 minutes'
+          AND gpu_uuid IN (SELECT DISTINCT gpu_uuid FROM a)
+        WINDOW w AS (PARTITION BY gpu_uuid ORDER BY ts)
+    ) x
+    WHERE prev_ts IS NOT NULL AND ts > prev_ts
+),
+p AS (
+    SELECT a.job_id, a.gpu_uuid, h.hour, iv.e_j, iv.util_gpu, iv.dur,
+           extract(epoch FROM least(iv.s1, a.t, h.hour + interval '1 hour')
+                            - greatest(iv.s0, a.f, h.hour)) AS sec,
+           count(*) OVER (PARTITION BY iv.gpu_uuid, iv.s0, h.hour) AS sharers
+    FROM iv
+    JOIN a ON a.gpu_uuid = iv.gpu_uuid AND a.f < iv.s1 AND a.t > iv.s0
+    CROSS JOIN LATERAL generate_series(date_trunc('hour', greatest(iv.s0, a.f)),
+                                       least(iv.s1, a.t) - interval '1 microsecond',
+                                       interval '1 hour') AS h(hour)
+),
+used AS (
+    SELECT job_id, gpu_uuid, hour,
+           sum(e_j * sec / dur / sharers) AS energy_j,
+           sum(util_gpu * sec) AS util_gpu_seconds,
+           sum(sec) AS sampled_seconds,
+           coalesce(sum(sec) FILTER (WHERE util_gpu < $4::float8), 0) AS idle_gpu_seconds,
+           coalesce(sum(e_j * sec / dur / sharers) FILTER (WHERE util_gpu < $4::float8), 0) AS idle_energy_j
+    FROM p WHERE sec > 0
+    GROUP BY job_id, gpu_uuid, hour
+),
+alloc AS (
+    SELECT a.job_id, a.gpu_uuid, min(a.host) AS host, h.hour,
+           min(greatest(a.f, h.hour)) AS t_lo,
+           max(least(a.t, h.hour + interval '1 hour')) AS t_hi,
+           sum(extract(epoch FROM least(a.t, h.hour + interval '1 hour') - greatest(a.f, h.hour))) AS gpu_seconds
+    FROM a
+    CROSS JOIN LATERAL generate_series(date_trunc('hour', a.f), a.t - interval '1 microsecond',
+                                       interval '1 hour') AS h(hour)
+    WHERE a.t > a.f
+    GROUP BY a.job_id, a.gpu_uuid, h.hour
+)
+INSERT INTO job_gpu_hour (hour, job_id, gpu_uuid, host, t_lo, t_hi, gpu_seconds, energy_j,
+                          util_gpu_seconds, sampled_seconds, idle_gpu_seconds, idle_energy_j)
+SELECT al.hour, al.job_id, al.gpu_uuid, al.host, al.t_lo, al.t_hi, al.gpu_seconds,
+       coalesce(u.energy_j, 0), coalesce(u.util_gpu_seconds, 0), coalesce(u.sampled_seconds, 0),
+       coalesce(u.idle_gpu_seconds, 0), coalesce(u.idle_energy_j, 0)
+FROM alloc al LEFT JOIN used u USING (job_id, gpu_uuid, hour);
+
+-- name: ReportEnergy
+-- $1, $2: window; $3..$6: user/account/partition/job filters (empty: all);
+-- $7..$11: group by job/user/account/partition/node; $12: bucket
+-- ('', 'day' or 'hour'); $13: time zone of the buckets.
+WITH r AS (
+    SELECT h.*, coalesce(
+               greatest(0, extract(epoch FROM least(h.t_hi, $2::timestamptz) - greatest(h.t_lo, $1::timestamptz)))
+               / nullif(extract(epoch FROM h.t_hi - h.t_lo), 0), 0) AS frac
+    FROM job_gpu_hour h
+    WHERE h.hour >= date_trunc('hour', $1::timestamptz) AND h.hour < $2::timestamptz
+)
+SELECT CASE WHEN $7::bool THEN r.job_id END AS job_id,
+       CASE WHEN $7::bool THEN max(coalesce(j.name, '')) END AS job_name,
+       CASE WHEN $8::bool THEN coalesce(j.user_name, '') END AS user_name,
+       CASE WHEN $9::bool THEN coalesce(j.account, '') END AS account,
+       CASE WHEN $10::bool THEN coalesce(j.partition, '') END AS partition,
+       CASE WHEN $11::bool THEN r.host END AS host,
+       CASE $12::text WHEN 'day' THEN date_trunc('day', r.hour AT TIME ZONE $13::text) AT TIME ZONE $13::text
+                      WHEN 'hour' THEN r.hour END AS bucket,
+       count(DISTINCT r.job_id) AS jobs,
+       sum(r.gpu_seconds * r.frac) AS gpu_seconds,
+       sum(r.energy_j * r.frac) AS energy_j,
+       sum(r.util_gpu_seconds * r.frac) AS util_gpu_seconds,
+       sum(r.sampled_seconds * r.frac) AS sampled_seconds,
+       sum(r.idle_gpu_seconds * r.frac) AS idle_gpu_seconds,
+       sum(r.idle_energy_j * r.frac) AS idle_energy_j
+FROM r LEFT JOIN job j ON j.job_id = r.job_id
+WHERE r.frac > 0
+  AND (cardinality($3::text[]) = 0 OR j.user_name = ANY ($3::text[]))
+  AND (cardinality($4::text[]) = 0 OR j.account = ANY ($4::text[]))
+  AND (cardinality($5::text[]) = 0 OR j.partition = ANY ($5::text[]))
+  AND (cardinality($6::bigint[]) = 0 OR r.job_id = ANY ($6::bigint[]))
+GROUP BY 1, 3, 4, 5, 6, 7
+ORDER BY 7, 1, 3, 4, 5, 6;
+
+-- name: ReportUsageCompleted
+-- Jobs that ended inside the window: count, wait and JCT per group.
+-- $1, $2: window; $3..$6: filters; $7..$9: group by user/account/partition.
+SELECT CASE WHEN $7::bool THEN j.user_name END AS user_name,
+       CASE WHEN $8::bool THEN j.account END AS account,
+       CASE WHEN $9::bool THEN j.partition END AS partition,
+       count(*) AS completed,
+       coalesce(avg(extract(epoch FROM j.start_time - j.submit_time)), 0) AS mean_wait,
+       coalesce(max(extract(epoch FROM j.start_time - j.submit_time)), 0) AS max_wait,
+       coalesce(avg(extract(epoch FROM j.end_time - j.submit_time)), 0) AS mean_jct
+FROM job j
+WHERE j.end_time >= $1::timestamptz AND j.end_time < $2::timestamptz
+  AND j.start_time IS NOT NULL AND j.submit_time IS NOT NULL
+  AND (cardinality($3::text[]) = 0 OR j.user_name = ANY ($3::text[]))
+  AND (cardinality($4::text[]) = 0 OR j.account = ANY ($4::text[]))
+  AND (cardinality($5::text[]) = 0 OR j.partition = ANY ($5::text[]))
+  AND (cardinality($6::bigint[]) = 0 OR j.job_id = ANY ($6::bigint[]))
+GROUP BY 1, 2, 3
+ORDER BY 1, 2, 3;
+
+-- name: ReportDecisions
+-- $1, $2: window (cycle start); $3: users; $4: partitions; $5: jobs.
+SELECT d.action, coalesce(r.reason, '') AS reason,
+       count(*) AS decisions,
+       count(*) FILTER (WHERE d.outcome = 'applied') AS applied,
+       count(DISTINCT d.job_id) AS jobs,
+       count(DISTINCT d.cycle_id) AS cycles,
+       min(c.started_at) AS first, max(c.started_at) AS last
+FROM plan_decision d
+JOIN plan_cycle c ON c.cycle_id = d.cycle_id
+LEFT JOIN LATERAL unnest(CASE WHEN cardinality(d.reasons) = 0 THEN ARRAY[''] ELSE d.reasons END) AS r(reason) ON true
+WHERE c.started_at >= $1::timestamptz AND c.started_at < $2::timestamptz
+  AND (cardinality($3::text[]) = 0 OR d.user_name = ANY ($3::text[]))
+  AND (cardinality($4::text[]) = 0 OR d.partition = ANY ($4::text[]))
+  AND (cardinality($5::bigint[]) = 0 OR d.job_id = ANY ($5::bigint[]))
+GROUP BY 1, 2
+ORDER BY count(*) DESC, 1, 2;
+
+-- name: ReportJob
+SELECT job_id, name, user_name, account, partition, submit_time, start_time, end_time
+FROM job WHERE job_id = $1;
+
+-- name: ReportJobTotals
+SELECT count(*) AS rows,
+       coalesce(sum(gpu_seconds), 0), coalesce(sum(energy_j), 0), coalesce(sum(util_gpu_seconds), 0),
+       coalesce(sum(sampled_seconds), 0), coalesce(sum(idle_gpu_seconds), 0), coalesce(sum(idle_energy_j), 0)
+FROM job_gpu_hour WHERE job_id = $1;
+
+-- name: ReportJobSeries
+-- One job's GPUs over its assignments, in $2-second bins: mean utilization
+-- over its GPUs and their summed power (mean per GPU within a bin).
+WITH a AS (
+    SELECT gpu_uuid, t_from, coalesce(t_to, now()) AS t_to FROM gpu_assignment WHERE job_id = $1
+),
+per_gpu AS (
+    SELECT date_bin(make_interval(secs => $2::float8), s.ts, timestamptz '2000-01-01') AS t,
+           s.gpu_uuid, avg(s.util_gpu) AS util, avg(s.power_w) AS power
+    FROM a JOIN gpu_sample s ON s.gpu_uuid = a.gpu_uuid AND s.ts >= a.t_from AND s.ts <= a.t_to
+    GROUP BY 1, 2
+)
+SELECT t, avg(util), sum(power) FROM per_gpu GROUP BY t ORDER BY t;
+
+-- name: ReportJobDecisions
+SELECT d.cycle_id, c.started_at, d.action, array_to_string(d.reasons, ','),
+       concat_ws('; ', nullif(d.outcome, ''), nullif(d.detail, ''))
+FROM plan_decision d JOIN plan_cycle c ON c.cycle_id = d.cycle_id
+WHERE d.job_id = $1
+ORDER BY d.cycle_id;

@@ -1,0 +1,375 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// RefreshReportRollups recomputes the hourly per-job, per-GPU rollups of
+// every UTC hour touching [from, to) from the stored samples and GPU
+// assignments, replacing what was there (idempotent). Assignments still open
+// are counted up to now. Call it after ingesting samples (the collector does,
+// for the hours it wrote) or through `strata report refresh`. idlePct is the
+// utilization below which an allocated GPU counts as idle (0: the default 5).
+// It returns the number of rollup rows written.
+func (s *Store) RefreshReportRollups(ctx context.Context, from, to time.Time, idlePct float64) (int64, error) {
+	if !from.Before(to) {
+		return 0, fmt.Errorf("refresh report rollups: start %v is not before end %v", from, to)
+	}
+	if idlePct <= 0 {
+		idlePct = DefaultIdleUtilPct
+	}
+	lo, hi := from.UTC().Truncate(time.Hour), to.UTC().Add(time.Hour-1).Truncate(time.Hour)
+	openEnd := time.Now().UTC()
+	if openEnd.After(hi) {
+		openEnd = hi
+	}
+	del, err := s.q.get("DeleteJobGPUHours")
+	if err != nil {
+		return 0, err
+	}
+	ins, err := s.q.get("InsertJobGPUHours")
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, del, lo, hi); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, ins, lo, hi, openEnd, idlePct)
+		n = tag.RowsAffected()
+		return err
+	})
+	return n, interpretError("refresh report rollups", err)
+}
+
+// filterArgs returns the filter parameters ($3..$6) as non-nil arrays.
+func filterArgs(f ReportFilter) []any {
+	nz := func(s []string) []string {
+		if s == nil {
+			return []string{}
+		}
+		return s
+	}
+	jobs := f.Jobs
+	if jobs == nil {
+		jobs = []int64{}
+	}
+	return []any{nz(f.Users), nz(f.Accounts), nz(f.Partitions), jobs}
+}
+
+func hasDim(by []ReportDim, d ReportDim) bool {
+	for _, b := range by {
+		if b == d {
+			return true
+		}
+	}
+	return false
+}
+
+// EnergyReport groups pro-rated GPU time and energy of the window by q.By
+// (no dimension: one total row, or none when nothing ran). Rows come ordered
+// by bucket, then job, user, account, partition, node. It reads only the
+// rollups: run RefreshReportRollups for hours whose samples changed.
+func (s *Store) EnergyReport(ctx context.Context, q EnergyQuery) ([]EnergyRow, error) {
+	if err := q.Validate(); err != nil {
+		return nil, err
+	}
+	sql, err := s.q.get("ReportEnergy")
+	if err != nil {
+		return nil, err
+	}
+	bucket := ""
+	if hasDim(q.By, DimDay) {
+		bucket = "day"
+	} else if hasDim(q.By, DimHour) {
+		bucket = "hour"
+	}
+	tz := "UTC"
+	if q.Location != nil {
+		tz = q.Location.String()
+		if tz == "Local" {
+			tz = localZoneName()
+		}
+	}
+	args := append([]any{q.From, q.To}, filterArgs(q.ReportFilter)...)
+	args = append(args, hasDim(q.By, DimJob), hasDim(q.By, DimUser), hasDim(q.By, DimAccount),
+		hasDim(q.By, DimPartition), hasDim(q.By, DimNode), bucket, tz)
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, interpretError("energy report", err)
+	}
+	out, err := pgx.CollectRows(rows, scanEnergyRow)
+	return out, interpretError("energy report", err)
+}
+
+func scanEnergyRow(r pgx.CollectableRow) (EnergyRow, error) {
+	var e EnergyRow
+	var job *int64
+	var name, user, account, partition, node *string
+	var bucket *time.Time
+	var jobs int64
+	var utilSec, sampled float64
+	err := r.Scan(&job, &name, &user, &account, &partition, &node, &bucket, &jobs,
+		&e.GPUSeconds, &e.EnergyJ, &utilSec, &sampled, &e.IdleGPUSeconds, &e.IdleEnergyJ)
+	if err != nil {
+		return e, err
+	}
+	e.Job, e.JobName, e.User, e.Account = deref(job), deref(name), deref(user), deref(account)
+	e.Partition, e.Node, e.Jobs = deref(partition), deref(node), int(jobs)
+	if bucket != nil {
+		e.Bucket = bucket.UTC()
+	}
+	if sampled > 0 {
+		e.UtilGPU = utilSec / sampled
+	}
+	return e, nil
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+// localZoneName names the process's local zone for Postgres ("UTC" when
+// the zone has no IANA name, e.g. TZ unset in a container).
+func localZoneName() string {
+	name, off := time.Now().Zone()
+	if _, err := time.LoadLocation(name); err == nil && name != "" && name != "Local" {
+		return name
+	}
+	if off == 0 {
+		return "UTC"
+	}
+	// POSIX offsets are inverted: UTC+2 is "<+02>-02".
+	return fmt.Sprintf("<%+03d>%+03d", off/3600, -off/3600)
+}
+
+// UsageReport groups GPU time (pro-rated, from the rollups) and the wait and
+// completion times of the jobs that ended in the window by q.By (user,
+// account and/or partition).
+func (s *Store) UsageReport(ctx context.Context, q UsageQuery) ([]UsageRow, error) {
+	for _, d := range q.By {
+		if d != DimUser && d != DimAccount && d != DimPartition {
+			return nil, fmt.Errorf("usage report: cannot group by %s", d)
+		}
+	}
+	energy, err := s.EnergyReport(ctx, EnergyQuery{ReportFilter: q.ReportFilter, By: q.By})
+	if err != nil {
+		return nil, fmt.Errorf("usage report: %w", err)
+	}
+	sql, err := s.q.get("ReportUsageCompleted")
+	if err != nil {
+		return nil, err
+	}
+	args := append([]any{q.From, q.To}, filterArgs(q.ReportFilter)...)
+	args = append(args, hasDim(q.By, DimUser), hasDim(q.By, DimAccount), hasDim(q.By, DimPartition))
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, interpretError("usage report", err)
+	}
+	done, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (UsageRow, error) {
+		var u UsageRow
+		var user, account, partition *string
+		var n int64
+		err := r.Scan(&user, &account, &partition, &n, &u.MeanWaitSec, &u.MaxWaitSec, &u.MeanJCTSec)
+		u.User, u.Account, u.Partition, u.Completed = deref(user), deref(account), deref(partition), int(n)
+		return u, err
+	})
+	if err != nil {
+		return nil, interpretError("usage report", err)
+	}
+	return mergeUsage(energy, done), nil
+}
+
+// mergeUsage joins the GPU-time groups with the completed-job groups on
+// their keys, keeping the energy rows' order and appending groups that only
+// completed jobs have.
+func mergeUsage(energy []EnergyRow, done []UsageRow) []UsageRow {
+	key := func(u, a, p string) string { return u + "\x00" + a + "\x00" + p }
+	byKey := map[string]int{}
+	out := make([]UsageRow, 0, len(energy))
+	for _, e := range energy {
+		byKey[key(e.User, e.Account, e.Partition)] = len(out)
+		out = append(out, UsageRow{User: e.User, Account: e.Account, Partition: e.Partition,
+			Jobs: e.Jobs, GPUSeconds: e.GPUSeconds})
+	}
+	for _, d := range done {
+		i, ok := byKey[key(d.User, d.Account, d.Partition)]
+		if !ok {
+			i = len(out)
+			out = append(out, UsageRow{User: d.User, Account: d.Account, Partition: d.Partition})
+		}
+		out[i].Completed, out[i].MeanWaitSec, out[i].MaxWaitSec, out[i].MeanJCTSec =
+			d.Completed, d.MeanWaitSec, d.MaxWaitSec, d.MeanJCTSec
+	}
+	return out
+}
+
+// DecisionReport counts the planner's stored decisions of cycles started in
+// the window by action and reason code (a decision with several reasons
+// counts once under each). Accounts are not known to decisions: that filter
+// is ignored.
+func (s *Store) DecisionReport(ctx context.Context, q DecisionQuery) ([]DecisionRow, error) {
+	if err := q.Validate(); err != nil {
+		return nil, err
+	}
+	sql, err := s.q.get("ReportDecisions")
+	if err != nil {
+		return nil, err
+	}
+	f := filterArgs(q.ReportFilter)
+	rows, err := s.pool.Query(ctx, sql, q.From, q.To, f[0], f[2], f[3])
+	if err != nil {
+		return nil, interpretError("decision report", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (DecisionRow, error) {
+		var d DecisionRow
+		var n, applied, jobs, cycles int64
+		err := r.Scan(&d.Action, &d.Reason, &n, &applied, &jobs, &cycles, &d.First, &d.Last)
+		d.Decisions, d.Applied, d.Jobs, d.Cycles = int(n), int(applied), int(jobs), int(cycles)
+		d.First, d.Last = d.First.UTC(), d.Last.UTC()
+		return d, err
+	})
+	return out, interpretError("decision report", err)
+}
+
+// maxJobPoints bounds the per-job series (bins widen for long jobs).
+const maxJobPoints = 300
+
+// JobReport returns one job's facts, GPU assignments, rollup totals, its
+// utilization/power series (from that job's samples only, in at most 300
+// bins) and the planner's decisions about it. An unknown job (no job row
+// and no assignment) gives an error wrapping ErrNotFound.
+func (s *Store) JobReport(ctx context.Context, job int64) (JobReport, error) {
+	jr := JobReport{Job: job}
+	if err := s.loadJobFacts(ctx, &jr); err != nil {
+		return jr, err
+	}
+	as, err := s.JobAssignments(ctx, job)
+	if err != nil {
+		return jr, err
+	}
+	for _, a := range as {
+		jr.GPUs = append(jr.GPUs, JobGPUSpan{Host: a.Host, UUID: a.UUID, From: a.From.UTC(), To: a.To.UTC()})
+	}
+	if jr.Name == "" && jr.User == "" && len(jr.GPUs) == 0 {
+		return jr, fmt.Errorf("job report %d: %w", job, ErrNotFound)
+	}
+	if err := s.loadJobTotals(ctx, &jr); err != nil {
+		return jr, err
+	}
+	if err := s.loadJobSeries(ctx, &jr); err != nil {
+		return jr, err
+	}
+	return jr, s.loadJobDecisions(ctx, &jr)
+}
+
+func (s *Store) loadJobFacts(ctx context.Context, jr *JobReport) error {
+	q, err := s.q.get("ReportJob")
+	if err != nil {
+		return err
+	}
+	var submit, start, end *time.Time
+	err = s.pool.QueryRow(ctx, q, jr.Job).Scan(&jr.Job, &jr.Name, &jr.User, &jr.Account, &jr.Partition,
+		&submit, &start, &end)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil // assignments may still exist
+	}
+	jr.Submit, jr.Start, jr.End = utcOrZero(submit), utcOrZero(start), utcOrZero(end)
+	return interpretError("job report", err)
+}
+
+func utcOrZero(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+func (s *Store) loadJobTotals(ctx context.Context, jr *JobReport) error {
+	q, err := s.q.get("ReportJobTotals")
+	if err != nil {
+		return err
+	}
+	t := &jr.Totals
+	var n int64
+	var utilSec, sampled float64
+	err = s.pool.QueryRow(ctx, q, jr.Job).Scan(&n, &t.GPUSeconds, &t.EnergyJ, &utilSec, &sampled,
+		&t.IdleGPUSeconds, &t.IdleEnergyJ)
+	if n > 0 {
+		t.Jobs = 1
+	}
+	t.Job, t.JobName, t.User, t.Account, t.Partition = jr.Job, jr.Name, jr.User, jr.Account, jr.Partition
+	if sampled > 0 {
+		t.UtilGPU = utilSec / sampled
+	}
+	return interpretError("job report totals", err)
+}
+
+func (s *Store) loadJobSeries(ctx context.Context, jr *JobReport) error {
+	var lo, hi time.Time
+	for _, g := range jr.GPUs {
+		to := g.To
+		if to.IsZero() {
+			to = time.Now().UTC()
+		}
+		if lo.IsZero() || g.From.Before(lo) {
+			lo = g.From
+		}
+		hi = maxTime(hi, to)
+	}
+	if lo.IsZero() {
+		return nil
+	}
+	step := math.Max(10, math.Ceil(hi.Sub(lo).Seconds()/maxJobPoints))
+	q, err := s.q.get("ReportJobSeries")
+	if err != nil {
+		return err
+	}
+	rows, err := s.pool.Query(ctx, q, jr.Job, step)
+	if err != nil {
+		return interpretError("job report series", err)
+	}
+	jr.Series, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (JobPoint, error) {
+		var p JobPoint
+		err := r.Scan(&p.T, &p.UtilGPU, &p.PowerW)
+		p.T = p.T.UTC()
+		return p, err
+	})
+	return interpretError("job report series", err)
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+func (s *Store) loadJobDecisions(ctx context.Context, jr *JobReport) error {
+	q, err := s.q.get("ReportJobDecisions")
+	if err != nil {
+		return err
+	}
+	rows, err := s.pool.Query(ctx, q, jr.Job)
+	if err != nil {
+		return interpretError("job report decisions", err)
+	}
+	jr.Decisions, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (JobDecision, error) {
+		var d JobDecision
+		err := r.Scan(&d.Cycle, &d.At, &d.Action, &d.Reason, &d.Detail)
+		d.At = d.At.UTC()
+		return d, err
+	})
+	return interpretError("job report decisions", err)
+}
