@@ -74,7 +74,7 @@ func TestParseExporterEdgeCases(t *testing.T) {
 	}{
 		{name: "no uuid label is skipped", in: "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 5\n"},
 		{name: "untyped, host from target, lower-case uuid label",
-			in: "dcgm_fi_dev_gpu_util{uuid=\"GPU-x\",gpu=\"3\"} 55\n",
+			in:   "dcgm_fi_dev_gpu_util{uuid=\"GPU-x\",gpu=\"3\"} 55\n",
 			want: []Sample{{Time: now, Host: "n1", UUID: "GPU-x", Index: 3, Minor: -1, UtilGPU: 55, Source: "exporter"}}},
 		{name: "help overrides unit", in: "# HELP DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION energy (in J).\n" +
 			"# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION counter\nDCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{UUID=\"GPU-y\"} 12.5\n",

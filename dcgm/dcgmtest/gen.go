@@ -13,7 +13,9 @@ type gpuState struct {
 	index, minor int
 	uuid         string
 	counterMJ    float64
-	power, util  float64 // at the current second
+	power, util  float64 // during the current second
+	lastP, lastU float64 // during the previous second: what a sample reports
+	lastJob      int64
 }
 
 type gen struct {
@@ -89,9 +91,11 @@ func (g *gen) advance(s int) {
 	for _, st := range g.gpus {
 		e := st.power // J over one second
 		st.counterMJ += e * 1000
-		if job := g.jobOn(st, s); job != 0 {
-			g.truth[job] += e
+		st.lastJob = g.jobOn(st, s)
+		if st.lastJob != 0 {
+			g.truth[st.lastJob] += e
 		}
+		st.lastP, st.lastU = st.power, st.util
 	}
 	for _, r := range g.sc.Resets {
 		if int(r.At/time.Second) == s+1 {
@@ -105,17 +109,22 @@ func (g *gen) advance(s int) {
 	g.model(s + 1)
 }
 
-// sweep appends one sample per GPU at second s.
+// sweep appends one sample per GPU at second s. Like NVML, a sample reports
+// power and utilisation of the period just before it (the previous second).
 func (g *gen) sweep(s int, out []dcgm.Sample) []dcgm.Sample {
 	t := g.sc.Start.Add(time.Duration(s) * time.Second)
 	for _, st := range g.gpus {
+		p, u, job := st.lastP, st.lastU, st.lastJob
+		if s == 0 {
+			p, u, job = st.power, st.util, g.jobOn(st, 0)
+		}
 		smp := dcgm.Sample{Time: t, Host: st.host, UUID: st.uuid, Index: st.index, Minor: st.minor,
 			BusID:   fmt.Sprintf("00000000:%02X:00.0", 0x10+st.index*0x10),
-			UtilGPU: math.Round(st.util), UtilMem: math.Round(st.util / 2), PowerW: math.Round(st.power*100) / 100,
+			UtilGPU: math.Round(u), UtilMem: math.Round(u / 2), PowerW: math.Round(p*100) / 100,
 			EnergyMJ: uint64(st.counterMJ), MemTotal: 80 << 30, Source: "replay"}
-		if st.util > 0 {
+		if job != 0 {
 			smp.MemUsed = 60 << 30
-			smp.PIDs = []int32{int32(10000 + g.jobOn(st, s))}
+			smp.PIDs = []int32{int32(10000 + job)}
 		}
 		out = append(out, smp)
 	}

@@ -1,0 +1,110 @@
+package db
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/strata-hpc/strata/dcgm"
+	"github.com/strata-hpc/strata/planner"
+)
+
+// SaveAssignments inserts or closes GPU assignments: an assignment is
+// identified by (job, GPU UUID, From); saving it again with To set closes it.
+// Saving the same assignment twice is harmless.
+func (s *Store) SaveAssignments(ctx context.Context, as []dcgm.Assignment) error {
+	if len(as) == 0 {
+		return nil
+	}
+	n := len(as)
+	jobs, hosts, uuids := make([]int64, n), make([]string, n), make([]string, n)
+	from, to := make([]time.Time, n), make([]*time.Time, n)
+	for i, a := range as {
+		jobs[i], hosts[i], uuids[i], from[i] = a.Job, a.Host, a.UUID, a.From
+		if !a.To.IsZero() {
+			t := a.To
+			to[i] = &t
+		}
+	}
+	q, err := s.q.get("UpsertAssignments")
+	if err != nil {
+		return err
+	}
+	_, err = s.pool.Exec(ctx, q, jobs, hosts, uuids, from, to)
+	return interpretError("save assignments", err)
+}
+
+// OpenAssignments returns the assignments not yet closed, of one host or of
+// all hosts when host is empty (to resume a dcgm.Tracker after a restart).
+func (s *Store) OpenAssignments(ctx context.Context, host string) ([]dcgm.Assignment, error) {
+	q, err := s.q.get("OpenAssignments")
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.pool.Query(ctx, q, host)
+	if err != nil {
+		return nil, interpretError("open assignments", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (dcgm.Assignment, error) {
+		var a dcgm.Assignment
+		err := r.Scan(&a.Job, &a.Host, &a.UUID, &a.From)
+		return a, err
+	})
+	return out, interpretError("open assignments", err)
+}
+
+// JobAssignments returns every assignment of one job.
+func (s *Store) JobAssignments(ctx context.Context, job int64) ([]dcgm.Assignment, error) {
+	q, err := s.q.get("JobAssignments")
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.pool.Query(ctx, q, job)
+	if err != nil {
+		return nil, interpretError("job assignments", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (dcgm.Assignment, error) {
+		var a dcgm.Assignment
+		var to *time.Time
+		err := r.Scan(&a.Job, &a.Host, &a.UUID, &a.From, &to)
+		if to != nil {
+			a.To = *to
+		}
+		return a, err
+	})
+	return out, interpretError("job assignments", err)
+}
+
+// UpsertJobs records Slurm jobs (identity and accounting fields used by
+// reports). cluster is Slurm's ClusterName. Times left zero keep what is
+// stored; EndTime is taken from end, which the caller knows for finished
+// jobs (planner.Job has no end time); pass a zero time when unknown.
+func (s *Store) UpsertJobs(ctx context.Context, cluster string, jobs []planner.Job, end map[int64]time.Time) error {
+	if len(jobs) == 0 {
+		return nil
+	}
+	n := len(jobs)
+	ids, gpus := make([]int64, n), make([]int32, n)
+	cl, names, users, accts, parts, states := make([]string, n), make([]string, n), make([]string, n),
+		make([]string, n), make([]string, n), make([]string, n)
+	sub, sta, en := make([]*time.Time, n), make([]*time.Time, n), make([]*time.Time, n)
+	for i, j := range jobs {
+		ids[i], gpus[i], cl[i] = j.ID, int32(j.GPUs()), cluster
+		names[i], users[i], accts[i], parts[i], states[i] = j.Name, j.User, j.Account, j.Partition, string(j.State)
+		sub[i], sta[i], en[i] = timePtr(j.SubmitTime), timePtr(j.StartTime), timePtr(end[j.ID])
+	}
+	q, err := s.q.get("UpsertJobs")
+	if err != nil {
+		return err
+	}
+	_, err = s.pool.Exec(ctx, q, ids, cl, names, users, accts, parts, states, gpus, sub, sta, en)
+	return interpretError("upsert jobs", err)
+}
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
