@@ -45,6 +45,7 @@ type jobInfo struct {
 	isl      *island
 	weight   float64
 	req      int  // requested GPUs
+	size     int  // request clamped into the user's range (fixed-size policies)
 	gmin     int  // GPU range the planner may choose in
 	gmax     int  //
 	pmin     int  // PS range (0,0 when not PS)
@@ -187,6 +188,7 @@ func (c *cycle) newJobInfo(j *Job) *jobInfo {
 	if !ji.fixed {
 		ji.gmin, ji.gmax = h.GPUMin, h.GPUMax
 	}
+	ji.size = min(max(ji.req, ji.gmin), ji.gmax)
 	if ji.model.kind != kindOpaque && ji.model.arch == ArchPS {
 		ji.pmin, ji.pmax, ji.psAuto = max(1, h.PSMin), max(1, h.PSMax), h.PSAuto || h.PSMax == 0
 	}

@@ -39,10 +39,10 @@ func (lp *listPolicy) plan(ctx context.Context, s *Snapshot) (Plan, error) {
 func (lp *listPolicy) planIsland(c *cycle, isl *island) []*planned {
 	var queue []*planned
 	for _, ji := range isl.jobs {
-		d, r := c.durationAt(ji, max(1, ji.req), max(1, ji.pmin))
+		d, r := c.durationAt(ji, max(1, ji.size), psFor(ji, ji.size))
 		pl := c.newPlanned(ji)
 		pl.dur = d
-		pl.reasons = append(append(sizeReasons(ji, ji.req), r), lp.extra...)
+		pl.reasons = append(append(sizeReasons(ji, ji.size), r), lp.extra...)
 		pl.key = lp.key(ji, d.Seconds())
 		queue = append(queue, pl)
 	}
@@ -67,7 +67,7 @@ func (lp *listPolicy) planIsland(c *cycle, isl *island) []*planned {
 // could not start, later jobs wait behind it.
 func (c *cycle) admitFixed(pl *planned, blocked *bool) {
 	ji := pl.ji
-	if _, ok := c.jobShape(ji); !ok {
+	if _, ok := c.sizeShape(ji); !ok {
 		pl.reasons = append([]Reason{ReasonNoShapeFits}, pl.reasons...)
 		return
 	}

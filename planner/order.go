@@ -26,8 +26,8 @@ type planned struct {
 // update with a rank, or a keep without one for jobs that must not change
 // (they still take capacity when Slurm starts them).
 func (c *cycle) newPlanned(ji *jobInfo) *planned {
-	sh, _ := c.jobShape(ji)
-	pl := &planned{ji: ji, action: ActionUpdate, ranked: true, w: ji.req, p: psFor(ji, ji.req), sh: sh}
+	sh, _ := c.sizeShape(ji)
+	pl := &planned{ji: ji, action: ActionUpdate, ranked: true, w: ji.size, p: psFor(ji, ji.size), sh: sh}
 	if ji.keep {
 		pl.action, pl.ranked = ActionKeep, false
 		if ji.hintErr != nil {

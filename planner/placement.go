@@ -31,6 +31,15 @@ func (c *cycle) shapeFor(isl *island, w int, cpuPerW float64, memPerW int64) (sh
 	return shape{}, false
 }
 
+// sizeShape is the shape of the job's size (its request clamped into the
+// user's range).
+func (c *cycle) sizeShape(ji *jobInfo) (shape, bool) {
+	if ji.size == ji.req {
+		return c.jobShape(ji)
+	}
+	return c.shapeFor(ji.isl, ji.size, ji.cpuPerW, ji.memPerW)
+}
+
 // jobShape is the shape of the job's own request (fixed-size jobs).
 func (c *cycle) jobShape(ji *jobInfo) (shape, bool) {
 	j := ji.job

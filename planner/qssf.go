@@ -13,6 +13,6 @@ var _ Policy = (*QSSF)(nil)
 // Plan implements Policy.
 func (p *QSSF) Plan(ctx context.Context, s *Snapshot) (Plan, error) {
 	lp := &listPolicy{name: "qssf", o: p.o,
-		key: func(ji *jobInfo, dur float64) float64 { return dur * float64(max(1, ji.req)) }}
+		key: func(ji *jobInfo, dur float64) float64 { return dur * float64(max(1, ji.size)) }}
 	return lp.plan(ctx, s)
 }

@@ -68,9 +68,13 @@ func (p *Tiresias) planIsland(c *cycle, isl *island) []*planned {
 	}
 	var out, starts []*planned
 	for k, ji := range all {
-		fits := ji.req <= budget
+		n := ji.size
+		if ji.job.State == JobRunning {
+			n = ji.req
+		}
+		fits := n <= budget
 		if fits {
-			budget -= ji.req
+			budget -= n
 		}
 		if ji.job.State == JobRunning {
 			pl := c.keepDecision(ji)
@@ -81,10 +85,10 @@ func (p *Tiresias) planIsland(c *cycle, isl *island) []*planned {
 			out = append(out, pl)
 			continue
 		}
-		d, r := c.durationAt(ji, max(1, ji.req), max(1, ji.pmin))
+		d, r := c.durationAt(ji, max(1, ji.size), psFor(ji, ji.size))
 		pl := c.newPlanned(ji)
 		pl.dur, pl.key = d, float64(k)
-		pl.reasons = append(sizeReasons(ji, ji.req), r)
+		pl.reasons = append(sizeReasons(ji, ji.size), r)
 		if fits {
 			starts = append(starts, pl)
 		} else {

@@ -1,0 +1,168 @@
+package planner_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/strata-hpc/strata/planner"
+	pt "github.com/strata-hpc/strata/planner/plannertest"
+)
+
+var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+// mixedSnapshot is a small cluster with every kind of job the safety rules
+// talk about, varied by seed.
+func mixedSnapshot(seed uint64) *planner.Snapshot {
+	s := pt.Synthetic(6, 8, 30, seed)
+	b := pt.Cluster(s.ID, s.Now).Partition("gpu", true).Partition("small", false).
+		Nodes("gpu", 6, 8, 64, 512*1024, "gpu", "a100").Nodes("sm", 3, 4, 32, 128*1024, "small", "t4").
+		NodeState("gpu0006", "IDLE", "DRAIN").Pool("bb", 10<<40, 4<<40)
+	for _, j := range s.Jobs {
+		if j.State == planner.JobRunning {
+			b.Running(j.ID, j.GPUs(), j.NodeList[0], j.StartTime)
+		} else {
+			b.Pending(j.ID, j.GPUs(), j.Comment, pt.Submitted(j.SubmitTime), pt.TimeLimit(j.TimeLimit))
+		}
+	}
+	b.Pending(1001, 2, "strata: gpus=9-2", pt.Submitted(t0.Add(-time.Hour))).
+		Pending(1002, 4, "strata: model=resnet50 batch=64 epochs=1 samples=1281167 gpus=1-8 rewrite=no").
+		Pending(1003, 16, "strata: gpus=16", pt.InPartition("small")).
+		Pending(1004, 2, "strata: model=resnet18 batch=64 epochs=1 samples=1281167 gpus=1-4", pt.BurstBuffer(5<<40, "bb")).
+		Pending(1005, 2, "strata: model=resnet18 batch=64 epochs=1 samples=1281167 gpus=1-4", pt.BurstBuffer(5<<40, "bb")).
+		Pending(1006, 1, "strata: model=cifar10 batch=512 iters=2000 gpus=1-4", pt.InPartition("small")).
+		Pending(1007, 8, "old job", pt.Submitted(t0.Add(-48*time.Hour))).
+		Pending(1008, 1, "", pt.InPartition("nowhere"))
+	return b.Build()
+}
+
+// checkPlan asserts the safety rules and contract invariants of a plan.
+func checkPlan(t *testing.T, name string, s *planner.Snapshot, p planner.Plan) {
+	t.Helper()
+	jobs := map[int64]planner.Job{}
+	for _, j := range s.Jobs {
+		jobs[j.ID] = j
+	}
+	nodes := map[string]planner.Node{}
+	for _, n := range s.Nodes {
+		nodes[n.Name] = n
+	}
+	seen := map[int64]bool{}
+	used := map[string]int{}
+	ranks := map[int]bool{}
+	var bb int64
+	for _, d := range p.Decisions {
+		j := jobs[d.JobID]
+		if seen[d.JobID] {
+			t.Errorf("%s: job %d has two decisions", name, d.JobID)
+		}
+		seen[d.JobID] = true
+		if len(d.Reasons) == 0 {
+			t.Errorf("%s: job %d has no reason", name, d.JobID)
+		}
+		for _, r := range d.Reasons {
+			if r.Describe() == string(r) {
+				t.Errorf("%s: job %d has undocumented reason %q", name, d.JobID, r)
+			}
+		}
+		h, hasHint, err := planner.ParseHints(j.Comment)
+		switch {
+		case j.State == planner.JobRunning && d.Action == planner.ActionUpdate:
+			t.Errorf("%s: running job %d gets an update", name, d.JobID)
+		case j.State == planner.JobPending && (d.Action == planner.ActionPreempt || d.Action == planner.ActionResize):
+			t.Errorf("%s: pending job %d gets %s", name, d.JobID, d.Action)
+		case strings.HasPrefix(name, "smd") && (d.Action == planner.ActionPreempt || d.Action == planner.ActionResize):
+			t.Errorf("%s: smd must never %s (job %d)", name, d.Action, d.JobID)
+		case (err != nil || h.NoRewrite) && d.Action != planner.ActionKeep:
+			t.Errorf("%s: job %d with invalid hint or rewrite=no gets %s", name, d.JobID, d.Action)
+		}
+		if d.Action == planner.ActionUpdate {
+			lo, hi := j.GPUs(), j.GPUs()
+			if hasHint && err == nil && h.GPUMax > 0 {
+				lo, hi = h.GPUMin, h.GPUMax
+			}
+			if d.Workers < lo || d.Workers > hi {
+				t.Errorf("%s: job %d workers %d outside [%d, %d]", name, d.JobID, d.Workers, lo, hi)
+			}
+			if d.Rank < 1 || ranks[d.Rank] || d.Priority <= 0 {
+				t.Errorf("%s: job %d rank %d priority %d (duplicate or missing)", name, d.JobID, d.Rank, d.Priority)
+			}
+			ranks[d.Rank] = true
+		}
+		if d.Start {
+			if d.GPUsPerNode*d.NodeCount != d.Workers || len(d.Placement) != d.NodeCount {
+				t.Errorf("%s: job %d shape %d×%d, %d workers, placement %v", name, d.JobID, d.GPUsPerNode, d.NodeCount, d.Workers, d.Placement)
+			}
+			for _, n := range d.Placement {
+				used[n] += d.GPUsPerNode
+				if !nodes[n].Usable() || !containsStr(nodes[n].Partitions, j.Partition) {
+					t.Errorf("%s: job %d placed on unusable or foreign node %s", name, d.JobID, n)
+				}
+			}
+			bb += j.BurstBufferBytes
+		}
+	}
+	for _, j := range s.Jobs {
+		if j.State == planner.JobPending && !seen[j.ID] {
+			t.Errorf("%s: pending job %d has no decision", name, j.ID)
+		}
+	}
+	preemptible := strings.HasPrefix(name, "tiresias") || strings.HasPrefix(name, "optimus")
+	for n, g := range used {
+		if free := nodes[n].FreeGPUs(); g > free && !preemptible || g > nodes[n].GPUs {
+			t.Errorf("%s: node %s gets %d GPUs, %d free of %d", name, n, g, free, nodes[n].GPUs)
+		}
+	}
+	if bb > 6<<40 {
+		t.Errorf("%s: started jobs use %d burst-buffer bytes, 6 TiB free", name, bb)
+	}
+}
+
+func containsStr(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func TestPolicyProperties(t *testing.T) {
+	for _, name := range planner.PolicyNames() {
+		p, err := planner.NewPolicy(name, planner.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for seed := uint64(1); seed <= 15; seed++ {
+			t.Run(fmt.Sprintf("%s/seed=%d", name, seed), func(t *testing.T) {
+				s := mixedSnapshot(seed)
+				got, err := p.Plan(context.Background(), s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Policy != name || got.SnapshotID != s.ID {
+					t.Errorf("plan header %q/%q", got.Policy, got.SnapshotID)
+				}
+				checkPlan(t, name, s, got)
+				again, _ := p.Plan(context.Background(), mixedSnapshot(seed))
+				if diff := cmp.Diff(got, again); diff != "" {
+					t.Errorf("not deterministic (-first +second):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+func TestPlanCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, name := range planner.PolicyNames() {
+		p, _ := planner.NewPolicy(name, planner.Options{})
+		if _, err := p.Plan(ctx, mixedSnapshot(1)); err == nil {
+			t.Errorf("%s: Plan with a cancelled context returned no error", name)
+		}
+	}
+}
