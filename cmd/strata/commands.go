@@ -8,5 +8,6 @@ func commands() []*cli.Command {
 		versionCommand(),
 		simulateCommand(),
 		configCommand(),
+		queueCommand(), planCommand(),
 	}
 }
