@@ -180,6 +180,10 @@ func (c *cycle) optimusDecisions(isl *island, jobs []*optJob) []*planned {
 				break
 			}
 		}
+		if len(oj.grid) == 0 {
+			pl.reasons = append([]Reason{ReasonNoShapeFits}, sizeReasons(ji, pl.w)...)
+			continue
+		}
 		if !pl.start {
 			if pl.dur == 0 {
 				pl.dur, _ = c.durationAt(ji, max(1, pl.w), max(1, pl.p))

@@ -71,6 +71,11 @@ func (p *Tiresias) planIsland(c *cycle, isl *island) []*planned {
 		n := ji.size
 		if ji.job.State == JobRunning {
 			n = ji.req
+		} else if _, ok := c.sizeShape(ji); !ok {
+			pl := c.newPlanned(ji)
+			pl.key, pl.reasons = float64(k), append([]Reason{ReasonNoShapeFits}, sizeReasons(ji, ji.size)...)
+			out = append(out, pl)
+			continue
 		}
 		fits := n <= budget
 		if fits {
