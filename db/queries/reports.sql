@@ -9,6 +9,10 @@ DELETE FROM job_gpu_hour WHERE hour >= $1::timestamptz AND hour < $2::timestampt
 -- name: InsertJobGPUHours
 -- $1, $2: hour-aligned refresh window; $3: end of still-open assignments
 -- (now, at most $2); $4: idle threshold in percent GPU utilization.
+-- Consecutive samples of a GPU form a segment whose counter delta is spread
+-- linearly over it; a negative delta is a counter reset (driver reload) and
+-- counts like InsertRollups does. A segment overlapping n assignments of
+-- the same GPU in an hour (a shared GPU) gives each 1/n.
 WITH a AS (
     SELECT job_id, host, gpu_uuid,
            greatest(t_from, $1::timestamptz) AS f,
@@ -18,11 +22,13 @@ WITH a AS (
 ),
 iv AS (
     SELECT gpu_uuid, prev_ts AS s0, ts AS s1, util_gpu,
-           (CASE WHEN energy_mj >= prev_e THEN energy_mj - prev_e ELSE energy_mj END) / 1000.0 AS e_j,
+           CASE WHEN energy_mj >= prev_e THEN (energy_mj - prev_e) / 1000.0
+                ELSE greatest(energy_mj / 1000.0, (power_w + prev_p) / 2.0 * extract(epoch FROM ts - prev_ts))
+           END AS e_j,
            extract(epoch FROM ts - prev_ts) AS dur
     FROM (
-        SELECT gpu_uuid, ts, energy_mj, util_gpu,
-               lag(ts) OVER w AS prev_ts, lag(energy_mj) OVER w AS prev_e
+        SELECT gpu_uuid, ts, energy_mj, util_gpu, power_w,
+               lag(ts) OVER w AS prev_ts, lag(energy_mj) OVER w AS prev_e, lag(power_w) OVER w AS prev_p
         FROM gpu_sample
         WHERE ts >= $1::timestamptz - interval '15 minutes'
           AND ts < $2::timestamptz + interval '15 minutes'
