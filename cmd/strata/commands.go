@@ -8,6 +8,7 @@ func commands() []*cli.Command {
 		versionCommand(),
 		simulateCommand(),
 		configCommand(),
+		runCommand(),
 		queueCommand(), planCommand(),
 	}
 }

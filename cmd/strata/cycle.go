@@ -1,0 +1,258 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/strata-hpc/strata/db"
+	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/slurm"
+)
+
+// stageError names the step of a cycle that failed (a metrics label).
+type stageError struct {
+	stage string
+	err   error
+}
+
+func (e *stageError) Error() string { return e.stage + ": " + e.err.Error() }
+func (e *stageError) Unwrap() error { return e.err }
+
+func failAt(stage string, err error) (cycleStatus, error) {
+	return cycleFailed, &stageError{stage, err}
+}
+
+// runCycle runs one cycle and accounts for it in logs and metrics.
+func (d *daemon) runCycle(ctx context.Context) cycleStatus {
+	t0 := d.deps.now()
+	st, err := d.cycle(ctx)
+	dur := d.deps.now().Sub(t0)
+	switch {
+	case ctx.Err() != nil:
+		d.log.Info().Msg("stopping: cycle finished or abandoned")
+	case st == cycleStandby:
+		d.m.cycles.WithLabelValues("standby").Inc()
+	case err != nil:
+		stage := "cycle"
+		var se *stageError
+		if errors.As(err, &se) {
+			stage = se.stage
+		}
+		d.m.cycles.WithLabelValues("failed").Inc()
+		d.m.errors.WithLabelValues(stage).Inc()
+		d.log.Error().Err(err).Str("stage", stage).Msg("cycle failed; backing off")
+	default:
+		d.m.cycles.WithLabelValues("ok").Inc()
+		d.m.cycleDuration.Observe(dur.Seconds())
+		d.m.lastSuccess.Set(float64(d.deps.now().Unix()))
+	}
+	return st
+}
+
+// cycle is snapshot → leadership → plan → guards → apply → save.
+func (d *daemon) cycle(ctx context.Context) (cycleStatus, error) {
+	cl, err := d.cluster(ctx)
+	if err != nil {
+		return failAt("connect", err)
+	}
+	start := d.deps.now()
+	snap, err := cl.Snapshot(ctx)
+	if err != nil {
+		return failAt("snapshot", err)
+	}
+	st, err := d.store(ctx)
+	if err != nil && d.opts.Enforce {
+		return failAt("database", err)
+	}
+	if st != nil {
+		if status, err := d.lead(ctx, st, snap.Cluster); status != cycleOK || err != nil {
+			return status, err
+		}
+	}
+	scoped, inScope := d.opts.Scope.apply(snap)
+	plan, err := d.policy.Plan(ctx, scoped)
+	if err != nil {
+		return failAt("plan", err)
+	}
+	if plan.Policy == "" {
+		plan.Policy = d.opts.Policy
+	}
+	jobs := jobIndex(scoped)
+	counts, id, err := d.history(ctx, st, snap.Cluster, plan)
+	if err != nil {
+		if d.opts.Enforce {
+			return failAt("database", err)
+		}
+		d.m.errors.WithLabelValues("database").Inc()
+		d.log.Warn().Err(err).Msg("database unavailable: shadow cycle goes on unrecorded for now")
+		counts, id = map[int64]int{}, 0
+	}
+	verdicts := guardPlan(plan, jobs, counts, d.opts.Guard)
+	if d.opts.Enforce {
+		if err := d.lock.Check(ctx); err != nil {
+			d.loseLock()
+			return failAt("lock", err)
+		}
+	}
+	rep, applyErr := cl.Apply(ctx, toSend(verdicts), slurm.ApplyOptions{DryRun: !d.opts.Enforce, Cycle: id})
+	rec := d.record(snap, plan, jobs, verdicts, rep, id, start)
+	rec.Inputs.InScope = inScope
+	d.account(rec, len(plan.Decisions))
+	d.addAlternatives(ctx, scoped, rec)
+	d.save(ctx, rec)
+	if applyErr != nil && ctx.Err() == nil {
+		return failAt("apply", applyErr)
+	}
+	return cycleOK, nil
+}
+
+// cluster returns the Slurm client, connecting on first use.
+func (d *daemon) cluster(ctx context.Context) (cluster, error) {
+	if d.cl == nil {
+		cl, err := d.deps.connect(ctx)
+		if err != nil {
+			return nil, err
+		}
+		d.cl = cl
+	}
+	return d.cl, nil
+}
+
+// store returns the audit store (nil, nil without a database), opening it
+// on first use.
+func (d *daemon) store(ctx context.Context) (auditStore, error) {
+	if d.deps.open == nil {
+		return nil, nil
+	}
+	if d.st == nil {
+		st, err := d.deps.open(ctx)
+		if err != nil {
+			d.m.errors.WithLabelValues("database").Inc()
+			d.log.Warn().Err(err).Msg("database unavailable: shadow cycle not recorded yet")
+			return nil, err
+		}
+		d.st = st
+	}
+	return d.st, nil
+}
+
+// lead makes sure this daemon holds the writer lock for the cluster; it
+// returns cycleStandby when another daemon holds it.
+func (d *daemon) lead(ctx context.Context, st auditStore, clusterName string) (cycleStatus, error) {
+	if d.lock != nil {
+		return cycleOK, nil
+	}
+	name := d.opts.LockName
+	if name == "" {
+		name = "strata-run/" + clusterName
+	}
+	l, ok, err := st.TryLock(ctx, name)
+	if err != nil {
+		return failAt("lock", err)
+	}
+	if !ok {
+		if !d.standby {
+			d.log.Info().Str("lock", name).Msg("another strata daemon holds the writer lock: standing by")
+			d.standby = true
+		}
+		d.m.leader.Set(0)
+		return cycleStandby, nil
+	}
+	d.lock, d.lockName, d.standby = l, name, false
+	d.m.leader.Set(1)
+	d.log.Info().Str("lock", name).Bool("enforce", d.opts.Enforce).Msg("writer lock taken: this daemon plans the cluster")
+	return cycleOK, nil
+}
+
+func (d *daemon) loseLock() {
+	d.lock = nil
+	d.m.leader.Set(0)
+	d.log.Error().Str("lock", d.lockName).Msg("writer lock lost: no writes until it is taken again")
+}
+
+// history reads the rewrite counts and reserves the cycle ID. Without a
+// store (shadow mode, Postgres down) both are empty and the cycle goes on.
+func (d *daemon) history(ctx context.Context, st auditStore, clusterName string, p planner.Plan) (map[int64]int, int64, error) {
+	if st == nil {
+		return map[int64]int{}, 0, nil
+	}
+	var ids []int64
+	for _, dc := range p.Decisions {
+		if dc.Action == planner.ActionUpdate {
+			ids = append(ids, dc.JobID)
+		}
+	}
+	counts, err := st.RewriteCounts(ctx, clusterName, ids)
+	if err != nil {
+		return nil, 0, err
+	}
+	id, err := st.ReserveCycleID(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	return counts, id, nil
+}
+
+func toSend(vs []guarded) []planner.Decision {
+	var out []planner.Decision
+	for _, v := range vs {
+		if v.Write {
+			out = append(out, v.Send)
+		}
+	}
+	return out
+}
+
+func jobIndex(s *planner.Snapshot) map[int64]*planner.Job {
+	m := make(map[int64]*planner.Job, len(s.Jobs))
+	for i := range s.Jobs {
+		m[s.Jobs[i].ID] = &s.Jobs[i]
+	}
+	return m
+}
+
+// save queues rec and stores every queued cycle, oldest first, with a
+// context that survives shutdown for a few seconds. Cycles that cannot be
+// stored stay queued (at most maxUnsaved) for the next cycle.
+func (d *daemon) save(ctx context.Context, rec *db.Cycle) {
+	d.unsaved = append(d.unsaved, rec)
+	if over := len(d.unsaved) - maxUnsaved; over > 0 {
+		d.log.Warn().Int("dropped", over).Msg("audit queue full: oldest unsaved cycles dropped")
+		d.m.errors.WithLabelValues("audit_dropped").Add(float64(over))
+		d.unsaved = d.unsaved[over:]
+	}
+	if d.st == nil {
+		if _, err := d.store(ctx); err != nil {
+			d.m.unsaved.Set(float64(len(d.unsaved)))
+			return
+		}
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	d.flush(sctx)
+}
+
+// maxUnsaved bounds the cycles kept in memory while Postgres is down.
+const maxUnsaved = 100
+
+func (d *daemon) flush(ctx context.Context) {
+	for len(d.unsaved) > 0 {
+		if err := d.st.SaveCycle(ctx, d.unsaved[0]); err != nil {
+			d.m.errors.WithLabelValues("save").Inc()
+			d.log.Warn().Err(err).Int("queued", len(d.unsaved)).Msg("save cycle: kept for the next attempt")
+			break
+		}
+		d.unsaved = d.unsaved[1:]
+	}
+	d.m.unsaved.Set(float64(len(d.unsaved)))
+}
+
+// fingerprint identifies a stored decision for de-duplication: predictions
+// count to the 10 minutes, so a waiting job's row is refreshed as they move.
+func fingerprint(c db.CycleDecision) string {
+	return fmt.Sprintf("%s|%d|%d|%d|%d|%d|%d|%v|%s|%s|%d|%d", c.Action, c.Workers, c.PS, c.GPUsPerNode,
+		c.NodeCount, c.Rank, c.Priority, c.Reasons, c.Outcome, c.Guard,
+		c.PredictedStart.Truncate(10*time.Minute).Unix(), c.PredictedEnd.Truncate(10*time.Minute).Unix())
+}

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/strata-hpc/strata/db"
+	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/slurm"
+)
+
+// cluster is what the daemon needs from Slurm; *slurm.Client satisfies it.
+type cluster interface {
+	// Snapshot reads the queue, nodes and partitions.
+	Snapshot(ctx context.Context) (*planner.Snapshot, error)
+	// Apply writes (or, with DryRun, computes) the update decisions.
+	Apply(ctx context.Context, ds []planner.Decision, o slurm.ApplyOptions) (slurm.ApplyReport, error)
+}
+
+// auditStore is what the daemon needs from Postgres; storeAdapter wraps
+// *db.Store.
+type auditStore interface {
+	// ReserveCycleID numbers the next cycle.
+	ReserveCycleID(ctx context.Context) (int64, error)
+	// SaveCycle stores a cycle; saving the same ID twice stores it once.
+	SaveCycle(ctx context.Context, c *db.Cycle) error
+	// RewriteCounts says how often each job was rewritten already.
+	RewriteCounts(ctx context.Context, cluster string, jobIDs []int64) (map[int64]int, error)
+	// TryLock takes the writer lock called name once; false when another
+	// process holds it.
+	TryLock(ctx context.Context, name string) (writerLock, bool, error)
+}
+
+// writerLock is a held "one writer" lock.
+type writerLock interface {
+	// Check errs when the lock is no longer held (then it is dropped).
+	Check(ctx context.Context) error
+	// Release gives the lock up; safe on a lost lock.
+	Release(ctx context.Context) error
+}
+
+// storeAdapter makes *db.Store an auditStore.
+type storeAdapter struct{ *db.Store }
+
+func (s storeAdapter) TryLock(ctx context.Context, name string) (writerLock, bool, error) {
+	l, ok, err := s.Store.TryLock(ctx, name)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	return l, true, nil
+}
+
+// daemonDeps are the daemon's connections, built lazily so that a
+// slurmrestd or Postgres that is down at start only delays the first cycle.
+type daemonDeps struct {
+	// connect builds the Slurm client; called until it succeeds.
+	connect func(ctx context.Context) (cluster, error)
+	// open builds the store; nil when no database is configured.
+	open func(ctx context.Context) (auditStore, error)
+	// reload re-reads the configuration (SIGHUP); nil = not supported.
+	reload func() (runOptions, error)
+	// signals delivers SIGHUP (reload) and SIGUSR1 (run a cycle now).
+	signals <-chan os.Signal
+	now     func() time.Time
+}
+
+// daemon runs plan cycles. Only its loop goroutine touches its fields.
+type daemon struct {
+	log    zerolog.Logger
+	opts   runOptions
+	deps   daemonDeps
+	m      *daemonMetrics
+	policy planner.Policy
+	alts   []namedPolicy
+
+	cl       cluster
+	st       auditStore
+	lock     writerLock
+	lockName string
+	standby  bool // logged "standby" already
+
+	lastStored map[int64]string // job → fingerprint of its last stored decision
+	unsaved    []*db.Cycle      // cycles waiting for Postgres, oldest first
+}
+
+type namedPolicy struct {
+	name string
+	p    planner.Policy
+}
+
+// newDaemon validates the options and builds the policies.
+func newDaemon(log zerolog.Logger, o runOptions, deps daemonDeps, m *daemonMetrics) (*daemon, error) {
+	if deps.now == nil {
+		deps.now = time.Now
+	}
+	d := &daemon{log: log, deps: deps, m: m, lastStored: map[int64]string{}}
+	if err := d.setOptions(o); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// setOptions installs (new) options: policies are rebuilt, metrics updated.
+func (d *daemon) setOptions(o runOptions) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	if o.Enforce && d.deps.open == nil {
+		return errors.New("enforce mode needs a database (the audit trail and the one-writer lock): set --database-url")
+	}
+	p, err := planner.NewPolicy(o.Policy, o.plannerOptions())
+	if err != nil {
+		return fmt.Errorf("policy: %w", err)
+	}
+	var alts []namedPolicy
+	for _, name := range o.Compare {
+		ap, err := planner.NewPolicy(name, o.plannerOptions())
+		if err != nil {
+			return fmt.Errorf("--compare: %w", err)
+		}
+		alts = append(alts, namedPolicy{name, ap})
+	}
+	d.opts, d.policy, d.alts = o, p, alts
+	d.m.setMode(o.Enforce)
+	return nil
+}
+
+// cycleStatus is how a cycle ended, for the loop's pacing.
+type cycleStatus int
+
+const (
+	cycleOK      cycleStatus = iota // planned (and applied, recorded)
+	cycleFailed                     // back off, then retry
+	cycleStandby                    // another daemon holds the lock
+)
+
+// run is the daemon's loop: a cycle, then wait for the interval (or the
+// back-off after a failure, or the standby poll), a signal, or the end.
+// It returns nil when ctx is cancelled (SIGTERM) or after opts.Cycles
+// successful cycles; a cycle in progress is finished or abandoned cleanly.
+func (d *daemon) run(ctx context.Context) error {
+	defer d.close()
+	done, backoff := 0, time.Duration(0)
+	for {
+		st := d.runCycle(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		wait := d.opts.Interval
+		switch st {
+		case cycleOK:
+			done, backoff = done+1, 0
+			if d.opts.Cycles > 0 && done >= d.opts.Cycles {
+				return nil
+			}
+		case cycleStandby:
+			wait, backoff = d.opts.StandbyPoll, 0
+		case cycleFailed:
+			backoff = min(max(2*backoff, time.Second), d.opts.MaxBackoff)
+			wait = backoff
+		}
+		if !d.wait(ctx, wait) {
+			return nil
+		}
+	}
+}
+
+// wait sleeps for dur; SIGHUP reloads the configuration and SIGUSR1 cuts
+// the wait short. It returns false when ctx ends.
+func (d *daemon) wait(ctx context.Context, dur time.Duration) bool {
+	t := time.NewTimer(dur)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+			return true
+		case s := <-d.deps.signals:
+			if s == syscall.SIGHUP {
+				d.reload()
+				continue
+			}
+			d.log.Info().Str("signal", s.String()).Msg("cycle requested")
+			return true
+		}
+	}
+}
+
+func (d *daemon) reload() {
+	if d.deps.reload == nil {
+		return
+	}
+	o, err := d.deps.reload()
+	if err == nil {
+		err = d.setOptions(o)
+	}
+	if err != nil {
+		d.m.errors.WithLabelValues("reload").Inc()
+		d.log.Error().Err(err).Msg("reload configuration: keeping the previous one")
+		return
+	}
+	d.log.Info().Str("policy", o.Policy).Bool("enforce", o.Enforce).Dur("interval", o.Interval).Msg("configuration reloaded")
+}
+
+// close releases the lock and flushes what can be flushed, within a few
+// seconds, whatever the state of ctx.
+func (d *daemon) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if d.st != nil && len(d.unsaved) > 0 {
+		d.flush(ctx)
+	}
+	if d.lock != nil {
+		if err := d.lock.Release(ctx); err != nil {
+			d.log.Warn().Err(err).Msg("release writer lock")
+		}
+		d.lock = nil
+		d.m.leader.Set(0)
+	}
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/rs/zerolog"
+)
+
+// daemonMetrics are the daemon's Prometheus metrics. Labels are bounded
+// sets (reason codes, outcomes, guards, stages); never job IDs.
+type daemonMetrics struct {
+	reg           *prometheus.Registry
+	cycleDuration prometheus.Histogram
+	cycles        *prometheus.CounterVec // result: ok, failed, standby
+	decisions     *prometheus.CounterVec // reason code of stored decisions
+	writes        *prometheus.CounterVec // Apply outcome of decisions sent
+	held          *prometheus.CounterVec // guard that held a write back
+	errors        *prometheus.CounterVec // stage
+	leader        prometheus.Gauge
+	enforce       prometheus.Gauge
+	pending       prometheus.Gauge
+	lastSuccess   prometheus.Gauge
+	unsaved       prometheus.Gauge
+	ingestLag     prometheus.Gauge
+}
+
+// newDaemonMetrics registers the metrics on a registry of their own (no
+// global state), with the Go and process collectors.
+func newDaemonMetrics() *daemonMetrics {
+	m := &daemonMetrics{
+		reg: prometheus.NewRegistry(),
+		cycleDuration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "strata_cycle_duration_seconds",
+			Help:    "Duration of successful plan cycles (snapshot, plan, apply, save).",
+			Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}}),
+		cycles: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "strata_cycles_total",
+			Help: "Plan cycles by result (ok, failed, standby)."}, []string{"result"}),
+		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "strata_decisions_total",
+			Help: "Recorded planner decisions by reason code."}, []string{"reason"}),
+		writes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "strata_rewrites_total",
+			Help: "Job updates sent to Apply by outcome (applied, dry-run, unchanged, skipped-*, refused, failed, not-sent)."}, []string{"outcome"}),
+		held: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "strata_rewrites_held_total",
+			Help: "Job updates held back by a daemon guard, by guard."}, []string{"guard"}),
+		errors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "strata_errors_total",
+			Help: "Errors by stage (connect, snapshot, database, lock, plan, apply, save, reload)."}, []string{"stage"}),
+		leader: prometheus.NewGauge(prometheus.GaugeOpts{Name: "strata_leader",
+			Help: "1 while this daemon holds the writer lock, 0 in standby."}),
+		enforce: prometheus.NewGauge(prometheus.GaugeOpts{Name: "strata_enforce",
+			Help: "1 in enforce mode, 0 in shadow (dry-run) mode."}),
+		pending: prometheus.NewGauge(prometheus.GaugeOpts{Name: "strata_pending_jobs",
+			Help: "Pending jobs in the daemon's scope at the last cycle."}),
+		lastSuccess: prometheus.NewGauge(prometheus.GaugeOpts{Name: "strata_last_success_timestamp_seconds",
+			Help: "Unix time of the last successful cycle."}),
+		unsaved: prometheus.NewGauge(prometheus.GaugeOpts{Name: "strata_audit_unsaved_cycles",
+			Help: "Cycles waiting in memory for Postgres."}),
+		ingestLag: prometheus.NewGauge(prometheus.GaugeOpts{Name: "strata_ingestion_lag_seconds",
+			Help: "Age of the newest GPU sample in Postgres (telemetry ingestion lag)."}),
+	}
+	m.reg.MustRegister(m.cycleDuration, m.cycles, m.decisions, m.writes, m.held, m.errors, m.leader,
+		m.enforce, m.pending, m.lastSuccess, m.unsaved, m.ingestLag,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	for _, r := range []string{"ok", "failed", "standby"} {
+		m.cycles.WithLabelValues(r)
+	}
+	return m
+}
+
+func (m *daemonMetrics) setMode(enforce bool) {
+	if enforce {
+		m.enforce.Set(1)
+	} else {
+		m.enforce.Set(0)
+	}
+}
+
+// serveMetrics serves /metrics on addr until ctx ends. The listener is
+// opened before it returns the serve function, so a bad address fails the
+// command at start.
+func serveMetrics(addr string, m *daemonMetrics, log zerolog.Logger) (func(ctx context.Context) error, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	log.Info().Str("addr", ln.Addr().String()).Msg("serving /metrics")
+	return func(ctx context.Context) error {
+		errc := make(chan error, 1)
+		go func() { errc <- srv.Serve(ln) }()
+		select {
+		case err := <-errc:
+			return err
+		case <-ctx.Done():
+		}
+		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		err := srv.Shutdown(sctx)
+		if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+			err = serr
+		}
+		return err
+	}, nil
+}

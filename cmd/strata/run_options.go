@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/urfave/cli/v2"
+
+	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/slurm"
+)
+
+// runOptions configure the daemon; built from flags, environment and the
+// configuration file (flag > env > file > default), re-read on SIGHUP.
+type runOptions struct {
+	Policy        string
+	Compare       []string
+	Enforce       bool
+	Interval      time.Duration
+	Cycles        int
+	Guard         guardOptions
+	Scope         jobScope
+	LockName      string
+	StandbyPoll   time.Duration
+	MaxBackoff    time.Duration
+	MetricsListen string
+}
+
+func (o runOptions) validate() error {
+	switch {
+	case o.Interval < time.Second:
+		return fmt.Errorf("--%s %v: want at least 1s", flagRunInterval, o.Interval)
+	case o.Guard.MaxPerCycle < 0 || o.Guard.MaxPerJob < 0:
+		return fmt.Errorf("--%s and --%s must be ≥ 0", flagRunMaxPerCycle, flagRunMaxPerJob)
+	case o.Guard.PriorityHysteresis < 0 || o.Guard.MinGPUChange < 0:
+		return fmt.Errorf("--%s and --%s must be ≥ 0", flagRunPrioHyst, flagRunMinGPUChange)
+	case o.StandbyPoll <= 0 || o.MaxBackoff <= 0:
+		return fmt.Errorf("--%s and --%s must be > 0", flagRunStandbyPoll, flagRunMaxBackoff)
+	case o.Cycles < 0:
+		return fmt.Errorf("--%s must be ≥ 0", flagRunCycles)
+	}
+	return nil
+}
+
+func (o runOptions) plannerOptions() planner.Options {
+	return planner.Options{Interval: o.Interval}
+}
+
+// runOptionsFrom reads the run flags of c.
+func runOptionsFrom(c *cli.Context) (runOptions, error) {
+	o := runOptions{
+		Policy:   c.String(flagRunPolicy),
+		Compare:  splitList(c.StringSlice(flagRunCompare)),
+		Enforce:  c.Bool(flagRunEnforce),
+		Interval: c.Duration(flagRunInterval),
+		Cycles:   c.Int(flagRunCycles),
+		Guard: guardOptions{MaxPerCycle: c.Int(flagRunMaxPerCycle), MaxPerJob: c.Int(flagRunMaxPerJob),
+			PriorityHysteresis: c.Int64(flagRunPrioHyst), MinGPUChange: c.Int(flagRunMinGPUChange)},
+		Scope: jobScope{Partitions: splitList(c.StringSlice(flagRunPartitions)),
+			Users: splitList(c.StringSlice(flagRunUsers)), NamePrefix: c.String(flagRunNamePrefix)},
+		LockName:      c.String(flagRunLockName),
+		StandbyPoll:   c.Duration(flagRunStandbyPoll),
+		MaxBackoff:    c.Duration(flagRunMaxBackoff),
+		MetricsListen: c.String(flagRunMetricsListen),
+	}
+	return o, o.validate()
+}
+
+// splitList flattens "a,b" entries and drops empty ones.
+func splitList(vs []string) []string {
+	var out []string
+	for _, v := range vs {
+		for _, s := range strings.Split(v, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// reloadRunOptions re-reads the configuration file (SIGHUP). A reloadable
+// key given on the command line or in the environment keeps that value;
+// the others take the file's new value, or their default when the file no
+// longer sets them.
+func reloadRunOptions(c *cli.Context) (runOptions, error) {
+	cfg := configFromContext(c.Context)
+	if cfg == nil {
+		return runOptionsFrom(c)
+	}
+	fresh, err := loadConfigFile(cfg.Path)
+	if err != nil {
+		return runOptions{}, err
+	}
+	for _, f := range c.Command.Flags {
+		name := f.Names()[0]
+		if !slices.Contains(reloadable, name) || pinned(c, f, cfg) {
+			continue
+		}
+		v, ok := fresh.Values[name]
+		if !ok {
+			v = defaultText(f)
+		}
+		if err := c.Set(name, v); err != nil {
+			return runOptions{}, fmt.Errorf("configuration %s: key %q = %q: %w", cfg.Path, name, v, err)
+		}
+	}
+	cfg.Values = fresh.Values
+	return runOptionsFrom(c)
+}
+
+// pinned reports whether flag f was given by the environment or on the
+// command line (then the file does not override it): set, and not to the
+// value the previous file gave it.
+func pinned(c *cli.Context, f cli.Flag, old *configFile) bool {
+	if ev, ok := f.(interface{ GetEnvVars() []string }); ok {
+		for _, e := range ev.GetEnvVars() {
+			if _, set := os.LookupEnv(e); set {
+				return true
+			}
+		}
+	}
+	name := f.Names()[0]
+	if !c.IsSet(name) {
+		return false
+	}
+	v, inFile := old.Values[name]
+	return !inFile || v != flagValue(c, name)
+}
+
+// flagValue renders the current value of a flag like the file would.
+func flagValue(c *cli.Context, name string) string {
+	if s := c.StringSlice(name); s != nil {
+		return strings.Join(s, ",")
+	}
+	return fmt.Sprint(c.Value(name))
+}
+
+func defaultText(f cli.Flag) string {
+	if sl, ok := f.(*cli.StringSliceFlag); ok {
+		if sl.Value == nil {
+			return ""
+		}
+		return strings.Join(sl.Value.Value(), ",")
+	}
+	if dv, ok := f.(interface{ GetDefaultText() string }); ok {
+		if t := dv.GetDefaultText(); t != "" {
+			return t
+		}
+	}
+	if vf, ok := f.(interface{ GetValue() string }); ok {
+		return vf.GetValue()
+	}
+	return ""
+}
+
+// jobScope restricts which pending jobs the daemon plans and writes (pilot
+// roll-outs, shared test clusters). Running jobs always stay in the
+// snapshot: they hold capacity.
+type jobScope struct {
+	Partitions []string
+	Users      []string
+	NamePrefix string
+}
+
+// apply returns the snapshot restricted to the scope and the number of
+// pending jobs in it. The input is not modified.
+func (s jobScope) apply(snap *planner.Snapshot) (*planner.Snapshot, int) {
+	out := *snap
+	out.Jobs = make([]planner.Job, 0, len(snap.Jobs))
+	n := 0
+	for _, j := range snap.Jobs {
+		if j.State == planner.JobPending {
+			if !s.admits(j) {
+				continue
+			}
+			n++
+		}
+		out.Jobs = append(out.Jobs, j)
+	}
+	return &out, n
+}
+
+func (s jobScope) admits(j planner.Job) bool {
+	return (len(s.Partitions) == 0 || slices.Contains(s.Partitions, j.Partition)) &&
+		(len(s.Users) == 0 || slices.Contains(s.Users, j.User)) &&
+		strings.HasPrefix(j.Name, s.NamePrefix)
+}
+
+// slurmConnector builds the Slurm client on first use; slurm.New asks
+// slurmrestd for its API versions, so it fails while slurmrestd is down.
+func slurmConnector(cfg slurm.Config, log zerolog.Logger) func(ctx context.Context) (cluster, error) {
+	return func(ctx context.Context) (cluster, error) {
+		cl, err := slurm.New(ctx, cfg, log)
+		if err != nil {
+			if errors.Is(err, slurm.ErrUnsupportedVersion) {
+				log.Error().Err(err).Msg("slurmrestd api version unsupported")
+			}
+			return nil, fmt.Errorf("connect to slurmrestd: %w", err)
+		}
+		return cl, nil
+	}
+}
