@@ -85,6 +85,15 @@ func (s *Server) SetJobState(id int64, state string) {
 	}
 }
 
+// SetJobComment changes the recorded --comment of a job.
+func (s *Server) SetJobComment(id int64, comment string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if j := s.find(id); j != nil {
+		j["comment"] = comment
+	}
+}
+
 // RemoveJob forgets a job, as slurmctld does once a finished job ages out.
 func (s *Server) RemoveJob(id int64) {
 	s.mu.Lock()
