@@ -44,6 +44,8 @@ type Store struct {
 	q       queries
 	partMu  sync.Mutex
 	partsOK map[string]bool // daily sample partitions known to exist
+	gpuMu   sync.Mutex
+	gpus    map[string]gpuMeta // GPU rows written, by UUID
 }
 
 // Open connects (lazily: the first query dials) and loads the embedded
@@ -72,7 +74,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, interpretError("open database", err)
 	}
-	return &Store{pool: pool, q: q, partsOK: map[string]bool{}}, nil
+	return &Store{pool: pool, q: q, partsOK: map[string]bool{}, gpus: map[string]gpuMeta{}}, nil
 }
 
 // redactParseError keeps parse errors from echoing a password-bearing URL.

@@ -98,7 +98,20 @@ func (s *Store) ensurePartitions(ctx context.Context, samples []dcgm.Sample) err
 	return nil
 }
 
-// upsertGPUs records every GPU of the batch (one statement).
+// gpuMeta is what Store remembers of a GPU row it has written.
+type gpuMeta struct {
+	host         string
+	index, minor int
+	bus          string
+	memTotal     uint64
+	lastSeen     time.Time
+}
+
+// gpuRefresh is how stale gpu.last_seen may get before a batch rewrites it.
+const gpuRefresh = time.Minute
+
+// upsertGPUs records the GPUs of the batch that are new, changed, or whose
+// last_seen is more than gpuRefresh old (one statement; usually none).
 func (s *Store) upsertGPUs(ctx context.Context, samples []dcgm.Sample) error {
 	latest := map[string]int{}
 	for i := range samples {
@@ -107,8 +120,18 @@ func (s *Store) upsertGPUs(ctx context.Context, samples []dcgm.Sample) error {
 		}
 	}
 	idx := make([]int, 0, len(latest))
-	for _, i := range latest {
-		idx = append(idx, i)
+	s.gpuMu.Lock()
+	for uuid, i := range latest {
+		x := &samples[i]
+		m, ok := s.gpus[uuid]
+		if !ok || m.host != x.Host || m.index != x.Index || m.minor != x.Minor || m.bus != x.BusID ||
+			m.memTotal != x.MemTotal || x.Time.Sub(m.lastSeen) > gpuRefresh {
+			idx = append(idx, i)
+		}
+	}
+	s.gpuMu.Unlock()
+	if len(idx) == 0 {
+		return nil
 	}
 	sort.Ints(idx)
 	n := len(idx)
@@ -124,8 +147,16 @@ func (s *Store) upsertGPUs(ctx context.Context, samples []dcgm.Sample) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.pool.Exec(ctx, q, uuids, hosts, indices, minors, buses, totals, seen)
-	return interpretError("upsert gpus", err)
+	if _, err := s.pool.Exec(ctx, q, uuids, hosts, indices, minors, buses, totals, seen); err != nil {
+		return interpretError("upsert gpus", err)
+	}
+	s.gpuMu.Lock()
+	for _, i := range idx {
+		x := &samples[i]
+		s.gpus[x.UUID] = gpuMeta{host: x.Host, index: x.Index, minor: x.Minor, bus: x.BusID, memTotal: x.MemTotal, lastSeen: x.Time}
+	}
+	s.gpuMu.Unlock()
+	return nil
 }
 
 // sampleRows feeds samples to COPY, reusing one row slice.
