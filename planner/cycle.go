@@ -32,7 +32,8 @@ type island struct {
 	// SMD per-island state (prepareIsland).
 	freeGPU  int
 	releases []release
-	mu       float64 // queue price of a GPU-second
+	mu       float64 // queue weight per GPU (Σ ω / GPUs)
+	totalGPU int
 }
 
 // jobInfo is a job with its parsed hints and derived limits.

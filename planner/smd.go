@@ -72,8 +72,9 @@ func (p *SMD) planIsland(c *cycle, isl *island) []*planned {
 			c.noOption(pl)
 			continue
 		}
-		items = append(items, &smdItem{pl: pl, opts: opts, all: opts, null: c.nullCost(isl, ji, opts)})
+		items = append(items, &smdItem{pl: pl, opts: opts, all: opts})
 	}
+	c.queueCosts(isl, items)
 	c.reserveForAged(isl, items)
 	m := c.knapsack(isl, items)
 	choice, lambda := m.solve()
@@ -98,20 +99,54 @@ func (p *SMD) planIsland(c *cycle, isl *island) []*planned {
 	return out
 }
 
-// nullCost is the cost of not starting now: for the best option, its cost
-// plus the weighted wait until running jobs release enough GPUs for it (at
-// least one interval).
-func (c *cycle) nullCost(isl *island, ji *jobInfo, opts []option) float64 {
-	best := math.Inf(1)
-	for _, o := range opts {
-		wait := math.Max(c.o.Interval.Seconds(), isl.waitFor(o.w-isl.freeGPU).Seconds())
-		v := ji.weight * wait
-		if ji.aged {
-			v *= agedFactor
-		}
-		best = math.Min(best, o.cost+v)
+// queueCosts adds the queue to the separable knapsack costs (an exchange
+// argument on a WSPT list schedule): jobs are ordered by GPU time per
+// weight of their best option; starting job i now delays every other job
+// by its GPU time over the island's GPUs (μ_now = (Σω − ω_i)/G per GPU
+// second), while waiting delays only the jobs behind it (μ_later) and
+// costs i the wait until its WSPT slot (at least one interval, at least
+// until running jobs free enough GPUs).
+func (c *cycle) queueCosts(isl *island, items []*smdItem) {
+	g := float64(max(1, isl.totalGPU))
+	type slot struct {
+		it   *smdItem
+		best option
+		key  float64
 	}
-	return best
+	slots := make([]slot, len(items))
+	var wsum float64
+	for k, it := range items {
+		best := it.opts[0]
+		for _, o := range it.opts[1:] {
+			if o.cost+isl.mu*o.gpu*o.dur.Seconds() < best.cost+isl.mu*best.gpu*best.dur.Seconds() {
+				best = o
+			}
+		}
+		slots[k] = slot{it, best, best.gpu * best.dur.Seconds() / it.pl.ji.weight}
+		wsum += it.pl.ji.weight
+	}
+	sort.SliceStable(slots, func(a, b int) bool { return slots[a].key < slots[b].key })
+	var before, gpuTime float64 // weight and GPU seconds ahead in the list
+	for _, s := range slots {
+		ji := s.it.pl.ji
+		after := wsum - before - ji.weight
+		queueWait := gpuTime / g
+		s.it.null = math.Inf(1)
+		for k := range s.it.opts {
+			o := &s.it.opts[k]
+			t := o.gpu * o.dur.Seconds()
+			wait := math.Max(c.o.Interval.Seconds(), math.Max(queueWait, isl.waitFor(o.w-isl.freeGPU).Seconds()))
+			waitCost := ji.weight * wait
+			if ji.aged {
+				waitCost *= agedFactor
+			}
+			s.it.null = math.Min(s.it.null, o.cost+after*t/g+waitCost)
+			o.idleCost = o.cost + after*t/g
+			o.cost += (wsum - ji.weight) * t / g
+		}
+		before += ji.weight
+		gpuTime += s.best.gpu * s.best.dur.Seconds()
+	}
 }
 
 // noOption explains a job none of whose shapes the partition can hold.
@@ -171,11 +206,13 @@ func (c *cycle) admit(items []*smdItem, m *mcmkp, choice []int) {
 	})
 	for _, i := range idx {
 		it := items[i]
-		c.tryStart(it, it.opts[choice[i]-m.first[i]])
+		c.tryStart(it, it.opts[choice[i]-m.first[i]], false)
 	}
 }
 
-// backfill starts waiting jobs that still fit, shortest weighted first.
+// backfill starts waiting jobs on capacity the knapsack left idle,
+// shortest weighted first, when starting now beats waiting for the job
+// itself (idleCost < null); the aged reservation still applies.
 func (c *cycle) backfill(items []*smdItem) {
 	var wait []*smdItem
 	for _, it := range items {
@@ -188,7 +225,7 @@ func (c *cycle) backfill(items []*smdItem) {
 		if g, _, _ := c.free(it.pl.ji.isl); g == 0 {
 			return
 		}
-		c.tryStart(it, option{w: -1})
+		c.tryStart(it, option{w: -1}, true)
 	}
 }
 

@@ -15,6 +15,7 @@ type option struct {
 	dur       time.Duration
 	durReason Reason
 	cost      float64
+	idleCost  float64 // cost when it takes only capacity nobody else can use now
 	gpu, cpu  float64
 	mem       float64 // MB
 }
@@ -131,12 +132,11 @@ func fastest(os []option) option {
 	return best
 }
 
-// optionCost is ω·T + μ·w·T (the GPU time taken from the queue, priced at
-// the queue's weight per GPU) + λ_E·energy (kWh at GPUWatts per GPU, scaled by the
+// optionCost is ω·T + λ_E·energy (kWh at GPUWatts per GPU, scaled by the
 // energy= preference) + λ_T·tardiness (s).
 func (c *cycle) optionCost(ji *jobInfo, o *option, now time.Time) float64 {
 	t := o.dur.Seconds()
-	cost := ji.weight*t + ji.isl.mu*float64(o.w)*t
+	cost := ji.weight * t
 	if c.o.EnergyWeight > 0 {
 		kwh := t / 3600 * float64(o.w) * c.o.GPUWatts / 1000
 		cost += c.o.EnergyWeight * energyScale(ji.hints.Energy) * kwh

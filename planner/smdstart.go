@@ -8,8 +8,9 @@ import (
 
 // tryStart starts the job now with the first option that can be placed:
 // first (when first.w > 0), then its other options by increasing cost
-// that still beat waiting. It reports whether the job starts.
-func (c *cycle) tryStart(it *smdItem, first option) bool {
+// that still beat waiting (by idleCost when idle is set). It reports
+// whether the job starts.
+func (c *cycle) tryStart(it *smdItem, first option, idle bool) bool {
 	ji := it.pl.ji
 	cands := make([]option, 0, len(it.opts)+1)
 	if first.w > 0 {
@@ -18,7 +19,7 @@ func (c *cycle) tryStart(it *smdItem, first option) bool {
 	rest := append([]option(nil), it.opts...)
 	sort.SliceStable(rest, func(a, b int) bool { return rest[a].cost < rest[b].cost })
 	for _, o := range rest {
-		if o.cost < it.null {
+		if v := o.cost; v < it.null || idle && o.idleCost < it.null {
 			cands = append(cands, o)
 		}
 	}
@@ -132,7 +133,7 @@ func (c *cycle) prepareIsland(isl *island) {
 			w += ji.weight
 		}
 	}
-	isl.mu = 0
+	isl.mu, isl.totalGPU = 0, total
 	if total > 0 {
 		isl.mu = w / float64(total)
 	}

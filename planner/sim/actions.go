@@ -2,6 +2,7 @@ package sim
 
 import (
 	"slices"
+	"sort"
 
 	"github.com/strata-hpc/strata/planner"
 )
@@ -57,30 +58,85 @@ func (e *engine) preempt(i int) {
 	e.pending = insertSorted(e.pending, i)
 }
 
-// resize moves a running job to the decision's shape, restarting it with
-// the penalty. When the new shape does not fit, the job keeps its GPUs and
-// the resize is counted in Result.RejectedResizes.
-func (e *engine) resize(i int, d *planner.Decision, t float64) {
+// resizeAll moves running jobs to their decisions' shapes, restarting
+// each with the penalty. A plan's resizes are computed together (one job
+// may move onto GPUs another one leaves), so all resizing jobs release
+// their GPUs first; then shrinking jobs are placed before growing ones.
+// When a new shape does not fit, the job gets its old GPUs back (or, if
+// they were taken, its old count anywhere, else it is preempted) and the
+// resize is counted in Result.RejectedResizes.
+func (e *engine) resizeAll(ds []*planner.Decision, t float64) {
+	old := make([][]slot, len(ds))
+	for n, d := range ds {
+		j := &e.jobs[d.JobID-1]
+		old[n] = j.slots
+		e.cl.release(j.slots)
+	}
+	order := make([]int, len(ds))
+	for n := range order {
+		order[n] = n
+	}
+	delta := func(n int) int { return shapeGPUs(ds[n]) - e.jobs[ds[n].JobID-1].gpus }
+	sort.SliceStable(order, func(a, b int) bool { return delta(order[a]) < delta(order[b]) })
+	for _, n := range order {
+		d := ds[n]
+		i := int(d.JobID) - 1
+		j := &e.jobs[i]
+		slots, ok := e.cl.place(i+1, d.GPUsPerNode, d.NodeCount, shapeGPUs(d), d.Placement)
+		if !ok {
+			e.res.RejectedResizes++
+			e.keepOrPreempt(i, old[n])
+			continue
+		}
+		changed := shapeGPUs(d) != j.gpus
+		j.slots, j.gpus = slots, shapeGPUs(d)
+		if changed {
+			j.dur = e.duration(j, j.gpus)
+			j.penalty = e.cfg.RestartPenalty.Seconds()
+			j.restarts++
+			j.runStart = t
+			e.res.Resizes++
+		}
+	}
+}
+
+// keepOrPreempt gives a job whose resize failed its old GPUs back, or the
+// same count elsewhere, or preempts it when neither is free any more.
+func (e *engine) keepOrPreempt(i int, old []slot) {
 	j := &e.jobs[i]
-	old := j.slots
-	e.cl.release(old)
-	slots, ok := e.cl.place(i+1, d.GPUsPerNode, d.NodeCount, shapeGPUs(d), d.Placement)
-	if !ok {
+	if e.cl.canRestore(old) {
 		e.cl.restore(old, i+1)
-		e.res.RejectedResizes++
+		j.slots = old
 		return
 	}
-	j.slots, j.gpus = slots, shapeGPUs(d)
-	j.dur = e.duration(j, j.gpus)
+	if slots, ok := e.cl.place(i+1, 0, 0, j.gpus, nil); ok {
+		j.slots = slots
+		return
+	}
+	j.slots = nil
+	e.running = slices.DeleteFunc(e.running, func(x int) bool { return x == i })
+	j.gpus, j.phase = 0, phasePending
 	j.penalty = e.cfg.RestartPenalty.Seconds()
 	j.restarts++
-	j.runStart = t
-	e.res.Resizes++
+	e.res.Preemptions++
+	e.pending = insertSorted(e.pending, i)
 }
 
 // compactPending drops jobs that left the pending phase.
 func (e *engine) compactPending() {
 	e.pending = slices.DeleteFunc(e.pending, func(i int) bool { return e.jobs[i].phase != phasePending })
+}
+
+// canRestore reports whether every GPU of slots is free.
+func (c *cluster) canRestore(slots []slot) bool {
+	for _, s := range slots {
+		for _, g := range s.idx {
+			if c.nodes[s.node].owner[g] != 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // restore re-takes exactly the GPUs of slots for owner.

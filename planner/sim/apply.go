@@ -84,11 +84,11 @@ func (e *engine) runningView(i int) planner.Job {
 	return pj
 }
 
-// apply executes a plan: preemptions, then shrinking and growing resizes,
-// then starts in rank order. Preempt and resize decisions of policies held
+// apply executes a plan: preemptions, then resizes (see resizeAll), then
+// starts in rank order. Preempt and resize decisions of policies held
 // to production honesty are ignored and counted as violations.
 func (e *engine) apply(ds []planner.Decision, t float64) int {
-	var shrink, grow, starts []*planner.Decision
+	var resizes, starts []*planner.Decision
 	for n := range ds {
 		d := &ds[n]
 		i := int(d.JobID) - 1
@@ -108,18 +108,14 @@ func (e *engine) apply(ds []planner.Decision, t float64) int {
 			}
 			if d.Action == planner.ActionPreempt {
 				e.preempt(i)
-			} else if shapeGPUs(d) < j.gpus {
-				shrink = append(shrink, d)
-			} else if shapeGPUs(d) > j.gpus {
-				grow = append(grow, d)
+			} else if shapeGPUs(d) > 0 {
+				resizes = append(resizes, d)
 			}
 		case d.Start && j.phase == phasePending:
 			starts = append(starts, d)
 		}
 	}
-	for _, d := range append(shrink, grow...) {
-		e.resize(int(d.JobID)-1, d, t)
-	}
+	e.resizeAll(resizes, t)
 	sort.SliceStable(starts, func(a, b int) bool {
 		if starts[a].Rank != starts[b].Rank {
 			return starts[a].Rank < starts[b].Rank

@@ -1,0 +1,162 @@
+package planner_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/strata-hpc/strata/planner"
+	pt "github.com/strata-hpc/strata/planner/plannertest"
+)
+
+// brief is the part of a decision the scenario tests compare.
+type brief struct {
+	Action      planner.Action
+	Start       bool
+	Workers     int
+	GPUsPerNode int
+	NodeCount   int
+	First       planner.Reason
+}
+
+func plan(t *testing.T, policy string, o planner.Options, s *planner.Snapshot) map[int64]planner.Decision {
+	t.Helper()
+	p, err := planner.NewPolicy(policy, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.Plan(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPlan(t, policy, s, got)
+	out := map[int64]planner.Decision{}
+	for _, d := range got.Decisions {
+		out[d.JobID] = d
+	}
+	return out
+}
+
+func briefOf(d planner.Decision) brief {
+	return brief{d.Action, d.Start, d.Workers, d.GPUsPerNode, d.NodeCount, d.Reasons[0]}
+}
+
+func TestSMDScenarios(t *testing.T) {
+	cifar := "strata: model=cifar10 batch=2048 iters=3338 gpus=1-16"
+	tests := []struct {
+		name string
+		o    planner.Options
+		snap *planner.Snapshot
+		want map[int64]brief
+	}{
+		{
+			name: "packs a scalable job onto one node",
+			snap: pt.Cluster("pack", t0).Partition("gpu", true).Nodes("n", 3, 8, 64, 512<<10, "gpu", "").
+				Pending(1, 1, "strata: model=cifar10 batch=2048 iters=3338 gpus=1-8").Build(),
+			want: map[int64]brief{1: {planner.ActionUpdate, true, 8, 8, 1, planner.ReasonAdmitted}},
+		},
+		{
+			name: "spans nodes in whole-node shapes",
+			snap: pt.Cluster("span", t0).Partition("gpu", true).Nodes("n", 4, 4, 64, 512<<10, "gpu", "").
+				Pending(1, 1, cifar).Build(),
+			want: map[int64]brief{1: {planner.ActionUpdate, true, 16, 4, 4, planner.ReasonAdmitted}},
+		},
+		{
+			name: "burst buffer full",
+			snap: pt.Cluster("bb", t0).Partition("gpu", true).Nodes("n", 1, 8, 64, 512<<10, "gpu", "").Pool("bb", 4<<40, 3<<40).
+				Pending(1, 1, cifar+" bb=2T").Build(),
+			want: map[int64]brief{1: {planner.ActionUpdate, false, 1, 1, 1, planner.ReasonBurstBufferFull}},
+		},
+		{
+			name: "fixed request keeps its size, priority only",
+			snap: pt.Cluster("fixed", t0).Partition("gpu", true).Nodes("n", 1, 8, 64, 512<<10, "gpu", "").
+				Pending(1, 2, "strata: model=cifar10 batch=2048 iters=3338").Pending(2, 3, "plain comment").Build(),
+			want: map[int64]brief{
+				1: {planner.ActionUpdate, true, 2, 2, 1, planner.ReasonAdmitted},
+				2: {planner.ActionUpdate, true, 3, 3, 1, planner.ReasonAdmitted},
+			},
+		},
+		{
+			name: "aged job reserves: long jobs wait, short ones backfill",
+			snap: pt.Cluster("aged", t0).Partition("gpu", true).Nodes("n", 1, 8, 64, 512<<10, "gpu", "").
+				Running(1, 6, "n0001", t0.Add(-time.Hour), pt.TimeLimit(2*time.Hour)).
+				Pending(2, 8, "waited long", pt.Submitted(t0.Add(-30*time.Hour))).
+				Pending(3, 2, "long", pt.TimeLimit(10*time.Hour)).
+				Pending(4, 2, "short", pt.TimeLimit(30*time.Minute)).Build(),
+			want: map[int64]brief{
+				2: {planner.ActionUpdate, false, 8, 8, 1, planner.ReasonWaitResources},
+				3: {planner.ActionUpdate, false, 2, 2, 1, planner.ReasonWaitResources},
+				4: {planner.ActionUpdate, true, 2, 2, 1, planner.ReasonAdmitted},
+			},
+		},
+		{
+			name: "energy weight buys fewer GPUs",
+			o:    planner.Options{EnergyWeight: 1e6},
+			snap: pt.Cluster("energy", t0).Partition("gpu", true).Nodes("n", 2, 8, 64, 512<<10, "gpu", "").
+				Pending(1, 1, cifar).Build(),
+			want: map[int64]brief{1: {planner.ActionUpdate, true, 1, 1, 1, planner.ReasonAdmitted}},
+		},
+	}
+	for _, tt := range tests {
+		for _, policy := range []string{"smd", "smd-ratio"} {
+			t.Run(policy+"/"+tt.name, func(t *testing.T) {
+				got := map[int64]brief{}
+				for id, d := range plan(t, policy, tt.o, tt.snap) {
+					if _, ok := tt.want[id]; ok {
+						got[id] = briefOf(d)
+					}
+				}
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("mismatch (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+func TestPriorityMapping(t *testing.T) {
+	s := pt.Cluster("prio", t0).Partition("gpu", true).Nodes("n", 1, 2, 64, 512<<10, "gpu", "").
+		Pending(1, 2, "a", pt.TimeLimit(3*time.Hour)).Pending(2, 2, "b", pt.TimeLimit(time.Hour)).
+		Pending(3, 2, "c", pt.TimeLimit(2*time.Hour)).Build()
+	got := map[int64][2]int64{}
+	for id, d := range plan(t, "smd", planner.Options{PriorityBase: 1000, PriorityStep: 5}, s) {
+		got[id] = [2]int64{int64(d.Rank), d.Priority}
+	}
+	// Job 2 (1 h) starts; then shortest first: 3 (2 h), 1 (3 h).
+	want := map[int64][2]int64{2: {1, 1010}, 3: {2, 1005}, 1: {3, 1000}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rank/priority mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestTiresiasPreemptsAttainedService(t *testing.T) {
+	s := pt.Cluster("las", t0).Partition("gpu", true).Nodes("n", 1, 4, 64, 512<<10, "gpu", "").
+		Running(1, 4, "n0001", t0.Add(-2*time.Hour), pt.Attained(4*7200)).
+		Pending(2, 4, "new job").Build()
+	got := map[int64]brief{}
+	for id, d := range plan(t, "tiresias", planner.Options{}, s) {
+		got[id] = briefOf(d)
+	}
+	want := map[int64]brief{
+		1: {planner.ActionPreempt, false, 4, 4, 1, planner.ReasonPreempted},
+		2: {planner.ActionUpdate, true, 4, 4, 1, planner.ReasonAdmitted},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+	if d := plan(t, "smd", planner.Options{}, s); d[1].Action != "" || d[2].Start {
+		t.Errorf("smd must neither consider the running job nor start job 2: %+v", d)
+	}
+}
+
+func TestOptimusResizesElasticRunningJob(t *testing.T) {
+	s := pt.Cluster("opt", t0).Partition("gpu", true).Nodes("n", 1, 8, 64, 512<<10, "gpu", "").
+		Running(1, 2, "n0001", t0.Add(-10*time.Minute), func(j *planner.Job) {
+			j.Comment = "strata: model=cifar10 batch=2048 iters=20000 gpus=1-8"
+		}).Build()
+	d := plan(t, "optimus", planner.Options{}, s)[1]
+	if d.Action != planner.ActionResize || d.Workers != 8 {
+		t.Errorf("optimus decision %+v, want resize to 8 workers", d)
+	}
+}
