@@ -53,6 +53,7 @@ func simulateFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "skip-bad", Usage: "drop malformed trace rows (and report how many) instead of failing"},
 		&cli.DurationFlag{Name: "restart-penalty", Value: 30 * time.Second, Usage: "time a preempted or resized job needs to restart"},
 		&cli.Float64Flag{Name: "gpu-range", Value: 1, Usage: "simulated users allow gpus=1-ceil(F x request) for jobs with a scaling curve"},
+		&cli.Float64Flag{Name: "tiresias-threshold", Value: 16, Usage: "tiresias queue threshold in GPU-hours (16 as in the Pollux artifact; 0 = the policy's default)"},
 		&cli.StringSliceFlag{Name: "power", Usage: "GPU power model override TYPE=IDLE_W:BUSY_W (repeatable)"},
 		&cli.StringFlag{Name: "burst-buffer", Usage: "capacity of a shared burst-buffer pool, e.g. 100T"},
 		&cli.IntFlag{Name: "parallel", Value: min(2, runtime.GOMAXPROCS(0)), Usage: "policies simulated at once"},
@@ -146,9 +147,10 @@ func simConfig(c *cli.Context) (sim.Config, []string, error) {
 		}
 	}
 	cfg = sim.Config{Cluster: cs, Interval: c.Duration("interval"), Seed: c.Int64("seed"),
-		RestartPenalty: c.Duration("restart-penalty"), Range: sim.HintRange{MaxFactor: c.Float64("gpu-range")}}
-	if cfg.Interval <= 0 || cfg.RestartPenalty < 0 || cfg.Range.MaxFactor < 1 {
-		return cfg, nil, errors.New("--interval must be > 0, --restart-penalty ≥ 0 and --gpu-range ≥ 1")
+		RestartPenalty: c.Duration("restart-penalty"), Range: sim.HintRange{MaxFactor: c.Float64("gpu-range")},
+		TiresiasThreshold: c.Float64("tiresias-threshold") * 3600}
+	if cfg.Interval <= 0 || cfg.RestartPenalty < 0 || cfg.Range.MaxFactor < 1 || cfg.TiresiasThreshold < 0 {
+		return cfg, nil, errors.New("--interval must be > 0, --restart-penalty and --tiresias-threshold ≥ 0, --gpu-range ≥ 1")
 	}
 	for _, s := range c.StringSlice("power") {
 		typ, p, err := sim.ParsePower(s)

@@ -25,6 +25,10 @@ type Config struct {
 	Truth          Truth
 	Range          HintRange
 	Power          PowerModel
+	// TiresiasThreshold, when > 0, sets the queue threshold (attained
+	// GPU-seconds) of the tiresias policy; 0 keeps the policy's default.
+	// The Pollux artifact's Tiresias uses 16 GPU-hours (57,600).
+	TiresiasThreshold float64
 	// Progress, when set, is called once per simulated tick with the number
 	// of finished and total jobs. It must not affect the run.
 	Progress func(done, total int)
@@ -60,11 +64,15 @@ func MayReshape(policy string) bool {
 	return mayReshape[policy] || strings.HasSuffix(policy, "-elastic")
 }
 
-// RunNamed builds the named policy with PolicyOptions and runs it.
+// RunNamed builds the named policy with PolicyOptions (and the Tiresias
+// threshold of cfg) and runs it.
 func RunNamed(ctx context.Context, cfg Config, tr *Trace, name string) (*Result, error) {
 	p, err := planner.NewPolicy(name, PolicyOptions(cfg, tr))
 	if err != nil {
 		return nil, fmt.Errorf("simulate %s: %w", name, err)
+	}
+	if t, ok := p.(*planner.Tiresias); ok && cfg.TiresiasThreshold > 0 {
+		t.Threshold = cfg.TiresiasThreshold
 	}
 	return Run(ctx, cfg, tr, name, p)
 }
