@@ -6,6 +6,7 @@ import "github.com/urfave/cli/v2"
 func commands() []*cli.Command {
 	return []*cli.Command{
 		versionCommand(),
+		hintCommand(),
 		simulateCommand(),
 		configCommand(),
 		runCommand(),
