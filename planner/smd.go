@@ -215,12 +215,14 @@ func (c *cycle) admit(items []*smdItem, m *mcmkp, choice []int) {
 // itself (idleCost < null); the aged reservation still applies.
 func (c *cycle) backfill(items []*smdItem) {
 	var wait []*smdItem
+	key := map[*smdItem]float64{}
 	for _, it := range items {
 		if !it.pl.start {
 			wait = append(wait, it)
+			key[it] = minCost(it)
 		}
 	}
-	sort.SliceStable(wait, func(a, b int) bool { return minCost(wait[a]) < minCost(wait[b]) })
+	sort.SliceStable(wait, func(a, b int) bool { return key[wait[a]] < key[wait[b]] })
 	for _, it := range wait {
 		if g, _, _ := c.free(it.pl.ji.isl); g == 0 {
 			return

@@ -42,7 +42,7 @@ func WriteEvaluation(w io.Writer, reps []*Report) error {
 		}
 		pub := r.Published
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-			workloadName(r.Trace), num(pub["pollux"]), num(pub["optimus"]), num(pub["tiresias"]),
+			r.name(), num(pub["pollux"]), num(pub["optimus"]), num(pub["tiresias"]),
 			num(ours["fifo"]), num(ours["tiresias"]), num(ours["optimus"]), num(ours["smd"]),
 			ratio(ours["tiresias"], pub["tiresias"], withinTolerance),
 			ratio(ours["optimus"], pub["optimus"], withinTolerance),
@@ -65,7 +65,7 @@ func withinTolerance(q float64) bool { return math.Abs(q-1) <= PeerTolerance }
 
 // writeDetail writes every metric of one report.
 func writeDetail(b *strings.Builder, r *Report) {
-	fmt.Fprintf(b, "\n#### %s (%d jobs, %s, interval %g s)\n\n", workloadName(r.Trace), r.TraceJobs, r.Cluster, r.IntervalS)
+	fmt.Fprintf(b, "\n#### %s (%d jobs, %s, interval %g s)\n\n", r.name(), r.TraceJobs, r.Cluster, r.IntervalS)
 	b.WriteString("| policy | jobs | avg JCT s | p50 | p95 | p99 | avg queue s | makespan s | GPU util | energy kWh |" +
 		" avg start GPUs | changed alloc. | preempt. | resizes | anomalies |\n")
 	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
@@ -76,9 +76,13 @@ func writeDetail(b *strings.Builder, r *Report) {
 	}
 }
 
-// workloadName turns ".../pollux_workload3.csv" into "pollux_workload3".
-func workloadName(trace string) string {
-	return strings.TrimSuffix(filepath.Base(trace), filepath.Ext(trace))
+// name is the label, else the trace's base name without extension
+// (".../pollux_workload3.csv" → "pollux_workload3").
+func (r *Report) name() string {
+	if r.Label != "" {
+		return r.Label
+	}
+	return strings.TrimSuffix(filepath.Base(r.Trace), filepath.Ext(r.Trace))
 }
 
 func num(v float64) string {

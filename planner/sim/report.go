@@ -12,7 +12,9 @@ import (
 // Report is the JSON document of `strata simulate --json`: the run's
 // inputs and one Result per policy, in the order the policies were given.
 type Report struct {
-	Trace      string  `json:"trace"`
+	Trace string `json:"trace"`
+	// Label names the run in evaluation tables (default: the trace name).
+	Label      string  `json:"label,omitempty"`
 	Cluster    string  `json:"cluster"`
 	IntervalS  float64 `json:"interval_s"`
 	Seed       int64   `json:"seed"`
