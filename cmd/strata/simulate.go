@@ -57,6 +57,7 @@ func simulateFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "power", Usage: "GPU power model override TYPE=IDLE_W:BUSY_W (repeatable)"},
 		&cli.StringFlag{Name: "burst-buffer", Usage: "capacity of a shared burst-buffer pool, e.g. 100T"},
 		&cli.IntFlag{Name: "parallel", Value: min(2, runtime.GOMAXPROCS(0)), Usage: "policies simulated at once"},
+		&cli.StringFlag{Name: "label", Hidden: true, Usage: "name of the run in --markdown tables"},
 		&cli.BoolFlag{Name: "markdown", Hidden: true, Usage: "write the evaluation tables from the JSON reports given as arguments"},
 	}
 }
@@ -77,7 +78,7 @@ func runSimulate(c *cli.Context) error {
 	if tr.Skipped > 0 || tr.CPUOnly > 0 {
 		lg.Warn().Int("skipped_rows", tr.Skipped).Int("cpu_only_rows", tr.CPUOnly).Msg("trace rows not simulated")
 	}
-	rep := &sim.Report{Trace: c.String("trace"), Cluster: cfg.Cluster.String(), IntervalS: cfg.Interval.Seconds(),
+	rep := &sim.Report{Trace: c.String("trace"), Label: c.String("label"), Cluster: cfg.Cluster.String(), IntervalS: cfg.Interval.Seconds(),
 		Seed: cfg.Seed, TraceJobs: len(tr.Jobs), SkippedBad: tr.Skipped, CPUOnly: tr.CPUOnly, Published: sim.Published(tr)}
 	rep.Results, err = simRunAll(c.Context, c, cfg, tr, policies)
 	if err != nil {
