@@ -1,0 +1,64 @@
+package sim
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestPublished(t *testing.T) {
+	tr := readTraceFile(t, "testdata/tiny.csv")
+	// jct_pollux of the 8 curve jobs: (700+90+1200+800+100+900+80+3000)/8.
+	want := map[string]float64{"pollux": 858.8, "tiresias": 1390}
+	if diff := cmp.Diff(want, Published(tr)); diff != "" {
+		t.Errorf("published averages (-want +got):\n%s", diff)
+	}
+}
+
+func TestWriteEvaluation(t *testing.T) {
+	rep := &Report{Trace: "peers/pollux_workload9.csv", Cluster: "16x4:t4", IntervalS: 60, TraceJobs: 3,
+		Published: map[string]float64{"pollux": 1000, "optimus": 2000, "tiresias": 1500},
+		Results: []*Result{
+			{Policy: "fifo", Jobs: 3, AvgJCT: 3000},
+			{Policy: "tiresias", Jobs: 3, AvgJCT: 1700}, // 1.13: within ±15 %
+			{Policy: "optimus", Jobs: 3, AvgJCT: 2400},  // 1.20: outside
+			{Policy: "smd", Jobs: 3, AvgJCT: 1200, RejectedStarts: 2},
+		}}
+	var b bytes.Buffer
+	if err := WriteEvaluation(&b, []*Report{rep}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	wantRow := "| pollux_workload9 | 1000 | 2000 | 1500 | 3000 | 1700 | 2400 | 1200 | 1.13 ✓ | 1.20 ✗ | 0.80 ✓ | 1.20 |"
+	if lines[2] != wantRow {
+		t.Errorf("summary row\n got %s\nwant %s", lines[2], wantRow)
+	}
+	if !strings.Contains(b.String(), "| smd | 3 | 1200 |") || !strings.Contains(b.String(), "2 rejected-starts") {
+		t.Errorf("detail table misses smd or its anomalies:\n%s", b.String())
+	}
+	rep.Label = "w9 what-if"
+	b.Reset()
+	if err := WriteEvaluation(&b, []*Report{rep}); err != nil || !strings.Contains(b.String(), "| w9 what-if |") {
+		t.Errorf("label not used (err %v):\n%s", err, b.String())
+	}
+}
+
+func TestProgress(t *testing.T) {
+	var b bytes.Buffer
+	p := NewProgress(&b, false, 2) // not a terminal: silent during the first 5 s
+	p.Func(0)(5, 10)
+	p.Finish(0)
+	p.Close()
+	if b.Len() != 0 {
+		t.Errorf("short non-terminal run printed %q", b.String())
+	}
+	p = NewProgress(&b, true, 2)
+	p.Func(0)(5, 10)
+	p.Func(1)(0, 10)
+	p.Close()
+	if got := b.String(); !strings.Contains(got, "\rsimulate [") || !strings.Contains(got, " 25% jobs done") {
+		t.Errorf("terminal bar = %q", got)
+	}
+}
