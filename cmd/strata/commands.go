@@ -9,7 +9,7 @@ func commands() []*cli.Command {
 		hintCommand(),
 		simulateCommand(),
 		configCommand(),
-		runCommand(),
+		runCommand(), explainCommand(), envCommand(),
 		queueCommand(), planCommand(),
 	}
 }

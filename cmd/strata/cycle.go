@@ -150,6 +150,12 @@ func (d *daemon) lead(ctx context.Context, st auditStore, clusterName string) (c
 	}
 	l, ok, err := st.TryLock(ctx, name)
 	if err != nil {
+		if !d.opts.Enforce {
+			// Shadow mode writes nothing to Slurm: plan on, record later.
+			d.m.errors.WithLabelValues("lock").Inc()
+			d.log.Warn().Err(err).Msg("writer lock unavailable: shadow cycle goes on")
+			return cycleOK, nil
+		}
 		return failAt("lock", err)
 	}
 	if !ok {
@@ -252,7 +258,11 @@ func (d *daemon) flush(ctx context.Context) {
 // fingerprint identifies a stored decision for de-duplication: predictions
 // count to the 10 minutes, so a waiting job's row is refreshed as they move.
 func fingerprint(c db.CycleDecision) string {
+	outcome := c.Outcome
+	if outcome == string(slurm.Applied) || outcome == string(slurm.Unchanged) {
+		outcome = "in-effect" // "unchanged" after "applied" is the steady state
+	}
 	return fmt.Sprintf("%s|%d|%d|%d|%d|%d|%d|%v|%s|%s|%d|%d", c.Action, c.Workers, c.PS, c.GPUsPerNode,
-		c.NodeCount, c.Rank, c.Priority, c.Reasons, c.Outcome, c.Guard,
+		c.NodeCount, c.Rank, c.Priority, c.Reasons, outcome, c.Guard,
 		c.PredictedStart.Truncate(10*time.Minute).Unix(), c.PredictedEnd.Truncate(10*time.Minute).Unix())
 }

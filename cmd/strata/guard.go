@@ -168,6 +168,9 @@ func parseAdminComment(s string) (adminDecision, bool) {
 		if !ok {
 			break
 		}
+		if k != "workers" && k != "ps" && k != "rank" && k != "cycle" {
+			break // the segment ends at the first other key (scontrol output)
+		}
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
 			return adminDecision{}, false
@@ -181,8 +184,6 @@ func parseAdminComment(s string) (adminDecision, bool) {
 			a.Rank = int(n)
 		case "cycle":
 			a.Cycle = n
-		default:
-			continue
 		}
 		seen++
 	}

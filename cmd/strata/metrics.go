@@ -79,32 +79,25 @@ func (m *daemonMetrics) setMode(enforce bool) {
 	}
 }
 
-// serveMetrics serves /metrics on addr until ctx ends. The listener is
-// opened before it returns the serve function, so a bad address fails the
-// command at start.
-func serveMetrics(addr string, m *daemonMetrics, log zerolog.Logger) (func(ctx context.Context) error, error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, err
-	}
+// serveMetrics serves /metrics on ln until ctx ends, then shuts the
+// server down (its serving goroutine is joined before returning).
+func serveMetrics(ctx context.Context, ln net.Listener, m *daemonMetrics, log zerolog.Logger) error {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg}))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	log.Info().Str("addr", ln.Addr().String()).Msg("serving /metrics")
-	return func(ctx context.Context) error {
-		errc := make(chan error, 1)
-		go func() { errc <- srv.Serve(ln) }()
-		select {
-		case err := <-errc:
-			return err
-		case <-ctx.Done():
-		}
-		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		defer cancel()
-		err := srv.Shutdown(sctx)
-		if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
-			err = serr
-		}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
 		return err
-	}, nil
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
 }

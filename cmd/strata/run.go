@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/signal"
 	"strings"
@@ -36,8 +37,6 @@ const (
 	flagRunStandbyPoll   = "standby-poll"
 	flagRunMaxBackoff    = "max-backoff"
 	flagRunMetricsListen = "metrics-listen"
-	flagRunDatabaseURL   = "database-url"
-	flagRunDatabasePass  = "database-password-file"
 )
 
 // reloadable are the run flags a SIGHUP re-reads from the configuration
@@ -80,12 +79,8 @@ func runFlags() []cli.Flag {
 			Usage: "longest pause after failed cycles (doubling from 1 s)"},
 		&cli.StringFlag{Name: flagRunMetricsListen, Value: "127.0.0.1:9464", EnvVars: env(flagRunMetricsListen),
 			Usage: "address of the Prometheus /metrics endpoint ('' = off)"},
-		&cli.StringFlag{Name: flagRunDatabaseURL, EnvVars: []string{"STRATA_DATABASE_URL"},
-			Usage: "Postgres URL of the audit trail and writer lock (needed by --enforce)"},
-		&cli.StringFlag{Name: flagRunDatabasePass, EnvVars: []string{"STRATA_DATABASE_PASSWORD_FILE"},
-			Usage: "file holding the database password (mode 0600)"},
 	}
-	return append(fs, slurmFlags()...)
+	return append(append(fs, databaseFlags()...), slurmFlags()...)
 }
 
 func runCommand() *cli.Command {
@@ -114,10 +109,10 @@ func runAction(c *cli.Context) error {
 		return exitError{code: 2, err: fmt.Errorf("slurm connection: %w", err)}
 	}
 	deps := daemonDeps{connect: slurmConnector(scfg, log), now: time.Now}
-	if url := c.String(flagRunDatabaseURL); url != "" {
-		cfg, err := runDBConfig(c, url)
+	if c.String(flagDatabaseURL) != "" {
+		cfg, err := databaseConfig(c)
 		if err != nil {
-			return exitError{code: 2, err: err}
+			return err
 		}
 		deps.open = storeOpener(cfg)
 		if err := checkStoreAtStart(c.Context, deps.open); err != nil {
@@ -137,11 +132,12 @@ func runAction(c *cli.Context) error {
 	}
 	g, ctx := errgroup.WithContext(c.Context)
 	if opts.MetricsListen != "" {
-		serve, err := serveMetrics(opts.MetricsListen, m, log)
+		// Listen before the loop starts, so a bad address fails at once.
+		ln, err := net.Listen("tcp", opts.MetricsListen)
 		if err != nil {
-			return fmt.Errorf("metrics listener: %w", err)
+			return exitError{code: 2, err: fmt.Errorf("--%s: %w", flagRunMetricsListen, err)}
 		}
-		g.Go(func() error { return serve(ctx) })
+		g.Go(func() error { return serveMetrics(ctx, ln, m, log) })
 	}
 	g.Go(func() error {
 		defer d.closeStore()
@@ -159,22 +155,6 @@ func runAction(c *cli.Context) error {
 // errLoopDone ends the errgroup (and so the metrics server) when the loop
 // returns normally.
 var errLoopDone = errors.New("loop done")
-
-// runDBConfig reads the database flags (password from its 0600 file).
-func runDBConfig(c *cli.Context, url string) (db.Config, error) {
-	cfg := db.Config{URL: url, MaxConns: 4}
-	if path := c.String(flagRunDatabasePass); path != "" {
-		if err := checkSecretFile(flagRunDatabasePass, path); err != nil {
-			return cfg, err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return cfg, fmt.Errorf("read database password: %w", err)
-		}
-		cfg.Password = strings.TrimSpace(string(b))
-	}
-	return cfg, nil
-}
 
 // storeOpener opens Postgres and refuses a schema that is not current.
 func storeOpener(cfg db.Config) func(ctx context.Context) (auditStore, error) {

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/strata-hpc/strata/db"
+	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/slurm"
+)
+
+// fakeCluster is an in-memory Slurm: Snapshot returns a copy of its state,
+// Apply changes pending jobs like slurmrestd would (priority, GPU shape,
+// admin comment). FailSnapshots makes the next snapshots fail.
+type fakeCluster struct {
+	mu            sync.Mutex
+	snap          planner.Snapshot
+	failSnapshots int
+	writes        []planner.Decision // decisions really applied
+	applyCalls    int
+	onSnapshot    func() // test hook, called unlocked
+}
+
+func newFakeCluster(s *planner.Snapshot) *fakeCluster { return &fakeCluster{snap: *s} }
+
+func (f *fakeCluster) Snapshot(ctx context.Context) (*planner.Snapshot, error) {
+	if f.onSnapshot != nil {
+		f.onSnapshot()
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failSnapshots > 0 {
+		f.failSnapshots--
+		return nil, fmt.Errorf("snapshot: %w", slurm.ErrUnavailable)
+	}
+	s := f.snap
+	s.Jobs = append([]planner.Job(nil), f.snap.Jobs...)
+	return &s, nil
+}
+
+func (f *fakeCluster) Apply(ctx context.Context, ds []planner.Decision, o slurm.ApplyOptions) (slurm.ApplyReport, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.applyCalls++
+	rep := slurm.ApplyReport{DryRun: o.DryRun}
+	for _, d := range ds {
+		if err := ctx.Err(); err != nil {
+			return rep, fmt.Errorf("apply: %w", err)
+		}
+		j := f.job(d.JobID)
+		r := slurm.ApplyResult{JobID: d.JobID, Body: fmt.Sprintf(`{"priority":%d,"gpus_per_node":%d}`, d.Priority, d.GPUsPerNode)}
+		switch {
+		case j == nil:
+			r.Outcome, r.Body = slurm.SkippedGone, ""
+		case j.State != planner.JobPending:
+			r.Outcome, r.Body = slurm.SkippedNotPending, ""
+		case o.DryRun:
+			r.Outcome = slurm.DryRun
+		default:
+			if d.Priority > 0 {
+				j.Priority = d.Priority
+			}
+			if d.GPUsPerNode > 0 {
+				j.GPUsPerNode, j.GPUsPerJob, j.Nodes = d.GPUsPerNode, 0, max(1, d.NodeCount)
+			}
+			j.AdminComment = slurm.AdminComment(d, o.Cycle)
+			f.writes = append(f.writes, d)
+			r.Outcome = slurm.Applied
+		}
+		rep.Results = append(rep.Results, r)
+	}
+	return rep, nil
+}
+
+func (f *fakeCluster) job(id int64) *planner.Job {
+	for i := range f.snap.Jobs {
+		if f.snap.Jobs[i].ID == id {
+			return &f.snap.Jobs[i]
+		}
+	}
+	return nil
+}
+
+// Job returns a copy of a job's current state.
+func (f *fakeCluster) Job(id int64) planner.Job {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return *f.job(id)
+}
+
+func (f *fakeCluster) Writes() []planner.Decision {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]planner.Decision(nil), f.writes...)
+}
+
+// fakePostgres is one in-memory "server" shared by the stores of several
+// daemons: cycles, and advisory locks owned by sessions. Down makes every
+// call fail with db.ErrUnavailable and ends every session (its locks go).
+type fakePostgres struct {
+	mu      sync.Mutex
+	down    bool
+	nextID  int64
+	cycles  []db.Cycle
+	locks   map[string]*fakeLock
+	session int
+}
+
+func newFakePostgres() *fakePostgres { return &fakePostgres{locks: map[string]*fakeLock{}} }
+
+func (p *fakePostgres) SetDown(down bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = down
+	if down {
+		p.session++ // a restart ends every session
+		p.locks = map[string]*fakeLock{}
+	}
+}
+
+func (p *fakePostgres) Cycles() []db.Cycle {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]db.Cycle(nil), p.cycles...)
+}
+
+var errFakeDown = fmt.Errorf("fake postgres: %w", db.ErrUnavailable)
+
+func (p *fakePostgres) ReserveCycleID(ctx context.Context) (int64, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.down {
+		return 0, errFakeDown
+	}
+	p.nextID++
+	return p.nextID, nil
+}
+
+func (p *fakePostgres) SaveCycle(ctx context.Context, c *db.Cycle) error {
+	if c.ID == 0 {
+		id, err := p.ReserveCycleID(ctx)
+		if err != nil {
+			return err
+		}
+		c.ID = id
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.down {
+		return errFakeDown
+	}
+	for _, x := range p.cycles {
+		if x.ID == c.ID {
+			return nil
+		}
+	}
+	p.cycles = append(p.cycles, *c)
+	return nil
+}
+
+func (p *fakePostgres) RewriteCounts(ctx context.Context, cluster string, ids []int64) (map[int64]int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.down {
+		return nil, errFakeDown
+	}
+	out := map[int64]int{}
+	for _, c := range p.cycles {
+		for _, d := range c.Decisions {
+			if c.Cluster == cluster && d.Outcome == string(slurm.Applied) {
+				out[d.JobID]++
+			}
+		}
+	}
+	return out, nil
+}
+
+func (p *fakePostgres) TryLock(ctx context.Context, name string) (writerLock, bool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.down {
+		return nil, false, errFakeDown
+	}
+	if _, held := p.locks[name]; held {
+		return nil, false, nil
+	}
+	l := &fakeLock{pg: p, name: name, session: p.session}
+	p.locks[name] = l
+	return l, true, nil
+}
+
+type fakeLock struct {
+	pg      *fakePostgres
+	name    string
+	session int
+}
+
+func (l *fakeLock) Check(ctx context.Context) error {
+	l.pg.mu.Lock()
+	defer l.pg.mu.Unlock()
+	if l.pg.down || l.pg.session != l.session || l.pg.locks[l.name] != l {
+		return fmt.Errorf("check lock: %w", db.ErrLockLost)
+	}
+	return nil
+}
+
+func (l *fakeLock) Release(ctx context.Context) error {
+	l.pg.mu.Lock()
+	defer l.pg.mu.Unlock()
+	if l.pg.locks[l.name] == l {
+		delete(l.pg.locks, l.name)
+	}
+	return nil
+}
+
+var _ = errors.New

@@ -1,0 +1,304 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rs/zerolog"
+
+	"github.com/strata-hpc/strata/db"
+	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/planner/plannertest"
+	"github.com/strata-hpc/strata/slurm"
+)
+
+var testNow = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+// testSnapshot: 2 nodes × 4 GPUs, one running 4-GPU job, pending jobs:
+// 10 hinted (1-4 GPUs, asks 1), 11 unhinted (2 GPUs), 12 rewrite=no.
+func testSnapshot() *planner.Snapshot {
+	return plannertest.Cluster("snap", testNow).Partition("gpu", true).
+		Nodes("node", 2, 4, 16, 64000, "gpu", "").
+		Running(1, 4, "node0001", testNow.Add(-10*time.Minute)).
+		Pending(10, 1, "strata: model=resnet50 batch=64 epochs=1 samples=200000 gpus=1-4 arch=allreduce").
+		Pending(11, 2, "").
+		Pending(12, 1, "strata: model=resnet50 batch=64 epochs=1 samples=200000 gpus=1-4 rewrite=no").
+		Build()
+}
+
+func testOptions() runOptions {
+	return runOptions{Policy: "smd", Compare: []string{"fifo"}, Interval: time.Second, Cycles: 1,
+		Guard:       guardOptions{MaxPerCycle: 20, MaxPerJob: 3, PriorityHysteresis: 1, MinGPUChange: 1},
+		StandbyPoll: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond}
+}
+
+type testBed struct {
+	cl *fakeCluster
+	pg *fakePostgres
+	m  *daemonMetrics
+}
+
+func newTestDaemon(t *testing.T, bed testBed, o runOptions) *daemon {
+	t.Helper()
+	deps := daemonDeps{
+		connect: func(context.Context) (cluster, error) { return bed.cl, nil },
+		now:     time.Now,
+	}
+	if bed.pg != nil {
+		deps.open = func(context.Context) (auditStore, error) { return bed.pg, nil }
+	}
+	d, err := newDaemon(zerolog.New(io.Discard), o, deps, bed.m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func runDaemon(t *testing.T, d *daemon, timeout time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := d.run(ctx); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+}
+
+func storedOutcomes(cs []db.Cycle) map[int64]string {
+	out := map[int64]string{}
+	for _, c := range cs {
+		for _, d := range c.Decisions {
+			out[d.JobID] = d.Outcome
+		}
+	}
+	return out
+}
+
+func TestDaemonEnforceWritesOnlyHintedPendingJobs(t *testing.T) {
+	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: newDaemonMetrics()}
+	o := testOptions()
+	o.Enforce = true
+	runDaemon(t, newTestDaemon(t, bed, o), 5*time.Second)
+
+	cs := bed.pg.Cycles()
+	if len(cs) != 1 || !cs[0].Enforce || cs[0].ID != 1 {
+		t.Fatalf("cycles = %+v, want one enforce cycle with ID 1", cs)
+	}
+	j10, j11, j12 := bed.cl.Job(10), bed.cl.Job(11), bed.cl.Job(12)
+	var d10 db.CycleDecision
+	for _, c := range cs[0].Decisions {
+		if c.JobID == 10 {
+			d10 = c
+		}
+	}
+	if d10.Outcome != string(slurm.Applied) {
+		t.Fatalf("job 10 decision %+v, want applied", d10)
+	}
+	if j10.GPUs() != d10.Workers || j10.Priority != d10.Priority {
+		t.Errorf("hinted job 10 has %d GPUs priority %d; the decision was %d GPUs priority %d",
+			j10.GPUs(), j10.Priority, d10.Workers, d10.Priority)
+	}
+	if ac, ok := parseAdminComment(j10.AdminComment); !ok || ac.Workers != d10.Workers || ac.Cycle != 1 {
+		t.Errorf("job 10 admin comment %q does not match its decision / cycle 1", j10.AdminComment)
+	}
+	if j11.GPUs() != 2 {
+		t.Errorf("unhinted job 11 resized to %d GPUs", j11.GPUs())
+	}
+	if j12.Priority != 0 || j12.AdminComment != "" || j12.GPUs() != 1 {
+		t.Errorf("rewrite=no job 12 was changed: %+v", j12)
+	}
+	for _, w := range bed.cl.Writes() {
+		if w.JobID == 1 || w.JobID == 12 {
+			t.Errorf("wrote to job %d (running or opted out)", w.JobID)
+		}
+	}
+	for _, c := range cs[0].Decisions {
+		if c.JobID == 10 && (len(c.Alternatives) != 1 || c.Alternatives[0].Policy != "fifo") {
+			t.Errorf("job 10 alternatives = %+v, want fifo's decision", c.Alternatives)
+		}
+	}
+}
+
+func TestDaemonSecondCycleWritesNothingNew(t *testing.T) {
+	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: newDaemonMetrics()}
+	o := testOptions()
+	o.Enforce, o.Cycles, o.Interval = true, 3, time.Second
+	d := newTestDaemon(t, bed, o)
+	d.opts.Interval = time.Millisecond // below the flag minimum, tests only
+	runDaemon(t, d, 5*time.Second)
+	first := len(bed.cl.Writes())
+	if first == 0 {
+		t.Fatal("no writes in the first cycle")
+	}
+	cs := bed.pg.Cycles()
+	if len(cs) != 3 {
+		t.Fatalf("%d cycles stored, want 3", len(cs))
+	}
+	if n := len(cs[1].Decisions) + len(cs[2].Decisions); n != 0 {
+		t.Errorf("cycles 2-3 stored %d decisions, want 0 (nothing changed): %+v", n, cs[1].Decisions)
+	}
+	if bed.cl.applyCalls != 3 || len(bed.cl.Writes()) != first {
+		t.Errorf("writes grew from %d to %d over identical cycles", first, len(bed.cl.Writes()))
+	}
+}
+
+func TestDaemonShadowWritesNothing(t *testing.T) {
+	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: newDaemonMetrics()}
+	runDaemon(t, newTestDaemon(t, bed, testOptions()), 5*time.Second)
+	if w := bed.cl.Writes(); len(w) != 0 {
+		t.Fatalf("shadow mode wrote %d decisions", len(w))
+	}
+	cs := bed.pg.Cycles()
+	if len(cs) != 1 || cs[0].Enforce {
+		t.Fatalf("cycles = %+v, want one shadow cycle", cs)
+	}
+	if got := storedOutcomes(cs)[10]; got != string(slurm.DryRun) {
+		t.Errorf("job 10 outcome %q, want dry-run (what enforce would send)", got)
+	}
+}
+
+func TestDaemonStandbyTakesOverWhenLeaderStops(t *testing.T) {
+	pg := newFakePostgres()
+	cl := newFakeCluster(testSnapshot())
+	o := testOptions()
+	o.Enforce, o.Cycles = true, 1
+	first := newTestDaemon(t, testBed{cl: cl, pg: pg, m: newDaemonMetrics()}, o)
+	// The first daemon takes the lock and keeps it while the second starts.
+	if st := first.runCycle(context.Background()); st != cycleOK {
+		t.Fatalf("first daemon: status %v", st)
+	}
+	m2 := newDaemonMetrics()
+	second := newTestDaemon(t, testBed{cl: cl, pg: pg, m: m2}, o)
+	if st := second.runCycle(context.Background()); st != cycleStandby {
+		t.Fatalf("second daemon: status %v, want standby", st)
+	}
+	if n := len(pg.Cycles()); n != 1 {
+		t.Fatalf("standby daemon recorded a cycle: %d cycles", n)
+	}
+	first.close() // the leader stops: its lock goes
+	runDaemon(t, second, 5*time.Second)
+	if n := len(pg.Cycles()); n != 2 {
+		t.Errorf("after takeover %d cycles, want 2", n)
+	}
+	if got := testGauge(t, m2.leader); got != 0 {
+		t.Errorf("leader gauge after stop = %v, want 0 (released)", got)
+	}
+}
+
+func TestDaemonBacksOffWhileSlurmIsDown(t *testing.T) {
+	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: newDaemonMetrics()}
+	bed.cl.failSnapshots = 3
+	runDaemon(t, newTestDaemon(t, bed, testOptions()), 5*time.Second)
+	if n := len(bed.pg.Cycles()); n != 1 {
+		t.Errorf("%d cycles stored, want 1 after slurmrestd came back", n)
+	}
+	if got := testCounter(t, bed.m.errors.WithLabelValues("snapshot")); got != 3 {
+		t.Errorf("snapshot errors = %v, want 3", got)
+	}
+}
+
+func TestDaemonEnforceWritesNothingWhilePostgresIsDown(t *testing.T) {
+	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: newDaemonMetrics()}
+	o := testOptions()
+	o.Enforce = true
+	d := newTestDaemon(t, bed, o)
+	bed.pg.SetDown(true)
+	snaps := 0
+	bed.cl.onSnapshot = func() {
+		if snaps++; snaps == 3 {
+			bed.pg.SetDown(false)
+		}
+	}
+	if st := d.runCycle(context.Background()); st != cycleFailed {
+		t.Fatalf("status %v with Postgres down, want failed", st)
+	}
+	if bed.cl.applyCalls != 0 {
+		t.Fatalf("Apply called %d times while the lock could not be proven", bed.cl.applyCalls)
+	}
+	runDaemon(t, d, 5*time.Second)
+	if len(bed.cl.Writes()) == 0 || len(bed.pg.Cycles()) != 1 {
+		t.Errorf("after Postgres came back: %d writes, %d cycles; want writes and 1 cycle", len(bed.cl.Writes()), len(bed.pg.Cycles()))
+	}
+}
+
+func TestDaemonStopsWritingWhenTheLockIsLost(t *testing.T) {
+	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: newDaemonMetrics()}
+	o := testOptions()
+	o.Enforce = true
+	d := newTestDaemon(t, bed, o)
+	if st := d.runCycle(context.Background()); st != cycleOK {
+		t.Fatalf("first cycle: %v", st)
+	}
+	// Postgres restarts between cycles and another daemon takes the lock.
+	bed.pg.SetDown(true)
+	bed.pg.SetDown(false)
+	other, ok, err := bed.pg.TryLock(context.Background(), "strata-run/test")
+	if err != nil || !ok {
+		t.Fatalf("other daemon could not take the lock: %v %v", ok, err)
+	}
+	defer other.Release(context.Background())
+	calls := bed.cl.applyCalls
+	if st := d.runCycle(context.Background()); st == cycleOK {
+		t.Fatalf("cycle after losing the lock succeeded")
+	}
+	if bed.cl.applyCalls != calls {
+		t.Errorf("Apply called after the lock was lost")
+	}
+	if st := d.runCycle(context.Background()); st != cycleStandby {
+		t.Errorf("next cycle status %v, want standby", st)
+	}
+}
+
+func TestDaemonShadowGoesOnWithoutPostgres(t *testing.T) {
+	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: newDaemonMetrics()}
+	bed.pg.SetDown(true)
+	d := newTestDaemon(t, bed, testOptions())
+	runDaemon(t, d, 5*time.Second)
+	if len(d.unsaved) != 1 {
+		t.Fatalf("%d unsaved cycles, want 1 queued", len(d.unsaved))
+	}
+	bed.pg.SetDown(false)
+	d.opts.Cycles = 1
+	runDaemon(t, d, 5*time.Second)
+	if n := len(bed.pg.Cycles()); n != 2 {
+		t.Errorf("%d cycles stored after Postgres came back, want 2 (queued + new)", n)
+	}
+}
+
+func TestDaemonStopsOnCancelAndReloadsOnSIGHUP(t *testing.T) {
+	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: newDaemonMetrics()}
+	o := testOptions()
+	o.Cycles, o.Interval = 0, time.Hour
+	sig := make(chan os.Signal, 1)
+	reloaded := make(chan struct{})
+	d := newTestDaemon(t, bed, o)
+	d.deps.signals = sig
+	d.deps.reload = func() (runOptions, error) {
+		n := o
+		n.Enforce = true
+		close(reloaded)
+		return n, nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.run(ctx) }()
+	sig <- syscall.SIGHUP
+	<-reloaded
+	sig <- syscall.SIGUSR1 // run a cycle now, in enforce mode
+	deadline := time.Now().Add(5 * time.Second)
+	for len(bed.pg.Cycles()) < 2 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("run after cancel: %v, want nil (exit 0)", err)
+	}
+	cs := bed.pg.Cycles()
+	if diff := cmp.Diff([]bool{false, true}, []bool{cs[0].Enforce, len(cs) > 1 && cs[1].Enforce}); diff != "" {
+		t.Errorf("enforce per cycle (-want +got):\n%s", diff)
+	}
+}
