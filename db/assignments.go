@@ -14,6 +14,7 @@ import (
 // identified by (job, GPU UUID, From); saving it again with To set closes it.
 // Saving the same assignment twice is harmless.
 func (s *Store) SaveAssignments(ctx context.Context, as []dcgm.Assignment) error {
+	as = lastAssignments(as)
 	if len(as) == 0 {
 		return nil
 	}
@@ -81,6 +82,7 @@ func (s *Store) JobAssignments(ctx context.Context, job int64) ([]dcgm.Assignmen
 // stored; EndTime is taken from end, which the caller knows for finished
 // jobs (planner.Job has no end time); pass a zero time when unknown.
 func (s *Store) UpsertJobs(ctx context.Context, cluster string, jobs []planner.Job, end map[int64]time.Time) error {
+	jobs = lastJobs(jobs)
 	if len(jobs) == 0 {
 		return nil
 	}
@@ -107,4 +109,42 @@ func timePtr(t time.Time) *time.Time {
 		return nil
 	}
 	return &t
+}
+
+// lastAssignments keeps the last entry of each (job, UUID, From): a batch
+// may open and close the same assignment, and one statement may not touch a
+// row twice.
+func lastAssignments(as []dcgm.Assignment) []dcgm.Assignment {
+	type key struct {
+		job  int64
+		uuid string
+		from int64
+	}
+	pos := map[key]int{}
+	var out []dcgm.Assignment
+	for _, a := range as {
+		k := key{a.Job, a.UUID, a.From.UnixNano()}
+		if i, ok := pos[k]; ok {
+			out[i] = a
+			continue
+		}
+		pos[k] = len(out)
+		out = append(out, a)
+	}
+	return out
+}
+
+// lastJobs keeps the last entry of each job ID.
+func lastJobs(jobs []planner.Job) []planner.Job {
+	pos := map[int64]int{}
+	var out []planner.Job
+	for _, j := range jobs {
+		if i, ok := pos[j.ID]; ok {
+			out[i] = j
+			continue
+		}
+		pos[j.ID] = len(out)
+		out = append(out, j)
+	}
+	return out
 }

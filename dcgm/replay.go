@@ -90,6 +90,15 @@ func (r *ReplaySource) Snapshot(ctx context.Context) ([]Sample, error) {
 	return append([]Sample(nil), sweep...), nil
 }
 
+// LastTime is the (shifted) time of the last sweep; zero for an empty
+// recording.
+func (r *ReplaySource) LastTime() time.Time {
+	if len(r.sweeps) == 0 {
+		return time.Time{}
+	}
+	return r.sweeps[len(r.sweeps)-1][0].Time
+}
+
 // Remaining is the number of sweeps not yet served.
 func (r *ReplaySource) Remaining() int { return len(r.sweeps) - r.next }
 

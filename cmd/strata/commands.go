@@ -11,5 +11,6 @@ func commands() []*cli.Command {
 		configCommand(),
 		runCommand(), explainCommand(), envCommand(),
 		queueCommand(), planCommand(),
+		dbCommand(), collectCommand(),
 	}
 }
