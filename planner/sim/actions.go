@@ -23,6 +23,7 @@ func (e *engine) start(i int, d *planner.Decision, t float64) bool {
 		return false
 	}
 	j.slots, j.gpus = slots, total
+	j.view = nil
 	j.dur = e.duration(j, total)
 	j.phase, j.lastT, j.runStart = phaseRunning, t, t
 	if j.firstStart < 0 {
@@ -51,6 +52,7 @@ func (e *engine) preempt(i int) {
 	j := &e.jobs[i]
 	e.cl.release(j.slots)
 	j.slots, j.gpus, j.phase = nil, 0, phasePending
+	j.view = nil
 	j.penalty = e.cfg.RestartPenalty.Seconds()
 	j.restarts++
 	e.res.Preemptions++
@@ -90,6 +92,7 @@ func (e *engine) resizeAll(ds []*planner.Decision, t float64) {
 		}
 		changed := shapeGPUs(d) != j.gpus
 		j.slots, j.gpus = slots, shapeGPUs(d)
+		j.view = nil
 		if changed {
 			j.dur = e.duration(j, j.gpus)
 			j.penalty = e.cfg.RestartPenalty.Seconds()
@@ -107,13 +110,16 @@ func (e *engine) keepOrPreempt(i int, old []slot) {
 	if e.cl.canRestore(old) {
 		e.cl.restore(old, i+1)
 		j.slots = old
+		j.view = nil
 		return
 	}
 	if slots, ok := e.cl.place(i+1, 0, 0, j.gpus, nil); ok {
 		j.slots = slots
+		j.view = nil
 		return
 	}
 	j.slots = nil
+	j.view = nil
 	e.running = slices.DeleteFunc(e.running, func(x int) bool { return x == i })
 	j.gpus, j.phase = 0, phasePending
 	j.penalty = e.cfg.RestartPenalty.Seconds()

@@ -65,9 +65,19 @@ func (e *engine) pendingView(i int) planner.Job {
 
 func (e *engine) runningView(i int) planner.Job {
 	j := &e.jobs[i]
+	if j.view == nil {
+		j.view = e.allocView(j)
+	}
+	pj := *j.view
+	pj.AttainedGPUSeconds, pj.Restarts = j.attained, j.restarts
+	return pj
+}
+
+// allocView renders a running job's allocation once per start or resize
+// (snapshots share its slices; policies never modify a snapshot).
+func (e *engine) allocView(j *job) *planner.Job {
 	pj := j.pj
 	pj.State, pj.StartTime = planner.JobRunning, simTime(j.runStart)
-	pj.AttainedGPUSeconds, pj.Restarts = j.attained, j.restarts
 	pj.GPUsPerJob, pj.GPUsPerNode, pj.Nodes = j.gpus, 0, len(j.slots)
 	pj.NodeList = make([]string, len(j.slots))
 	pj.GPUAlloc = make([]planner.GPUAllocation, len(j.slots))
@@ -81,7 +91,7 @@ func (e *engine) runningView(i int) planner.Job {
 	if uniform && len(j.slots) > 0 {
 		pj.GPUsPerNode = len(j.slots[0].idx)
 	}
-	return pj
+	return &pj
 }
 
 // apply executes a plan: preemptions, then resizes (see resizeAll), then

@@ -36,6 +36,7 @@ type job struct {
 	remaining, dur, penalty float64
 	gpus                    int
 	slots                   []slot
+	view                    *planner.Job // cached running view; nil after a change
 	lastT, runStart         float64
 	firstStart, end         float64
 	attained                float64
