@@ -1,8 +1,10 @@
 package planner
 
 import (
+	"cmp"
 	"container/heap"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 )
@@ -128,12 +130,11 @@ func (c *cycle) finalize(name string, pls []*planned) Plan {
 		}
 		out.Decisions = append(out.Decisions, d)
 	}
-	sort.SliceStable(out.Decisions, func(a, b int) bool {
-		x, y := out.Decisions[a], out.Decisions[b]
-		if x.Rank != y.Rank {
-			return x.Rank < y.Rank
+	slices.SortFunc(out.Decisions, func(x, y Decision) int {
+		if c := cmp.Compare(x.Rank, y.Rank); c != 0 {
+			return c
 		}
-		return x.JobID < y.JobID
+		return cmp.Compare(x.JobID, y.JobID)
 	})
 	return out
 }

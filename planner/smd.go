@@ -1,9 +1,11 @@
 package planner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -110,14 +112,15 @@ func (c *cycle) queueCosts(isl *island, items []*smdItem) {
 	g := float64(max(1, isl.totalGPU))
 	type slot struct {
 		it   *smdItem
-		best option
+		best *option
 		key  float64
 	}
 	slots := make([]slot, len(items))
 	var wsum float64
 	for k, it := range items {
-		best := it.opts[0]
-		for _, o := range it.opts[1:] {
+		best := &it.opts[0]
+		for k := range it.opts[1:] {
+			o := &it.opts[k+1]
 			if o.cost+isl.mu*o.gpu*o.dur.Seconds() < best.cost+isl.mu*best.gpu*best.dur.Seconds() {
 				best = o
 			}
@@ -125,9 +128,15 @@ func (c *cycle) queueCosts(isl *island, items []*smdItem) {
 		slots[k] = slot{it, best, best.gpu * best.dur.Seconds() / it.pl.ji.weight}
 		wsum += it.pl.ji.weight
 	}
-	sort.SliceStable(slots, func(a, b int) bool { return slots[a].key < slots[b].key })
+	slices.SortFunc(slots, func(a, b slot) int {
+		if c := cmp.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.it.pl.ji.job.ID, b.it.pl.ji.job.ID)
+	})
 	var before, gpuTime float64 // weight and GPU seconds ahead in the list
 	for _, s := range slots {
+		bestGPU, bestDur := s.best.gpu, s.best.dur.Seconds() // read before costs change
 		ji := s.it.pl.ji
 		after := wsum - before - ji.weight
 		queueWait := gpuTime / g
@@ -145,7 +154,7 @@ func (c *cycle) queueCosts(isl *island, items []*smdItem) {
 			o.cost += (wsum - ji.weight) * t / g
 		}
 		before += ji.weight
-		gpuTime += s.best.gpu * s.best.dur.Seconds()
+		gpuTime += bestGPU * bestDur
 	}
 }
 
@@ -223,11 +232,21 @@ func (c *cycle) backfill(items []*smdItem) {
 		}
 	}
 	sort.SliceStable(wait, func(a, b int) bool { return key[wait[a]] < key[wait[b]] })
+	if len(wait) == 0 {
+		return
+	}
+	isl := wait[0].pl.ji.isl
+	total, most := c.freeShape(isl)
 	for _, it := range wait {
-		if g, _, _ := c.free(it.pl.ji.isl); g == 0 {
+		if total == 0 {
 			return
 		}
-		c.tryStart(it, option{w: -1}, true)
+		if !anyFits(it.opts, total, most) {
+			continue
+		}
+		if c.tryStart(it, option{w: -1}, true) {
+			total, most = c.freeShape(isl)
+		}
 	}
 }
 
@@ -237,4 +256,23 @@ func minCost(it *smdItem) float64 {
 		best = math.Min(best, o.cost/it.pl.ji.weight)
 	}
 	return best
+}
+
+// freeShape is the island's free GPUs and the most free GPUs on one node.
+func (c *cycle) freeShape(isl *island) (total, most int) {
+	for _, i := range isl.nodes {
+		total += c.nodes[i].freeGPU
+		most = max(most, c.nodes[i].freeGPU)
+	}
+	return total, most
+}
+
+// anyFits reports whether some option could fit the free GPUs at all.
+func anyFits(opts []option, total, most int) bool {
+	for _, o := range opts {
+		if o.w <= total && o.sh.gpn <= most {
+			return true
+		}
+	}
+	return false
 }

@@ -34,8 +34,8 @@ func WritePlots(dir string, r *Report) error {
 		line              func(*Result) plotter.XYs
 	}{
 		{PlotJCTCDF, "JCT CDF, " + title, "job completion time (h, log scale)", "fraction of jobs", cdfLine},
-		{PlotGPUUtil, "GPU utilization, " + title, "time (h)", "allocated GPUs / total", utilLine},
-		{PlotQueue, "Pending jobs, " + title, "time (h)", "pending jobs", queueLine},
+		{PlotGPUUtil, "GPU utilization, " + title, "time (h)", "allocated GPUs / total (mean per bin)", utilLine},
+		{PlotQueue, "Pending jobs, " + title, "time (h)", "pending jobs (mean per bin)", queueLine},
 	}
 	for _, pl := range plots {
 		p := plot.New()
@@ -44,7 +44,7 @@ func WritePlots(dir string, r *Report) error {
 			p.X.Scale = plot.LogScale{}
 			p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 		}
-		p.Legend.Top, p.Legend.Left = pl.file != PlotQueue, pl.file == PlotJCTCDF
+		p.Legend.Top = pl.file == PlotGPUUtil
 		for i, res := range r.Results {
 			l, err := plotter.NewLine(pl.line(res))
 			if err != nil {
@@ -88,19 +88,34 @@ func queueLine(r *Result) plotter.XYs {
 	return stepLine(r.Series, func(p Point) float64 { return float64(p.Pending) })
 }
 
-// stepLine draws a step function of the series (time in hours), keeping at
-// most about maxPlotPoints steps by taking every k-th point.
+// plotBins is the number of time bins of the over-time plots.
+const plotBins = 240
+
+// stepLine plots the time-weighted mean of the step series y in plotBins
+// equal bins from 0 to the series' end (time in hours), so that long runs
+// stay readable.
 func stepLine(s []Point, y func(Point) float64) plotter.XYs {
-	step := max(1, len(s)/maxPlotPoints)
-	var xy plotter.XYs
-	for i := 0; i < len(s); i += step {
-		if len(xy) > 0 {
-			xy = append(xy, plotter.XY{X: s[i].T / 3600, Y: xy[len(xy)-1].Y})
-		}
-		xy = append(xy, plotter.XY{X: s[i].T / 3600, Y: y(s[i])})
+	if len(s) == 0 || s[len(s)-1].T <= 0 {
+		return plotter.XYs{{X: 0, Y: 0}}
 	}
-	if len(xy) == 0 {
-		xy = plotter.XYs{{X: 0, Y: 0}}
+	end := s[len(s)-1].T
+	w := end / plotBins
+	sums := make([]float64, plotBins)
+	for i := 0; i+1 < len(s); i++ {
+		a, b, v := s[i].T, s[i+1].T, y(s[i])
+		for a < b {
+			k := min(int(a/w), plotBins-1)
+			next := min(b, float64(k+1)*w)
+			if k == plotBins-1 {
+				next = b
+			}
+			sums[k] += v * (next - a)
+			a = next
+		}
+	}
+	xy := make(plotter.XYs, plotBins)
+	for k := range xy {
+		xy[k] = plotter.XY{X: (float64(k) + 0.5) * w / 3600, Y: sums[k] / w}
 	}
 	return xy
 }
