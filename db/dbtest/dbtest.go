@@ -155,9 +155,12 @@ func readEnv(path string) (map[string]string, error) {
 	return env, sc.Err()
 }
 
-// scriptPath finds scripts/pg-test.sh in the module root above the working
-// directory.
+// scriptPath finds scripts/pg-test.sh under $STRATA_REPO_ROOT or in the
+// module root above the working directory.
 func scriptPath() (string, error) {
+	if root := os.Getenv("STRATA_REPO_ROOT"); root != "" {
+		return filepath.Join(root, "scripts", "pg-test.sh"), nil
+	}
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err

@@ -1,0 +1,121 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+func TestQueriesLoad(t *testing.T) {
+	q, err := loadQueries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"EnsureSamplePartition", "UpsertGPUs", "CreateSampleStaging", "MergeSampleStaging",
+		"CountSamples", "SamplePartitions", "DropSamplePartitions", "UpsertAssignments", "OpenAssignments",
+		"JobAssignments", "UpsertJobs", "DeleteRollups", "InsertRollups", "JobsTouchedSince", "JobEnergyDays"} {
+		if s, err := q.get(name); err != nil || strings.TrimSpace(s) == "" {
+			t.Errorf("query %s: %q, %v", name, s, err)
+		}
+	}
+	if _, err := q.get("NoSuchQuery"); err == nil {
+		t.Error("unknown query: want an error")
+	}
+}
+
+func TestQueriesParse(t *testing.T) {
+	tests := []struct {
+		name    string
+		text    string
+		want    queries
+		wantErr bool
+	}{
+		{name: "two queries, comments kept in body", text: "-- header\n-- name: A\nSELECT 1;\n\n-- name: B\n-- why\nSELECT 2;\n",
+			want: queries{"A": "SELECT 1;", "B": "-- why\nSELECT 2;"}},
+		{name: "duplicate name", text: "-- name: A\nSELECT 1;\n-- name: A\nSELECT 2;\n", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := queries{}
+			err := got.parse("x.sql", tt.text)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
+			}
+			if !tt.wantErr {
+				if d := cmp.Diff(tt.want, got); d != "" {
+					t.Errorf("(-want +got):\n%s", d)
+				}
+			}
+		})
+	}
+}
+
+func TestInterpretError(t *testing.T) {
+	tests := []struct {
+		name string
+		in   error
+		want error // sentinel expected in the chain; nil: none of ours
+	}{
+		{"no rows", pgx.ErrNoRows, ErrNotFound},
+		{"unique violation", &pgconn.PgError{Code: "23505"}, ErrConflict},
+		{"admin shutdown", &pgconn.PgError{Code: "57P01"}, ErrUnavailable},
+		{"connection refused", fmt.Errorf("dial: %w", syscall.ECONNREFUSED), ErrUnavailable},
+		{"unexpected EOF", io.ErrUnexpectedEOF, ErrUnavailable},
+		{"syntax error", &pgconn.PgError{Code: "42601"}, nil},
+		{"context canceled", context.Canceled, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := interpretError("op", tt.in)
+			if !errors.Is(got, tt.in) && tt.in != pgx.ErrNoRows {
+				t.Errorf("%v: original error lost", got)
+			}
+			for _, s := range []error{ErrNotFound, ErrConflict, ErrUnavailable} {
+				if errors.Is(got, s) != (s == tt.want) {
+					t.Errorf("%v: errors.Is(%v) = %v", got, s, !(s == tt.want))
+				}
+			}
+			if !strings.HasPrefix(got.Error(), "op: ") {
+				t.Errorf("message %q does not name the operation", got)
+			}
+		})
+	}
+	if interpretError("op", nil) != nil {
+		t.Error("nil error must stay nil")
+	}
+}
+
+func TestMigrationsAreNumbered(t *testing.T) {
+	ms, err := Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range ms {
+		if m.Version != i+1 || m.SQL == "" {
+			t.Errorf("migration %d: version %d, %d bytes", i, m.Version, len(m.SQL))
+		}
+	}
+	if ms[0].Name != "init" {
+		t.Errorf("first migration %q, want init", ms[0].Name)
+	}
+}
+
+func TestConfigRedacted(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"postgres://u:secret@h:5432/db?sslmode=disable", "postgres://u:xxxxx@h:5432/db?sslmode=disable"},
+		{"postgres://u@h/db", "postgres://u@h/db"},
+	}
+	for _, tt := range tests {
+		if got := (Config{URL: tt.in}).Redacted(); got != tt.want {
+			t.Errorf("Redacted(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
