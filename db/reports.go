@@ -92,7 +92,8 @@ type EnergyQuery struct {
 }
 
 // EnergyRow is one group of an energy report. Only the fields of the
-// query's dimensions are set; the others are zero. GPU-seconds, energies and
+// query's dimensions are set (grouping by job also sets the job's user,
+// account and partition); the others are zero. GPU-seconds, energies and
 // the utilization integral are pro-rated to the window.
 type EnergyRow struct {
 	Job       int64     `json:"job,omitempty"`

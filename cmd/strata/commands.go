@@ -9,6 +9,7 @@ func commands() []*cli.Command {
 		hintCommand(),
 		simulateCommand(),
 		configCommand(),
+		reportCommand(), serveCommand(),
 		runCommand(), explainCommand(), envCommand(),
 		queueCommand(), planCommand(),
 		dbCommand(), collectCommand(),

@@ -78,7 +78,8 @@ FROM alloc al LEFT JOIN used u USING (job_id, gpu_uuid, hour);
 
 -- name: ReportEnergy
 -- $1, $2: window; $3..$6: user/account/partition/job filters (empty: all);
--- $7..$11: group by job/user/account/partition/node; $12: bucket
+-- $7..$11: group by job/user/account/partition/node (a job brings its
+-- user, account and partition along); $12: bucket
 -- ('', 'day' or 'hour'); $13: time zone of the buckets.
 WITH r AS (
     SELECT h.*, coalesce(
@@ -89,9 +90,9 @@ WITH r AS (
 )
 SELECT CASE WHEN $7::bool THEN r.job_id END AS job_id,
        CASE WHEN $7::bool THEN max(coalesce(j.name, '')) END AS job_name,
-       CASE WHEN $8::bool THEN coalesce(j.user_name, '') END AS user_name,
-       CASE WHEN $9::bool THEN coalesce(j.account, '') END AS account,
-       CASE WHEN $10::bool THEN coalesce(j.partition, '') END AS partition,
+       CASE WHEN $8::bool OR $7::bool THEN coalesce(j.user_name, '') END AS user_name,
+       CASE WHEN $9::bool OR $7::bool THEN coalesce(j.account, '') END AS account,
+       CASE WHEN $10::bool OR $7::bool THEN coalesce(j.partition, '') END AS partition,
        CASE WHEN $11::bool THEN r.host END AS host,
        CASE $12::text WHEN 'day' THEN date_trunc('day', r.hour AT TIME ZONE $13::text) AT TIME ZONE $13::text
                       WHEN 'hour' THEN r.hour END AS bucket,

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// field is one selectable report column. Name is what --format matches
+// (case-insensitively); Header is printed and carries the unit.
+type field[R any] struct {
+	Name   string
+	Header string
+	Value  func(R) string
+}
+
+// outputMode is how a report is printed.
+type outputMode struct {
+	Parsable bool   // -P: '|'-separated, no padding, no trailing '|'
+	NoHeader bool   // -n
+	JSON     bool   // --json
+	Format   string // --format=Field[%[-]width],...
+}
+
+// selected is a field with the width and alignment --format asked for.
+type selected[R any] struct {
+	field[R]
+	width int  // 0: fit the content
+	left  bool // "%-N": left-justified
+}
+
+// selectFields resolves --format against the available fields; an empty
+// format selects defaults (names of fields, in order).
+func selectFields[R any](all []field[R], format string, defaults []string) ([]selected[R], error) {
+	specs := defaults
+	if strings.TrimSpace(format) != "" {
+		specs = strings.Split(format, ",")
+	}
+	var out []selected[R]
+	for _, spec := range specs {
+		spec = strings.TrimSpace(spec)
+		if spec == "" {
+			continue
+		}
+		name, width, _ := strings.Cut(spec, "%")
+		s := selected[R]{}
+		if width != "" {
+			s.left = strings.HasPrefix(width, "-")
+			n, err := strconv.Atoi(strings.TrimPrefix(width, "-"))
+			if err != nil || n <= 0 {
+				return nil, fmt.Errorf("parse --format %q: width %q is not a positive number", spec, width)
+			}
+			s.width = n
+		}
+		f, ok := lookupField(all, name)
+		if !ok {
+			return nil, fmt.Errorf("parse --format: unknown field %q (fields: %s)", name, fieldNames(all))
+		}
+		s.field = f
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("parse --format %q: no fields", format)
+	}
+	return out, nil
+}
+
+func lookupField[R any](all []field[R], name string) (field[R], bool) {
+	for _, f := range all {
+		if strings.EqualFold(f.Name, name) {
+			return f, true
+		}
+	}
+	return field[R]{}, false
+}
+
+func fieldNames[R any](all []field[R]) string {
+	names := make([]string, len(all))
+	for i, f := range all {
+		names[i] = f.Name
+	}
+	return strings.Join(names, ",")
+}
+
+// writeTable prints rows the way sacct does: a right-justified table with a
+// dashed rule under the header (or, with Parsable, '|'-separated values).
+// A column with an explicit width truncates longer values, ending them in '+'.
+func writeTable[R any](w io.Writer, cols []selected[R], rows []R, m outputMode) error {
+	cells := make([][]string, 0, len(rows)+1)
+	if !m.NoHeader {
+		hdr := make([]string, len(cols))
+		for i, c := range cols {
+			hdr[i] = c.Header
+		}
+		cells = append(cells, hdr)
+	}
+	for _, r := range rows {
+		line := make([]string, len(cols))
+		for i, c := range cols {
+			line[i] = c.Value(r)
+		}
+		cells = append(cells, line)
+	}
+	var b strings.Builder
+	if m.Parsable {
+		for _, line := range cells {
+			b.WriteString(strings.Join(line, "|"))
+			b.WriteByte('\n')
+		}
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	widths := columnWidths(cols, cells)
+	for li, line := range cells {
+		for i, v := range line {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(pad(fit(v, widths[i]), widths[i], cols[i].left))
+		}
+		b.WriteByte('\n')
+		if li == 0 && !m.NoHeader {
+			for i := range cols {
+				if i > 0 {
+					b.WriteByte(' ')
+				}
+				b.WriteString(strings.Repeat("-", widths[i]))
+			}
+			b.WriteByte('\n')
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func columnWidths[R any](cols []selected[R], cells [][]string) []int {
+	widths := make([]int, len(cols))
+	for i, c := range cols {
+		if c.width > 0 {
+			widths[i] = c.width
+			continue
+		}
+		for _, line := range cells {
+			widths[i] = max(widths[i], utf8.RuneCountInString(line[i]))
+		}
+	}
+	return widths
+}
+
+// fit truncates v to width runes, marking the cut with '+' as sacct does.
+func fit(v string, width int) string {
+	if utf8.RuneCountInString(v) <= width {
+		return v
+	}
+	r := []rune(v)
+	return string(r[:width-1]) + "+"
+}
+
+func pad(v string, width int, left bool) string {
+	n := width - utf8.RuneCountInString(v)
+	if n <= 0 {
+		return v
+	}
+	if left {
+		return v + strings.Repeat(" ", n)
+	}
+	return strings.Repeat(" ", n) + v
+}
+
+// writeJSON prints v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("write json: %w", err)
+	}
+	return nil
+}
+
+// fmtFloat prints a number with a fixed number of decimals.
+func fmtFloat(v float64, decimals int) string {
+	return strconv.FormatFloat(v, 'f', decimals, 64)
+}
