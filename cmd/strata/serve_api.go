@@ -1,0 +1,80 @@
+package main
+
+import (
+	"net/http"
+
+	"github.com/strata-hpc/strata/db"
+)
+
+// The JSON API returns the documents of the CLI's --json output, so a
+// script can use either.
+
+func (s *webServer) apiEnergy(w http.ResponseWriter, r *http.Request) {
+	wq, err := s.parseWebQuery(r, "user")
+	if err != nil {
+		s.fail(w, r, http.StatusBadRequest, err)
+		return
+	}
+	a := wq.Args
+	rows, err := s.cfg.Source.EnergyReport(r.Context(), db.EnergyQuery{ReportFilter: a.Filter, By: a.By, Location: a.Loc})
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	sortEnergyRows(rows)
+	s.writeAPI(w, energyReport{Window: reportWindow{a.Filter.From, a.Filter.To}, By: a.By,
+		Factors: s.cfg.Factors, Rows: energyOutputs(rows, s.cfg.Factors)})
+}
+
+func (s *webServer) apiUsage(w http.ResponseWriter, r *http.Request) {
+	wq, err := s.parseWebQuery(r, "user")
+	if err != nil {
+		s.fail(w, r, http.StatusBadRequest, err)
+		return
+	}
+	a := wq.Args
+	for _, d := range a.By {
+		if d != db.DimUser && d != db.DimAccount && d != db.DimPartition {
+			s.fail(w, r, http.StatusBadRequest, errUsageBy(d))
+			return
+		}
+	}
+	rows, err := s.cfg.Source.UsageReport(r.Context(), db.UsageQuery{ReportFilter: a.Filter, By: a.By})
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	s.writeAPI(w, usageReport{Window: reportWindow{a.Filter.From, a.Filter.To}, By: a.By, Rows: usageOutputs(rows)})
+}
+
+func (s *webServer) apiDecisions(w http.ResponseWriter, r *http.Request) {
+	wq, err := s.parseWebQuery(r, "")
+	if err != nil {
+		s.fail(w, r, http.StatusBadRequest, err)
+		return
+	}
+	a := wq.Args
+	rows, err := s.cfg.Source.DecisionReport(r.Context(), db.DecisionQuery{ReportFilter: a.Filter})
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	if rows == nil {
+		rows = []db.DecisionRow{}
+	}
+	s.writeAPI(w, decisionReport{Window: reportWindow{a.Filter.From, a.Filter.To}, Rows: rows})
+}
+
+func (s *webServer) apiJob(w http.ResponseWriter, r *http.Request) {
+	id, err := pathJobID(r)
+	if err != nil {
+		s.fail(w, r, http.StatusBadRequest, err)
+		return
+	}
+	jr, err := s.cfg.Source.JobReport(r.Context(), id)
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	s.writeAPI(w, jr)
+}

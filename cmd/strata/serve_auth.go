@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bufio"
+	"crypto/pbkdf2"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Password hashes in the basic-auth file are PBKDF2-HMAC-SHA256 (the Go
+// standard library has it; bcrypt is not a dependency):
+//
+//	user:pbkdf2-sha256$ITERATIONS$SALT$HASH     (SALT, HASH: unpadded base64)
+//
+// `strata serve passwd USER` prints such a line for a password read from
+// stdin. Lines starting with '#' and blank lines are ignored.
+const (
+	hashScheme     = "pbkdf2-sha256"
+	hashIterations = 210000
+	hashLen        = 32
+)
+
+// htpasswd maps a user to the stored hash line.
+type htpasswd map[string]string
+
+func readHtpasswd(path string) (htpasswd, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read basic auth file: %w", err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Mode().Perm()&0o077 != 0 {
+		return nil, fmt.Errorf("basic auth file %s has mode %04o: run chmod 600 %s", path, st.Mode().Perm(), path)
+	}
+	users := htpasswd{}
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		user, hash, ok := strings.Cut(line, ":")
+		if _, _, _, err := parseHash(hash); !ok || user == "" || err != nil {
+			return nil, fmt.Errorf("basic auth file %s line %d: want user:%s$ITER$SALT$HASH (see strata serve passwd)", path, n, hashScheme)
+		}
+		users[user] = hash
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read basic auth file: %w", err)
+	}
+	if len(users) == 0 {
+		return nil, fmt.Errorf("basic auth file %s has no users", path)
+	}
+	return users, nil
+}
+
+func parseHash(s string) (iter int, salt, sum []byte, err error) {
+	parts := strings.Split(s, "$")
+	if len(parts) != 4 || parts[0] != hashScheme {
+		return 0, nil, nil, errors.New("unknown hash format")
+	}
+	if iter, err = strconv.Atoi(parts[1]); err != nil || iter < 10000 {
+		return 0, nil, nil, errors.New("bad iteration count")
+	}
+	if salt, err = base64.RawStdEncoding.DecodeString(parts[2]); err != nil {
+		return 0, nil, nil, err
+	}
+	if sum, err = base64.RawStdEncoding.DecodeString(parts[3]); err != nil || len(sum) == 0 {
+		return 0, nil, nil, errors.New("bad hash")
+	}
+	return iter, salt, sum, nil
+}
+
+// hashPassword returns the stored form of a password with a fresh salt.
+func hashPassword(password string) (string, error) {
+	salt := make([]byte, 16)
+	if _, err := rand.Read(salt); err != nil {
+		return "", fmt.Errorf("hash password: %w", err)
+	}
+	sum, err := pbkdf2.Key(sha256.New, password, salt, hashIterations, hashLen)
+	if err != nil {
+		return "", fmt.Errorf("hash password: %w", err)
+	}
+	return fmt.Sprintf("%s$%d$%s$%s", hashScheme, hashIterations,
+		base64.RawStdEncoding.EncodeToString(salt), base64.RawStdEncoding.EncodeToString(sum)), nil
+}
+
+func checkPassword(stored, password string) bool {
+	iter, salt, want, err := parseHash(stored)
+	if err != nil {
+		return false
+	}
+	got, err := pbkdf2.Key(sha256.New, password, salt, iter, len(want))
+	return err == nil && subtle.ConstantTimeCompare(got, want) == 1
+}
+
+// basicAuth guards h with the users' passwords. Verified credentials are
+// remembered (by a SHA-256 of the header) so that every static file does not
+// pay for PBKDF2 again.
+func basicAuth(users htpasswd, h http.Handler) http.Handler {
+	var mu sync.Mutex
+	ok := map[[32]byte]bool{}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := sha256.Sum256([]byte(r.Header.Get("Authorization")))
+		mu.Lock()
+		good := ok[key]
+		mu.Unlock()
+		if !good {
+			user, pass, has := r.BasicAuth()
+			stored, known := users[user]
+			if !has || !known || !checkPassword(stored, pass) {
+				w.Header().Set("WWW-Authenticate", `Basic realm="strata", charset="UTF-8"`)
+				http.Error(w, "authentication required", http.StatusUnauthorized)
+				return
+			}
+			mu.Lock()
+			if len(ok) > 256 {
+				clear(ok)
+			}
+			ok[key] = true
+			mu.Unlock()
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func passwdCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "passwd",
+		Usage:     "print a basic-auth file line for USER (password read from stdin)",
+		ArgsUsage: "USER",
+		Action: func(c *cli.Context) error {
+			user := c.Args().First()
+			if user == "" || strings.ContainsAny(user, ": \t") {
+				return usageError(errors.New("serve passwd: give one user name without ':' or spaces"))
+			}
+			pw, err := bufio.NewReader(os.Stdin).ReadString('\n')
+			if err != nil && !errors.Is(err, io.EOF) {
+				return fmt.Errorf("serve passwd: read password: %w", err)
+			}
+			pw = strings.TrimRight(pw, "\r\n")
+			if len(pw) < 8 {
+				return usageError(errors.New("serve passwd: password shorter than 8 characters"))
+			}
+			h, err := hashPassword(pw)
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(c.App.Writer, "%s:%s\n", user, h)
+			return err
+		},
+	}
+}

@@ -1,0 +1,263 @@
+package main
+
+import (
+	"html/template"
+	"net/http"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/strata-hpc/strata/db"
+)
+
+// webTable is a server-rendered table: the same cells the CLI prints.
+type webTable struct {
+	ID, Caption string
+	Cols        []webCol
+	Rows        []webRow
+	Empty       string
+}
+
+type webCol struct{ Name, Header string }
+
+type webRow struct {
+	Cells []string
+	Href  string // link for the first cell ("" = none)
+}
+
+func buildTable[R any](id, caption string, cols []selected[R], rows []R, href func(R) string) webTable {
+	t := webTable{ID: id, Caption: caption, Empty: "No data in this window."}
+	for _, c := range cols {
+		t.Cols = append(t.Cols, webCol{Name: c.Name, Header: c.Header})
+	}
+	for _, r := range rows {
+		row := webRow{}
+		for _, c := range cols {
+			row.Cells = append(row.Cells, c.Value(r))
+		}
+		if href != nil {
+			row.Href = href(r)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+func mustSelect[R any](all []field[R], names ...string) []selected[R] {
+	var out []selected[R]
+	for _, n := range names {
+		if f, ok := lookupField(all, n); ok {
+			out = append(out, selected[R]{field: f})
+		}
+	}
+	return out
+}
+
+// seriesChart is the JSON the overview chart reads (unix seconds).
+type seriesChart struct {
+	Step string    `json:"step"`
+	X    []int64   `json:"x"`
+	KWh  []float64 `json:"kwh"`
+	GPUh []float64 `json:"gpuh"`
+	Idle []float64 `json:"idle_kwh"`
+}
+
+type overviewData struct {
+	Title    string
+	Query    webQuery
+	Window   reportWindow
+	Total    energyOut
+	HasTotal bool
+	Step     string
+	Chart    seriesChart
+	Tables   []webTable
+}
+
+func (s *webServer) overview(w http.ResponseWriter, r *http.Request) {
+	wq, err := s.parseWebQuery(r, "")
+	if err != nil {
+		s.fail(w, r, http.StatusBadRequest, err)
+		return
+	}
+	ctx, f, a := r.Context(), s.cfg.Factors, wq.Args
+	energy := func(by ...db.ReportDim) ([]energyOut, error) {
+		rows, err := s.cfg.Source.EnergyReport(ctx, db.EnergyQuery{ReportFilter: a.Filter, By: by, Location: a.Loc})
+		sortEnergyRows(rows)
+		return energyOutputs(rows, f), err
+	}
+	d := overviewData{Title: "GPU energy", Query: wq, Window: reportWindow{a.Filter.From, a.Filter.To}, Step: "hour"}
+	if a.Filter.To.Sub(a.Filter.From) > 3*24*time.Hour {
+		d.Step = "day"
+	}
+	total, err1 := energy()
+	series, err2 := energy(db.ReportDim(d.Step))
+	users, err3 := energy(db.DimUser)
+	accounts, err4 := energy(db.DimAccount)
+	jobs, err5 := energy(db.DimJob)
+	decisions, err6 := s.cfg.Source.DecisionReport(ctx, db.DecisionQuery{ReportFilter: a.Filter})
+	for _, err := range []error{err1, err2, err3, err4, err5, err6} {
+		if err != nil {
+			s.fail(w, r, http.StatusInternalServerError, err)
+			return
+		}
+	}
+	if len(total) > 0 {
+		d.Total, d.HasTotal = total[0], true
+	}
+	d.Chart = chartOf(d.Step, series)
+	d.Tables = s.overviewTables(series, users, accounts, idleJobs(jobs, 10), decisions)
+	s.render(w, r, http.StatusOK, "overview", d)
+}
+
+func chartOf(step string, rows []energyOut) seriesChart {
+	c := seriesChart{Step: step, X: []int64{}, KWh: []float64{}, GPUh: []float64{}, Idle: []float64{}}
+	for _, r := range rows {
+		c.X = append(c.X, r.Bucket.Unix())
+		c.KWh = append(c.KWh, r.EnergyKWh)
+		c.GPUh = append(c.GPUh, r.GPUHours)
+		c.Idle = append(c.Idle, r.IdleEnergyKWh)
+	}
+	return c
+}
+
+// idleJobs returns the n jobs that wasted the most energy on idle GPUs.
+func idleJobs(jobs []energyOut, n int) []energyOut {
+	var out []energyOut
+	for _, j := range jobs {
+		if j.IdleEnergyJ > 0 {
+			out = append(out, j)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].IdleEnergyJ != out[j].IdleEnergyJ {
+			return out[i].IdleEnergyJ > out[j].IdleEnergyJ
+		}
+		return out[i].Job < out[j].Job
+	})
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
+
+func (s *webServer) overviewTables(series, users, accounts, idle []energyOut, decisions []db.DecisionRow) []webTable {
+	f, loc := s.cfg.Factors, s.cfg.Location
+	all := energyFields(f, loc)
+	figures := []string{"Jobs", "GPUHours", "Energy", "EnergyRaw", "MeanUtil", "IdleEnergy", "IdlePct"}
+	if f.CostPerKWh > 0 {
+		figures = append(figures, "Cost")
+	}
+	if f.CO2KgPerKWh > 0 {
+		figures = append(figures, "CO2")
+	}
+	step := "Hour"
+	if len(series) > 0 && series[0].Bucket.In(loc).Format("15:04") == "00:00" && len(series) > 1 &&
+		series[1].Bucket.Sub(series[0].Bucket) >= 23*time.Hour {
+		step = "Day"
+	}
+	jobHref := func(r energyOut) string { return "/job/" + strconv.FormatInt(r.Job, 10) }
+	return []webTable{
+		buildTable("users", "Energy by user", mustSelect(all, append([]string{"User"}, figures...)...), users, nil),
+		buildTable("accounts", "Energy by account", mustSelect(all, append([]string{"Account"}, figures...)...), accounts, nil),
+		buildTable("idle", "Idle-GPU waste: jobs with the most energy on allocated GPUs below 5 % utilization",
+			mustSelect(all, "Job", "JobName", "User", "GPUHours", "Energy", "IdleGPUHours", "IdleEnergy", "IdlePct"), idle, jobHref),
+		buildTable("decisions", "Planner decisions by action and reason",
+			mustSelect(decisionFields(loc), decisionDefaults...), decisions, nil),
+		buildTable("series", "Energy and GPU-hours over time (chart data)",
+			mustSelect(all, step, "Jobs", "GPUHours", "Energy", "IdleEnergy"), series, nil),
+	}
+}
+
+type jobData struct {
+	Title  string
+	Job    db.JobReport
+	Facts  [][2]string
+	Chart  jobChart
+	Tables []webTable
+}
+
+type jobChart struct {
+	X     []int64   `json:"x"`
+	Util  []float64 `json:"util"`
+	Power []float64 `json:"power"`
+}
+
+func (s *webServer) jobPage(w http.ResponseWriter, r *http.Request) {
+	id, err := pathJobID(r)
+	if err != nil {
+		s.fail(w, r, http.StatusBadRequest, err)
+		return
+	}
+	jr, err := s.cfg.Source.JobReport(r.Context(), id)
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	loc := s.cfg.Location
+	ts := func(t time.Time) string { return fmtBucket(t, loc, "2006-01-02 15:04:05") }
+	d := jobData{Title: "Job " + strconv.FormatInt(id, 10), Job: jr,
+		Chart: jobChart{X: []int64{}, Util: []float64{}, Power: []float64{}}}
+	d.Facts = [][2]string{{"Name", jr.Name}, {"User", jr.User}, {"Account", jr.Account},
+		{"Partition", jr.Partition}, {"Submitted", ts(jr.Submit)}, {"Started", ts(jr.Start)}, {"Ended", ts(jr.End)}}
+	if !jr.Start.IsZero() && !jr.Submit.IsZero() {
+		d.Facts = append(d.Facts, [2]string{"Waited", fmtDuration(jr.Start.Sub(jr.Submit).Seconds())})
+	}
+	if !jr.End.IsZero() && !jr.Start.IsZero() {
+		d.Facts = append(d.Facts, [2]string{"Ran", fmtDuration(jr.End.Sub(jr.Start).Seconds())})
+	}
+	for _, p := range jr.Series {
+		d.Chart.X = append(d.Chart.X, p.T.Unix())
+		d.Chart.Util = append(d.Chart.Util, p.UtilGPU)
+		d.Chart.Power = append(d.Chart.Power, p.PowerW)
+	}
+	d.Tables = s.jobTables(jr)
+	s.render(w, r, http.StatusOK, "job", d)
+}
+
+func (s *webServer) jobTables(jr db.JobReport) []webTable {
+	loc := s.cfg.Location
+	ts := func(t time.Time) string { return fmtBucket(t, loc, "2006-01-02T15:04:05") }
+	totals := energyOutputs([]db.EnergyRow{jr.Totals}, s.cfg.Factors)
+	gpuCols := []field[db.JobGPUSpan]{
+		{"Node", "Node", func(g db.JobGPUSpan) string { return g.Host }},
+		{"UUID", "GPU UUID", func(g db.JobGPUSpan) string { return g.UUID }},
+		{"From", "From", func(g db.JobGPUSpan) string { return ts(g.From) }},
+		{"To", "To", func(g db.JobGPUSpan) string { return ts(g.To) }},
+	}
+	decCols := []field[db.JobDecision]{
+		{"Cycle", "Cycle", func(d db.JobDecision) string { return strconv.FormatInt(d.Cycle, 10) }},
+		{"At", "At", func(d db.JobDecision) string { return ts(d.At) }},
+		{"Action", "Action", func(d db.JobDecision) string { return d.Action }},
+		{"Reason", "Reason", func(d db.JobDecision) string { return d.Reason }},
+		{"Detail", "Outcome / detail", func(d db.JobDecision) string { return d.Detail }},
+	}
+	pointCols := []field[db.JobPoint]{
+		{"Time", "Time", func(p db.JobPoint) string { return ts(p.T) }},
+		{"Util", "MeanUtil(%)", func(p db.JobPoint) string { return fmtPct(p.UtilGPU) }},
+		{"Power", "Power(W)", func(p db.JobPoint) string { return fmtFloat(p.PowerW, 1) }},
+	}
+	figures := []string{"GPUHours", "Energy", "EnergyRaw", "MeanUtil", "IdleGPUHours", "IdleEnergy", "IdlePct"}
+	if s.cfg.Factors.CostPerKWh > 0 {
+		figures = append(figures, "Cost")
+	}
+	if s.cfg.Factors.CO2KgPerKWh > 0 {
+		figures = append(figures, "CO2")
+	}
+	return []webTable{
+		buildTable("energy", "Energy", mustSelect(energyFields(s.cfg.Factors, loc), figures...), totals, nil),
+		buildTable("gpus", "GPUs held", mustSelect(gpuCols, "Node", "UUID", "From", "To"), jr.GPUs, nil),
+		buildTable("decisions", "What the planner decided and why",
+			mustSelect(decCols, "Cycle", "At", "Action", "Reason", "Detail"), jr.Decisions, nil),
+		buildTable("series", "Utilization and power over time (chart data)",
+			mustSelect(pointCols, "Time", "Util", "Power"), jr.Series, nil),
+	}
+}
+
+func (s *webServer) funcs() template.FuncMap {
+	return template.FuncMap{
+		"kwh":  fmtKWh,
+		"gpuh": fmtGPUh,
+		"pct":  fmtPct,
+		"ts":   func(t time.Time) string { return fmtBucket(t, s.cfg.Location, "2006-01-02 15:04") },
+	}
+}
