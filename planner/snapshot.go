@@ -95,7 +95,7 @@ type Job struct {
 	// Reason is Slurm's state reason (e.g. "Resources", "Priority").
 	Reason     string        `json:"reason,omitempty"`
 	SubmitTime time.Time     `json:"submit_time"`
-	StartTime  time.Time     `json:"start_time,omitzero"` // zero while pending
+	StartTime  time.Time     `json:"start_time,omitzero"`  // zero while pending
 	TimeLimit  time.Duration `json:"time_limit,omitempty"` // 0 = none
 	Priority   int64         `json:"priority"`
 
@@ -116,6 +116,9 @@ type Job struct {
 	BurstBuffer      string `json:"burst_buffer,omitempty"`
 	BurstBufferPool  string `json:"burst_buffer_pool,omitempty"`
 	BurstBufferBytes int64  `json:"burst_buffer_bytes,omitempty"`
+	// BurstBufferState is Slurm's burst-buffer state of the job ("pending",
+	// "staged-in", "running", ...); "" when the job has none.
+	BurstBufferState string `json:"burst_buffer_state,omitempty"`
 
 	// Running jobs: where they run and which GPU indices they hold per node.
 	NodeList []string        `json:"node_list,omitempty"`
