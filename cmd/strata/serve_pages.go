@@ -18,11 +18,25 @@ type webTable struct {
 	Empty       string
 }
 
-type webCol struct{ Name, Header string }
+type webCol struct {
+	Name, Header string
+	Num          bool // every cell is a number: right-aligned
+}
 
 type webRow struct {
-	Cells []string
+	Cells []webCell
 	Href  string // link for the first cell ("" = none)
+}
+
+// webCell is one cell; Num right-aligns numbers.
+type webCell struct {
+	Text string
+	Num  bool
+}
+
+func isNumeric(v string) bool {
+	_, err := strconv.ParseFloat(v, 64)
+	return err == nil
 }
 
 func buildTable[R any](id, caption string, cols []selected[R], rows []R, href func(R) string) webTable {
@@ -33,12 +47,19 @@ func buildTable[R any](id, caption string, cols []selected[R], rows []R, href fu
 	for _, r := range rows {
 		row := webRow{}
 		for _, c := range cols {
-			row.Cells = append(row.Cells, c.Value(r))
+			v := c.Value(r)
+			row.Cells = append(row.Cells, webCell{Text: v, Num: isNumeric(v)})
 		}
 		if href != nil {
 			row.Href = href(r)
 		}
 		t.Rows = append(t.Rows, row)
+	}
+	for i := range t.Cols {
+		t.Cols[i].Num = len(t.Rows) > 0
+		for _, r := range t.Rows {
+			t.Cols[i].Num = t.Cols[i].Num && (r.Cells[i].Num || r.Cells[i].Text == "")
+		}
 	}
 	return t
 }
@@ -56,6 +77,8 @@ func mustSelect[R any](all []field[R], names ...string) []selected[R] {
 // seriesChart is the JSON the overview chart reads (unix seconds).
 type seriesChart struct {
 	Step string    `json:"step"`
+	From int64     `json:"from"` // window, for the x axis
+	To   int64     `json:"to"`
 	X    []int64   `json:"x"`
 	KWh  []float64 `json:"kwh"`
 	GPUh []float64 `json:"gpuh"`
@@ -104,18 +127,36 @@ func (s *webServer) overview(w http.ResponseWriter, r *http.Request) {
 	if len(total) > 0 {
 		d.Total, d.HasTotal = total[0], true
 	}
-	d.Chart = chartOf(d.Step, series)
+	d.Chart = chartOf(d.Step, series, a.Filter.From, a.Filter.To, a.Loc)
 	d.Tables = s.overviewTables(series, users, accounts, idleJobs(jobs, 10), decisions)
 	s.render(w, r, http.StatusOK, "overview", d)
 }
 
-func chartOf(step string, rows []energyOut) seriesChart {
-	c := seriesChart{Step: step, X: []int64{}, KWh: []float64{}, GPUh: []float64{}, Idle: []float64{}}
+// chartOf lays the series on every bucket of the window (zero where
+// nothing ran), so that the chart's time axis spans the window.
+func chartOf(step string, rows []energyOut, from, to time.Time, loc *time.Location) seriesChart {
+	c := seriesChart{Step: step, From: from.Unix(), To: to.Unix(),
+		X: []int64{}, KWh: []float64{}, GPUh: []float64{}, Idle: []float64{}}
+	byBucket := map[int64]energyOut{}
 	for _, r := range rows {
-		c.X = append(c.X, r.Bucket.Unix())
+		byBucket[r.Bucket.Unix()] = r
+	}
+	b := from.In(loc).Truncate(time.Hour)
+	if step == "day" {
+		y, m, d := from.In(loc).Date()
+		b = time.Date(y, m, d, 0, 0, 0, 0, loc)
+	}
+	for n := 0; b.Before(to) && n < 2000; n++ {
+		r := byBucket[b.Unix()]
+		c.X = append(c.X, b.Unix())
 		c.KWh = append(c.KWh, r.EnergyKWh)
 		c.GPUh = append(c.GPUh, r.GPUHours)
 		c.Idle = append(c.Idle, r.IdleEnergyKWh)
+		if step == "day" {
+			b = b.AddDate(0, 0, 1)
+		} else {
+			b = b.Add(time.Hour)
+		}
 	}
 	return c
 }

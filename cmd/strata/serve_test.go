@@ -95,7 +95,7 @@ func TestOverviewMatchesCLI(t *testing.T) {
 		t.Errorf("idle table = %q, want %q", got, want)
 	}
 	for _, s := range []string{`id="total-energy">9.000 kWh`, `href="/job/12"`, `src="/static/uPlot.iife.min.js"`,
-		`<script type="application/json" id="chart-data" data-kind="overview">{"step":"hour","x":[`} {
+		`<script type="application/json" id="chart-data" data-kind="overview">{"step":"hour","from":1795212000,"to":1795230000,"x":[1795212000,`} {
 		if !strings.Contains(page, s) {
 			t.Errorf("page lacks %q", s)
 		}

@@ -31,6 +31,9 @@
       axes: [{}, { scale: "kWh", label: "kWh" }, { scale: "GPUh", label: "GPU-hours", side: 1, grid: { show: false } }]
     };
   }
+  if (kind !== "job" && data.from && data.to) {
+    opts.scales = { x: { time: true, range: [data.from, data.to] } };
+  }
   var s = size();
   opts.width = s.width; opts.height = s.height;
   var plot = new uPlot(opts, series, box);
