@@ -56,6 +56,7 @@ type Client struct {
 	http    *http.Client
 	api     restAPI
 	version string
+	pools   []planner.BurstBufferPool
 	now     func() time.Time
 }
 
@@ -79,7 +80,8 @@ func New(ctx context.Context, cfg Config, log zerolog.Logger) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{cfg: cfg, log: log, http: hc, now: time.Now}
+	pools, _ := parsePools(cfg.BurstBufferPools) // checked by Validate
+	c := &Client{cfg: cfg, log: log, http: hc, pools: pools, now: time.Now}
 	served, err := c.servedVersions(ctx)
 	if err != nil {
 		return nil, err

@@ -62,6 +62,10 @@ type Config struct {
 	Timeout      time.Duration
 	Retries      int
 	RetryBackoff time.Duration
+	// BurstBufferPools declares the burst-buffer pools and their capacity
+	// as "NAME=SIZE" (e.g. "nvme=1T"), since slurmrestd does not expose
+	// them. Snapshot reports them with the space held by jobs.
+	BurstBufferPools []string
 }
 
 // Defaults of the zero Config fields.
@@ -110,6 +114,9 @@ func (c Config) Validate() error {
 	}
 	if (c.Token != "" || c.TokenFile != "") && c.User == "" {
 		return errors.New("slurm user is empty: set --slurm-user (SLURM_USER_NAME) to the token's user")
+	}
+	if _, err := parsePools(c.BurstBufferPools); err != nil {
+		return err
 	}
 	if c.Timeout < 0 || c.RetryBackoff < 0 {
 		return errors.New("slurm timeout and retry backoff must not be negative")

@@ -87,6 +87,7 @@ func jobFromV0042(in *jobWireV0042) (planner.Job, error) {
 		AdminComment: in.AdminComment,
 		BurstBuffer:  in.BurstBuffer,
 	}
+	j.BurstBufferState = in.BBState
 	if len(in.JobState) > 0 {
 		j.State = planner.JobState(in.JobState[0])
 	}

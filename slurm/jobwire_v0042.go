@@ -51,6 +51,7 @@ type jobWireV0042 struct {
 	Comment       string     `json:"comment"`
 	AdminComment  string     `json:"admin_comment"`
 	BurstBuffer   string     `json:"burst_buffer"`
+	BBState       string     `json:"burst_buffer_state"`
 	Nodes         string     `json:"nodes"`
 	GresDetail    []string   `json:"gres_detail"`
 }

@@ -23,7 +23,8 @@ func recorded(t *testing.T) (*slurmtest.Server, *slurm.Client) {
 	t.Helper()
 	srv := slurmtest.NewServer(t, "testdata")
 	c, err := slurm.New(context.Background(), slurm.Config{URL: srv.URL, User: "root", Token: "t",
-		Retries: 2, RetryBackoff: time.Millisecond, Timeout: 5 * time.Second}, zerolog.Nop())
+		Retries: 2, RetryBackoff: time.Millisecond, Timeout: 5 * time.Second,
+		BurstBufferPools: []string{"nvme=1T"}}, zerolog.Nop())
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -47,6 +48,8 @@ func TestSnapshotFromRecordedJSON(t *testing.T) {
 				MemoryMB: 64000, GPUs: 4},
 		},
 		Partitions: []planner.Partition{{Name: "gpu", Nodes: []string{"node1", "node2"}, TotalCPUs: 32, TotalGPUs: 8}},
+		// Job 3's 600G is still "pending": nothing held yet.
+		BurstBufferPools: []planner.BurstBufferPool{{Name: "nvme", CapacityBytes: 1 << 40}},
 		Jobs: []planner.Job{
 			{ID: 1, Name: "cap-run2", User: "root", Partition: "gpu", State: planner.JobRunning, Reason: "None",
 				SubmitTime: sub(1795313210), StartTime: sub(1795313210), Priority: 26, GPUsPerNode: 2,
@@ -56,7 +59,8 @@ func TestSnapshotFromRecordedJSON(t *testing.T) {
 			{ID: 3, Name: "cap-bb2", User: "alice", Partition: "gpu", State: planner.JobPending,
 				Reason: "BurstBufferResources", SubmitTime: sub(1795313213), Priority: 26, GPUsPerNode: 1,
 				Nodes: 1, CPUs: 1, MemoryMB: 1000, Comment: "strata: model=gpt2 workers=2",
-				BurstBuffer: "#BB_LUA pool=nvme capacity=600G", BurstBufferPool: "nvme", BurstBufferBytes: 600 << 30},
+				BurstBuffer: "#BB_LUA pool=nvme capacity=600G", BurstBufferPool: "nvme", BurstBufferBytes: 600 << 30,
+				BurstBufferState: "pending"},
 			{ID: 4, Name: "cap-pend", User: "root", Partition: "gpu", State: planner.JobPending, Reason: "Resources",
 				SubmitTime: sub(1795313213), TimeLimit: 30 * time.Minute, Priority: 53, GPUsPerNode: 4, Nodes: 2,
 				CPUs: 2, MemoryMB: 2000, Comment: "strata: model=vgg16 workers=8 bad="},

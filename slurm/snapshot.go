@@ -32,6 +32,7 @@ func (c *Client) Snapshot(ctx context.Context) (*planner.Snapshot, error) {
 	}
 	now := c.now().UTC()
 	s := buildSnapshot(now, cluster, jobs, nodes, parts)
+	s.BurstBufferPools = poolUsage(c.pools, jobs)
 	c.log.Debug().Str("snapshot_id", s.ID).Int("jobs", len(s.Jobs)).Int("nodes", len(s.Nodes)).Msg("snapshot read")
 	return s, nil
 }

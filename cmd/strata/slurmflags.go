@@ -22,6 +22,7 @@ const (
 	flagSlurmRetries   = "slurm-retries"
 	flagSlurmCAFile    = "slurm-ca-file"
 	flagSlurmInsecure  = "slurm-insecure-skip-verify"
+	flagSlurmBBPool    = "slurm-bb-pool"
 	envSlurmJWT        = "SLURM_JWT"
 )
 
@@ -44,6 +45,8 @@ func slurmFlags() []cli.Flag {
 			Usage: "PEM CA bundle to verify slurmrestd's TLS certificate"},
 		&cli.BoolFlag{Name: flagSlurmInsecure, EnvVars: []string{"STRATA_SLURM_INSECURE_SKIP_VERIFY"},
 			Usage: "do not verify slurmrestd's TLS certificate (test clusters only)"},
+		&cli.StringSliceFlag{Name: flagSlurmBBPool, EnvVars: []string{"STRATA_SLURM_BB_POOLS"},
+			Usage: "burst-buffer pool and capacity, NAME=SIZE (e.g. nvme=1T); repeatable (slurmrestd does not report pools)"},
 	}
 }
 
@@ -58,6 +61,7 @@ func slurmConfig(c *cli.Context) slurm.Config {
 		Retries:            c.Int(flagSlurmRetries),
 		CAFile:             c.String(flagSlurmCAFile),
 		InsecureSkipVerify: c.Bool(flagSlurmInsecure),
+		BurstBufferPools:   c.StringSlice(flagSlurmBBPool),
 	}
 	if cfg.TokenFile == "" {
 		cfg.Token = slurm.Secret(os.Getenv(envSlurmJWT))
