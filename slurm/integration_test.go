@@ -52,11 +52,13 @@ func TestIntegrationSnapshotRunningAndPending(t *testing.T) {
 	if c.APIVersion() != "v0.0.42" {
 		t.Errorf("APIVersion = %q, want v0.0.42", c.APIVersion())
 	}
-	run := cl.Sbatch(t, "-J", tag(t)+"-run", "--gres=gpu:1", "--wrap=sleep 300")
+	// A high priority puts it first in line for the next free GPU when
+	// other tests keep the cluster busy.
+	run := cl.Sbatch(t, "-J", tag(t)+"-run", "--gres=gpu:1", "--priority=4000000", "--wrap=sleep 300")
 	pend := cl.Sbatch(t, "-J", tag(t)+"-pend", "--gres=gpu:2", "--begin=now+3600",
 		"--comment=strata: model=resnet50 gpus=1-4", "--wrap=sleep 30")
-	if st := cl.WaitState(t, run, "RUNNING", 90*time.Second); st != "RUNNING" {
-		t.Fatalf("job %d is %s after 90 s, want RUNNING (cluster full of foreign jobs?)", run, st)
+	if st := cl.WaitState(t, run, "RUNNING", 180*time.Second); st != "RUNNING" {
+		t.Fatalf("job %d is %s after 180 s, want RUNNING (cluster full of foreign jobs?)", run, st)
 	}
 	s, err := c.Snapshot(context.Background())
 	if err != nil {
