@@ -68,8 +68,8 @@ func (r ApplyReport) Count(o Outcome) int {
 // Apply writes the ActionUpdate decisions to Slurm; other actions are
 // ignored. For each, the job is re-read first and written only while still
 // PENDING: its priority (Decision.Priority > 0), its GPU request
-// (tres_per_node, or tres_per_job when the job asked per job; node count
-// when it changes) and the admin comment "strata: workers=W ps=P rank=R
+// (tres_per_node, or tres_per_job when the job asked per job; minimum and
+// maximum node count when it changes) and the admin comment "strata: workers=W ps=P rank=R
 // cycle=C". A GPU shape that no usable node can hold is refused. After a
 // write the job is read back and compared. Per-job problems are results,
 // not errors; the error is for "could not apply at all" (ctx cancelled,

@@ -35,6 +35,7 @@ type JobUpdate struct {
 	TresPerNode  *string `json:"tres_per_node,omitempty"`
 	TresPerJob   *string `json:"tres_per_job,omitempty"`
 	MinimumNodes int     `json:"minimum_nodes,omitempty"`
+	MaximumNodes int     `json:"maximum_nodes,omitempty"`
 	AdminComment *string `json:"admin_comment,omitempty"`
 }
 

@@ -100,21 +100,23 @@ func TestIntegrationApplyChangesPendingJob(t *testing.T) {
 	cl, c := integration(t)
 	one := cl.Sbatch(t, "-J", tag(t)+"-a", "--gres=gpu:2", "--begin=now+3600", "--wrap=sleep 30")
 	two := cl.Sbatch(t, "-J", tag(t)+"-b", "--gres=gpu:1", "--begin=now+3600", "--wrap=sleep 30")
+	three := cl.Sbatch(t, "-J", tag(t)+"-c", "-N", "2", "--gres=gpu:2", "--begin=now+3600", "--wrap=sleep 30")
 	ds := []planner.Decision{
 		{JobID: one, Action: planner.ActionUpdate, Workers: 3, GPUsPerNode: 3, NodeCount: 1, Rank: 1, Priority: 77777},
 		{JobID: two, Action: planner.ActionUpdate, Workers: 4, GPUsPerNode: 2, NodeCount: 2, Rank: 2, Priority: 77767},
+		{JobID: three, Action: planner.ActionUpdate, Workers: 4, GPUsPerNode: 4, NodeCount: 1, Rank: 3, Priority: 77757},
 	}
 	// Dry run first: same path, nothing changes.
 	rep, err := c.Apply(context.Background(), ds, slurm.ApplyOptions{DryRun: true, Cycle: 42})
-	if err != nil || rep.Count(slurm.DryRun) != 2 {
+	if err != nil || rep.Count(slurm.DryRun) != 3 {
 		t.Fatalf("dry run = %+v, %v", rep.Results, err)
 	}
 	if got := cl.ShowJob(t, one)["TresPerNode"]; got != "gres/gpu:2" {
 		t.Fatalf("dry run changed job %d: TresPerNode=%s", one, got)
 	}
 	rep, err = c.Apply(context.Background(), ds, slurm.ApplyOptions{Cycle: 42})
-	if err != nil || rep.Count(slurm.Applied) != 2 {
-		t.Fatalf("Apply = %+v, %v; want 2 applied", rep.Results, err)
+	if err != nil || rep.Count(slurm.Applied) != 3 {
+		t.Fatalf("Apply = %+v, %v; want 3 applied", rep.Results, err)
 	}
 	tests := []struct {
 		id   int64
@@ -124,6 +126,8 @@ func TestIntegrationApplyChangesPendingJob(t *testing.T) {
 			"AdminComment": "strata: workers=3 ps=0 rank=1 cycle=42"}},
 		{two, map[string]string{"Priority": "77767", "TresPerNode": "gres/gpu:2", "NumNodes": "2",
 			"AdminComment": "strata: workers=4 ps=0 rank=2 cycle=42"}},
+		{three, map[string]string{"Priority": "77757", "TresPerNode": "gres/gpu:4", "NumNodes": "1",
+			"AdminComment": "strata: workers=4 ps=0 rank=3 cycle=42"}},
 	}
 	for _, tc := range tests {
 		kv := cl.ShowJob(t, tc.id)

@@ -32,7 +32,9 @@ func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64) (JobUpdate, 
 			u.TresPerNode, changed = &s, true
 		}
 		if nodes != cur.Nodes {
-			u.MinimumNodes, changed = nodes, true
+			// Both bounds: with the minimum alone, a job asked for 2 nodes
+			// and planned on 1 would become "1-2" and might still span 2.
+			u.MinimumNodes, u.MaximumNodes, changed = nodes, nodes, true
 		}
 	}
 	if ac := AdminComment(d, cycle); ac != cur.AdminComment {

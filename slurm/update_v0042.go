@@ -19,6 +19,10 @@ func descV0042(u JobUpdate) api.V0042JobDescMsg {
 		n := int32(u.MinimumNodes)
 		d.MinimumNodes = &n
 	}
+	if u.MaximumNodes > 0 {
+		n := int32(u.MaximumNodes)
+		d.MaximumNodes = &n
+	}
 	return d
 }
 

@@ -176,6 +176,8 @@ func (s *Server) job(w http.ResponseWriter, r *http.Request, id int64) {
 		switch k {
 		case "minimum_nodes":
 			j["node_count"] = map[string]any{"set": true, "infinite": false, "number": v}
+		case "maximum_nodes":
+			j["max_nodes"] = map[string]any{"set": true, "infinite": false, "number": v}
 		default:
 			j[k] = v
 		}
