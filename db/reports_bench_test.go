@@ -65,13 +65,18 @@ func (c *benchCluster) jobAt(byHalf map[[2]int][]benchJob, node, half int, t tim
 // load writes the samples hour by hour (COPY through InsertSamples), the
 // jobs and their assignments, and returns the number of samples.
 func (c *benchCluster) load(ctx context.Context, s *db.Store) (int, error) {
+	return c.loadHours(ctx, s, 24)
+}
+
+// loadHours loads the first hours of the day.
+func (c *benchCluster) loadHours(ctx context.Context, s *db.Store, hours int) (int, error) {
 	byHalf := map[[2]int][]benchJob{}
 	for _, j := range c.jobs {
 		byHalf[[2]int{j.node, j.half}] = append(byHalf[[2]int{j.node, j.half}], j)
 	}
 	energy := make([]uint64, c.nodes*8)
 	total := 0
-	for h := 0; h < 24; h++ {
+	for h := 0; h < hours; h++ {
 		batch := make([]dcgm.Sample, 0, 360*c.nodes*8)
 		for step := 0; step < 360; step++ {
 			t := c.start.Add(time.Duration(h)*time.Hour + time.Duration(step)*10*time.Second)

@@ -39,6 +39,10 @@ func (s *Store) RefreshReportRollups(ctx context.Context, from, to time.Time, id
 	}
 	var n int64
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		// The segment sorts of one hour of 1,000 GPUs need ~60 MB.
+		if _, err := tx.Exec(ctx, "SET LOCAL work_mem = '64MB'"); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, del, lo, hi); err != nil {
 			return err
 		}

@@ -23,9 +23,9 @@ WITH a AS (
 iv AS (
     SELECT gpu_uuid, prev_ts AS s0, ts AS s1, util_gpu,
            CASE WHEN energy_mj >= prev_e THEN (energy_mj - prev_e) / 1000.0
-                ELSE greatest(energy_mj / 1000.0, (power_w + prev_p) / 2.0 * extract(epoch FROM ts - prev_ts))
+                ELSE greatest(energy_mj / 1000.0, (power_w + prev_p) / 2.0 * date_part('epoch', ts - prev_ts))
            END AS e_j,
-           extract(epoch FROM ts - prev_ts) AS dur
+           date_part('epoch', ts - prev_ts) AS dur
     FROM (
         SELECT gpu_uuid, ts, energy_mj, util_gpu, power_w,
                lag(ts) OVER w AS prev_ts, lag(energy_mj) OVER w AS prev_e, lag(power_w) OVER w AS prev_p
@@ -39,7 +39,7 @@ iv AS (
 ),
 p AS (
     SELECT a.job_id, a.gpu_uuid, h.hour, iv.e_j, iv.util_gpu, iv.dur,
-           extract(epoch FROM least(iv.s1, a.t, h.hour + interval '1 hour')
+           date_part('epoch', least(iv.s1, a.t, h.hour + interval '1 hour')
                             - greatest(iv.s0, a.f, h.hour)) AS sec,
            count(*) OVER (PARTITION BY iv.gpu_uuid, iv.s0, h.hour) AS sharers
     FROM iv
@@ -62,7 +62,7 @@ alloc AS (
     SELECT a.job_id, a.gpu_uuid, min(a.host) AS host, h.hour,
            min(greatest(a.f, h.hour)) AS t_lo,
            max(least(a.t, h.hour + interval '1 hour')) AS t_hi,
-           sum(extract(epoch FROM least(a.t, h.hour + interval '1 hour') - greatest(a.f, h.hour))) AS gpu_seconds
+           sum(date_part('epoch', least(a.t, h.hour + interval '1 hour') - greatest(a.f, h.hour))) AS gpu_seconds
     FROM a
     CROSS JOIN LATERAL generate_series(date_trunc('hour', a.f), a.t - interval '1 microsecond',
                                        interval '1 hour') AS h(hour)
@@ -83,8 +83,8 @@ FROM alloc al LEFT JOIN used u USING (job_id, gpu_uuid, hour);
 -- ('', 'day' or 'hour'); $13: time zone of the buckets.
 WITH r AS (
     SELECT h.*, coalesce(
-               greatest(0, extract(epoch FROM least(h.t_hi, $2::timestamptz) - greatest(h.t_lo, $1::timestamptz)))
-               / nullif(extract(epoch FROM h.t_hi - h.t_lo), 0), 0) AS frac
+               greatest(0, date_part('epoch', least(h.t_hi, $2::timestamptz) - greatest(h.t_lo, $1::timestamptz)))
+               / nullif(date_part('epoch', h.t_hi - h.t_lo), 0), 0) AS frac
     FROM job_gpu_hour h
     WHERE h.hour >= date_trunc('hour', $1::timestamptz) AND h.hour < $2::timestamptz
 )
@@ -119,9 +119,9 @@ SELECT CASE WHEN $7::bool THEN j.user_name END AS user_name,
        CASE WHEN $8::bool THEN j.account END AS account,
        CASE WHEN $9::bool THEN j.partition END AS partition,
        count(*) AS completed,
-       coalesce(avg(extract(epoch FROM j.start_time - j.submit_time)), 0) AS mean_wait,
-       coalesce(max(extract(epoch FROM j.start_time - j.submit_time)), 0) AS max_wait,
-       coalesce(avg(extract(epoch FROM j.end_time - j.submit_time)), 0) AS mean_jct
+       coalesce(avg(date_part('epoch', j.start_time - j.submit_time)), 0) AS mean_wait,
+       coalesce(max(date_part('epoch', j.start_time - j.submit_time)), 0) AS max_wait,
+       coalesce(avg(date_part('epoch', j.end_time - j.submit_time)), 0) AS mean_jct
 FROM job j
 WHERE j.end_time >= $1::timestamptz AND j.end_time < $2::timestamptz
   AND j.start_time IS NOT NULL AND j.submit_time IS NOT NULL
