@@ -3,7 +3,6 @@ package slurm
 import (
 	"net/http"
 	"strconv"
-	"time"
 
 	api "github.com/SlinkyProject/slurm-client/api/v0042"
 )
@@ -70,34 +69,13 @@ func deref[T any](p *T) T {
 	return *p
 }
 
-// noVal reads one of slurmrestd's {set, infinite, number} structs: ok is
+// u32 reads one of slurmrestd's {set, infinite, number} structs: ok is
 // false when the value is unset or infinite.
-func noVal[N int32 | int64](set, infinite *bool, number *N) (int64, bool) {
-	if set == nil || !*set || infinite != nil && *infinite || number == nil {
-		return 0, false
-	}
-	return int64(*number), true
-}
-
 func u32(v *api.V0042Uint32NoValStruct) (int64, bool) {
-	if v == nil {
+	if v == nil || v.Set == nil || !*v.Set || v.Infinite != nil && *v.Infinite || v.Number == nil {
 		return 0, false
 	}
-	return noVal(v.Set, v.Infinite, v.Number)
-}
-
-func u64(v *api.V0042Uint64NoValStruct) (int64, bool) {
-	if v == nil {
-		return 0, false
-	}
-	return noVal(v.Set, v.Infinite, v.Number)
-}
-
-func unixTime(v *api.V0042Uint64NoValStruct) time.Time {
-	if s, ok := u64(v); ok && s > 0 {
-		return time.Unix(s, 0).UTC()
-	}
-	return time.Time{}
+	return int64(*v.Number), true
 }
 
 func jobIDString(id int64) string { return strconv.FormatInt(id, 10) }
