@@ -35,6 +35,7 @@ type Problem struct {
 	Source      string `json:"source,omitempty"`
 }
 
+// String renders "slurm error N: message (description) [source]".
 func (p Problem) String() string {
 	var b strings.Builder
 	if p.Number != 0 {

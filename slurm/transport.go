@@ -153,6 +153,7 @@ type cancelBody struct {
 	cancel context.CancelFunc
 }
 
+// Close closes the body and releases the attempt's timeout.
 func (b *cancelBody) Close() error {
 	err := b.ReadCloser.Close()
 	b.cancel()
