@@ -33,6 +33,7 @@ type island struct {
 	freeGPU  int
 	releases []release
 	mu       float64 // queue weight per GPU (Σ ω / GPUs)
+	longFree int     // GPUs long jobs may still take (Options.LongJobShare)
 	totalGPU int
 }
 

@@ -210,8 +210,7 @@ func (c *cycle) optimusRunning(oj *optJob) *planned {
 	c.releaseRunning(ji)
 	nodes, ok := c.place(ji.isl, sh, ji.cpuPerW, ji.memPerW)
 	if !ok {
-		old, _ := c.jobShape(ji)
-		c.place(ji.isl, old, ji.cpuPerW, ji.memPerW)
+		c.holdRunning(ji)
 		return pl
 	}
 	p := c.bestPS(ji, w)

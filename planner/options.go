@@ -72,6 +72,13 @@ type Options struct {
 	// MaxOptionsPerJob caps SMD's worker counts per job (each with up to
 	// four PS counts). Default 12.
 	MaxOptionsPerJob int
+	// LongJob and LongJobShare bound how much of a partition SMD lets long
+	// jobs hold, so that short jobs arriving later do not queue behind them
+	// (SMD cannot preempt): jobs whose planned run time exceeds LongJob
+	// (default 2 h) may together hold at most LongJobShare of the
+	// partition's GPUs (default 0.25; ≥ 1 disables the bound).
+	LongJob      time.Duration
+	LongJobShare float64
 	// GPUWatts is the mean power of a busy GPU for the energy term of SMD's
 	// objective. Default 300 W.
 	GPUWatts float64

@@ -176,8 +176,9 @@ func (c *cycle) noOption(pl *planned) {
 // one dimension per burst-buffer pool.
 func (c *cycle) knapsack(isl *island, items []*smdItem) *mcmkp {
 	g, cpu, mem := c.free(isl)
-	r := 3 + len(c.pools)
-	capacity := append([]float64{float64(g), float64(cpu), float64(mem)}, make([]float64, len(c.pools))...)
+	r := 4 + len(c.pools)
+	capacity := append([]float64{float64(g), float64(cpu), float64(mem)}, make([]float64, len(c.pools)+1)...)
+	capacity[r-1] = float64(min(isl.longFree, g))
 	for k, f := range c.bbFree {
 		capacity[3+k] = float64(f)
 	}
@@ -190,6 +191,9 @@ func (c *cycle) knapsack(isl *island, items []*smdItem) *mcmkp {
 			q[0], q[1], q[2] = o.gpu, o.cpu, o.mem
 			if it.pl.ji.bbPool >= 0 {
 				q[3+it.pl.ji.bbPool] = float64(it.pl.ji.bb)
+			}
+			if c.isLong(o) && !(it.pl.ji.aged && o.w == narrowest(it.all)) {
+				q[r-1] = o.gpu
 			}
 			costs, weights = append(costs, o.cost), append(weights, q)
 		}
@@ -275,4 +279,17 @@ func anyFits(opts []option, total, most int) bool {
 		}
 	}
 	return false
+}
+
+// isLong reports whether an option counts against the long-job share.
+func (c *cycle) isLong(o option) bool { return o.dur > c.o.LongJob }
+
+// narrowest is the smallest worker count among the options: an aged job
+// may always start at that size, whatever the long-job share.
+func narrowest(opts []option) int {
+	w := math.MaxInt
+	for _, o := range opts {
+		w = min(w, o.w)
+	}
+	return w
 }

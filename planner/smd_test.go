@@ -91,6 +91,20 @@ func TestSMDScenarios(t *testing.T) {
 			},
 		},
 		{
+			name: "long jobs hold at most a quarter of the partition",
+			snap: pt.Cluster("long", t0).Partition("gpu", true).Nodes("n", 4, 4, 64, 512<<10, "gpu", "").
+				Pending(1, 4, "long a", pt.TimeLimit(10*time.Hour), pt.Submitted(t0.Add(-2*time.Hour))).
+				Pending(2, 4, "long b", pt.TimeLimit(10*time.Hour), pt.Submitted(t0.Add(-time.Hour))).
+				Pending(3, 4, "short", pt.TimeLimit(time.Hour)).
+				Pending(4, 4, "long but aged", pt.TimeLimit(10*time.Hour), pt.Submitted(t0.Add(-25*time.Hour))).Build(),
+			want: map[int64]brief{
+				1: {planner.ActionUpdate, false, 4, 4, 1, planner.ReasonWaitResources},
+				2: {planner.ActionUpdate, false, 4, 4, 1, planner.ReasonWaitResources},
+				3: {planner.ActionUpdate, true, 4, 4, 1, planner.ReasonAdmitted},
+				4: {planner.ActionUpdate, true, 4, 4, 1, planner.ReasonAdmitted},
+			},
+		},
+		{
 			name: "energy weight buys fewer GPUs",
 			o:    planner.Options{EnergyWeight: 1e6},
 			snap: pt.Cluster("energy", t0).Partition("gpu", true).Nodes("n", 2, 8, 64, 512<<10, "gpu", "").

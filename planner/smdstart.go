@@ -27,12 +27,18 @@ func (c *cycle) tryStart(it *smdItem, first option, idle bool) bool {
 		return false
 	}
 	for _, o := range cands {
+		if c.isLong(o) && o.w > ji.isl.longFree && !(ji.aged && o.w == narrowest(it.all)) {
+			continue
+		}
 		nodes, ok := c.place(ji.isl, o.sh, ji.cpuPerW, ji.memPerW)
 		if !ok {
 			continue
 		}
 		if ji.bbPool >= 0 {
 			c.bbFree[ji.bbPool] -= ji.bb
+		}
+		if c.isLong(o) {
+			ji.isl.longFree -= o.w
 		}
 		pl := it.pl
 		pl.start, pl.nodes = true, nodes
@@ -116,8 +122,13 @@ func (c *cycle) reserveForAged(isl *island, items []*smdItem) {
 func (c *cycle) prepareIsland(isl *island) {
 	isl.freeGPU, _, _ = c.free(isl)
 	isl.releases = isl.releases[:0]
+	longHeld := 0
 	for _, ji := range isl.running {
-		isl.releases = append(isl.releases, release{c.runningEnd(ji).Sub(c.s.Now), ji.req})
+		left := c.runningEnd(ji).Sub(c.s.Now)
+		isl.releases = append(isl.releases, release{left, ji.req})
+		if left > c.o.LongJob {
+			longHeld += ji.req
+		}
 	}
 	sort.Slice(isl.releases, func(a, b int) bool { return isl.releases[a].after < isl.releases[b].after })
 	for k := 1; k < len(isl.releases); k++ {
@@ -134,6 +145,10 @@ func (c *cycle) prepareIsland(isl *island) {
 		}
 	}
 	isl.mu, isl.totalGPU = 0, total
+	isl.longFree = math.MaxInt / 2
+	if c.o.LongJobShare < 1 { // at least one node's worth, so long jobs progress
+		isl.longFree = max(0, max(int(c.o.LongJobShare*float64(total)), isl.maxGPN)-longHeld)
+	}
 	if total > 0 {
 		isl.mu = w / float64(total)
 	}

@@ -32,6 +32,10 @@ func (o Options) modelDefaults() Options {
 		o.MaxOptionsPerJob = 12
 	}
 	def(&o.GPUWatts, 300)
+	def(&o.LongJobShare, 0.25)
+	if o.LongJob <= 0 {
+		o.LongJob = 2 * time.Hour
+	}
 	if o.PSComm == "" {
 		o.PSComm = PSCommOverlap
 	}

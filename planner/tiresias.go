@@ -110,7 +110,12 @@ func (p *Tiresias) planIsland(c *cycle, isl *island) []*planned {
 
 // releaseRunning returns a running job's GPUs, CPUs and memory to its
 // nodes (GPUAlloc when known, else the GPUs spread over NodeList).
-func (c *cycle) releaseRunning(ji *jobInfo) {
+func (c *cycle) releaseRunning(ji *jobInfo) { c.moveRunning(ji, 1) }
+
+// holdRunning takes back what releaseRunning returned.
+func (c *cycle) holdRunning(ji *jobInfo) { c.moveRunning(ji, -1) }
+
+func (c *cycle) moveRunning(ji *jobInfo, sign int) {
 	j := ji.job
 	idx := map[string]int{}
 	for _, k := range ji.isl.nodes {
@@ -122,9 +127,9 @@ func (c *cycle) releaseRunning(ji *jobInfo) {
 			return
 		}
 		share := float64(gpus) / float64(max(1, ji.req))
-		c.nodes[k].freeGPU += gpus
-		c.nodes[k].freeCPU += int(float64(j.CPUs) * share)
-		c.nodes[k].freeMem += int64(float64(j.MemoryMB) * share)
+		c.nodes[k].freeGPU += sign * gpus
+		c.nodes[k].freeCPU += sign * int(float64(j.CPUs)*share)
+		c.nodes[k].freeMem += int64(sign) * int64(float64(j.MemoryMB)*share)
 	}
 	if len(j.GPUAlloc) > 0 {
 		for _, a := range j.GPUAlloc {
