@@ -18,6 +18,7 @@ import (
 
 	"github.com/strata-hpc/strata/db"
 	"github.com/strata-hpc/strata/db/dbtest"
+	"github.com/strata-hpc/strata/dcgm"
 	"github.com/strata-hpc/strata/planner"
 )
 
@@ -48,7 +49,7 @@ func browserDemoDB(t *testing.T) string {
 	t.Setenv("STRATA_DATABASE_URL", url)
 	for _, args := range [][]string{
 		{"db", "migrate"},
-		{"collect", "--source", "replay", "--replay-file", "../../dcgm/testdata/recording.jsonl",
+		{"collect", "--source", "replay", "--replay-file", stalledRecording(t),
 			"--schedule", "../../dcgm/testdata/schedule.json", "--spool-file", t.TempDir() + "/spool.jsonl"},
 		{"report", "refresh", "-S", "2026-11-20T11:00:00Z", "-E", "2026-11-20T13:00:00Z"},
 	} {
@@ -70,6 +71,39 @@ func browserDemoDB(t *testing.T) string {
 		}
 	}
 	return url
+}
+
+// stalledRecording is the demo recording in which bob's job 102 (gpu-a
+// minors 2 and 3) stalls on input from 12:03 on: its GPUs stay allocated at
+// 2 % utilization, so the reports have idle-GPU energy to show.
+func stalledRecording(t *testing.T) string {
+	t.Helper()
+	f, err := os.Open("../../dcgm/testdata/recording.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	samples, err := dcgm.ReadJSONL(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stall := time.Date(2026, 11, 20, 12, 3, 0, 0, time.UTC)
+	end := time.Date(2026, 11, 20, 12, 5, 0, 0, time.UTC)
+	for i, s := range samples {
+		if s.Host == "gpu-a" && (s.Minor == 2 || s.Minor == 3) && s.Time.After(stall) && !s.Time.After(end) {
+			samples[i].UtilGPU, samples[i].UtilMem = 2, 1
+		}
+	}
+	path := filepath.Join(t.TempDir(), "stalled.jsonl")
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	if err := dcgm.WriteJSONL(out, samples); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // startServe runs `strata serve` on a free loopback port until the test ends.
@@ -196,6 +230,7 @@ func TestBrowserPagesMatchCLI(t *testing.T) {
 	do("load overview", chromedp.Navigate(base+"/?start=2026-11-20T11:00&end=2026-11-20T13:00"),
 		chromedp.WaitVisible(chromedp.CSS("#users")), chromedp.WaitVisible(chromedp.CSS("#chart-overview canvas")))
 	users, accounts, decisions := eval(tableJS("users")), eval(tableJS("accounts")), eval(tableJS("decisions"))
+	idle := eval(tableJS("idle"))
 	total := eval(`document.getElementById('total-energy').textContent`)
 	charts := eval(`String(document.querySelectorAll('.chart canvas').length)`)
 	overviewPNG := shot()
@@ -206,6 +241,7 @@ func TestBrowserPagesMatchCLI(t *testing.T) {
 		{"users", users, cli("report energy --by user --format=User," + figures)},
 		{"accounts", accounts, cli("report energy --by account --format=Account," + figures)},
 		{"decisions", decisions, cli("report decisions")},
+		{"idle", idle, cli("report energy --by job -j 102 --format=Job,JobName,User,GPUHours,Energy,IdleGPUHours,IdleEnergy,IdlePct")},
 		{"total", total, cli("report energy --by= --format=Energy")},
 		{"job 104", jobEnergy, cli("report energy --by job -j 104 --format=GPUHours,Energy,EnergyRaw,MeanUtil,IdleGPUHours,IdleEnergy,IdlePct")},
 	} {
@@ -222,6 +258,9 @@ func TestBrowserPagesMatchCLI(t *testing.T) {
 	}
 	if errs := consoleErrors(); len(errs) > 0 {
 		t.Errorf("browser reported errors:\n%s", strings.Join(errs, "\n"))
+	}
+	if !strings.Contains(users, "bob|1|") || strings.Contains(idle, "|0.000|0.0") {
+		t.Errorf("the stalled job shows no idle energy:\n%s%s", users, idle)
 	}
 	dir := artifactDir(t)
 	for name, png := range map[string][]byte{"strata-serve-overview.png": overviewPNG, "strata-serve-job.png": jobPNG} {

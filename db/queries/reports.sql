@@ -161,7 +161,8 @@ SELECT count(*) AS rows,
 FROM job_gpu_hour WHERE job_id = $1;
 
 -- name: ReportJobSeries
--- One job's GPUs over its assignments, in $2-second bins: mean utilization
+-- One job's GPUs over its assignments (a sample describes the period
+-- before it, so the one taken at t_from is not the job's), in $2-second bins: mean utilization
 -- over its GPUs and their summed power (mean per GPU within a bin).
 WITH a AS (
     SELECT gpu_uuid, t_from, coalesce(t_to, now()) AS t_to FROM gpu_assignment WHERE job_id = $1
@@ -169,7 +170,7 @@ WITH a AS (
 per_gpu AS (
     SELECT date_bin(make_interval(secs => $2::float8), s.ts, timestamptz '2000-01-01') AS t,
            s.gpu_uuid, avg(s.util_gpu) AS util, avg(s.power_w) AS power
-    FROM a JOIN gpu_sample s ON s.gpu_uuid = a.gpu_uuid AND s.ts >= a.t_from AND s.ts <= a.t_to
+    FROM a JOIN gpu_sample s ON s.gpu_uuid = a.gpu_uuid AND s.ts > a.t_from AND s.ts <= a.t_to
     GROUP BY 1, 2
 )
 SELECT t, avg(util), sum(power) FROM per_gpu GROUP BY t ORDER BY t;
