@@ -98,7 +98,7 @@ func TestReportEnergyOutputs(t *testing.T) {
 		{"usage", "report usage -P " + demoWindow,
 			"User|Jobs|GPUh|Completed|MeanWait|MaxWait|MeanJCT\nalice|2|32.00|1|00:30:00|00:30:00|04:30:00\nbob|1|2.00|1|01:00:00|01:00:00|02:00:00\n"},
 		{"decisions", "report decisions -P " + demoWindow,
-			"Action|Reason|Decisions|Jobs|Cycles|First|Last\nupdate|smd_optimal|3|2|3|2026-11-20T22:30:00|2026-11-20T23:30:00\n"},
+			"Action|Reason|Decisions|Applied|Jobs|Cycles|First|Last\nupdate|smd_optimal|3|1|2|3|2026-11-20T22:30:00|2026-11-20T23:30:00\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

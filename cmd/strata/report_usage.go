@@ -77,6 +77,7 @@ func decisionFields(loc *time.Location) []field[db.DecisionRow] {
 		{"Action", "Action", func(r db.DecisionRow) string { return r.Action }},
 		{"Reason", "Reason", func(r db.DecisionRow) string { return r.Reason }},
 		{"Decisions", "Decisions", func(r db.DecisionRow) string { return strconv.Itoa(r.Decisions) }},
+		{"Applied", "Applied", func(r db.DecisionRow) string { return strconv.Itoa(r.Applied) }},
 		{"Jobs", "Jobs", func(r db.DecisionRow) string { return strconv.Itoa(r.Jobs) }},
 		{"Cycles", "Cycles", func(r db.DecisionRow) string { return strconv.Itoa(r.Cycles) }},
 		{"First", "First", func(r db.DecisionRow) string { return ts(r.First) }},
@@ -84,4 +85,4 @@ func decisionFields(loc *time.Location) []field[db.DecisionRow] {
 	}
 }
 
-var decisionDefaults = []string{"Action", "Reason", "Decisions", "Jobs", "Cycles", "First", "Last"}
+var decisionDefaults = []string{"Action", "Reason", "Decisions", "Applied", "Jobs", "Cycles", "First", "Last"}
