@@ -151,108 +151,100 @@ func ParseHints(comment string) (Hints, bool, error) {
 
 // set parses one key=value into h.
 func (h *Hints) set(key, val string) error {
-	bad := func(fix string) error { return &HintError{Field: key, Value: val, Fix: fix} }
 	if val == "" {
-		return bad("the value is empty")
+		return &HintError{Field: key, Value: val, Fix: "the value is empty"}
 	}
-	var err error
-	switch key {
-	case "model":
-		h.Model = strings.ToLower(val)
-	case "params":
-		var f float64
-		f, err = parseCount(val)
-		h.Params = int64(f)
-		if err != nil || h.Params < 1 {
-			return bad("want a parameter count such as 25M or 1.3G (K/M/G/T = 10^3..10^12)")
-		}
-	case "flops":
-		h.FLOPs, err = parseCount(val)
-		if err != nil || h.FLOPs <= 0 {
-			return bad("want training FLOPs per sample such as 12G (forward+backward; K/M/G/T/P = 10^3..10^15)")
-		}
-	case "batch":
-		h.Batch, err = parsePositive(val, 1<<24)
-		if err != nil {
-			return bad("want the per-worker mini-batch size, a whole number ≥ 1")
-		}
-	case "epochs":
-		h.Epochs, err = parsePositive(val, 1<<20)
-		if err != nil {
-			return bad("want the number of epochs, a whole number ≥ 1")
-		}
-	case "samples", "iters":
-		var f float64
-		f, err = parseCount(val)
-		if err != nil || f < 1 || f != float64(int64(f)) {
-			return bad("want a whole number ≥ 1 (K/M/G suffixes allowed, e.g. 1.2M)")
-		}
-		if key == "samples" {
-			h.Samples = int64(f)
-		} else {
-			h.Iters = int64(f)
-		}
-	case "gpus":
-		h.GPUMin, h.GPUMax, err = parseRange(val, 4096)
-		if err != nil {
-			return bad("want MIN-MAX with 1 ≤ MIN ≤ MAX ≤ 4096 (e.g. gpus=2-8), or one count for a fixed size")
-		}
-	case "arch":
-		switch a := Arch(strings.ToLower(val)); a {
-		case ArchPS, ArchAllReduce, ArchSingle:
-			h.Arch = a
-		default:
-			return bad("want ps, allreduce or single")
-		}
-	case "ps":
-		if strings.EqualFold(val, "auto") {
-			h.PSAuto = true
-			return nil
-		}
-		h.PSMin, h.PSMax, err = parseRange(val, 1024)
-		if err != nil {
-			return bad("want auto, a count N, or MIN-MAX with 1 ≤ MIN ≤ MAX (e.g. ps=1-4)")
-		}
-	case "deadline":
-		h.Deadline, err = parseDeadline(val)
-		if err != nil {
-			return bad("want an RFC 3339 time such as 2026-12-01T18:00:00Z, or 2026-12-01T18:00 (UTC)")
-		}
-	case "weight":
-		h.Weight, err = strconv.ParseFloat(val, 64)
-		if err != nil || !(h.Weight > 0 && h.Weight <= 1000) {
-			return bad("want a number > 0 and ≤ 1000 (1 = normal)")
-		}
-	case "energy":
-		switch e := EnergyPref(strings.ToLower(val)); e {
-		case EnergyMin, EnergyBalanced, EnergyTime:
-			h.Energy = e
-		default:
-			return bad("want min, balanced or time")
-		}
-	case "bb", "mem":
-		var n int64
-		n, err = ParseSize(val)
-		if err != nil || n <= 0 {
-			return bad("want a size such as 500G or 1.5T (K/M/G/T = 2^10..2^40 bytes)")
-		}
-		if key == "bb" {
-			h.BBBytes = n
-		} else {
-			h.MemBytes = n
-		}
-	case "rewrite":
-		switch strings.ToLower(val) {
-		case "no":
-			h.NoRewrite = true
-		case "yes":
-		default:
-			return bad("want no (to opt out) or yes")
-		}
-	default:
+	f, ok := hintSetters[key]
+	if !ok {
 		return &HintError{Field: key, Value: val, Fix: "unknown key; valid keys are model, params, flops, batch, epochs, samples, iters, gpus, arch, ps, deadline, weight, energy, bb, mem, rewrite"}
 	}
+	if fix := f(h, val); fix != "" {
+		return &HintError{Field: key, Value: val, Fix: fix}
+	}
 	return nil
+}
+
+// hintSetters parse one key each; they return "" or the fix for a bad value.
+var hintSetters = map[string]func(h *Hints, val string) string{
+	"model": func(h *Hints, v string) string { h.Model = strings.ToLower(v); return "" },
+	"params": func(h *Hints, v string) string {
+		f, err := parseCount(v)
+		if h.Params = int64(f); err != nil || h.Params < 1 {
+			return "want a parameter count such as 25M or 1.3G (K/M/G/T = 10^3..10^12)"
+		}
+		return ""
+	},
+	"flops": func(h *Hints, v string) string {
+		var err error
+		if h.FLOPs, err = parseCount(v); err != nil || h.FLOPs <= 0 {
+			return "want training FLOPs per sample such as 12G (forward+backward; K/M/G/T/P = 10^3..10^15)"
+		}
+		return ""
+	},
+	"batch":   positiveSetter(func(h *Hints, n int) { h.Batch = n }, 1<<24, "want the per-worker mini-batch size, a whole number ≥ 1"),
+	"epochs":  positiveSetter(func(h *Hints, n int) { h.Epochs = n }, 1<<20, "want the number of epochs, a whole number ≥ 1"),
+	"samples": wholeSetter(func(h *Hints, n int64) { h.Samples = n }),
+	"iters":   wholeSetter(func(h *Hints, n int64) { h.Iters = n }),
+	"gpus": func(h *Hints, v string) string {
+		var err error
+		if h.GPUMin, h.GPUMax, err = parseRange(v, 4096); err != nil {
+			return "want MIN-MAX with 1 ≤ MIN ≤ MAX ≤ 4096 (e.g. gpus=2-8), or one count for a fixed size"
+		}
+		return ""
+	},
+	"arch": func(h *Hints, v string) string {
+		switch a := Arch(strings.ToLower(v)); a {
+		case ArchPS, ArchAllReduce, ArchSingle:
+			h.Arch = a
+			return ""
+		}
+		return "want ps, allreduce or single"
+	},
+	"ps": func(h *Hints, v string) string {
+		if strings.EqualFold(v, "auto") {
+			h.PSAuto = true
+			return ""
+		}
+		var err error
+		if h.PSMin, h.PSMax, err = parseRange(v, 1024); err != nil {
+			return "want auto, a count N, or MIN-MAX with 1 ≤ MIN ≤ MAX (e.g. ps=1-4)"
+		}
+		return ""
+	},
+	"deadline": func(h *Hints, v string) string {
+		var err error
+		if h.Deadline, err = parseDeadline(v); err != nil {
+			return "want an RFC 3339 time such as 2026-12-01T18:00:00Z, or 2026-12-01T18:00 (UTC)"
+		}
+		return ""
+	},
+	"weight": func(h *Hints, v string) string {
+		var err error
+		if h.Weight, err = strconv.ParseFloat(v, 64); err != nil || !(h.Weight > 0 && h.Weight <= 1000) {
+			return "want a number > 0 and ≤ 1000 (1 = normal)"
+		}
+		return ""
+	},
+	"energy": func(h *Hints, v string) string {
+		switch e := EnergyPref(strings.ToLower(v)); e {
+		case EnergyMin, EnergyBalanced, EnergyTime:
+			h.Energy = e
+			return ""
+		}
+		return "want min, balanced or time"
+	},
+	"bb":  sizeSetter(func(h *Hints, n int64) { h.BBBytes = n }),
+	"mem": sizeSetter(func(h *Hints, n int64) { h.MemBytes = n }),
+	"rewrite": func(h *Hints, v string) string {
+		switch strings.ToLower(v) {
+		case "no":
+			h.NoRewrite = true
+			return ""
+		case "yes":
+			return ""
+		}
+		return "want no (to opt out) or yes"
+	},
 }
 
 // check validates combinations of fields.
@@ -309,91 +301,4 @@ func (h Hints) JobWeight() float64 {
 		return h.Weight
 	}
 	return 1
-}
-
-func parsePositive(s string, limit int) (int, error) {
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 || n > limit {
-		return 0, fmt.Errorf("parse %q: out of range", s)
-	}
-	return n, nil
-}
-
-// parseRange parses "N" or "MIN-MAX".
-func parseRange(s string, limit int) (lo, hi int, err error) {
-	a, b, isRange := strings.Cut(s, "-")
-	if lo, err = parsePositive(a, limit); err != nil {
-		return 0, 0, err
-	}
-	hi = lo
-	if isRange {
-		if hi, err = parsePositive(b, limit); err != nil {
-			return 0, 0, err
-		}
-	}
-	if lo > hi {
-		return 0, 0, fmt.Errorf("parse range %q: min > max", s)
-	}
-	return lo, hi, nil
-}
-
-// deadlineLayouts are accepted after RFC 3339; they are read as UTC.
-var deadlineLayouts = [...]string{"2006-01-02T15:04", "2006-01-02T15:04:05", "2006-01-02"}
-
-func parseDeadline(s string) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t.UTC(), nil
-	}
-	for _, l := range deadlineLayouts {
-		if t, err := time.Parse(l, s); err == nil {
-			return t.UTC(), nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("parse deadline %q: not RFC 3339", s)
-}
-
-// countSuffix maps decimal suffixes to multipliers.
-var countSuffix = map[byte]float64{'K': 1e3, 'M': 1e6, 'G': 1e9, 'T': 1e12, 'P': 1e15}
-
-// parseCount parses a decimal number with an optional K/M/G/T/P suffix.
-func parseCount(s string) (float64, error) {
-	mult := 1.0
-	if n := len(s); n > 0 {
-		if m, ok := countSuffix[upper(s[n-1])]; ok {
-			mult, s = m, s[:n-1]
-		}
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f < 0 || f > 1e18/mult || strings.ContainsAny(s, "xXpPnN_") {
-		return 0, fmt.Errorf("parse count %q: not a number", s)
-	}
-	return f * mult, nil
-}
-
-// ParseSize parses a byte size with an optional K/M/G/T suffix (powers of
-// 1024; a trailing B or iB is accepted: 500G, 500GB, 500GiB).
-func ParseSize(s string) (int64, error) {
-	t := strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(s), "B"), "I")
-	shift := 0
-	if n := len(t); n > 0 {
-		if k := strings.IndexByte("KMGT", t[n-1]); k >= 0 {
-			shift, t = 10*(k+1), t[:n-1]
-		}
-	}
-	f, err := strconv.ParseFloat(t, 64)
-	if err != nil || f < 0 || strings.ContainsAny(t, "XPN_") {
-		return 0, fmt.Errorf("parse size %q: want a number with K/M/G/T", s)
-	}
-	v := f * float64(int64(1)<<shift)
-	if v >= 1<<62 {
-		return 0, fmt.Errorf("parse size %q: too large", s)
-	}
-	return int64(v), nil
-}
-
-func upper(b byte) byte {
-	if b >= 'a' && b <= 'z' {
-		return b - 'a' + 'A'
-	}
-	return b
 }

@@ -126,3 +126,26 @@ func TestReasonsDescribed(t *testing.T) {
 		t.Errorf("Describe of an unknown code = %q", got)
 	}
 }
+
+func TestOptionsValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		o    Options
+		ok   bool
+	}{
+		{"zero value", Options{}, true},
+		{"speed factor 0", Options{GPUSpeed: map[string]float64{"a100": 0}}, false},
+		{"negative energy weight", Options{EnergyWeight: -1}, false},
+		{"bad ps model", Options{PSComm: "sometimes"}, false},
+		{"negative bandwidth", Options{InterNodeBps: -1}, false},
+		{"negative long share", Options{LongJobShare: -0.1}, false},
+	}
+	for _, tt := range tests {
+		if err := tt.o.Validate(); (err == nil) != tt.ok {
+			t.Errorf("%s: Validate() = %v, want ok=%v", tt.name, err, tt.ok)
+		}
+	}
+	if _, err := NewPolicy("nope", Options{}); err == nil {
+		t.Error("NewPolicy accepted an unknown name")
+	}
+}

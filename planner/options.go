@@ -119,6 +119,9 @@ func (o Options) Validate() error {
 	if o.PSComm != "" && o.PSComm != PSCommOverlap && o.PSComm != PSCommNoOverlap {
 		return fmt.Errorf("ps communication model %q: want overlap or no-overlap", o.PSComm)
 	}
+	if o.LongJobShare < 0 || o.GPUWatts < 0 || o.LongJob < 0 || o.StarvationAge < 0 || o.MaxOptionsPerJob < 0 {
+		return fmt.Errorf("long-job share, GPU watts, durations and option caps must be ≥ 0")
+	}
 	for _, v := range []float64{o.WorkerBandwidthBps, o.PSBandwidthBps, o.IntraNodeBps, o.InterNodeBps, o.ReferenceFLOPS} {
 		if v < 0 {
 			return fmt.Errorf("bandwidths and reference FLOP/s must be ≥ 0, got %v", v)
