@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -119,9 +120,9 @@ type reportArgs struct {
 
 func parseReportArgs(c *cli.Context, now time.Time) (reportArgs, error) {
 	var a reportArgs
-	loc, err := time.LoadLocation(c.String(flagReportTZ))
+	loc, err := loadZone(c.String(flagReportTZ))
 	if err != nil {
-		return a, usageError(fmt.Errorf("parse --%s: %w", flagReportTZ, err))
+		return a, usageError(err)
 	}
 	a.Loc = loc
 	if a.Filter.From, err = parseSlurmTime(c.String(flagReportStart), now, loc); err != nil {
@@ -170,4 +171,34 @@ func usageError(err error) error { return exitError{code: 2, err: err} }
 type reportWindow struct {
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end"`
+}
+
+// loadZone loads a --timezone value. "Local" is resolved to the IANA name
+// of the local zone (from TZ or the /etc/localtime link) because Postgres
+// cuts day buckets by name: an abbreviation such as "EST" has no DST.
+func loadZone(name string) (*time.Location, error) {
+	if name == "" || name == "Local" {
+		for _, cand := range []string{os.Getenv("TZ"), localtimeLink()} {
+			if l, err := time.LoadLocation(strings.TrimPrefix(cand, ":")); err == nil && cand != "" {
+				return l, nil
+			}
+		}
+		return time.Local, nil
+	}
+	l, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, fmt.Errorf("parse --%s: %w", flagReportTZ, err)
+	}
+	return l, nil
+}
+
+func localtimeLink() string {
+	p, err := os.Readlink("/etc/localtime")
+	if err != nil {
+		return ""
+	}
+	if _, name, ok := strings.Cut(p, "zoneinfo/"); ok {
+		return name
+	}
+	return ""
 }

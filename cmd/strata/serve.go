@@ -50,9 +50,9 @@ func serveCommandWith(open openSourceFunc) *cli.Command {
 
 func runServe(c *cli.Context, open openSourceFunc) error {
 	lg := logger(c).With().Str("component", "serve").Logger()
-	loc, err := time.LoadLocation(c.String(flagReportTZ))
+	loc, err := loadZone(c.String(flagReportTZ))
 	if err != nil {
-		return usageError(fmt.Errorf("parse --%s: %w", flagReportTZ, err))
+		return usageError(err)
 	}
 	cert, key := c.String(flagServeTLSCert), c.String(flagServeTLSKey)
 	if (cert == "") != (key == "") {
