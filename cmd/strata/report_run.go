@@ -141,11 +141,15 @@ func refreshCommand(open openSourceFunc) *cli.Command {
 		}, reportDBFlags()...),
 		Action: func(c *cli.Context) error {
 			now := time.Now()
-			from, err := parseSlurmTime(c.String(flagReportStart), now, time.Local)
+			loc, err := loadZone("Local")
+			if err != nil {
+				return usageError(err)
+			}
+			from, err := parseSlurmTime(c.String(flagReportStart), now, loc)
 			if err != nil {
 				return usageError(fmt.Errorf("--%s: %w", flagReportStart, err))
 			}
-			to, err := parseSlurmTime(c.String(flagReportEnd), now, time.Local)
+			to, err := parseSlurmTime(c.String(flagReportEnd), now, loc)
 			if err != nil {
 				return usageError(fmt.Errorf("--%s: %w", flagReportEnd, err))
 			}
