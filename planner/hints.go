@@ -89,7 +89,7 @@ const hintPrefix = "strata:"
 // end, and whether there is a segment. The prefix must start the comment or
 // follow whitespace, ';' or ','.
 func hintSegment(comment string) (string, bool, error) {
-	lower := strings.ToLower(comment)
+	lower := asciiLower(comment) // same byte offsets as comment, even for invalid UTF-8
 	start := -1
 	for i := 0; i+len(hintPrefix) <= len(lower); {
 		k := strings.Index(lower[i:], hintPrefix)
@@ -301,4 +301,15 @@ func (h Hints) JobWeight() float64 {
 		return h.Weight
 	}
 	return 1
+}
+
+// asciiLower lower-cases ASCII letters only, keeping every byte offset.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
