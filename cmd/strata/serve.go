@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -64,6 +65,14 @@ func runServe(c *cli.Context, open openSourceFunc) error {
 			return err
 		}
 	}
+	var tlsCfg *tls.Config
+	if cert != "" {
+		pair, err := tls.LoadX509KeyPair(cert, key)
+		if err != nil {
+			return fmt.Errorf("serve: load TLS certificate: %w", err)
+		}
+		tlsCfg = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+	}
 	src, closeSrc, err := open(c)
 	if err != nil {
 		return err
@@ -85,18 +94,19 @@ func runServe(c *cli.Context, open openSourceFunc) error {
 	if users != nil && cert == "" && !isLoopback(ln.Addr()) {
 		lg.Warn().Msg("basic auth without TLS sends passwords in clear text; set --tls-cert/--tls-key")
 	}
-	lg.Info().Str("addr", ln.Addr().String()).Bool("tls", cert != "").Bool("auth", users != nil).Msg("serving")
-	return serveUntilDone(c.Context, ln, h, cert, key)
+	lg.Info().Str("addr", ln.Addr().String()).Bool("tls", tlsCfg != nil).Bool("auth", users != nil).Msg("serving")
+	return serveUntilDone(c.Context, ln, h, tlsCfg)
 }
 
-// serveUntilDone serves on ln until ctx ends, then shuts down gracefully.
-func serveUntilDone(ctx context.Context, ln net.Listener, h http.Handler, cert, key string) error {
+// serveUntilDone serves on ln (with TLS when tlsCfg is set) until ctx
+// ends, then shuts down gracefully.
+func serveUntilDone(ctx context.Context, ln net.Listener, h http.Handler, tlsCfg *tls.Config) error {
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		WriteTimeout: 60 * time.Second, IdleTimeout: 2 * time.Minute}
+		WriteTimeout: 60 * time.Second, IdleTimeout: 2 * time.Minute, TLSConfig: tlsCfg}
 	errc := make(chan error, 1)
 	go func() {
-		if cert != "" {
-			errc <- srv.ServeTLS(ln, cert, key)
+		if tlsCfg != nil {
+			errc <- srv.ServeTLS(ln, "", "")
 			return
 		}
 		errc <- srv.Serve(ln)
