@@ -17,7 +17,8 @@ var ErrLockLost = errors.New("advisory lock lost")
 // Lock is a session-level Postgres advisory lock held on one dedicated
 // connection of the pool. It is the "one writer" guarantee of `strata run`:
 // Postgres releases it when the holder's session ends, however it ends, so
-// a standby can take over from a daemon that died.
+// a standby can take over from a daemon that died. A held Lock keeps its
+// connection out of the pool: Release it before closing the Store.
 type Lock struct {
 	mu   sync.Mutex
 	conn *pgxpool.Conn // nil once released or lost
