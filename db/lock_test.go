@@ -74,4 +74,3 @@ func killSessionsHolding(t *testing.T, url, name string) {
 		t.Fatalf("terminate the holder's session: %d sessions, %v", n, err)
 	}
 }
-
