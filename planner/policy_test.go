@@ -74,7 +74,9 @@ func checkPlan(t *testing.T, name string, s *planner.Snapshot, p planner.Plan) {
 			t.Errorf("%s: running job %d gets an update", name, d.JobID)
 		case j.State == planner.JobPending && (d.Action == planner.ActionPreempt || d.Action == planner.ActionResize):
 			t.Errorf("%s: pending job %d gets %s", name, d.JobID, d.Action)
-		case strings.HasPrefix(name, "smd") && (d.Action == planner.ActionPreempt || d.Action == planner.ActionResize):
+		case name == "smd-elastic" && d.Action == planner.ActionPreempt:
+			t.Errorf("%s: smd-elastic must never preempt (job %d)", name, d.JobID)
+		case strings.HasPrefix(name, "smd") && name != "smd-elastic" && (d.Action == planner.ActionPreempt || d.Action == planner.ActionResize):
 			t.Errorf("%s: smd must never %s (job %d)", name, d.Action, d.JobID)
 		case (err != nil || h.NoRewrite) && d.Action != planner.ActionKeep:
 			t.Errorf("%s: job %d with invalid hint or rewrite=no gets %s", name, d.JobID, d.Action)
@@ -110,7 +112,7 @@ func checkPlan(t *testing.T, name string, s *planner.Snapshot, p planner.Plan) {
 			t.Errorf("%s: pending job %d has no decision", name, j.ID)
 		}
 	}
-	preemptible := strings.HasPrefix(name, "tiresias") || strings.HasPrefix(name, "optimus")
+	preemptible := strings.HasPrefix(name, "tiresias") || strings.HasPrefix(name, "optimus") || name == "smd-elastic"
 	for n, g := range used {
 		if free := nodes[n].FreeGPUs(); g > free && !preemptible || g > nodes[n].GPUs {
 			t.Errorf("%s: node %s gets %d GPUs, %d free of %d", name, n, g, free, nodes[n].GPUs)

@@ -19,15 +19,19 @@ import (
 // (A1.3), warm-started from the direct solution. SMD never preempts or
 // resizes running jobs.
 type SMD struct {
-	o     Options
-	ratio bool
+	o       Options
+	ratio   bool
+	elastic bool // smd-elastic: may resize running jobs (simulation what-if)
 }
 
 var _ Policy = (*SMD)(nil)
 
 func (p *SMD) name() string {
-	if p.ratio {
+	switch {
+	case p.ratio:
 		return "smd-ratio"
+	case p.elastic:
+		return "smd-elastic"
 	}
 	return "smd"
 }
@@ -60,6 +64,8 @@ type smdItem struct {
 	all  []option // every feasible option
 	base int      // index of opts[0] in the knapsack arena
 	null float64
+	// running marks a running job offered for resizing (smd-elastic).
+	running bool
 }
 
 func (p *SMD) planIsland(c *cycle, isl *island) []*planned {
@@ -76,7 +82,19 @@ func (p *SMD) planIsland(c *cycle, isl *island) []*planned {
 		}
 		items = append(items, &smdItem{pl: pl, opts: opts, all: opts})
 	}
+	if p.elastic {
+		run := c.elasticItems(isl)
+		items = append(items, run...)
+		for _, it := range run {
+			out = append(out, it.pl)
+		}
+	}
 	c.queueCosts(isl, items)
+	for _, it := range items {
+		if it.running {
+			it.null = mustRun
+		}
+	}
 	c.reserveForAged(isl, items)
 	m := c.knapsack(isl, items)
 	choice, lambda := m.solve()
@@ -91,10 +109,11 @@ func (p *SMD) planIsland(c *cycle, isl *island) []*planned {
 			choice = x
 		}
 	}
+	c.resizeRunning(items, m, choice)
 	c.admit(items, m, choice)
 	c.backfill(items)
 	for _, it := range items {
-		if !it.pl.start {
+		if !it.pl.start && !it.running {
 			c.waitOption(it, m, lambda)
 		}
 	}
@@ -209,7 +228,7 @@ func (c *cycle) knapsack(isl *island, items []*smdItem) *mcmkp {
 func (c *cycle) admit(items []*smdItem, m *mcmkp, choice []int) {
 	var idx []int
 	for i, o := range choice {
-		if o >= 0 {
+		if o >= 0 && !items[i].running {
 			idx = append(idx, i)
 		}
 	}
@@ -230,7 +249,7 @@ func (c *cycle) backfill(items []*smdItem) {
 	var wait []*smdItem
 	key := map[*smdItem]float64{}
 	for _, it := range items {
-		if !it.pl.start {
+		if !it.pl.start && !it.running {
 			wait = append(wait, it)
 			key[it] = minCost(it)
 		}

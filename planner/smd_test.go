@@ -164,13 +164,18 @@ func TestTiresiasPreemptsAttainedService(t *testing.T) {
 	}
 }
 
-func TestOptimusResizesElasticRunningJob(t *testing.T) {
+func TestResizesElasticRunningJob(t *testing.T) {
 	s := pt.Cluster("opt", t0).Partition("gpu", true).Nodes("n", 1, 8, 64, 512<<10, "gpu", "").
 		Running(1, 2, "n0001", t0.Add(-10*time.Minute), func(j *planner.Job) {
 			j.Comment = "strata: model=cifar10 batch=2048 iters=20000 gpus=1-8"
 		}).Build()
-	d := plan(t, "optimus", planner.Options{}, s)[1]
-	if d.Action != planner.ActionResize || d.Workers != 8 {
-		t.Errorf("optimus decision %+v, want resize to 8 workers", d)
+	for _, policy := range []string{"optimus", "smd-elastic"} {
+		d := plan(t, policy, planner.Options{}, s)[1]
+		if d.Action != planner.ActionResize || d.Workers != 8 || len(d.Placement) != 1 {
+			t.Errorf("%s decision %+v, want resize to 8 workers on one node", policy, d)
+		}
+	}
+	if d, ok := plan(t, "smd", planner.Options{}, s)[1]; ok {
+		t.Errorf("smd considered the running job: %+v", d)
 	}
 }
