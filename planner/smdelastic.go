@@ -72,17 +72,41 @@ func (c *cycle) resizeRunning(items []*smdItem, m *mcmkp, choice []int) {
 	}
 	delta := func(i int) int { return items[i].opts[choice[i]-m.first[i]].w - items[i].pl.ji.req }
 	sort.SliceStable(moved, func(a, b int) bool { return delta(moved[a]) < delta(moved[b]) }) // shrink first
-	for _, i := range moved {
-		it := items[i]
-		o := it.opts[choice[i]-m.first[i]]
-		ji := it.pl.ji
+	for len(moved) > 0 {
+		failed := c.placeResizes(items, m, choice, moved)
+		if failed < 0 {
+			return
+		}
+		// A resize that does not fit keeps its old nodes; place the others again.
+		c.holdRunning(items[moved[failed]].pl.ji)
+		moved = append(moved[:failed], moved[failed+1:]...)
+	}
+}
+
+// placeResizes places the resized jobs in order. When one does not fit,
+// it undoes the round's placements and returns that job's position.
+func (c *cycle) placeResizes(items []*smdItem, m *mcmkp, choice, moved []int) int {
+	type done struct {
+		nodes []int
+		o     option
+	}
+	var placed []done
+	for k, i := range moved {
+		ji := items[i].pl.ji
+		o := items[i].opts[choice[i]-m.first[i]]
 		nodes, ok := c.place(ji.isl, o.sh, ji.cpuPerW, ji.memPerW)
 		if !ok {
-			c.holdRunning(ji)
-			continue
+			for n, d := range placed {
+				c.release(d.nodes, d.o.sh, items[moved[n]].pl.ji.cpuPerW, items[moved[n]].pl.ji.memPerW)
+			}
+			return k
 		}
-		pl := it.pl
-		pl.action, pl.w, pl.p, pl.sh, pl.nodes, pl.dur = ActionResize, o.w, o.p, o.sh, nodes, o.dur
-		pl.reasons = []Reason{ReasonResized, o.durReason}
+		placed = append(placed, done{nodes, o})
 	}
+	for n, i := range moved {
+		pl, d := items[i].pl, placed[n]
+		pl.action, pl.w, pl.p, pl.sh, pl.nodes, pl.dur = ActionResize, d.o.w, d.o.p, d.o.sh, d.nodes, d.o.dur
+		pl.reasons = []Reason{ReasonResized, d.o.durReason}
+	}
+	return -1
 }

@@ -84,9 +84,9 @@ func TestSynthesize(t *testing.T) {
 	}
 }
 
-func benchSimulate(b *testing.B, jobs int, policy string) {
+func benchSimulate(b *testing.B, jobs int, policy string, skip bool) {
 	tr := synthTrace(b, jobs, 1024)
-	cfg := Config{Cluster: ClusterSpec{Nodes: 128, GPUsPerNode: 8, GPUType: "a100"}, Seed: 1}
+	cfg := Config{Cluster: ClusterSpec{Nodes: 128, GPUsPerNode: 8, GPUType: "a100"}, Seed: 1, SkipUnchanged: skip}
 	b.ResetTimer()
 	for b.Loop() {
 		r, err := RunNamed(context.Background(), cfg, tr, policy)
@@ -104,9 +104,13 @@ func benchSimulate(b *testing.B, jobs int, policy string) {
 
 // BenchmarkSimulate100k is the scale target: 100,000 jobs resampled from
 // the Alibaba and ITP traces on 1,024 GPUs (128 × 8) with smd (≤ 60 s).
-func BenchmarkSimulate100k(b *testing.B) { benchSimulate(b, 100_000, "smd") }
+// It plans at every tick, as production does.
+func BenchmarkSimulate100k(b *testing.B) { benchSimulate(b, 100_000, "smd", false) }
 
-// BenchmarkSimulate10k is the same at a tenth of the size, with fifo for
-// the simulator's own cost.
-func BenchmarkSimulate10kSMD(b *testing.B)  { benchSimulate(b, 10_000, "smd") }
-func BenchmarkSimulate10kFIFO(b *testing.B) { benchSimulate(b, 10_000, "fifo") }
+// BenchmarkSimulate100kSkip is the same with Config.SkipUnchanged.
+func BenchmarkSimulate100kSkip(b *testing.B) { benchSimulate(b, 100_000, "smd", true) }
+
+// The same at a tenth of the size, and with fifo for comparison.
+func BenchmarkSimulate10kSMD(b *testing.B)     { benchSimulate(b, 10_000, "smd", false) }
+func BenchmarkSimulate10kSMDSkip(b *testing.B) { benchSimulate(b, 10_000, "smd", true) }
+func BenchmarkSimulate10kFIFO(b *testing.B)    { benchSimulate(b, 10_000, "fifo", false) }

@@ -29,6 +29,14 @@ type Config struct {
 	// GPU-seconds) of the tiresias policy; 0 keeps the policy's default.
 	// The Pollux artifact's Tiresias uses 16 GPU-hours (57,600).
 	TiresiasThreshold float64
+	// SkipUnchanged asks policies that only shape pending jobs for a plan
+	// only when the cluster changed since their last plan (an arrival, a
+	// completion or a start), not at every tick with free GPUs and pending
+	// jobs. An unchanged snapshot differs only in Now, so fifo, sjf and smd
+	// plan the same (TestSkipUnchanged), but a time-dependent policy (aging,
+	// smd-ratio) may not: this is a speed option for large traces, off by
+	// default.
+	SkipUnchanged bool
 	// Progress, when set, is called once per simulated tick with the number
 	// of finished and total jobs. It must not affect the run.
 	Progress func(done, total int)
@@ -108,6 +116,7 @@ func (e *engine) loop(ctx context.Context) error {
 				return err
 			}
 			started = n
+			e.changed = n > 0
 		}
 		e.sample(t)
 		if e.cfg.Progress != nil {
@@ -125,12 +134,13 @@ func (e *engine) loop(ctx context.Context) error {
 
 // needPlan says whether this tick needs a plan. Policies that may reshape
 // are asked every tick while any job is active (they re-allocate each
-// interval); the others only when a pending job could start (free GPUs).
+// interval); the others only when a pending job could start (free GPUs)
+// and, with Config.SkipUnchanged, the cluster changed since their last plan.
 func (e *engine) needPlan() bool {
 	if e.reshape {
 		return len(e.pending)+len(e.running) > 0
 	}
-	return len(e.pending) > 0 && e.cl.free > 0
+	return len(e.pending) > 0 && e.cl.free > 0 && (e.changed || !e.cfg.SkipUnchanged)
 }
 
 // nextTick picks the next tick to simulate, skipping ticks at which
@@ -144,10 +154,10 @@ func (e *engine) nextTick(k int64, t float64, started int) (int64, bool) {
 		}
 		return tickAt(e.jobs[e.next].tj.Submit), true
 	}
-	if e.reshape || (len(e.pending) > 0 && e.cl.free > 0) {
+	if e.reshape || e.needPlan() {
 		return k + 1, true
 	}
-	// Nothing can start until a job ends or arrives.
+	// Nothing changes until a job ends or arrives.
 	soon := math.Inf(1)
 	if e.next < len(e.jobs) {
 		soon = e.jobs[e.next].tj.Submit

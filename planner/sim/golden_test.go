@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/strata-hpc/strata/planner"
 )
@@ -94,6 +95,44 @@ func TestPoliciesAreApplicable(t *testing.T) {
 		}
 		if r.Jobs != rep.TraceJobs || r.Unfinished > 0 {
 			t.Errorf("%s: %d of %d jobs finished (%d unfinished)", r.Policy, r.Jobs, rep.TraceJobs, r.Unfinished)
+		}
+	}
+}
+
+// TestSkipUnchanged: for fifo, sjf and smd, asking for a plan only when the
+// cluster changed gives the same results as asking at every tick, on the
+// tiny trace and on the first Pollux workload when the shared traces are
+// at hand (STRATA_SHARED_TRACES or ../shared/traces).
+func TestSkipUnchanged(t *testing.T) {
+	traces := map[string]string{"tiny": "testdata/tiny.csv"}
+	scaling := "testdata/tiny_scaling.csv"
+	cluster := ClusterSpec{Nodes: 4, GPUsPerNode: 4, GPUType: "t4"}
+	for _, d := range []string{os.Getenv("STRATA_SHARED_TRACES"), "../../../shared/traces"} {
+		if d != "" {
+			if _, err := os.Stat(d + "/peers/pollux_workload1.csv"); err == nil {
+				traces = map[string]string{"pollux_workload1": d + "/peers/pollux_workload1.csv"}
+				scaling, cluster = d+"/peers/pollux_scaling.csv", ClusterSpec{Nodes: 16, GPUsPerNode: 4, GPUType: "t4"}
+				break
+			}
+		}
+	}
+	sc := readScalingFile(t, scaling)
+	for name, path := range traces {
+		tr := readTraceFile(t, path)
+		for _, policy := range []string{"fifo", "sjf", "smd"} {
+			var got [2]*Result
+			for n, skip := range []bool{true, false} {
+				cfg := Config{Cluster: cluster, Truth: Truth{Scaling: sc}, SkipUnchanged: skip}
+				r, err := RunNamed(context.Background(), cfg, tr, policy)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.PlanCalls, r.PlanTime, r.Series = 0, 0, nil
+				got[n] = r
+			}
+			if diff := cmp.Diff(got[1], got[0], cmpopts.IgnoreUnexported(Result{}), cmpopts.EquateApprox(0, 1e-6)); diff != "" {
+				t.Errorf("%s %s: skipping unchanged ticks changes the result (-every tick +skipping):\n%s", name, policy, diff)
+			}
 		}
 	}
 }

@@ -58,6 +58,7 @@ type engine struct {
 	pending []int // job indices, ascending (= ascending ID)
 	running []int
 	done    int
+	changed bool    // an arrival or completion since the last plan
 	busy    float64 // busy GPU-seconds
 	res     Result
 	series  []Point
@@ -122,6 +123,7 @@ func (e *engine) advance(t float64) {
 			e.cl.release(j.slots)
 			j.slots, j.phase, j.end, j.remaining = nil, phaseDone, end, 0
 			e.done++
+			e.changed = true
 			continue
 		}
 		dt := t - j.lastT
@@ -151,6 +153,7 @@ func (e *engine) arrive(t float64) {
 			continue
 		}
 		j.phase = phasePending
+		e.changed = true
 		e.pending = append(e.pending, e.next) // arrivals come in index order
 	}
 }
