@@ -24,7 +24,10 @@ type LayeredModel struct {
 	ProfileBatch int
 	// RefGPU is the GPU type the profile was measured on (for speed factors).
 	RefGPU string
-	Layers []LayerProfile
+	// ActivationBytes is the memory of the layer outputs kept for the
+	// backward pass at ProfileBatch (in-place layers and views excluded).
+	ActivationBytes int64
+	Layers          []LayerProfile
 }
 
 // CurvePoint is a measured step time at a GPU count. Approx marks points

@@ -11,9 +11,10 @@
 package planner
 
 // pipedreamModels are the 14 PipeDream layered profiles (ms per mini-batch
-// of 64 samples on the profiling GPU, fp32 parameter bytes).
+// of 64 samples on the profiling GPU, fp32 parameter bytes; ActivationBytes
+// sums the outputs kept for the backward pass, at batch 64).
 var pipedreamModels = []LayeredModel{
-	{Name: "alexnet", ProfileBatch: 64, RefGPU: "v100", Layers: []LayerProfile{
+	{Name: "alexnet", ProfileBatch: 64, RefGPU: "v100", ActivationBytes: 596484096, Layers: []LayerProfile{
 		{22.316, 6.405, 93184},
 		{0.813, 0.733, 0},
 		{0.756, 1.148, 0},
@@ -33,7 +34,7 @@ var pipedreamModels = []LayeredModel{
 		{0.283, 0.043, 0},
 		{0.453, 0.474, 16388000},
 	}},
-	{Name: "densenet121", ProfileBatch: 64, RefGPU: "v100", Layers: []LayerProfile{
+	{Name: "densenet121", ProfileBatch: 64, RefGPU: "v100", ActivationBytes: 8478255104, Layers: []LayerProfile{
 		{6.733, 2.345, 37632},
 		{1.141, 1.159, 512},
 		{0.84, 0.724, 0},
@@ -403,7 +404,7 @@ var pipedreamModels = []LayeredModel{
 		{0.291, 0.14, 0},
 		{0.365, 0.114, 4100000},
 	}},
-	{Name: "gnmt", ProfileBatch: 64, RefGPU: "v100", Layers: []LayerProfile{
+	{Name: "gnmt", ProfileBatch: 64, RefGPU: "v100", ActivationBytes: 313712640, Layers: []LayerProfile{
 		{0.073, 6.949, 132382720},
 		{5.247, 0.016, 67174400},
 		{0.077, 0.196, 0},
@@ -415,7 +416,7 @@ var pipedreamModels = []LayeredModel{
 		{0.055, 0.198, 0},
 		{5.609, 1.227, 132512000},
 	}},
-	{Name: "gnmt_large", ProfileBatch: 64, RefGPU: "v100", Layers: []LayerProfile{
+	{Name: "gnmt_large", ProfileBatch: 64, RefGPU: "v100", ActivationBytes: 933265408, Layers: []LayerProfile{
 		{0.14, 25.538, 132382720},
 		{14.126, 0.019, 67174400},
 		{0.186, 0.285, 0},
@@ -435,7 +436,7 @@ var pipedreamModels = []LayeredModel{
 		{0.144, 0.201, 0},
 		{24.782, 5.373, 132512000},
 	}},
-	{Name: "inception_v3", ProfileBatch: 64, RefGPU: "v100", Layers: []LayerProfile{
+	{Name: "inception_v3", ProfileBatch: 64, RefGPU: "v100", ActivationBytes: 11953577984, Layers: []LayerProfile{
 		{16.282, 2.154, 3456},
 		{4.538, 4.587, 256},
 		{1.258, 1.21, 0},
@@ -742,7 +743,7 @@ var pipedreamModels = []LayeredModel{
 		{0.732, 0.531, 0},
 		{0.389, 0.171, 8196000},
 	}},
-	{Name: "nasnetalarge", ProfileBatch: 64, RefGPU: "v100", Layers: []LayerProfile{
+	{Name: "nasnetalarge", ProfileBatch: 64, RefGPU: "v100", ActivationBytes: 8577473408, Layers: []LayerProfile{
 		{2.153, 0.461, 10368},
 		{0.649, 0.699, 768},
 		{0.476, 0.215, 0},
@@ -1847,7 +1848,7 @@ var pipedreamModels = []LayeredModel{
 		{0.381, 0.113, 16132000},
 		{0.312, 0.109, 3076000},
 	}},
-	{Name: "nasnetamobile", ProfileBatch: 64, RefGPU: "v100", Layers: []LayerProfile{
+	{Name: "nasnetamobile", ProfileBatch: 64, RefGPU: "v100", ActivationBytes: 14051033600, Layers: []LayerProfile{
 		{9.72, 1.291, 3456},
 		{1.456, 3.261, 256},
 		{1.195, 0.537, 0},
@@ -2658,7 +2659,7 @@ var pipedreamModels = []LayeredModel{
 		{0.377, 0.116, 4228000},
 		{0.315, 0.115, 3076000},
 	}},
-	{Name: "resnet101", ProfileBatch: 64, RefGPU: "v100", Layers: []LayerProfile{
+	{Name: "resnet101", ProfileBatch: 64, RefGPU: "v100", ActivationBytes: 8362911744, Layers: []LayerProfile{
 		{6.396, 2.341, 37632},
 		{1.189, 1.189, 512},
 		{0.795, 0.71, 0},
@@ -2971,7 +2972,7 @@ var pipedreamModels = []LayeredModel{
 		{0.407, 0.383, 0},
 		{0.406, 0.126, 8196000},
 	}},
-	{Name: "resnet18", ProfileBatch: 64, RefGPU: "v100", Layers: []LayerProfile{
+	{Name: "resnet18", ProfileBatch: 64, RefGPU: "v100", ActivationBytes: 5293711360, Layers: []LayerProfile{
 		{23.046, 9.284, 37632},
 		{5.874, 6.418, 512},
 		{2.84, 3.527, 0},
@@ -3033,7 +3034,7 @@ var pipedreamModels = []LayeredModel{
 		{0.417, 0.211, 0},
 		{0.389, 0.118, 2052000},
 	}},
-	{Name: "resnet50", ProfileBatch: 64, RefGPU: "v100", Layers: []LayerProfile{
+	{Name: "resnet50", ProfileBatch: 64, RefGPU: "v100", ActivationBytes: 11485040640, Layers: []LayerProfile{
 		{9.706, 4.551, 37632},
 		{2.946, 3.113, 512},
 		{1.357, 1.534, 0},
@@ -3193,7 +3194,7 @@ var pipedreamModels = []LayeredModel{
 		{0.636, 0.403, 0},
 		{0.422, 0.185, 8196000},
 	}},
-	{Name: "resnext101", ProfileBatch: 64, RefGPU: "v100", Layers: []LayerProfile{
+	{Name: "resnext101", ProfileBatch: 64, RefGPU: "v100", ActivationBytes: 11124598784, Layers: []LayerProfile{
 		{6.144, 2.324, 37632},
 		{1.11, 1.183, 512},
 		{0.838, 0.696, 0},
@@ -3506,7 +3507,7 @@ var pipedreamModels = []LayeredModel{
 		{0.417, 0.215, 0},
 		{0.375, 0.131, 8196000},
 	}},
-	{Name: "resnext50", ProfileBatch: 64, RefGPU: "v100", Layers: []LayerProfile{
+	{Name: "resnext50", ProfileBatch: 64, RefGPU: "v100", ActivationBytes: 15261487104, Layers: []LayerProfile{
 		{11.374, 4.483, 37632},
 		{1.975, 3.174, 512},
 		{1.316, 1.385, 0},
@@ -3666,7 +3667,7 @@ var pipedreamModels = []LayeredModel{
 		{0.645, 0.406, 0},
 		{0.412, 0.172, 8196000},
 	}},
-	{Name: "squeezenet1_0", ProfileBatch: 64, RefGPU: "v100", Layers: []LayerProfile{
+	{Name: "squeezenet1_0", ProfileBatch: 64, RefGPU: "v100", ActivationBytes: 7781990400, Layers: []LayerProfile{
 		{28.489, 22.605, 56832},
 		{3.399, 4.066, 0},
 		{3.183, 6.527, 0},
@@ -3724,7 +3725,7 @@ var pipedreamModels = []LayeredModel{
 		{0.681, 0.644, 0},
 		{3.25, 1.241, 0},
 	}},
-	{Name: "vgg16", ProfileBatch: 64, RefGPU: "v100", Layers: []LayerProfile{
+	{Name: "vgg16", ProfileBatch: 64, RefGPU: "v100", ActivationBytes: 7724584960, Layers: []LayerProfile{
 		{22.307, 24.613, 7168},
 		{4.446, 5.553, 0},
 		{46.201, 113.33, 147712},

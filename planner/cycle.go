@@ -62,6 +62,9 @@ type jobInfo struct {
 	aged     bool
 	kappa    float64
 	deadline time.Time
+	// gpuMemNeed and gpuMemHave (MiB) are set when the worker's estimated
+	// GPU memory exceeds the configured memory of its GPU type.
+	gpuMemNeed, gpuMemHave int64
 }
 
 // cycle is the working state of one Plan call.
@@ -210,6 +213,11 @@ func (c *cycle) newJobInfo(j *Job) *jobInfo {
 		gt = ji.isl.gpuType
 	}
 	ji.kappa = speed(c.o, gt, ji.model.refGPU)
+	if have := c.o.GPUMemoryMB[strings.ToLower(gt)]; have > 0 {
+		if need, ok := ji.model.gpuMemBytes(); ok && need>>20 > have {
+			ji.gpuMemNeed, ji.gpuMemHave = need>>20, have
+		}
+	}
 	return ji
 }
 

@@ -79,6 +79,12 @@ type Options struct {
 	// partition's GPUs (default 0.25; ≥ 1 disables the bound).
 	LongJob      time.Duration
 	LongJobShare float64
+	// GPUMemoryMB maps a GPU type (lower case) to its memory in MiB. When
+	// set for a job's GPU type, SMD checks that one worker fits: 4 × the
+	// fp32 parameters (weights, gradients, two optimizer states) plus the
+	// stored activations at the job's batch (layered profiles). Unset = no
+	// check.
+	GPUMemoryMB map[string]int64
 	// GPUWatts is the mean power of a busy GPU for the energy term of SMD's
 	// objective. Default 300 W.
 	GPUWatts float64

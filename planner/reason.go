@@ -46,8 +46,9 @@ const (
 	// ReasonDurationDefault: no description, prediction or time limit; a
 	// default duration (Options.DefaultDuration) was assumed.
 	ReasonDurationDefault Reason = "duration_default"
-	// ReasonMemoryInfeasible: the per-worker memory (mem=) does not fit on
-	// any node of the partition for any allowed shape.
+	// ReasonMemoryInfeasible: the per-worker host memory (mem=) does not fit
+	// on any node of the partition for any allowed shape, or the estimated
+	// GPU memory of one worker exceeds its GPU's (Options.GPUMemoryMB).
 	ReasonMemoryInfeasible Reason = "memory_infeasible"
 	// ReasonAllocationChanged: the planner chose a GPU count (or PS count)
 	// different from the request, within the user's range.
@@ -87,7 +88,7 @@ var reasonText = map[Reason]string{
 	ReasonPredicted:         "the duration is predicted from the history of similar jobs",
 	ReasonTimeLimit:         "the duration is taken from the job's time limit",
 	ReasonDurationDefault:   "the job has no hint, history or time limit, so a default duration is assumed",
-	ReasonMemoryInfeasible:  "the memory per worker (mem=) does not fit on the partition's nodes",
+	ReasonMemoryInfeasible:  "one worker needs more host memory (mem=) or GPU memory than the partition's nodes have",
 	ReasonAllocationChanged: "the planner chose a different GPU (or parameter-server) count within the user's range",
 	ReasonAged:              "the job waited longer than the starvation limit and was moved ahead",
 	ReasonPreempted:         "the job is preempted to make room for jobs with less attained service (simulation only)",

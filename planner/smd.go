@@ -186,9 +186,14 @@ func (c *cycle) noOption(pl *planned) {
 			r = ReasonMemoryInfeasible
 		}
 	}
-	pl.reasons = append([]Reason{r}, sizeReasons(ji, pl.w)...)
 	pl.detail = fmt.Sprintf("partition %s: largest usable node has %d GPUs, %d usable nodes",
 		ji.isl.part.Name, ji.isl.maxGPN, len(ji.isl.nodes))
+	if ji.gpuMemNeed > 0 {
+		r = ReasonMemoryInfeasible
+		pl.detail = fmt.Sprintf("one worker needs about %d MiB of GPU memory at batch %d; the GPUs have %d MiB",
+			ji.gpuMemNeed, ji.hints.Batch, ji.gpuMemHave)
+	}
+	pl.reasons = append([]Reason{r}, sizeReasons(ji, pl.w)...)
 }
 
 // knapsack builds the MCMKP of the island: resources GPU, CPU, memory and

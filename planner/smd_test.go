@@ -105,6 +105,18 @@ func TestSMDScenarios(t *testing.T) {
 			},
 		},
 		{
+			name: "gpu memory per worker checked when configured",
+			o:    planner.Options{GPUMemoryMB: map[string]int64{"t4": 15360}},
+			snap: pt.Cluster("hbm", t0).Partition("gpu", true).Nodes("n", 2, 4, 64, 512<<10, "gpu", "t4").
+				Pending(1, 1, "strata: model=resnet50 batch=64 iters=1000 gpus=1-4").
+				Pending(2, 1, "strata: model=resnet50 batch=128 iters=1000 gpus=1-4").Build(),
+			want: map[int64]brief{
+				// iters fixes the iterations of a per-worker batch: one worker is best.
+				1: {planner.ActionUpdate, true, 1, 1, 1, planner.ReasonAdmitted},
+				2: {planner.ActionUpdate, false, 1, 1, 1, planner.ReasonMemoryInfeasible},
+			},
+		},
+		{
 			name: "energy weight buys fewer GPUs",
 			o:    planner.Options{EnergyWeight: 1e6},
 			snap: pt.Cluster("energy", t0).Partition("gpu", true).Nodes("n", 2, 8, 64, 512<<10, "gpu", "").

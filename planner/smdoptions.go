@@ -83,6 +83,9 @@ func thin(set []int, n int) []int {
 // unless none is left; dominated options (no faster, no smaller) too.
 func (c *cycle) options(ji *jobInfo, now time.Time) []option {
 	isl := ji.isl
+	if ji.gpuMemNeed > 0 {
+		return nil
+	}
 	var out []option
 	for _, w := range workerGrid(ji, isl.maxGPN, c.o.MaxOptionsPerJob) {
 		sh, ok := c.shapeFor(isl, w, ji.cpuPerW, ji.memPerW)

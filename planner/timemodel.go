@@ -115,6 +115,20 @@ func aggregateSummary(h Hints, flops float64) *modelSummary {
 	return s
 }
 
+// gpuMemBytes estimates one worker's GPU memory: 4 copies of the fp32
+// parameters plus the stored activations at the job's batch; false when
+// the model gives no estimate (curve models, no model).
+func (m *jobModel) gpuMemBytes() (int64, bool) {
+	switch m.kind {
+	case kindLayered:
+		act := float64(m.summary.ActivationBytes) * m.batch / float64(max(1, m.summary.ProfileBatch))
+		return int64(4*m.summary.paramBytes + act), true
+	case kindAggregate:
+		return int64(4 * m.summary.paramBytes), true
+	}
+	return 0, false
+}
+
 // speed returns κ: the job GPU's speed relative to the profile's GPU.
 func speed(o *Options, gpuType, ref string) float64 {
 	f := func(t string) float64 {

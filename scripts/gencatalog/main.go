@@ -98,8 +98,9 @@ func readCSV(path string) ([]map[string]string, error) {
 type layer struct {
 	node          int
 	fwd, bwd      float64
-	params        int64
+	params, act   int64
 	isInput, zero bool
+	stored        bool // output kept for the backward pass (not in-place, not a view)
 }
 
 // writeLayered emits pipedreamModels: per model, layers in node-id order
@@ -115,11 +116,14 @@ func writeLayered(b *bytes.Buffer, rows []map[string]string) error {
 		fwd, err1 := strconv.ParseFloat(r["forward_ms"], 64)
 		bwd, err2 := strconv.ParseFloat(r["backward_ms"], 64)
 		pb, err3 := strconv.ParseInt(r["parameter_bytes"], 10, 64)
-		if err1 != nil || err2 != nil || err3 != nil {
+		act, err4 := strconv.ParseInt(r["activation_bytes"], 10, 64)
+		if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
 			return fmt.Errorf("layer %s/%s: bad number", r["model"], r["node_id"])
 		}
-		l := layer{node: n, fwd: fwd, bwd: bwd, params: pb,
-			isInput: strings.HasPrefix(r["layer_type"], "Input"), zero: fwd == 0 && bwd == 0 && pb == 0}
+		t := r["layer_type"]
+		l := layer{node: n, fwd: fwd, bwd: bwd, params: pb, act: act,
+			isInput: strings.HasPrefix(t, "Input"), zero: fwd == 0 && bwd == 0 && pb == 0,
+			stored: !strings.Contains(r["layer_desc"], "inplace") && t != "Dropout" && t != "Size" && t != "View"}
 		byModel[r["model"]] = append(byModel[r["model"]], l)
 	}
 	names := make([]string, 0, len(byModel))
@@ -128,12 +132,19 @@ func writeLayered(b *bytes.Buffer, rows []map[string]string) error {
 	}
 	sort.Strings(names)
 	b.WriteString("// pipedreamModels are the 14 PipeDream layered profiles (ms per mini-batch\n")
-	b.WriteString("// of 64 samples on the profiling GPU, fp32 parameter bytes).\n")
+	b.WriteString("// of 64 samples on the profiling GPU, fp32 parameter bytes; ActivationBytes\n")
+	b.WriteString("// sums the outputs kept for the backward pass, at batch 64).\n")
 	b.WriteString("var pipedreamModels = []LayeredModel{\n")
 	for _, name := range names {
 		ls := byModel[name]
 		sort.Slice(ls, func(i, j int) bool { return ls[i].node < ls[j].node })
-		fmt.Fprintf(b, "{Name: %q, ProfileBatch: 64, RefGPU: \"v100\", Layers: []LayerProfile{\n", name)
+		var act int64
+		for _, l := range ls {
+			if l.stored && !l.isInput {
+				act += l.act
+			}
+		}
+		fmt.Fprintf(b, "{Name: %q, ProfileBatch: 64, RefGPU: \"v100\", ActivationBytes: %d, Layers: []LayerProfile{\n", name, act)
 		for _, l := range ls {
 			if l.isInput || l.zero {
 				continue
