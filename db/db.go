@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/url"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -63,6 +64,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	if cfg.MaxConns > 0 {
 		pc.MaxConns = cfg.MaxConns
+	}
+	if pc.ConnConfig.ConnectTimeout == 0 {
+		pc.ConnConfig.ConnectTimeout = 10 * time.Second
 	}
 	pc.ConnConfig.RuntimeParams["timezone"] = "UTC"
 	pc.ConnConfig.RuntimeParams["application_name"] = "strata"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Ingester writes batches to the store, spooling them locally while
@@ -13,11 +14,29 @@ import (
 type Ingester struct {
 	store *Store
 	spool *Spool
+	// Timeout bounds one database write (a hung connection is treated as
+	// unavailable and the batch spooled); NewIngester sets 30 s.
+	Timeout time.Duration
 }
 
 // NewIngester returns an ingester over store and spool.
 func NewIngester(store *Store, spool *Spool) *Ingester {
-	return &Ingester{store: store, spool: spool}
+	return &Ingester{store: store, spool: spool, Timeout: 30 * time.Second}
+}
+
+// write writes one batch with the ingester's timeout; a timeout counts as
+// the database being unavailable.
+func (in *Ingester) write(ctx context.Context, b Batch) error {
+	if in.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, in.Timeout)
+		defer cancel()
+	}
+	err := in.store.WriteBatch(ctx, b)
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return err
 }
 
 // WriteResult says what happened to a batch.
@@ -31,10 +50,10 @@ type WriteResult struct {
 // failing, or a non-transient database error).
 func (in *Ingester) Write(ctx context.Context, b Batch) (WriteResult, error) {
 	var res WriteResult
-	n, drainErr := in.spool.Drain(func(sb Batch) error { return in.store.WriteBatch(ctx, sb) })
+	n, drainErr := in.spool.Drain(func(sb Batch) error { return in.write(ctx, sb) })
 	res.Replayed = n
 	if drainErr == nil {
-		err := in.store.WriteBatch(ctx, b)
+		err := in.write(ctx, b)
 		if err == nil || !errors.Is(err, ErrUnavailable) {
 			return res, err
 		}
@@ -54,7 +73,7 @@ func (in *Ingester) Write(ctx context.Context, b Batch) (WriteResult, error) {
 // Flush replays the spool; it returns the number of batches written and an
 // error wrapping ErrUnavailable if Postgres is still down.
 func (in *Ingester) Flush(ctx context.Context) (int, error) {
-	return in.spool.Drain(func(sb Batch) error { return in.store.WriteBatch(ctx, sb) })
+	return in.spool.Drain(func(sb Batch) error { return in.write(ctx, sb) })
 }
 
 // WriteBatch writes one batch: samples, then jobs, then assignments. Every

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -129,7 +130,11 @@ func pgTest(cmd, dir string) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := exec.Command("bash", script, cmd, dir).CombinedOutput()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	c := exec.CommandContext(ctx, "bash", script, cmd, dir)
+	c.WaitDelay = 5 * time.Second // postgres may inherit the output pipe: do not wait for it
+	out, err := c.CombinedOutput()
 	if err != nil {
 		return nil, fmt.Errorf("pg-test.sh %s: %w: %s", cmd, err, strings.TrimSpace(string(out)))
 	}
