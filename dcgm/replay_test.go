@@ -119,9 +119,29 @@ func TestSchedule(t *testing.T) {
 }
 
 func TestStubsSayHowToRebuild(t *testing.T) {
-	if _, err := dcgm.NewDCGMSource(dcgm.DCGMConfig{}); err == nil || !errors.Is(err, dcgm.ErrNotBuilt) {
-		t.Skip("built with -tags dcgm") // only meaningful for the default build
-	} else if want := "built without DCGM support (rebuild with -tags dcgm)"; !bytes.Contains([]byte(err.Error()), []byte(want)) {
-		t.Errorf("err = %q, want it to contain %q", err, want)
+	tests := []struct {
+		name string
+		open func() error
+		want string
+	}{
+		{"dcgm", func() error { _, err := dcgm.NewDCGMSource(dcgm.DCGMConfig{}); return err },
+			"built without DCGM support (rebuild with -tags dcgm)"},
+		{"nvml", func() error { _, err := dcgm.NewNVMLSource(dcgm.NVMLConfig{}); return err },
+			"built without NVML support (rebuild with -tags nvml)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.open()
+			if !errors.Is(err, dcgm.ErrNotBuilt) {
+				// Built with the tag: without the library it must say so.
+				if !errors.Is(err, dcgm.ErrUnavailable) && err != nil {
+					t.Errorf("tagged build without GPU library: err = %v, want ErrUnavailable", err)
+				}
+				return
+			}
+			if !bytes.Contains([]byte(err.Error()), []byte(tt.want)) {
+				t.Errorf("err = %q, want it to contain %q", err, tt.want)
+			}
+		})
 	}
 }
