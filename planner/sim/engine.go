@@ -32,10 +32,10 @@ type Config struct {
 	// SkipUnchanged asks policies that only shape pending jobs for a plan
 	// only when the cluster changed since their last plan (an arrival, a
 	// completion or a start), not at every tick with free GPUs and pending
-	// jobs. An unchanged snapshot differs only in Now, so fifo, sjf and smd
-	// plan the same (TestSkipUnchanged), but a time-dependent policy (aging,
-	// smd-ratio) may not: this is a speed option for large traces, off by
-	// default.
+	// jobs. An unchanged snapshot differs only in Now, so fifo and sjf plan
+	// the same (TestSkipUnchanged), but a policy with aging (smd promotes
+	// jobs that waited long) may not: this is a speed option for large
+	// traces, off by default.
 	SkipUnchanged bool
 	// Progress, when set, is called once per simulated tick with the number
 	// of finished and total jobs. It must not affect the run.

@@ -99,7 +99,7 @@ func TestPoliciesAreApplicable(t *testing.T) {
 	}
 }
 
-// TestSkipUnchanged: for fifo, sjf and smd, asking for a plan only when the
+// TestSkipUnchanged: for fifo and sjf (no aging), asking for a plan only when the
 // cluster changed gives the same results as asking at every tick, on the
 // tiny trace and on the first Pollux workload when the shared traces are
 // at hand (STRATA_SHARED_TRACES or ../shared/traces).
@@ -119,7 +119,7 @@ func TestSkipUnchanged(t *testing.T) {
 	sc := readScalingFile(t, scaling)
 	for name, path := range traces {
 		tr := readTraceFile(t, path)
-		for _, policy := range []string{"fifo", "sjf", "smd"} {
+		for _, policy := range []string{"fifo", "sjf"} {
 			var got [2]*Result
 			for n, skip := range []bool{true, false} {
 				cfg := Config{Cluster: cluster, Truth: Truth{Scaling: sc}, SkipUnchanged: skip}
