@@ -17,6 +17,7 @@ const (
 	guardHystGPUs     = "hysteresis_gpus"
 	guardOptOut       = "rewrite_opt_out"
 	guardNotPending   = "not_pending"
+	guardHeld         = "held_job"
 )
 
 // guardOptions are the daemon's write limits (design.md §4). They sit
@@ -76,6 +77,11 @@ func guardOne(d planner.Decision, j *planner.Job, o guardOptions) guarded {
 		return g
 	case j == nil || j.State != planner.JobPending:
 		g.Outcome, g.Guard = db.OutcomeHeld, guardNotPending
+		return g
+	}
+	if strings.HasPrefix(j.Reason, "JobHeld") {
+		// Setting a priority would release a held job: never do that.
+		g.Outcome, g.Guard = db.OutcomeHeld, guardHeld
 		return g
 	}
 	if h, ok, err := planner.ParseHints(j.Comment); ok && err == nil && h.NoRewrite {

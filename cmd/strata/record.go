@@ -17,6 +17,7 @@ var guardText = map[string]string{
 	guardHystGPUs:     "the GPU change was below the threshold (--min-gpu-change), so the GPU request was left alone",
 	guardOptOut:       "the job's hint says rewrite=no",
 	guardNotPending:   "the job is not pending; Strata never changes running jobs",
+	guardHeld:         "the job is held (scontrol hold / sbatch -H); a new priority would release it, so Strata leaves it alone",
 }
 
 // record builds the audit record of a cycle: one row per decision that
