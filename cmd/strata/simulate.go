@@ -56,6 +56,7 @@ func simulateFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "tiresias-threshold", Value: 16, Usage: "tiresias queue threshold in GPU-hours (16 as in the Pollux artifact; 0 = the policy's default)"},
 		&cli.StringSliceFlag{Name: "power", Usage: "GPU power model override TYPE=IDLE_W:BUSY_W (repeatable)"},
 		&cli.StringFlag{Name: "burst-buffer", Usage: "capacity of a shared burst-buffer pool, e.g. 100T"},
+		&cli.BoolFlag{Name: "skip-unchanged", Usage: "plan fifo/smd/... only when the cluster changed (faster on large traces; exact for policies without aging)"},
 		&cli.IntFlag{Name: "parallel", Value: min(2, runtime.GOMAXPROCS(0)), Usage: "policies simulated at once"},
 		&cli.StringFlag{Name: "label", Hidden: true, Usage: "name of the run in --markdown tables"},
 		&cli.BoolFlag{Name: "markdown", Hidden: true, Usage: "write the evaluation tables from the JSON reports given as arguments"},
@@ -149,7 +150,7 @@ func simConfig(c *cli.Context) (sim.Config, []string, error) {
 	}
 	cfg = sim.Config{Cluster: cs, Interval: c.Duration("interval"), Seed: c.Int64("seed"),
 		RestartPenalty: c.Duration("restart-penalty"), Range: sim.HintRange{MaxFactor: c.Float64("gpu-range")},
-		TiresiasThreshold: c.Float64("tiresias-threshold") * 3600}
+		TiresiasThreshold: c.Float64("tiresias-threshold") * 3600, SkipUnchanged: c.Bool("skip-unchanged")}
 	if cfg.Interval <= 0 || cfg.RestartPenalty < 0 || cfg.Range.MaxFactor < 1 || cfg.TiresiasThreshold < 0 {
 		return cfg, nil, errors.New("--interval must be > 0, --restart-penalty and --tiresias-threshold ≥ 0, --gpu-range ≥ 1")
 	}

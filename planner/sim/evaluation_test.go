@@ -62,3 +62,20 @@ func TestProgress(t *testing.T) {
 		t.Errorf("terminal bar = %q", got)
 	}
 }
+
+// stepLine averages a step function over equal bins.
+func TestStepLine(t *testing.T) {
+	s := []Point{{T: 0, Busy: 4}, {T: 3600, Busy: 0}, {T: 3600 * plotBins / 2, Busy: 2}, {T: 3600 * plotBins}}
+	xy := stepLine(s, func(p Point) float64 { return float64(p.Busy) })
+	if len(xy) != plotBins {
+		t.Fatalf("%d points, want %d", len(xy), plotBins)
+	}
+	// Bin width is 1 h: bin 0 is all 4, bins 1..119 are 0, bins 120.. are 2.
+	got := []float64{xy[0].Y, xy[1].Y, xy[plotBins/2-1].Y, xy[plotBins/2].Y, xy[plotBins-1].Y, xy[0].X}
+	if diff := cmp.Diff([]float64{4, 0, 0, 2, 2, 0.5}, got); diff != "" {
+		t.Errorf("bins (-want +got):\n%s", diff)
+	}
+	// A point exactly on a bin edge and a zero-length step must not hang.
+	s = []Point{{T: 0, Busy: 1}, {T: 7, Busy: 3}, {T: 7, Busy: 1}, {T: 10 * 7}}
+	_ = stepLine(s, func(p Point) float64 { return float64(p.Busy) })
+}

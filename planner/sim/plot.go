@@ -102,15 +102,21 @@ func stepLine(s []Point, y func(Point) float64) plotter.XYs {
 	w := end / plotBins
 	sums := make([]float64, plotBins)
 	for i := 0; i+1 < len(s); i++ {
-		a, b, v := s[i].T, s[i+1].T, y(s[i])
-		for a < b {
-			k := min(int(a/w), plotBins-1)
-			next := min(b, float64(k+1)*w)
+		v := y(s[i])
+		for k := max(0, int(s[i].T/w)); k < plotBins; k++ {
+			lo, hi := float64(k)*w, float64(k+1)*w
 			if k == plotBins-1 {
-				next = b
+				hi = end
 			}
-			sums[k] += v * (next - a)
-			a = next
+			if s[i].T >= hi && k < plotBins-1 {
+				continue
+			}
+			if overlap := min(hi, s[i+1].T) - max(lo, s[i].T); overlap > 0 {
+				sums[k] += v * overlap
+			}
+			if s[i+1].T <= hi {
+				break
+			}
 		}
 	}
 	xy := make(plotter.XYs, plotBins)
