@@ -34,6 +34,7 @@ type island struct {
 	releases []release
 	mu       float64 // queue weight per GPU (Σ ω / GPUs)
 	longFree int     // GPUs long jobs may still take (Options.LongJobShare)
+	longHeldGPUs int // GPUs running long jobs hold
 	totalGPU int
 }
 

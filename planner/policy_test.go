@@ -168,3 +168,33 @@ func TestPlanCancelled(t *testing.T) {
 		}
 	}
 }
+
+// TestSMDLargeProperties exercises the Lagrangian path (the exact solver
+// only takes small islands) under the same invariants.
+func TestSMDLargeProperties(t *testing.T) {
+	for _, name := range []string{"smd", "smd-ratio", "smd-elastic"} {
+		p, _ := planner.NewPolicy(name, planner.Options{})
+		for seed := uint64(1); seed <= 3; seed++ {
+			s := pt.Synthetic(64, 8, 600, seed)
+			got, err := p.Plan(context.Background(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkPlan(t, name, s, got)
+			started := 0
+			for _, d := range got.Decisions {
+				if d.Start {
+					started += d.Workers
+				}
+			}
+			free := 0
+			for _, n := range s.Nodes {
+				free += n.FreeGPUs()
+			}
+			// The pending demand far exceeds the free GPUs: a sane plan fills most of them.
+			if started < free*3/4 {
+				t.Errorf("%s seed %d: started %d GPUs of %d free", name, seed, started, free)
+			}
+		}
+	}
+}

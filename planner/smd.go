@@ -89,6 +89,7 @@ func (p *SMD) planIsland(c *cycle, isl *island) []*planned {
 			out = append(out, it.pl)
 		}
 	}
+	c.relaxLongShare(isl, items)
 	c.queueCosts(isl, items)
 	for _, it := range items {
 		if it.running {

@@ -144,7 +144,7 @@ func (c *cycle) prepareIsland(isl *island) {
 			w += ji.weight
 		}
 	}
-	isl.mu, isl.totalGPU = 0, total
+	isl.mu, isl.totalGPU, isl.longHeldGPUs = 0, total, longHeld
 	isl.longFree = math.MaxInt / 2
 	if c.o.LongJobShare < 1 { // at least one node's worth, so long jobs progress
 		isl.longFree = max(0, max(int(c.o.LongJobShare*float64(total)), isl.maxGPN)-longHeld)
@@ -177,4 +177,22 @@ func (isl *island) waitFor(need int) time.Duration {
 // more GPUs.
 func (c *cycle) shadowTime(isl *island, need int) time.Time {
 	return c.s.Now.Add(isl.waitFor(need))
+}
+
+// relaxLongShare lets long jobs use idle GPUs beyond the long-job share
+// when no short job is waiting: the share then keeps only LongJobShare of
+// the partition free for short jobs that may arrive.
+func (c *cycle) relaxLongShare(isl *island, items []*smdItem) {
+	if c.o.LongJobShare >= 1 {
+		return
+	}
+	for _, it := range items {
+		for _, o := range it.opts {
+			if !it.running && !c.isLong(o) {
+				return // a short job waits: keep the share
+			}
+		}
+	}
+	limit := isl.totalGPU - int(c.o.LongJobShare*float64(isl.totalGPU))
+	isl.longFree = max(isl.longFree, limit-isl.longHeldGPUs)
 }
