@@ -316,3 +316,20 @@ func (s *Store) PruneCycles(ctx context.Context, cutoff time.Time) (int64, error
 	}
 	return tag.RowsAffected(), nil
 }
+
+// LatestSampleTime returns the time of the newest GPU sample after since
+// (zero when there is none): the daemon's telemetry ingestion-lag gauge.
+func (s *Store) LatestSampleTime(ctx context.Context, since time.Time) (time.Time, error) {
+	q, err := s.q.get("LatestSampleTime")
+	if err != nil {
+		return time.Time{}, err
+	}
+	var ts *time.Time
+	if err := s.pool.QueryRow(ctx, q, since).Scan(&ts); err != nil {
+		return time.Time{}, interpretError("read latest sample time", err)
+	}
+	if ts == nil {
+		return time.Time{}, nil
+	}
+	return ts.UTC(), nil
+}

@@ -102,6 +102,7 @@ func (d *daemon) cycle(ctx context.Context) (cycleStatus, error) {
 	d.account(rec, len(plan.Decisions))
 	d.addAlternatives(ctx, scoped, rec)
 	d.save(ctx, rec)
+	d.housekeeping(ctx)
 	if applyErr != nil && ctx.Err() == nil {
 		return failAt("apply", applyErr)
 	}
@@ -265,4 +266,41 @@ func fingerprint(c db.CycleDecision) string {
 	return fmt.Sprintf("%s|%d|%d|%d|%d|%d|%d|%v|%s|%s|%d|%d", c.Action, c.Workers, c.PS, c.GPUsPerNode,
 		c.NodeCount, c.Rank, c.Priority, c.Reasons, outcome, c.Guard,
 		c.PredictedStart.Truncate(10*time.Minute).Unix(), c.PredictedEnd.Truncate(10*time.Minute).Unix())
+}
+
+// housekeeper is what the daemon's store may also do; *db.Store does.
+type housekeeper interface {
+	// PruneCycles deletes the audit trail older than cutoff.
+	PruneCycles(ctx context.Context, cutoff time.Time) (int64, error)
+	// LatestSampleTime is the newest GPU sample after since (zero: none).
+	LatestSampleTime(ctx context.Context, since time.Time) (time.Time, error)
+}
+
+// housekeeping updates the ingestion-lag gauge every cycle and prunes the
+// audit trail older than --audit-retention once an hour. Failures are
+// logged and counted; they never fail the cycle.
+func (d *daemon) housekeeping(ctx context.Context) {
+	hk, ok := d.st.(housekeeper)
+	if !ok {
+		return
+	}
+	now := d.deps.now()
+	if ts, err := hk.LatestSampleTime(ctx, now.Add(-24*time.Hour)); err != nil {
+		d.log.Debug().Err(err).Msg("ingestion lag unknown")
+	} else if !ts.IsZero() {
+		d.m.ingestLag.Set(now.Sub(ts).Seconds())
+	}
+	if d.opts.AuditRetention <= 0 || now.Sub(d.lastPrune) < time.Hour {
+		return
+	}
+	d.lastPrune = now
+	n, err := hk.PruneCycles(ctx, now.Add(-d.opts.AuditRetention))
+	if err != nil {
+		d.m.errors.WithLabelValues("prune").Inc()
+		d.log.Warn().Err(err).Msg("prune audit trail")
+		return
+	}
+	if n > 0 {
+		d.log.Info().Int64("cycles", n).Dur("retention", d.opts.AuditRetention).Msg("audit trail pruned")
+	}
 }

@@ -87,6 +87,7 @@ type daemon struct {
 
 	lastStored map[int64]string // job → fingerprint of its last stored decision
 	unsaved    []*db.Cycle      // cycles waiting for Postgres, oldest first
+	lastPrune  time.Time
 }
 
 type namedPolicy struct {

@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/strata-hpc/strata/db"
 	"github.com/strata-hpc/strata/planner"
@@ -106,6 +106,8 @@ type fakePostgres struct {
 	cycles  []db.Cycle
 	locks   map[string]*fakeLock
 	session int
+	// latestSample is what LatestSampleTime returns.
+	latestSample time.Time
 }
 
 func newFakePostgres() *fakePostgres { return &fakePostgres{locks: map[string]*fakeLock{}} }
@@ -215,4 +217,25 @@ func (l *fakeLock) Release(ctx context.Context) error {
 	return nil
 }
 
-var _ = errors.New
+func (p *fakePostgres) PruneCycles(ctx context.Context, cutoff time.Time) (int64, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.down {
+		return 0, errFakeDown
+	}
+	var keep []db.Cycle
+	for _, c := range p.cycles {
+		if !c.StartedAt.Before(cutoff) {
+			keep = append(keep, c)
+		}
+	}
+	n := int64(len(p.cycles) - len(keep))
+	p.cycles = keep
+	return n, nil
+}
+
+func (p *fakePostgres) LatestSampleTime(ctx context.Context, since time.Time) (time.Time, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.latestSample, nil
+}

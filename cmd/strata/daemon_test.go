@@ -302,3 +302,22 @@ func TestDaemonStopsOnCancelAndReloadsOnSIGHUP(t *testing.T) {
 		t.Errorf("enforce per cycle (-want +got):\n%s", diff)
 	}
 }
+
+func TestDaemonPrunesOldCyclesAndReportsIngestionLag(t *testing.T) {
+	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: newDaemonMetrics()}
+	old := db.Cycle{ID: 99, Cluster: "test", StartedAt: time.Now().Add(-48 * time.Hour)}
+	if err := bed.pg.SaveCycle(context.Background(), &old); err != nil {
+		t.Fatal(err)
+	}
+	bed.pg.latestSample = time.Now().Add(-90 * time.Second)
+	o := testOptions()
+	o.AuditRetention = 24 * time.Hour
+	runDaemon(t, newTestDaemon(t, bed, o), 5*time.Second)
+	cs := bed.pg.Cycles()
+	if len(cs) != 1 || cs[0].ID == 99 {
+		t.Errorf("cycles after pruning: %+v, want only the new one", cs)
+	}
+	if lag := testGauge(t, bed.m.ingestLag); lag < 89 || lag > 120 {
+		t.Errorf("ingestion lag gauge = %v s, want about 90", lag)
+	}
+}

@@ -21,29 +21,30 @@ import (
 // Flag names of `strata run` (config keys: the same names at top level,
 // e.g. `enforce = true`, `max-rewrites-per-cycle = 20`).
 const (
-	flagRunPolicy        = "policy"
-	flagRunCompare       = "compare"
-	flagRunEnforce       = "enforce"
-	flagRunInterval      = "interval"
-	flagRunCycles        = "cycles"
-	flagRunMaxPerCycle   = "max-rewrites-per-cycle"
-	flagRunMaxPerJob     = "max-rewrites-per-job"
-	flagRunPrioHyst      = "priority-hysteresis"
-	flagRunMinGPUChange  = "min-gpu-change"
-	flagRunPartitions    = "only-partitions"
-	flagRunUsers         = "only-users"
-	flagRunNamePrefix    = "only-job-name-prefix"
-	flagRunLockName      = "lock-name"
-	flagRunStandbyPoll   = "standby-poll"
-	flagRunMaxBackoff    = "max-backoff"
-	flagRunMetricsListen = "metrics-listen"
+	flagRunPolicy         = "policy"
+	flagRunCompare        = "compare"
+	flagRunEnforce        = "enforce"
+	flagRunInterval       = "interval"
+	flagRunCycles         = "cycles"
+	flagRunMaxPerCycle    = "max-rewrites-per-cycle"
+	flagRunMaxPerJob      = "max-rewrites-per-job"
+	flagRunPrioHyst       = "priority-hysteresis"
+	flagRunMinGPUChange   = "min-gpu-change"
+	flagRunPartitions     = "only-partitions"
+	flagRunUsers          = "only-users"
+	flagRunNamePrefix     = "only-job-name-prefix"
+	flagRunLockName       = "lock-name"
+	flagRunStandbyPoll    = "standby-poll"
+	flagRunMaxBackoff     = "max-backoff"
+	flagRunMetricsListen  = "metrics-listen"
+	flagRunAuditRetention = "audit-retention"
 )
 
 // reloadable are the run flags a SIGHUP re-reads from the configuration
 // file (connections, listen address and lock name need a restart).
 var reloadable = []string{flagRunPolicy, flagRunCompare, flagRunEnforce, flagRunInterval,
 	flagRunMaxPerCycle, flagRunMaxPerJob, flagRunPrioHyst, flagRunMinGPUChange, flagRunPartitions,
-	flagRunUsers, flagRunNamePrefix}
+	flagRunUsers, flagRunNamePrefix, flagRunAuditRetention}
 
 func runFlags() []cli.Flag {
 	env := func(n string) []string { return []string{"STRATA_" + strings.ToUpper(strings.ReplaceAll(n, "-", "_"))} }
@@ -79,6 +80,8 @@ func runFlags() []cli.Flag {
 			Usage: "longest pause after failed cycles (doubling from 1 s)"},
 		&cli.StringFlag{Name: flagRunMetricsListen, Value: "127.0.0.1:9464", EnvVars: env(flagRunMetricsListen),
 			Usage: "address of the Prometheus /metrics endpoint ('' = off)"},
+		&cli.DurationFlag{Name: flagRunAuditRetention, Value: 90 * 24 * time.Hour, EnvVars: env(flagRunAuditRetention),
+			Usage: "delete recorded cycles older than this, hourly (0 = keep all)"},
 	}
 	return append(append(fs, databaseFlags()...), slurmFlags()...)
 }

@@ -30,6 +30,8 @@ type runOptions struct {
 	StandbyPoll   time.Duration
 	MaxBackoff    time.Duration
 	MetricsListen string
+	// AuditRetention: cycles older than this are deleted (0 = keep all).
+	AuditRetention time.Duration
 }
 
 func (o runOptions) validate() error {
@@ -42,6 +44,8 @@ func (o runOptions) validate() error {
 		return fmt.Errorf("--%s and --%s must be ≥ 0", flagRunPrioHyst, flagRunMinGPUChange)
 	case o.StandbyPoll <= 0 || o.MaxBackoff <= 0:
 		return fmt.Errorf("--%s and --%s must be > 0", flagRunStandbyPoll, flagRunMaxBackoff)
+	case o.AuditRetention < 0:
+		return fmt.Errorf("--%s must be ≥ 0", flagRunAuditRetention)
 	case o.Cycles < 0:
 		return fmt.Errorf("--%s must be ≥ 0", flagRunCycles)
 	}
@@ -64,10 +68,11 @@ func runOptionsFrom(c *cli.Context) (runOptions, error) {
 			PriorityHysteresis: c.Int64(flagRunPrioHyst), MinGPUChange: c.Int(flagRunMinGPUChange)},
 		Scope: jobScope{Partitions: splitList(c.StringSlice(flagRunPartitions)),
 			Users: splitList(c.StringSlice(flagRunUsers)), NamePrefix: c.String(flagRunNamePrefix)},
-		LockName:      c.String(flagRunLockName),
-		StandbyPoll:   c.Duration(flagRunStandbyPoll),
-		MaxBackoff:    c.Duration(flagRunMaxBackoff),
-		MetricsListen: c.String(flagRunMetricsListen),
+		LockName:       c.String(flagRunLockName),
+		StandbyPoll:    c.Duration(flagRunStandbyPoll),
+		MaxBackoff:     c.Duration(flagRunMaxBackoff),
+		MetricsListen:  c.String(flagRunMetricsListen),
+		AuditRetention: c.Duration(flagRunAuditRetention),
 	}
 	return o, o.validate()
 }

@@ -34,3 +34,6 @@ LIMIT 1;
 
 -- name: PruneCycles
 DELETE FROM plan_cycle WHERE started_at < $1;
+
+-- name: LatestSampleTime
+SELECT max(ts) FROM gpu_sample WHERE ts > $1;
