@@ -104,16 +104,3 @@ func psFor(ji *jobInfo, w int) int {
 	}
 	return ji.pmin
 }
-
-// FIFO orders jobs by submit time (Helios-artifact semantics: no backfill).
-type FIFO struct{ o Options }
-
-var _ Policy = (*FIFO)(nil)
-
-// Plan implements Policy.
-func (f *FIFO) Plan(ctx context.Context, s *Snapshot) (Plan, error) {
-	lp := &listPolicy{name: "fifo", o: f.o, key: func(ji *jobInfo, _ float64) float64 {
-		return float64(ji.job.SubmitTime.Unix())
-	}}
-	return lp.plan(ctx, s)
-}
