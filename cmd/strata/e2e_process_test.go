@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/strata-hpc/strata/db/dbtest"
+)
+
+// daemonProc is a `strata run` process of the test binary.
+type daemonProc struct {
+	cmd  *exec.Cmd
+	mu   sync.Mutex
+	logs bytes.Buffer
+	done chan error
+}
+
+func (p *daemonProc) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.logs.Write(b)
+}
+
+func (p *daemonProc) Logs() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.logs.String()
+}
+
+// waitLog waits until the process logged s.
+func (p *daemonProc) waitLog(t *testing.T, s string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !strings.Contains(p.Logs(), s) {
+		if time.Now().After(deadline) {
+			t.Fatalf("daemon did not log %q within %v; logs:\n%s", s, timeout, p.Logs())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// stop sends sig and returns the exit error (nil = status 0).
+func (p *daemonProc) stop(t *testing.T, sig os.Signal) error {
+	t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-p.done:
+		return err
+	case <-time.After(20 * time.Second):
+		_ = p.cmd.Process.Kill()
+		t.Fatalf("daemon did not stop within 20 s after %v; logs:\n%s", sig, p.Logs())
+		return nil
+	}
+}
+
+func buildStrata(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "strata")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func startDaemon(t *testing.T, bin string, args ...string) *daemonProc {
+	t.Helper()
+	p := &daemonProc{done: make(chan error, 1)}
+	p.cmd = exec.Command(bin, args...)
+	p.cmd.Stdout, p.cmd.Stderr = p, p
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.done <- p.cmd.Wait() }()
+	t.Cleanup(func() {
+		if p.cmd.ProcessState == nil {
+			_ = p.cmd.Process.Kill()
+			<-p.done
+		}
+	})
+	return p
+}
+
+// TestE2ETwoDaemonsSignalsAndReload runs the real binary twice against the
+// test cluster and one database: the second waits in standby, takes over
+// when the first gets SIGTERM (which exits 0), reloads its configuration on
+// SIGHUP and plans at once on SIGUSR1.
+func TestE2ETwoDaemonsSignalsAndReload(t *testing.T) {
+	b := newE2EBed(t)
+	bin := buildStrata(t)
+	b.submit(t, "proc", "gpu:1", "strata: model=resnet50 batch=64 iters=100 gpus=1-2")
+	cfg := filepath.Join(t.TempDir(), "strata.toml")
+	write := func(policy string) {
+		body := "interval = \"1h\"\nstandby-poll = \"300ms\"\npolicy = \"" + policy + "\"\n" +
+			"only-job-name-prefix = \"" + b.prefix + "\"\nmetrics-listen = \"\"\n"
+		if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("smd")
+	args := []string{"--config", cfg, "run"}
+
+	first := startDaemon(t, bin, args...)
+	first.waitLog(t, "writer lock taken", 30*time.Second)
+	first.waitLog(t, "cycle_id=1", 30*time.Second)
+	second := startDaemon(t, bin, args...)
+	second.waitLog(t, "standing by", 30*time.Second)
+
+	t0 := time.Now()
+	if err := first.stop(t, syscall.SIGTERM); err != nil {
+		t.Fatalf("first daemon after SIGTERM: %v (want exit status 0); logs:\n%s", err, first.Logs())
+	}
+	second.waitLog(t, "writer lock taken", 30*time.Second)
+	t.Logf("standby took over %v after SIGTERM to the leader", time.Since(t0).Round(time.Millisecond))
+	second.waitLog(t, "cycle_id=2", 30*time.Second)
+
+	write("fifo")
+	if err := second.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	second.waitLog(t, "configuration reloaded", 10*time.Second)
+	if err := second.cmd.Process.Signal(syscall.SIGUSR1); err != nil {
+		t.Fatal(err)
+	}
+	second.waitLog(t, "cycle_id=3", 10*time.Second)
+	if err := second.stop(t, syscall.SIGTERM); err != nil {
+		t.Fatalf("second daemon after SIGTERM: %v; logs:\n%s", err, second.Logs())
+	}
+	st := dbtest.Open(t, b.url, false)
+	last, err := st.LatestCycle(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last.ID != 3 || last.Policy != "fifo" || last.Enforce {
+		t.Errorf("last cycle %d policy %s enforce %v; want cycle 3 by the reloaded fifo policy, shadow", last.ID, last.Policy, last.Enforce)
+	}
+}
