@@ -67,7 +67,43 @@ func hintCheck(w io.Writer, comment string, asJSON bool, cat *planner.Catalog) e
 		_, err := fmt.Fprintln(w, "no strata: segment: the job keeps its GPU request; only its priority may change")
 		return err
 	}
-	return printHints(w, h)
+	if err := printHints(w, h); err != nil {
+		return err
+	}
+	return printDurations(w, comment, h)
+}
+
+// printDurations shows the modelled run time for a few GPU counts of the
+// hint's range (powers of two and the ends), when the hint has a model and
+// an amount of work.
+func printDurations(w io.Writer, comment string, h planner.Hints) error {
+	if (h.Model == "" && h.Params == 0) || (h.Iters == 0 && h.Epochs == 0) {
+		return nil
+	}
+	lo, hi := max(1, h.GPUMin), max(1, h.GPUMax)
+	counts := []int{lo}
+	for g := 1; g < hi; g *= 2 {
+		if g > lo {
+			counts = append(counts, g)
+		}
+	}
+	if hi > lo {
+		counts = append(counts, hi)
+	}
+	var parts []string
+	for _, g := range counts {
+		ps := 0
+		if h.EffectiveArch(hi) == planner.ArchPS {
+			ps = max(1, g/2)
+		}
+		d, r, err := planner.EstimateDuration(&planner.Job{Comment: comment, GPUsPerJob: g}, g, ps, planner.Options{})
+		if err != nil || r != planner.ReasonModelled {
+			return nil // no model answer (e.g. batch without a curve): nothing to show
+		}
+		parts = append(parts, fmt.Sprintf("%d GPUs %s", g, d.Round(time.Second)))
+	}
+	_, err := fmt.Fprintf(w, "modelled run time (reference GPU): %s\n", strings.Join(parts, ", "))
+	return err
 }
 
 // checkModel rejects model names and (for measured curves) batch sizes the

@@ -18,6 +18,7 @@ func TestHintCheckCommand(t *testing.T) {
 		wantErr  string // substring of the error
 	}{
 		{"valid", []string{"hint", "check", "strata: model=resnet50 batch=64 epochs=90 samples=1281167 gpus=2-8"}, 0, "2-8 (the planner chooses", ""},
+		{"durations", []string{"hint", "check", "strata: model=cifar10 batch=2048 iters=3338 gpus=1-16"}, 0, "1 GPUs 1h18m35s, 2 GPUs 47m7s, 4 GPUs 22m27s", ""},
 		{"bare segment", []string{"hint", "check", "gpus=1-4 arch=allreduce"}, 0, "allreduce", ""},
 		{"no segment", []string{"hint", "check", "just my notes"}, 0, "no strata: segment", ""},
 		{"json", []string{"hint", "check", "--json", "strata: gpus=1-4"}, 0, `"gpu_max": 4`, ""},
