@@ -78,7 +78,7 @@ type cycle struct {
 	jobs    []*jobInfo // every pending and running job, by ID
 	pools   []BurstBufferPool
 	bbFree  []int64
-	orphans []*jobInfo // jobs whose partition is unknown
+	orphans []*jobInfo // jobs with an unknown partition or no GPUs
 }
 
 // newCycle builds the plan state from a snapshot.
@@ -158,7 +158,7 @@ func (c *cycle) addJobs() {
 		ji := c.newJobInfo(j)
 		c.jobs = append(c.jobs, ji)
 		switch {
-		case ji.isl == nil:
+		case ji.isl == nil || ji.req == 0: // unknown partition, or no GPUs: left to Slurm
 			c.orphans = append(c.orphans, ji)
 		case j.State == JobRunning:
 			ji.isl.running = append(ji.isl.running, ji)

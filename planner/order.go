@@ -47,6 +47,8 @@ func (c *cycle) keepDecision(ji *jobInfo) *planned {
 	case ji.isl == nil:
 		pl.reasons = []Reason{ReasonPartitionUnknown}
 		pl.detail = fmt.Sprintf("partition %q is not in the snapshot", ji.job.Partition)
+	case ji.req == 0:
+		pl.reasons = []Reason{ReasonNoGPUs}
 	case ji.hintErr != nil:
 		pl.reasons = []Reason{ReasonHintInvalid}
 		pl.detail = ji.hintErr.Error()

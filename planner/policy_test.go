@@ -35,7 +35,8 @@ func mixedSnapshot(seed uint64) *planner.Snapshot {
 		Pending(1005, 2, "strata: model=resnet18 batch=64 epochs=1 samples=1281167 gpus=1-4", pt.BurstBuffer(5<<40, "bb")).
 		Pending(1006, 1, "strata: model=cifar10 batch=512 iters=2000 gpus=1-4", pt.InPartition("small")).
 		Pending(1007, 8, "old job", pt.Submitted(t0.Add(-48*time.Hour))).
-		Pending(1008, 1, "", pt.InPartition("nowhere"))
+		Pending(1008, 1, "", pt.InPartition("nowhere")).
+		Pending(1009, 0, "strata: gpus=1-4")
 	return b.Build()
 }
 

@@ -62,6 +62,8 @@ const (
 	// ReasonResized: a running job's allocation changes (Optimus and
 	// smd-elastic, in simulation only).
 	ReasonResized Reason = "resized"
+	// ReasonNoGPUs: the job requests no GPUs; Strata leaves it to Slurm.
+	ReasonNoGPUs Reason = "no_gpus"
 	// ReasonPartitionUnknown: the job's partition is not in the snapshot.
 	ReasonPartitionUnknown Reason = "partition_unknown"
 	// ReasonDeadlineRisk: the predicted completion is after the deadline=.
@@ -94,6 +96,7 @@ var reasonText = map[Reason]string{
 	ReasonPreempted:         "the job is preempted to make room for jobs with less attained service (simulation only)",
 	ReasonResized:           "the running job's GPU count changes (simulation only)",
 	ReasonPartitionUnknown:  "the job's partition is not known to the planner",
+	ReasonNoGPUs:            "the job requests no GPUs, so Strata leaves it to Slurm",
 	ReasonDeadlineRisk:      "the predicted completion is later than the deadline in the hint",
 	ReasonModelled:          "the duration comes from the model catalog and the job's hint",
 	ReasonOracle:            "the order uses the true job duration (oracle; simulation only)",

@@ -37,6 +37,11 @@ type Config struct {
 	// jobs that waited long) may not: this is a speed option for large
 	// traces, off by default.
 	SkipUnchanged bool
+	// StallLimit is how long pending jobs may wait on an idle cluster
+	// (nothing running, nothing arriving, the policy starts nothing) before
+	// the run gives up and reports them unfinished; policies with aging may
+	// start such jobs later. Default 7 days.
+	StallLimit time.Duration
 	// Progress, when set, is called once per simulated tick with the number
 	// of finished and total jobs. It must not affect the run.
 	Progress func(done, total int)
@@ -45,6 +50,9 @@ type Config struct {
 func (c Config) withDefaults() Config {
 	if c.Interval <= 0 {
 		c.Interval = 60 * time.Second
+	}
+	if c.StallLimit <= 0 {
+		c.StallLimit = 7 * 24 * time.Hour
 	}
 	if c.RestartPenalty <= 0 {
 		c.RestartPenalty = 30 * time.Second
@@ -148,11 +156,22 @@ func (e *engine) needPlan() bool {
 func (e *engine) nextTick(k int64, t float64, started int) (int64, bool) {
 	iv := e.cfg.Interval.Seconds()
 	tickAt := func(s float64) int64 { return max(k+1, int64(math.Ceil(s/iv-1e-9))) }
+	if started > 0 || len(e.running) > 0 {
+		e.idleSince = -1
+	}
 	if len(e.running) == 0 && started == 0 {
-		if e.next >= len(e.jobs) {
-			return 0, len(e.pending) == 0 // stuck if jobs wait on an idle cluster
+		if len(e.pending) == 0 {
+			if e.next >= len(e.jobs) {
+				return 0, true // unreachable: the loop ends when all jobs are done
+			}
+			return tickAt(e.jobs[e.next].tj.Submit), true
 		}
-		return tickAt(e.jobs[e.next].tj.Submit), true
+		// Jobs wait on an idle cluster: ask again every tick (aging may
+		// start them), up to StallLimit.
+		if e.idleSince < 0 {
+			e.idleSince = t
+		}
+		return k + 1, t-e.idleSince < e.cfg.StallLimit.Seconds()
 	}
 	if e.reshape || e.needPlan() {
 		return k + 1, true

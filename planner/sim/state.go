@@ -58,14 +58,16 @@ type engine struct {
 	pending []int // job indices, ascending (= ascending ID)
 	running []int
 	done    int
-	changed bool    // an arrival or completion since the last plan
-	busy    float64 // busy GPU-seconds
-	res     Result
-	series  []Point
+	changed bool // an arrival or completion since the last plan
+	// idleSince is when jobs started waiting on an idle cluster (-1: not).
+	idleSince float64
+	busy      float64 // busy GPU-seconds
+	res       Result
+	series    []Point
 }
 
 func newEngine(cfg Config, tr *Trace, name string, p planner.Policy) *engine {
-	e := &engine{cfg: cfg, name: name, policy: p, reshape: MayReshape(name), cl: newCluster(cfg.Cluster)}
+	e := &engine{cfg: cfg, name: name, policy: p, reshape: MayReshape(name), cl: newCluster(cfg.Cluster), idleSince: -1}
 	e.res.Policy = name
 	e.res.Predictor = "oracle"
 	e.jobs = make([]job, len(tr.Jobs))
