@@ -160,6 +160,7 @@ func TestE2EEnforce(t *testing.T) {
 	}
 
 	story := b.strata(t, context.Background(), "explain", strconv.FormatInt(hinted["widen"], 10))
+	t.Logf("strata explain %d:\n%s", hinted["widen"], story)
 	for _, want := range []string{"Decided in cycle", "enforce mode", "written to the job", "policy fifo would have",
 		"planner chose a different GPU"} {
 		if !strings.Contains(story, want) {
