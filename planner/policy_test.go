@@ -199,3 +199,41 @@ func TestSMDLargeProperties(t *testing.T) {
 		}
 	}
 }
+
+func TestEdgeSnapshots(t *testing.T) {
+	tests := []struct {
+		name string
+		snap *planner.Snapshot
+		want map[int64]planner.Reason // first reason per job
+	}{
+		{"empty", pt.Cluster("empty", t0).Build(), map[int64]planner.Reason{}},
+		{"all nodes drained", pt.Cluster("drained", t0).Partition("gpu", true).Nodes("n", 1, 4, 8, 1<<15, "gpu", "").
+			NodeState("n0001", "DRAIN").Pending(1, 2, "strata: model=cifar10 batch=2048 iters=10 gpus=1-4").Build(),
+			map[int64]planner.Reason{1: planner.ReasonNoShapeFits}},
+		{"no partitions at all", func() *planner.Snapshot {
+			s := pt.Cluster("bare", t0).Pending(1, 1, "").Build()
+			s.Jobs[0].Partition = ""
+			return s
+		}(), map[int64]planner.Reason{1: planner.ReasonPartitionUnknown}},
+		{"memory per worker too large", pt.Cluster("mem", t0).Partition("gpu", true).Nodes("n", 2, 4, 8, 1<<15, "gpu", "").
+			Pending(1, 2, "strata: model=cifar10 batch=2048 iters=10 gpus=1-4 mem=64G").Build(),
+			map[int64]planner.Reason{1: planner.ReasonMemoryInfeasible}},
+	}
+	for _, tt := range tests {
+		for _, name := range []string{"smd", "fifo"} {
+			t.Run(name+"/"+tt.name, func(t *testing.T) {
+				got := map[int64]planner.Reason{}
+				for id, d := range plan(t, name, planner.Options{}, tt.snap) {
+					got[id] = d.Reasons[0]
+				}
+				want := tt.want
+				if name == "fifo" && tt.name == "memory per worker too large" {
+					want = map[int64]planner.Reason{1: planner.ReasonNoShapeFits} // fixed size: the shape itself fails
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("mismatch (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}

@@ -161,7 +161,7 @@ type release struct {
 }
 
 // waitFor is the delay until running jobs have released need GPUs
-// (StarvationAge when they never do; 0 when need ≤ 0).
+// (24 h when they never do; 0 when need ≤ 0).
 func (isl *island) waitFor(need int) time.Duration {
 	if need <= 0 {
 		return 0
