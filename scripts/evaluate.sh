@@ -6,7 +6,7 @@
 #
 # Environment:
 #   STRATA_SHARED_TRACES  the traces folder (default ../shared/traces, then /work/shared/traces)
-#   STRATA_BIN            a strata binary (default bin/strata, built if missing)
+#   STRATA_BIN            a strata binary to use (default: build bin/strata)
 #   STRATA_EVAL_BENCH=0   skip the 100,000-job benchmark (about a minute)
 set -euo pipefail
 
@@ -20,10 +20,10 @@ done
 [[ -f "$traces/peers/pollux_scaling.csv" ]] || { echo "evaluate: shared traces not found; set STRATA_SHARED_TRACES" >&2; exit 1; }
 peers=$traces/peers
 
-bin=${STRATA_BIN:-bin/strata}
-if [[ ! -x "$bin" ]]; then
+bin=${STRATA_BIN:-}
+if [[ -z "$bin" ]]; then
 	mkdir -p bin
-	go build -o bin/strata ./cmd/strata
+	go build -o bin/strata ./cmd/strata # incremental: never a stale binary
 	bin=bin/strata
 fi
 

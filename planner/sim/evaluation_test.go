@@ -25,6 +25,7 @@ func TestWriteEvaluation(t *testing.T) {
 			{Policy: "tiresias", Jobs: 3, AvgJCT: 1700}, // 1.13: within ±15 %
 			{Policy: "optimus", Jobs: 3, AvgJCT: 2400},  // 1.20: outside
 			{Policy: "smd", Jobs: 3, AvgJCT: 1200, RejectedStarts: 2},
+			{Policy: "sjf", Jobs: 3, AvgJCT: 100}, // not in the summary row
 		}}
 	var b bytes.Buffer
 	if err := WriteEvaluation(&b, []*Report{rep}); err != nil {
@@ -38,6 +39,12 @@ func TestWriteEvaluation(t *testing.T) {
 	if !strings.Contains(b.String(), "| smd | 3 | 1200 |") || !strings.Contains(b.String(), "2 rejected-starts") {
 		t.Errorf("detail table misses smd or its anomalies:\n%s", b.String())
 	}
+	rep.Results[3].Unfinished = 1 // a stalled run never meets a target
+	b.Reset()
+	if err := WriteEvaluation(&b, []*Report{rep}); err != nil || !strings.Contains(b.String(), "| 1200 ⚠ 1 unfinished | 1.13 ✓ | 1.20 ✗ | 0.80 ✗ |") {
+		t.Errorf("unfinished jobs not flagged (err %v):\n%s", err, b.String())
+	}
+	rep.Results[3].Unfinished = 0
 	rep.Label = "w9 what-if"
 	b.Reset()
 	if err := WriteEvaluation(&b, []*Report{rep}); err != nil || !strings.Contains(b.String(), "| w9 what-if |") {
