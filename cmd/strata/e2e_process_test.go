@@ -145,3 +145,88 @@ func TestE2ETwoDaemonsSignalsAndReload(t *testing.T) {
 		t.Errorf("last cycle %d policy %s enforce %v; want cycle 3 by the reloaded fifo policy, shadow", last.ID, last.Policy, last.Enforce)
 	}
 }
+
+// ownPostgres starts a throwaway Postgres this test alone may stop and
+// start, and returns its URL and the pg-test.sh runner.
+func ownPostgres(t *testing.T) (string, func(cmd string)) {
+	t.Helper()
+	dir, err := os.MkdirTemp("/tmp", "strata-pgfault-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(os.Getenv("STRATA_REPO_ROOT"), "scripts", "pg-test.sh")
+	if os.Getenv("STRATA_REPO_ROOT") == "" {
+		script = filepath.Join("..", "..", "scripts", "pg-test.sh")
+	}
+	pg := func(cmd string) {
+		t.Helper()
+		if out, err := exec.Command(script, cmd, dir).CombinedOutput(); err != nil {
+			t.Fatalf("pg-test.sh %s: %v\n%s", cmd, err, out)
+		}
+	}
+	pg("up")
+	t.Cleanup(func() { _ = exec.Command(script, "down", dir).Run() })
+	env, err := os.ReadFile(filepath.Join(dir, "env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(env), "\n") {
+		if v, ok := strings.CutPrefix(line, dbtest.EnvURL+"="); ok {
+			st := dbtest.Open(t, v, true) // migrate
+			st.Close()
+			return v, pg
+		}
+	}
+	t.Fatalf("no %s in %s/env", dbtest.EnvURL, dir)
+	return "", nil
+}
+
+// TestE2EEnforcePausesWhilePostgresIsDown: with Postgres stopped the
+// enforcing daemon cannot prove it holds the writer lock, so a job
+// submitted meanwhile is not touched; when Postgres is back the daemon
+// takes the lock again and writes it. The daemon never crashes.
+func TestE2EEnforcePausesWhilePostgresIsDown(t *testing.T) {
+	b := newE2EBed(t)
+	bin := buildStrata(t)
+	url, pg := ownPostgres(t)
+	t.Setenv("STRATA_DATABASE_URL", url)
+	hint := "strata: model=resnet50 batch=64 iters=100 gpus=2-3"
+	first := b.submit(t, "pgfault-a", "gpu:1", hint)
+	d := startDaemon(t, bin, "run", "--enforce", "--interval", "1s", "--max-backoff", "1s",
+		"--only-job-name-prefix", b.prefix, "--metrics-listen", "")
+	d.waitLog(t, "writer lock taken", 30*time.Second)
+	waitAdminComment(t, b, first, true, 30*time.Second)
+
+	pg("stop")
+	second := b.submit(t, "pgfault-b", "gpu:1", hint)
+	d.waitLog(t, "cycle failed", 30*time.Second)
+	time.Sleep(3 * time.Second) // several failed cycles
+	waitAdminComment(t, b, second, false, 0)
+
+	pg("start")
+	deadline := time.Now().Add(60 * time.Second)
+	for strings.Count(d.Logs(), "writer lock taken") < 2 && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+	}
+	waitAdminComment(t, b, second, true, 30*time.Second)
+	if err := d.stop(t, syscall.SIGTERM); err != nil {
+		t.Fatalf("daemon after SIGTERM: %v; logs:\n%s", err, d.Logs())
+	}
+}
+
+// waitAdminComment waits until job id carries (or, with timeout 0, checks
+// that it does not carry) a strata: admin comment.
+func waitAdminComment(t *testing.T, b *e2eBed, id int64, want bool, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		got := strings.Contains(b.cl.ShowJob(t, id)["AdminComment"], "strata:")
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %d: strata admin comment present=%v, want %v", id, got, want)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}
