@@ -18,6 +18,8 @@ type mcmkp struct {
 	null  []float64
 	cost  []float64
 	q     []float64
+	// bound is the best Lagrangian lower bound found by solveLagrange.
+	bound float64
 }
 
 func newMCMKP(r int, capacity []float64) *mcmkp {
@@ -180,8 +182,9 @@ func (m *mcmkp) solveLagrange(iters int) ([]int, []float64) {
 	scale := m.costScale()
 	var best []int
 	bestCost, bestLambda := math.Inf(1), make([]float64, m.R)
+	m.bound = math.Inf(-1)
 	for k := range iters {
-		m.priceChoice(lambda, relaxed, use)
+		m.bound = math.Max(m.bound, m.priceChoice(lambda, relaxed, use))
 		fixed := m.repair(relaxed, lambda)
 		if c := m.total(fixed); c < bestCost {
 			best, bestCost = fixed, c
@@ -224,9 +227,14 @@ func (m *mcmkp) costScale() float64 {
 }
 
 // priceChoice sets choice to each item's cheapest option under prices
-// lambda and accumulates the resource use.
-func (m *mcmkp) priceChoice(lambda []float64, choice []int, use []float64) {
+// lambda, accumulates the resource use, and returns the Lagrangian dual
+// value Σ_i min priced cost − Σ_r λ_r (a lower bound on the optimum).
+func (m *mcmkp) priceChoice(lambda []float64, choice []int, use []float64) float64 {
 	clear(use)
+	dual := 0.0
+	for _, l := range lambda {
+		dual -= l // prices are per unit of capacity share: λ·C/C
+	}
 	for i := range m.items() {
 		best, bestV := -1, m.null[i]
 		for o := m.first[i]; o < m.first[i+1]; o++ {
@@ -235,12 +243,14 @@ func (m *mcmkp) priceChoice(lambda []float64, choice []int, use []float64) {
 			}
 		}
 		choice[i] = best
+		dual += bestV
 		if best >= 0 {
 			for r := range m.R {
 				use[r] += m.q[best*m.R+r]
 			}
 		}
 	}
+	return dual
 }
 
 // fitsEmpty reports whether option o fits the whole capacity.

@@ -104,3 +104,27 @@ func TestMCMKPAgreesWithExhaustive(t *testing.T) {
 		t.Errorf("lagrange+repair mean gap %.4f, want ≤ 1%%", lagGap/cases)
 	}
 }
+
+// TestLagrangeGapLarge measures the Lagrangian + repair solution against
+// its own dual bound on large random instances (no exhaustive search is
+// possible there): the relative gap bounds the distance to the optimum.
+func TestLagrangeGapLarge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{200, 2000} {
+		m, _ := randomInstance(rng, n, 5)
+		for r := range m.cap {
+			m.cap[r] *= float64(n) / 8 // room for about a third of the jobs
+		}
+		x, _ := m.solveLagrange(lagrangeIters)
+		if !m.feasible(x) {
+			t.Fatalf("n=%d: infeasible", n)
+		}
+		m.solveLagrange(1000) // a longer run only to tighten the lower bound
+		gap := (m.total(x) - m.bound) / m.bound
+		t.Logf("n=%d: cost %.0f (%d iterations), dual bound %.0f (1000 iterations), gap ≤ %.3f%%",
+			n, m.total(x), lagrangeIters, m.bound, 100*gap)
+		if gap < -1e-9 || gap > 0.03 {
+			t.Errorf("n=%d: gap %.4f outside [0, 3%%]", n, gap)
+		}
+	}
+}
