@@ -2,6 +2,8 @@ package planner
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 )
 
@@ -114,8 +116,8 @@ func (o Options) withDefaults() Options {
 
 // Validate reports the first invalid option, naming the field.
 func (o Options) Validate() error {
-	for t, f := range o.GPUSpeed {
-		if f <= 0 {
+	for _, t := range slices.Sorted(maps.Keys(o.GPUSpeed)) {
+		if f := o.GPUSpeed[t]; f <= 0 {
 			return fmt.Errorf("gpu speed factor for %q is %v: must be > 0", t, f)
 		}
 	}
