@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/strata-hpc/strata/db"
@@ -258,16 +258,25 @@ func (d *daemon) flush(ctx context.Context) {
 
 // fingerprint identifies a stored decision for de-duplication: predictions
 // count to the 10 minutes, so a waiting job's row is refreshed as they move.
+// Built with strconv appends: it runs for every job of every cycle.
 func fingerprint(c db.CycleDecision) string {
 	outcome := c.Outcome
 	if outcome == string(slurm.Applied) || outcome == string(slurm.Unchanged) {
 		outcome = "in-effect" // "unchanged" after "applied" is the steady state
 	}
-	return fmt.Sprintf("%s|%d|%d|%d|%d|%d|%d|%v|%s|%s|%d|%d", c.Action, c.Workers, c.PS, c.GPUsPerNode,
-		c.NodeCount, c.Rank, c.Priority, c.Reasons, outcome, c.Guard,
-		c.PredictedStart.Truncate(10*time.Minute).Unix(), c.PredictedEnd.Truncate(10*time.Minute).Unix())
+	b := make([]byte, 0, 128)
+	b = append(b, c.Action...)
+	for _, n := range []int64{int64(c.Workers), int64(c.PS), int64(c.GPUsPerNode), int64(c.NodeCount),
+		int64(c.Rank), c.Priority, c.PredictedStart.Truncate(10 * time.Minute).Unix(),
+		c.PredictedEnd.Truncate(10 * time.Minute).Unix()} {
+		b = strconv.AppendInt(append(b, '|'), n, 10)
+	}
+	for _, r := range c.Reasons {
+		b = append(append(b, '|'), r...)
+	}
+	b = append(append(append(append(b, '|'), outcome...), '|'), c.Guard...)
+	return string(b)
 }
-
 // housekeeper is what the daemon's store may also do; *db.Store does.
 type housekeeper interface {
 	// PruneCycles deletes the audit trail older than cutoff.

@@ -84,7 +84,7 @@ func guardOne(d planner.Decision, j *planner.Job, o guardOptions) guarded {
 		g.Outcome, g.Guard = db.OutcomeHeld, guardHeld
 		return g
 	}
-	if h, ok, err := planner.ParseHints(j.Comment); ok && err == nil && h.NoRewrite {
+	if optedOut(j.Comment) {
 		g.Outcome, g.Guard = db.OutcomeHeld, guardOptOut
 		return g
 	}
@@ -137,6 +137,26 @@ func applyHysteresis(g guarded, j planner.Job, o guardOptions) guarded {
 		g.Write, g.Outcome = false, "unchanged"
 	}
 	return g
+}
+
+// optedOut reports a valid hint with rewrite=no. The planner already keeps
+// such jobs; this is the daemon's own check. The substring test spares
+// parsing every comment of every cycle.
+func optedOut(comment string) bool {
+	if !containsFold(comment, "rewrite") {
+		return false
+	}
+	h, ok, err := planner.ParseHints(comment)
+	return ok && err == nil && h.NoRewrite
+}
+
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
 }
 
 func abs(x int) int {

@@ -32,6 +32,7 @@ func (d *daemon) record(snap *planner.Snapshot, p planner.Plan, jobs map[int64]*
 	for _, r := range rep.Results {
 		results[r.JobID] = r
 	}
+	rec.Decisions = make([]db.CycleDecision, 0, len(p.Decisions))
 	seen := make(map[int64]bool, len(p.Decisions))
 	for i, dc := range p.Decisions {
 		v := verdicts[i]
