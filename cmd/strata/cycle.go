@@ -277,6 +277,7 @@ func fingerprint(c db.CycleDecision) string {
 	b = append(append(append(append(b, '|'), outcome...), '|'), c.Guard...)
 	return string(b)
 }
+
 // housekeeper is what the daemon's store may also do; *db.Store does.
 type housekeeper interface {
 	// PruneCycles deletes the audit trail older than cutoff.
