@@ -38,13 +38,13 @@ func collectCommand() *cli.Command {
 		Name:  "collect",
 		Usage: "sample GPUs (DCGM, NVML, dcgm-exporter or a replay) into Postgres, with GPU→job attribution",
 		Description: "Every --interval, reads one sample per GPU from --source, works out which Slurm job\n" +
-			"holds each GPU (--mapping-dir, --schedule, or the exporter's hpc_job labels), and writes\n" +
+			"holds each GPU (--slurm-mapping, --mapping-dir, --schedule, or the exporter's hpc_job labels), and writes\n" +
 			"samples and assignments in batches with COPY. While Postgres is unreachable batches go to\n" +
 			"a bounded, fsynced --spool-file and are replayed in order when it returns. Per-job energy\n" +
 			"rollups are refreshed every --rollup-every and at exit.\n\n" +
 			"Example (demo data): strata collect --source replay --replay-file dcgm/testdata/recording.jsonl \\\n" +
 			"    --schedule dcgm/testdata/schedule.json",
-		Flags:  append(collectFlags(), databaseFlags()...),
+		Flags:  append(append(collectFlags(), databaseFlags()...), slurmMapperFlags()...),
 		Action: runCollect,
 	}
 }
@@ -83,7 +83,7 @@ func defaultSpoolPath() string {
 
 // gpuJobMapper says which jobs hold which GPUs at a moment. Implementations:
 // the prolog/epilog mapping directory, a recorded schedule (replays), the
-// exporter's hpc_job labels, and (later) the Slurm queue's gres_detail.
+// exporter's hpc_job labels, and the Slurm queue's gres_detail (collect_slurm.go).
 type gpuJobMapper interface {
 	// Mapping returns the holdings at now; samples are the GPUs just read.
 	Mapping(ctx context.Context, now time.Time, samples []dcgm.Sample) (gpuMapping, error)
@@ -170,8 +170,11 @@ func runCollect(c *cli.Context) error {
 // paced is true when the source keeps its own time (replay).
 func collectSource(c *cli.Context) (dcgm.Source, gpuJobMapper, bool, func(), error) {
 	noop := func() {}
-	var mapper gpuJobMapper
-	if d := c.String(flagMappingDir); d != "" {
+	mapper, err := newSlurmMapper(c)
+	if err != nil {
+		return nil, nil, false, noop, err
+	}
+	if d := c.String(flagMappingDir); d != "" && mapper == nil {
 		h, err := hostName(c)
 		if err != nil {
 			return nil, nil, false, noop, err
