@@ -70,7 +70,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		},
 		// Errors (and exit codes) are reported once, by main.
 		ExitErrHandler: func(*cli.Context, error) {},
-		Commands: withConfig(commands()),
+		Commands:       withConfig(commands()),
 	}
 	cli.VersionPrinter = func(c *cli.Context) {
 		fmt.Fprintf(c.App.Writer, "strata %s (commit %s)\n", version, commit)
