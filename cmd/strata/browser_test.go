@@ -259,6 +259,16 @@ func TestBrowserPagesMatchCLI(t *testing.T) {
 	if errs := consoleErrors(); len(errs) > 0 {
 		t.Errorf("browser reported errors:\n%s", strings.Join(errs, "\n"))
 	}
+	// Self-check: the listener does see an error when there is one.
+	eval(`console.error("strata-selfcheck"); "ok"`)
+	seen := false
+	for i := 0; i < 40 && !seen; i++ {
+		seen = strings.Contains(strings.Join(consoleErrors(), "\n"), "strata-selfcheck")
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !seen {
+		t.Errorf("console listener missed a console.error: the no-error check above proves nothing")
+	}
 	if !strings.Contains(users, "bob|1|") || strings.Contains(idle, "|0.000|0.0") {
 		t.Errorf("the stalled job shows no idle energy:\n%s%s", users, idle)
 	}
