@@ -8,20 +8,28 @@ import (
 )
 
 // start places a pending job with the decision's shape (GPUsPerNode ×
-// NodeCount, else Workers anywhere, else the job's own request). A shape
-// that does not fit the free GPUs is a policy error: the job stays pending
-// and the start is counted in Result.RejectedStarts.
+// NodeCount, else Workers anywhere, else the job's own request) and holds
+// its burst-buffer bytes in the pool until it ends or is preempted. A shape
+// that does not fit the free GPUs (or data that does not fit the pool) is a
+// policy error: the job stays pending and the start is counted in
+// Result.RejectedStarts.
 func (e *engine) start(i int, d *planner.Decision, t float64) bool {
 	j := &e.jobs[i]
 	per, count, total := d.GPUsPerNode, d.NodeCount, shapeGPUs(d)
 	if total <= 0 {
 		per, count, total = j.pj.GPUsPerNode, j.pj.Nodes, j.tj.GPUs
 	}
+	bb := j.pj.BurstBufferBytes
+	if bb > 0 && e.cl.bbUsed+bb > e.cl.spec.BurstBufferBytes {
+		e.res.RejectedStarts++ // the pool cannot hold the job's data now
+		return false
+	}
 	slots, ok := e.cl.place(i+1, per, count, total, d.Placement)
 	if !ok {
 		e.res.RejectedStarts++
 		return false
 	}
+	e.cl.bbUsed += bb
 	j.slots, j.gpus = slots, total
 	j.view = nil
 	j.dur = e.duration(j, total)
@@ -51,6 +59,7 @@ func (e *engine) duration(j *job, w int) float64 {
 func (e *engine) preempt(i int) {
 	j := &e.jobs[i]
 	e.cl.release(j.slots)
+	e.cl.bbUsed -= j.pj.BurstBufferBytes
 	j.slots, j.gpus, j.phase = nil, 0, phasePending
 	j.view = nil
 	j.penalty = e.cfg.RestartPenalty.Seconds()
@@ -120,6 +129,7 @@ func (e *engine) keepOrPreempt(i int, old []slot) {
 	}
 	j.slots = nil
 	j.view = nil
+	e.cl.bbUsed -= j.pj.BurstBufferBytes
 	e.running = slices.DeleteFunc(e.running, func(x int) bool { return x == i })
 	j.gpus, j.phase = 0, phasePending
 	j.penalty = e.cfg.RestartPenalty.Seconds()

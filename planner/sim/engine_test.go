@@ -49,6 +49,7 @@ func TestRunHandComputed(t *testing.T) {
 		trace  string
 		policy string
 		p      planner.Policy
+		pool   int64
 		want   summary
 	}{{
 		// t=0: a starts (b needs 4, only 2 free); t=60: c starts, ends 70;
@@ -61,13 +62,20 @@ func TestRunHandComputed(t *testing.T) {
 		name: "oversized job dropped", trace: threeJobs + "d,0,10,5\n", policy: "fifo-test", p: greedy{},
 		want: summary{Jobs: 3, AvgJCT: 103.3, AvgQueue: 50, Makespan: 170, Util: 0.6029, KWh: 0.009, Dropped: 1},
 	}, {
+		// Burst buffer: a (80 B) and b (50 B) do not fit a 100 B pool
+		// together; b's starts at 0 and 60 are refused, it runs 120..130.
+		// c (200 B) can never fit the pool: dropped.
+		name: "burst-buffer pool", policy: "fifo-test", p: greedy{}, pool: 100,
+		trace: "job_id,submit_time,duration_s,gpus,bb_bytes\na,0,100,2,80\nb,0,10,1,50\nc,0,10,1,200\n",
+		want:  summary{Jobs: 2, AvgJCT: 115, AvgQueue: 60, Makespan: 130, Util: 0.4038, KWh: 0.005, Rejected: 2, Dropped: 1},
+	}, {
 		// A policy that never starts anything stalls at once; all 3 unfinished.
 		name: "stall", trace: threeJobs, policy: "idle-test", p: scripted{},
 		want: summary{Unfinished: 3},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := Config{Cluster: ClusterSpec{Nodes: 2, GPUsPerNode: 2, GPUType: "t4"}}
+			cfg := Config{Cluster: ClusterSpec{Nodes: 2, GPUsPerNode: 2, GPUType: "t4", BurstBufferBytes: tc.pool}}
 			r, err := Run(context.Background(), cfg, mustTrace(t, tc.trace), tc.policy, tc.p)
 			if err != nil {
 				t.Fatal(err)

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -77,7 +78,7 @@ func newEngine(cfg Config, tr *Trace, name string, p planner.Policy) *engine {
 		j := &e.jobs[i]
 		j.tj, j.firstStart, j.remaining = tj, -1, 1
 		j.pj = e.requestView(int64(i+1), tj)
-		if tj.GPUs > total {
+		if tj.GPUs > total || (cfg.Cluster.BurstBufferBytes > 0 && tj.BBBytes > cfg.Cluster.BurstBufferBytes) {
 			j.phase = phaseDropped
 			e.res.Dropped++
 		}
@@ -101,6 +102,10 @@ func (e *engine) requestView(id int64, tj *TraceJob) planner.Job {
 		MemoryMB: int64(tj.GPUs) * (spec.MemoryMBPerNode / int64(spec.GPUsPerNode)),
 		Comment:  e.cfg.Range.comment(e.cfg.Truth, tj, spec.TotalGPUs()),
 	}
+	if tj.BBBytes > 0 && spec.BurstBufferBytes > 0 {
+		pj.BurstBuffer = fmt.Sprintf("#BB capacity=%d", tj.BBBytes)
+		pj.BurstBufferPool, pj.BurstBufferBytes = "bb", tj.BBBytes
+	}
 	if pj.Name == "" {
 		pj.Name = "job-" + tj.ID
 	}
@@ -123,6 +128,7 @@ func (e *engine) advance(t float64) {
 		if end := j.endAt(); end <= t {
 			e.account(j, end-j.lastT)
 			e.cl.release(j.slots)
+			e.cl.bbUsed -= j.pj.BurstBufferBytes
 			j.slots, j.phase, j.end, j.remaining = nil, phaseDone, end, 0
 			e.done++
 			e.changed = true

@@ -30,6 +30,9 @@ type TraceJob struct {
 	User       string
 	Name       string
 	CPUs       int
+	// BBBytes is the burst-buffer capacity the job stages its data into
+	// (column bb_bytes; 0 = none).
+	BBBytes int64
 	// Published holds per-job JCTs other schedulers published for this
 	// trace, by column name without the "jct_" prefix (e.g. "pollux").
 	Published map[string]float64
@@ -73,7 +76,7 @@ var requiredColumns = []string{"job_id", "submit_time", "duration_s", "gpus"}
 
 // ReadTrace parses a CSV trace with at least job_id, submit_time,
 // duration_s and gpus columns; model, batch_size, nodes, user, job_name
-// (or name), iterations, cpus, gpu_milli and jct_* columns are used when
+// (or name), iterations, cpus, bb_bytes, gpu_milli and jct_* columns are used when
 // present; other columns are ignored. Rows with gpus=0 are counted as
 // CPU-only and dropped; a fractional GPU (gpu_milli < 1000) counts as one
 // GPU. Jobs are returned sorted by (submit time, row order).
@@ -91,7 +94,8 @@ func ReadTrace(r io.Reader, o ReadOptions) (*Trace, error) {
 	}
 	for _, c := range requiredColumns {
 		if _, ok := cols[c]; !ok {
-			return nil, fmt.Errorf("read trace header: missing column %q (need %s)", c, strings.Join(requiredColumns, ","))
+			return nil, fmt.Errorf("read trace header: missing column %q (a job trace needs %s; this file has %s)",
+				c, strings.Join(requiredColumns, ","), headerSample(header))
 		}
 	}
 	t := &Trace{}
@@ -120,6 +124,14 @@ func ReadTrace(r io.Reader, o ReadOptions) (*Trace, error) {
 	}
 	sort.SliceStable(t.Jobs, func(a, b int) bool { return t.Jobs[a].Submit < t.Jobs[b].Submit })
 	return t, nil
+}
+
+// headerSample lists the first header names, for error messages.
+func headerSample(h []string) string {
+	if len(h) > 6 {
+		return strings.Join(h[:6], ",") + ",..."
+	}
+	return strings.Join(h, ",")
 }
 
 // rowReader extracts typed fields of one row, remembering the first error.
@@ -184,6 +196,7 @@ func parseRow(rec []string, width int, cols map[string]int, line int) (TraceJob,
 		User:       r.str("user"),
 		Name:       r.str("job_name"),
 		CPUs:       int(math.Ceil(r.float("cpus", false))), // fractional in Alibaba (cpu_milli/1000)
+		BBBytes:    r.int("bb_bytes", false),
 	}
 	if j.Name == "" {
 		j.Name = r.str("name")
