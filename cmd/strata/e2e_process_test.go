@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -228,5 +229,45 @@ func waitAdminComment(t *testing.T, b *e2eBed, id int64, want bool, timeout time
 			t.Fatalf("job %d: strata admin comment present=%v, want %v", id, got, want)
 		}
 		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+// TestE2EEnvInsideJob: a job script runs `strata env` inside the real
+// cluster after the daemon rewrote the job; it sees the decision as shell
+// exports (read with scontrol, no credentials).
+func TestE2EEnvInsideJob(t *testing.T) {
+	b := newE2EBed(t)
+	root := filepath.Join(os.Getenv("SLURM_TEST_DIR"), "root")
+	if os.Getenv("SLURM_TEST_DIR") == "" {
+		root = "/var/cache/strata-test/slurm/root"
+	}
+	name := "strata-" + strings.TrimSuffix(b.prefix, "-")
+	bin := filepath.Join(root, "tmp", name)
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { os.Remove(bin); os.Remove(bin + ".out") })
+	id := b.cl.SbatchAs(t, "alice", "-J", b.prefix+"env", "-o", "/dev/null", "--gres=gpu:1", "-t", "5",
+		"--begin=now+1hour", "--comment=strata: model=resnet50 batch=64 iters=100 gpus=2-3",
+		"--wrap=/tmp/"+name+" env > /tmp/"+name+".out 2>&1")
+	b.strata(t, context.Background(), "run", "--enforce", "--cycles", "1", "--only-job-name-prefix", b.prefix,
+		"--metrics-listen", "")
+	d := latestDecision(t, b, id)
+	b.cl.MustExec(t, "scontrol", "update", "jobid="+strconv.FormatInt(id, 10), "StartTime=now")
+	if st := b.cl.WaitState(t, id, "COMPLETED", 90*time.Second); st != "COMPLETED" {
+		t.Fatalf("job %d: %s", id, st)
+	}
+	out, err := os.ReadFile(bin + ".out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("strata env inside job %d:\n%s", id, out)
+	for _, want := range []string{"export STRATA_DECIDED=1", "export STRATA_WORKERS=" + strconv.Itoa(d.Workers),
+		"export STRATA_CYCLE=1", "export STRATA_JOB_ID=" + strconv.FormatInt(id, 10), "# source: scontrol"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("strata env output lacks %q", want)
+		}
 	}
 }
