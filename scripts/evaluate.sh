@@ -39,11 +39,13 @@ for w in 1 2 3 4 5 6; do
 	"$bin" simulate --trace "$peers/$name.csv" "${common[@]}" --policy fifo,sjf,tiresias,optimus,smd \
 		--plot "$img/$name" >"$img/$name/summary.json"
 	"$bin" simulate --trace "$peers/$name.csv" "${common[@]}" --policy smd --gpu-range 2 \
-		--label "$name, smd, users allow up to 2× (what-if)" >"$img/$name/smd-range2.json"
+		--label "$name, users allow up to 2× the request (what-if)" >"$img/$name/smd-range2.json"
+	"$bin" simulate --trace "$peers/$name.csv" "${common[@]}" --policy smd-elastic \
+		--label "$name, resizes running jobs (what-if, impossible on Slurm)" >"$img/$name/smd-elastic.json"
 	"$bin" simulate --trace "$peers/$name.csv" "${common[@]}" --policy tiresias --tiresias-threshold 0 \
-		--label "$name, tiresias with the planner's default 1 GPU-h threshold" >"$img/$name/tiresias-1gpuh.json"
+		--label "$name, the planner's default 1 GPU-h threshold" >"$img/$name/tiresias-1gpuh.json"
 	main+=("$img/$name/summary.json")
-	whatif+=("$img/$name/smd-range2.json" "$img/$name/tiresias-1gpuh.json")
+	whatif+=("$img/$name/smd-range2.json" "$img/$name/smd-elastic.json" "$img/$name/tiresias-1gpuh.json")
 done
 
 bench="not run (STRATA_EVAL_BENCH=0)"
@@ -64,7 +66,7 @@ fi
 	echo
 	echo "### What-ifs and configuration checks"
 	echo
-	"$bin" simulate --markdown "${whatif[@]}" | sed -n '1,/^Average JCT/p'
+	"$bin" simulate --markdown --whatif "${whatif[@]}"
 	echo
 	sed -n '/^## gaps$/,/^## end-gaps$/p' "$0" | sed '1d;$d'
 	echo

@@ -59,6 +59,7 @@ func simulateFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "skip-unchanged", Usage: "plan fifo/smd/... only when the cluster changed (faster on large traces; exact for policies without aging)"},
 		&cli.IntFlag{Name: "parallel", Value: min(2, runtime.GOMAXPROCS(0)), Usage: "policies simulated at once"},
 		&cli.StringFlag{Name: "label", Hidden: true, Usage: "name of the run in --markdown tables"},
+		&cli.BoolFlag{Name: "whatif", Hidden: true, Usage: "with --markdown: one row per policy run (variants)"},
 		&cli.BoolFlag{Name: "markdown", Hidden: true, Usage: "write the evaluation tables from the JSON reports given as arguments"},
 	}
 }
@@ -234,6 +235,9 @@ func simMarkdown(c *cli.Context) error {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		reps = append(reps, r)
+	}
+	if c.Bool("whatif") {
+		return sim.WriteWhatIfs(c.App.Writer, reps)
 	}
 	return sim.WriteEvaluation(c.App.Writer, reps)
 }

@@ -18,6 +18,6 @@
 // per-GPU-type idle/busy power model (PowerModel).
 //
 // Determinism: a run is a pure function of (trace, config, seed, policy);
-// the same inputs give byte-identical JSON. Nothing here reads the wall
-// clock except the optional progress callback.
+// the same inputs give byte-identical JSON. The wall clock is read only to
+// measure Result.PlanTime (not part of the JSON) and by the progress bar.
 package sim

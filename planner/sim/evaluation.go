@@ -62,6 +62,25 @@ func WriteEvaluation(w io.Writer, reps []*Report) error {
 	return nil
 }
 
+// WriteWhatIfs writes one row per policy run of the reports (variants
+// and what-ifs), with the ratios to the published Tiresias and Pollux.
+func WriteWhatIfs(w io.Writer, reps []*Report) error {
+	var b strings.Builder
+	b.WriteString("| run | policy | avg JCT s | / pub. Tiresias | / pub. Pollux | preempt. | resizes | anomalies |\n")
+	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n")
+	for _, r := range reps {
+		for _, x := range r.Results {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %d | %s |\n", r.name(), x.Policy, avg(x),
+				ratio(x, r.Published["tiresias"], nil), ratio(x, r.Published["pollux"], nil),
+				x.Preemptions, x.Resizes, flags(x))
+		}
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("write what-ifs: %w", err)
+	}
+	return nil
+}
+
 func withinTolerance(q float64) bool { return math.Abs(q-1) <= PeerTolerance }
 
 // writeDetail writes every metric of one report.

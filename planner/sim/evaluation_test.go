@@ -45,6 +45,11 @@ func TestWriteEvaluation(t *testing.T) {
 		t.Errorf("unfinished jobs not flagged (err %v):\n%s", err, b.String())
 	}
 	rep.Results[3].Unfinished = 0
+	b.Reset()
+	if err := WriteWhatIfs(&b, []*Report{rep}); err != nil ||
+		!strings.Contains(b.String(), "| pollux_workload9 | optimus | 2400 | 1.60 | 2.40 | 0 | 0 | - |") {
+		t.Errorf("what-if rows (err %v):\n%s", err, b.String())
+	}
 	rep.Label = "w9 what-if"
 	b.Reset()
 	if err := WriteEvaluation(&b, []*Report{rep}); err != nil || !strings.Contains(b.String(), "| w9 what-if |") {
