@@ -377,3 +377,17 @@ func (s *Store) loadJobDecisions(ctx context.Context, jr *JobReport) error {
 	})
 	return interpretError("job report decisions", err)
 }
+
+// ReportFreshness returns how far the report rollups reach (the last
+// allocated instant rolled up) and how far GPU assignments reach (now while
+// one is open); zero times when there are none. Reports are stale when the
+// second is well past the first: run RefreshReportRollups.
+func (s *Store) ReportFreshness(ctx context.Context) (rolledUp, activity time.Time, err error) {
+	q, err := s.q.get("ReportFreshness")
+	if err != nil {
+		return rolledUp, activity, err
+	}
+	var r, a *time.Time
+	err = s.pool.QueryRow(ctx, q).Scan(&r, &a)
+	return utcOrZero(r), utcOrZero(a), interpretError("report freshness", err)
+}

@@ -279,6 +279,10 @@ func TestDecisionReportAndJobReport(t *testing.T) {
 		t.Errorf("job 104: %d GPUs, %d decisions, %d points, user %q, %.0f GPU-s; want 3, 1, >0, carol, 270",
 			len(jr.GPUs), len(jr.Decisions), len(jr.Series), jr.User, jr.Totals.GPUSeconds)
 	}
+	rolled, activity, err := s.ReportFreshness(ctx)
+	if end := demoT0.Add(6 * time.Minute); err != nil || !rolled.Equal(end) || !activity.Equal(end) {
+		t.Errorf("freshness = %v, %v, %v; want both %v", rolled, activity, err, end)
+	}
 	if _, err := s.JobReport(ctx, 999); !errors.Is(err, db.ErrNotFound) {
 		t.Errorf("unknown job: err = %v, want ErrNotFound", err)
 	}

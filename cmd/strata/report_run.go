@@ -38,6 +38,7 @@ func runEnergyReport(c *cli.Context, open openSourceFunc) error {
 	if err != nil {
 		return err
 	}
+	warnIfStale(c, src, a.Filter.To, a.Loc)
 	sortEnergyRows(rows)
 	out := energyOutputs(rows, f)
 	if a.Mode.JSON {
@@ -172,5 +173,47 @@ func refreshCommand(open openSourceFunc) *cli.Command {
 				Msg("report rollups refreshed")
 			return nil
 		},
+	}
+}
+
+// freshnessReporter tells how far the report rollups reach (*db.Store).
+type freshnessReporter interface {
+	ReportFreshness(ctx context.Context) (rolledUp, activity time.Time, err error)
+}
+
+// staleAfter is how far GPU activity may run ahead of the rollups before
+// reports warn (the collector refreshes every few minutes).
+const staleAfter = 15 * time.Minute
+
+// staleness returns a sentence when GPU activity before end has not been
+// rolled up yet (the report would miss it), else "".
+func staleness(ctx context.Context, src reportSource, end time.Time, loc *time.Location) string {
+	f, ok := src.(freshnessReporter)
+	if !ok {
+		return ""
+	}
+	rolled, activity, err := f.ReportFreshness(ctx)
+	if err != nil {
+		return ""
+	}
+	if activity.After(end) {
+		activity = end
+	}
+	if activity.Sub(rolled) <= staleAfter {
+		return ""
+	}
+	upTo := "nothing yet"
+	if !rolled.IsZero() {
+		upTo = rolled.In(loc).Format("2006-01-02 15:04")
+	}
+	return fmt.Sprintf("the report rollups reach %s but GPUs were in use until %s: numbers after that are missing "+
+		"until `strata report refresh` runs", upTo, activity.In(loc).Format("2006-01-02 15:04"))
+}
+
+// warnIfStale logs staleness as a warning.
+func warnIfStale(c *cli.Context, src reportSource, end time.Time, loc *time.Location) {
+	if msg := staleness(c.Context, src, end, loc); msg != "" {
+		lg := logger(c)
+		lg.Warn().Msg(msg)
 	}
 }

@@ -94,6 +94,7 @@ type overviewData struct {
 	Step     string
 	Chart    seriesChart
 	Tables   []webTable
+	Stale    string // non-empty: the rollups lag behind the GPU activity
 }
 
 func (s *webServer) overview(w http.ResponseWriter, r *http.Request) {
@@ -127,6 +128,7 @@ func (s *webServer) overview(w http.ResponseWriter, r *http.Request) {
 	if len(total) > 0 {
 		d.Total, d.HasTotal = total[0], true
 	}
+	d.Stale = staleness(ctx, s.cfg.Source, a.Filter.To, a.Loc)
 	d.Chart = chartOf(d.Step, series, a.Filter.From, a.Filter.To, a.Loc)
 	d.Tables = s.overviewTables(series, users, accounts, idleJobs(jobs, 10), decisions)
 	s.render(w, r, http.StatusOK, "overview", d)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -186,6 +187,32 @@ func TestBasicAuth(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != tc.want {
 			t.Errorf("%s:%s → %d, want %d", tc.user, tc.pass, resp.StatusCode, tc.want)
+		}
+	}
+}
+
+// staleFake's rollups stop at 23:00 while GPUs ran until 03:00.
+type staleFake struct{ *fakeSource }
+
+func (staleFake) ReportFreshness(context.Context) (time.Time, time.Time, error) {
+	return time.Date(2026, 11, 20, 23, 0, 0, 0, time.UTC), time.Date(2026, 11, 21, 3, 0, 0, 0, time.UTC), nil
+}
+
+func TestStaleRollupsAreShown(t *testing.T) {
+	for _, tc := range []struct {
+		src  reportSource
+		want bool
+	}{{demoFake(), false}, {staleFake{demoFake()}, true}} {
+		h, err := newWebServer(webConfig{Source: tc.src, Location: time.UTC, Log: zerolog.Nop()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(h)
+		_, _, page := get(t, srv.URL+"/?start=2026-11-20T22:00&end=2026-11-21T03:00")
+		srv.Close()
+		got := strings.Contains(page, `id="stale">Incomplete: the report rollups reach 2026-11-20 23:00 but GPUs were in use until 2026-11-21 03:00`)
+		if got != tc.want {
+			t.Errorf("%T: stale notice shown = %v, want %v", tc.src, got, tc.want)
 		}
 	}
 }

@@ -181,3 +181,9 @@ SELECT d.cycle_id, c.started_at, d.action, array_to_string(d.reasons, ','),
 FROM plan_decision d JOIN plan_cycle c ON c.cycle_id = d.cycle_id
 WHERE d.job_id = $1
 ORDER BY d.cycle_id;
+
+-- name: ReportFreshness
+-- End of the rolled-up time and end of the assignment activity (open
+-- assignments count as now), for the staleness warning of the reports.
+SELECT (SELECT max(t_hi) FROM job_gpu_hour),
+       (SELECT max(coalesce(t_to, now())) FROM gpu_assignment);
