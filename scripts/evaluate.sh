@@ -134,6 +134,11 @@ refused or could not finish (rejected starts/resizes, unfinished jobs), so no av
   bound for what ordering alone can do; compare it with smd per workload. `smd` sees the true
   remaining work through its hints (`iters=`, the same curves as the truth), as Pollux and the
   artifact's Optimus+Oracle see theirs; Tiresias needs none.
+- **What-ifs.** Allowing users' ranges up to 2 × the request does not help smd on most workloads
+  (it starts fewer jobs at once). `smd-elastic`, the what-if that may resize running jobs
+  (impossible on Slurm, labelled as such), is 1–4 × the published Tiresias here; it is a
+  prototype whose resize rule we have not analysed yet, so no conclusion about elasticity should be
+  drawn from it.
 - **Energy** follows utilization and makespan: with a 10 W idle and 70 W busy T4 most of the
   energy is the busy GPU-hours of the workload, which no policy changes much; policies that
   finish sooner save idle energy, and a policy that leaves GPUs idle for days (our Optimus)
@@ -194,7 +199,8 @@ strata simulate --trace ../shared/traces/peers/pollux_workload6.csv \
 
 Any trace with `job_id,submit_time,duration_s,gpus` columns works (every file in
 `../shared/traces` and `peers/`); `model`, `batch_size`, `nodes`, `user`, `job_name`/`name`,
-`iterations`, `cpus` and `jct_*` (published JCTs) are used when present, other columns ignored,
+`iterations`, `cpus`, `bb_bytes` (burst-buffer data, with `--burst-buffer`) and `jct_*`
+(published JCTs) are used when present, other columns ignored,
 CPU-only rows (gpus = 0) dropped and counted. A malformed row stops the run with its line number
 and column (`line 3: column duration_s: ...`, exit status 2), or is dropped and counted with
 `--skip-bad`. Jobs larger than the cluster are dropped and counted. Other options:
