@@ -216,3 +216,21 @@ func TestStaleRollupsAreShown(t *testing.T) {
 		}
 	}
 }
+
+func TestEmptyDatabasePages(t *testing.T) {
+	h, err := newWebServer(webConfig{Source: &fakeSource{}, Location: time.UTC, Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	code, _, page := get(t, srv.URL+"/")
+	if code != 200 || !strings.Contains(page, "No GPU time recorded in this window.") ||
+		!strings.Contains(page, `"x":[`) || strings.Count(page, "No data in this window.") != 5 {
+		t.Errorf("empty overview = %d:\n%.2000s", code, page)
+	}
+	code, _, body := get(t, srv.URL+"/api/energy")
+	if code != 200 || !strings.Contains(body, `"rows": []`) {
+		t.Errorf("empty /api/energy = %d: %s", code, body)
+	}
+}
