@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"testing"
 
@@ -15,9 +16,14 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.json")
 
-// tinyReport runs every registered policy on the tiny trace (4 nodes × 4 T4,
-// Pollux curves for cifar10 and ncf) and renders the --json document.
-func tinyReport(t *testing.T, seed int64) ([]byte, *Report) {
+// goldenPolicies are pinned by the golden file: the simple baselines, whose
+// plans should not change when the planner's tuned policies (smd, optimus,
+// tiresias) are improved; those are checked by TestPoliciesAreApplicable.
+var goldenPolicies = []string{"fifo", "sjf"}
+
+// tinyReport runs the policies on the tiny trace (4 nodes × 4 T4, Pollux
+// curves for cifar10 and ncf) and renders the --json document.
+func tinyReport(t *testing.T, seed int64, policies []string, extra ...planner.Policy) ([]byte, *Report) {
 	t.Helper()
 	f, err := os.Open("testdata/tiny.csv")
 	if err != nil {
@@ -35,10 +41,17 @@ func tinyReport(t *testing.T, seed int64) ([]byte, *Report) {
 	cfg := Config{Cluster: cs, Seed: seed, Truth: Truth{Scaling: readScalingFile(t, "testdata/tiny_scaling.csv")}}
 	rep := &Report{Trace: "testdata/tiny.csv", Cluster: cs.String(), IntervalS: 60, Seed: seed,
 		TraceJobs: len(tr.Jobs), Published: Published(tr)}
-	for _, name := range planner.PolicyNames() {
+	for _, name := range policies {
 		r, err := RunNamed(context.Background(), cfg, tr, name)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
+		}
+		rep.Results = append(rep.Results, r)
+	}
+	for n, p := range extra {
+		r, err := Run(context.Background(), cfg, tr, fmt.Sprintf("test-policy-%d", n+1), p)
+		if err != nil {
+			t.Fatal(err)
 		}
 		rep.Results = append(rep.Results, r)
 	}
@@ -49,10 +62,12 @@ func tinyReport(t *testing.T, seed int64) ([]byte, *Report) {
 	return buf.Bytes(), rep
 }
 
-// TestGoldenTiny pins the summary of every policy on the tiny trace.
+// TestGoldenTiny pins the simulator's summary of the baseline policies and
+// of an in-test greedy policy on the tiny trace.
 // Regenerate with: go test ./planner/sim -run Golden -update
 func TestGoldenTiny(t *testing.T) {
-	got, _ := tinyReport(t, 1)
+	half := greedy{want: func(j *planner.Job) int { return max(1, j.GPUs()/2) }} // elastic starts
+	got, _ := tinyReport(t, 1, goldenPolicies, greedy{}, half)
 	const golden = "testdata/tiny.golden.json"
 	if *update {
 		if err := os.WriteFile(golden, got, 0o644); err != nil {
@@ -70,8 +85,8 @@ func TestGoldenTiny(t *testing.T) {
 
 // TestDeterministic: the same seed gives byte-identical JSON.
 func TestDeterministic(t *testing.T) {
-	a, _ := tinyReport(t, 7)
-	b, _ := tinyReport(t, 7)
+	a, _ := tinyReport(t, 7, planner.PolicyNames())
+	b, _ := tinyReport(t, 7, planner.PolicyNames())
 	if !bytes.Equal(a, b) {
 		t.Errorf("two runs with seed 7 differ:\n%s", cmp.Diff(string(a), string(b)))
 	}
@@ -81,7 +96,7 @@ func TestDeterministic(t *testing.T) {
 // a preempt/resize from a policy held to production honesty (smd, fifo,
 // ...), decisions whose shape does not fit, and jobs left unfinished.
 func TestPoliciesAreApplicable(t *testing.T) {
-	_, rep := tinyReport(t, 1)
+	_, rep := tinyReport(t, 1, planner.PolicyNames())
 	for _, r := range rep.Results {
 		if r.HonestyViolations > 0 {
 			t.Errorf("%s: %d preempt/resize decisions, but it may only shape pending jobs", r.Policy, r.HonestyViolations)
