@@ -41,6 +41,7 @@ const (
 	flagReportPartition = "partition"
 	flagReportJobs      = "jobs"
 	flagReportParsable  = "parsable2"
+	flagReportTrailing  = "parsable"
 	flagReportNoHeader  = "noheader"
 	flagReportFormat    = "format"
 	flagReportJSON      = "json"
@@ -85,6 +86,7 @@ func reportFlags(defaultBy string) []cli.Flag {
 		&cli.StringSliceFlag{Name: flagReportPartition, Aliases: []string{"r"}, Usage: "only these partitions"},
 		&cli.StringSliceFlag{Name: flagReportJobs, Aliases: []string{"j"}, Usage: "only these job ids"},
 		&cli.BoolFlag{Name: flagReportParsable, Aliases: []string{"P"}, Usage: "'|'-separated output with a header"},
+		&cli.BoolFlag{Name: flagReportTrailing, Aliases: []string{"p"}, Usage: "like -P with a '|' at the end of each line"},
 		&cli.BoolFlag{Name: flagReportNoHeader, Aliases: []string{"n"}, Usage: "no header line"},
 		&cli.StringFlag{Name: flagReportFormat, Aliases: []string{"o"}, Usage: "fields to print: Field[%[-]width],... (case-insensitive)"},
 		&cli.BoolFlag{Name: flagReportJSON, Usage: "print JSON"},
@@ -143,8 +145,9 @@ func parseReportArgs(c *cli.Context, now time.Time) (reportArgs, error) {
 	if a.By, err = db.ParseReportDims(c.StringSlice(flagReportBy)); err != nil {
 		return a, usageError(err)
 	}
-	a.Mode = outputMode{Parsable: c.Bool(flagReportParsable), NoHeader: c.Bool(flagReportNoHeader),
-		JSON: c.Bool(flagReportJSON), Format: c.String(flagReportFormat)}
+	a.Mode = outputMode{Parsable: c.Bool(flagReportParsable), Trailing: c.Bool(flagReportTrailing),
+		NoHeader: c.Bool(flagReportNoHeader),
+		JSON:     c.Bool(flagReportJSON), Format: c.String(flagReportFormat)}
 	return a, nil
 }
 

@@ -20,6 +20,7 @@ type field[R any] struct {
 // outputMode is how a report is printed.
 type outputMode struct {
 	Parsable bool   // -P: '|'-separated, no padding, no trailing '|'
+	Trailing bool   // -p: like Parsable, each line ending in '|'
 	NoHeader bool   // -n
 	JSON     bool   // --json
 	Format   string // --format=Field[%[-]width],...
@@ -105,9 +106,12 @@ func writeTable[R any](w io.Writer, cols []selected[R], rows []R, m outputMode) 
 		cells = append(cells, line)
 	}
 	var b strings.Builder
-	if m.Parsable {
+	if m.Parsable || m.Trailing {
 		for _, line := range cells {
 			b.WriteString(strings.Join(line, "|"))
+			if m.Trailing {
+				b.WriteByte('|')
+			}
 			b.WriteByte('\n')
 		}
 		_, err := io.WriteString(w, b.String())

@@ -93,6 +93,8 @@ func TestReportEnergyOutputs(t *testing.T) {
 			"Account|Energy(kWh)|Cost(CHF)|CO2(kg)\nnlp|5.000|1.25|2.000\nvision|4.000|1.00|1.600\n"},
 		{"table with widths", "report energy --format=User%-6,Energy%5,IdlePct " + demoWindow,
 			"User   Ener+ Idle(%)\n------ ----- -------\nalice  8.800     0.0\nbob    0.200   100.0\n"},
+		{"parsable with trailing bar", "report energy -p --format=User,Jobs " + demoWindow,
+			"User|Jobs|\nalice|2|\nbob|1|\n"},
 		{"no dimension: total", "report energy --by= -P -n --format=Jobs,GPUHours,Energy,IdleEnergy " + demoWindow,
 			"3|34.00|9.000|0.200\n"},
 		{"usage", "report usage -P " + demoWindow,
