@@ -65,6 +65,9 @@ type ReportFilter struct {
 	Accounts   []string
 	Partitions []string
 	Jobs       []int64
+	// Clusters are Slurm ClusterNames (the job rows' and plan cycles'
+	// cluster).
+	Clusters []string
 }
 
 // Validate checks the window.

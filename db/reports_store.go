@@ -53,7 +53,8 @@ func (s *Store) RefreshReportRollups(ctx context.Context, from, to time.Time, id
 	return n, interpretError("refresh report rollups", err)
 }
 
-// filterArgs returns the filter parameters ($3..$6) as non-nil arrays.
+// filterArgs returns the filter parameters as non-nil arrays: users,
+// accounts, partitions, jobs (the queries' $3..$6), clusters.
 func filterArgs(f ReportFilter) []any {
 	nz := func(s []string) []string {
 		if s == nil {
@@ -65,7 +66,7 @@ func filterArgs(f ReportFilter) []any {
 	if jobs == nil {
 		jobs = []int64{}
 	}
-	return []any{nz(f.Users), nz(f.Accounts), nz(f.Partitions), jobs}
+	return []any{nz(f.Users), nz(f.Accounts), nz(f.Partitions), jobs, nz(f.Clusters)}
 }
 
 func hasDim(by []ReportDim, d ReportDim) bool {
@@ -102,9 +103,10 @@ func (s *Store) EnergyReport(ctx context.Context, q EnergyQuery) ([]EnergyRow, e
 			tz = localZoneName()
 		}
 	}
-	args := append([]any{q.From, q.To}, filterArgs(q.ReportFilter)...)
+	f := filterArgs(q.ReportFilter)
+	args := append([]any{q.From, q.To}, f[:4]...)
 	args = append(args, hasDim(q.By, DimJob), hasDim(q.By, DimUser), hasDim(q.By, DimAccount),
-		hasDim(q.By, DimPartition), hasDim(q.By, DimNode), bucket, tz)
+		hasDim(q.By, DimPartition), hasDim(q.By, DimNode), bucket, tz, f[4])
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, interpretError("energy report", err)
@@ -175,8 +177,9 @@ func (s *Store) UsageReport(ctx context.Context, q UsageQuery) ([]UsageRow, erro
 	if err != nil {
 		return nil, err
 	}
-	args := append([]any{q.From, q.To}, filterArgs(q.ReportFilter)...)
-	args = append(args, hasDim(q.By, DimUser), hasDim(q.By, DimAccount), hasDim(q.By, DimPartition))
+	f := filterArgs(q.ReportFilter)
+	args := append([]any{q.From, q.To}, f[:4]...)
+	args = append(args, hasDim(q.By, DimUser), hasDim(q.By, DimAccount), hasDim(q.By, DimPartition), f[4])
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, interpretError("usage report", err)
@@ -232,7 +235,7 @@ func (s *Store) DecisionReport(ctx context.Context, q DecisionQuery) ([]Decision
 		return nil, err
 	}
 	f := filterArgs(q.ReportFilter)
-	rows, err := s.pool.Query(ctx, sql, q.From, q.To, f[0], f[2], f[3])
+	rows, err := s.pool.Query(ctx, sql, q.From, q.To, f[0], f[2], f[3], f[4])
 	if err != nil {
 		return nil, interpretError("decision report", err)
 	}

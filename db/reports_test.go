@@ -177,6 +177,8 @@ func TestEnergyReportGroupsAndFilters(t *testing.T) {
 				{User: "carol", Day: "2026-11-20"}: e(104)}},
 		{"filter user", db.EnergyQuery{ReportFilter: db.ReportFilter{Users: []string{"alice"}}, By: []db.ReportDim{db.DimUser}},
 			map[key]float64{{User: "alice"}: e(101, 103)}},
+		{"filter other cluster", db.EnergyQuery{ReportFilter: db.ReportFilter{Clusters: []string{"elsewhere"}}}, map[key]float64{}},
+		{"filter this cluster", db.EnergyQuery{ReportFilter: db.ReportFilter{Clusters: []string{""}}}, map[key]float64{{}: e(101, 102, 103, 104)}},
 		{"filter job+account", db.EnergyQuery{ReportFilter: db.ReportFilter{Accounts: []string{"nlp"}, Jobs: []int64{103, 104}}},
 			map[key]float64{{}: e(103)}},
 	}

@@ -40,6 +40,7 @@ const (
 	flagReportAccount   = "account"
 	flagReportPartition = "partition"
 	flagReportJobs      = "jobs"
+	flagReportClusters  = "clusters"
 	flagReportParsable  = "parsable2"
 	flagReportTrailing  = "parsable"
 	flagReportNoHeader  = "noheader"
@@ -85,6 +86,7 @@ func reportFlags(defaultBy string) []cli.Flag {
 		&cli.StringSliceFlag{Name: flagReportAccount, Aliases: []string{"A", "accounts"}, Usage: "only these accounts"},
 		&cli.StringSliceFlag{Name: flagReportPartition, Aliases: []string{"r"}, Usage: "only these partitions"},
 		&cli.StringSliceFlag{Name: flagReportJobs, Aliases: []string{"j"}, Usage: "only these job ids"},
+		&cli.StringSliceFlag{Name: flagReportClusters, Aliases: []string{"M"}, Usage: "only these Slurm clusters (ClusterName)"},
 		&cli.BoolFlag{Name: flagReportParsable, Aliases: []string{"P"}, Usage: "'|'-separated output with a header"},
 		&cli.BoolFlag{Name: flagReportTrailing, Aliases: []string{"p"}, Usage: "like -P with a '|' at the end of each line"},
 		&cli.BoolFlag{Name: flagReportNoHeader, Aliases: []string{"n"}, Usage: "no header line"},
@@ -139,6 +141,7 @@ func parseReportArgs(c *cli.Context, now time.Time) (reportArgs, error) {
 	a.Filter.Users = c.StringSlice(flagReportUser)
 	a.Filter.Accounts = c.StringSlice(flagReportAccount)
 	a.Filter.Partitions = c.StringSlice(flagReportPartition)
+	a.Filter.Clusters = c.StringSlice(flagReportClusters)
 	if a.Filter.Jobs, err = parseJobIDs(c.StringSlice(flagReportJobs)); err != nil {
 		return a, usageError(err)
 	}

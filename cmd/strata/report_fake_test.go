@@ -166,7 +166,7 @@ func (f *fakeSource) match(j fakeJob, flt db.ReportFilter) bool {
 		ids[i] = strconv.FormatInt(id, 10)
 	}
 	return in(j.User, flt.Users) && in(j.Account, flt.Accounts) && in(j.Partition, flt.Partitions) &&
-		in(strconv.FormatInt(j.ID, 10), ids)
+		in(strconv.FormatInt(j.ID, 10), ids) && in("demo", flt.Clusters)
 }
 
 func (f *fakeSource) UsageReport(ctx context.Context, q db.UsageQuery) ([]db.UsageRow, error) {

@@ -89,6 +89,7 @@ func TestReportEnergyOutputs(t *testing.T) {
 			"2026-11-20|alice|1.000\n2026-11-21|alice|7.800\n2026-11-21|bob|0.200\n"},
 		{"filters", "report energy -P -n -u alice -A nlp --by job " + demoWindow,
 			"13|gpt|alice|1|16.00|4.800|95.0|0.000|0.0\n"},
+		{"cluster filter", "report energy -P -n -M other --format=User " + demoWindow, ""},
 		{"cost and CO2", "report energy -P --by account --cost-per-kwh 0.25 --currency CHF --co2-kg-per-kwh 0.4 --format account,energy,cost,co2 " + demoWindow,
 			"Account|Energy(kWh)|Cost(CHF)|CO2(kg)\nnlp|5.000|1.25|2.000\nvision|4.000|1.00|1.600\n"},
 		{"table with widths", "report energy --format=User%-6,Energy%5,IdlePct " + demoWindow,

@@ -101,7 +101,7 @@ type webQuery struct {
 	Args       reportArgs
 }
 
-// parseWebQuery reads start, end, by, user, account, partition and job
+// parseWebQuery reads start, end, by, user, account, partition, cluster and job
 // (sacct forms; defaults now-7days .. now) from the URL.
 func (s *webServer) parseWebQuery(r *http.Request, defaultBy string) (webQuery, error) {
 	q := r.URL.Query()
@@ -126,6 +126,7 @@ func (s *webServer) parseWebQuery(r *http.Request, defaultBy string) (webQuery, 
 		return wq, err
 	}
 	a.Filter.Users, a.Filter.Accounts, a.Filter.Partitions = q["user"], q["account"], q["partition"]
+	a.Filter.Clusters = q["cluster"]
 	if a.Filter.Jobs, err = parseJobIDs(q["job"]); err != nil {
 		return wq, err
 	}

@@ -80,7 +80,7 @@ FROM alloc al LEFT JOIN used u USING (job_id, gpu_uuid, hour);
 -- $1, $2: window; $3..$6: user/account/partition/job filters (empty: all);
 -- $7..$11: group by job/user/account/partition/node (a job brings its
 -- user, account and partition along); $12: bucket
--- ('', 'day' or 'hour'); $13: time zone of the buckets.
+-- ('', 'day' or 'hour'); $13: time zone of the buckets; $14: clusters.
 WITH r AS (
     SELECT h.*, coalesce(
                greatest(0, date_part('epoch', least(h.t_hi, $2::timestamptz) - greatest(h.t_lo, $1::timestamptz)))
@@ -109,12 +109,14 @@ WHERE r.frac > 0
   AND (cardinality($4::text[]) = 0 OR j.account = ANY ($4::text[]))
   AND (cardinality($5::text[]) = 0 OR j.partition = ANY ($5::text[]))
   AND (cardinality($6::bigint[]) = 0 OR r.job_id = ANY ($6::bigint[]))
+  AND (cardinality($14::text[]) = 0 OR j.cluster = ANY ($14::text[]))
 GROUP BY 1, 3, 4, 5, 6, 7
 ORDER BY 7, 1, 3, 4, 5, 6;
 
 -- name: ReportUsageCompleted
 -- Jobs that ended inside the window: count, wait and JCT per group.
--- $1, $2: window; $3..$6: filters; $7..$9: group by user/account/partition.
+-- $1, $2: window; $3..$6: filters; $7..$9: group by user/account/partition;
+-- $10: clusters.
 SELECT CASE WHEN $7::bool THEN j.user_name END AS user_name,
        CASE WHEN $8::bool THEN j.account END AS account,
        CASE WHEN $9::bool THEN j.partition END AS partition,
@@ -129,11 +131,13 @@ WHERE j.end_time >= $1::timestamptz AND j.end_time < $2::timestamptz
   AND (cardinality($4::text[]) = 0 OR j.account = ANY ($4::text[]))
   AND (cardinality($5::text[]) = 0 OR j.partition = ANY ($5::text[]))
   AND (cardinality($6::bigint[]) = 0 OR j.job_id = ANY ($6::bigint[]))
+  AND (cardinality($10::text[]) = 0 OR j.cluster = ANY ($10::text[]))
 GROUP BY 1, 2, 3
 ORDER BY 1, 2, 3;
 
 -- name: ReportDecisions
--- $1, $2: window (cycle start); $3: users; $4: partitions; $5: jobs.
+-- $1, $2: window (cycle start); $3: users; $4: partitions; $5: jobs;
+-- $6: clusters.
 SELECT d.action, coalesce(r.reason, '') AS reason,
        count(*) AS decisions,
        count(*) FILTER (WHERE d.outcome = 'applied') AS applied,
@@ -147,6 +151,7 @@ WHERE c.started_at >= $1::timestamptz AND c.started_at < $2::timestamptz
   AND (cardinality($3::text[]) = 0 OR d.user_name = ANY ($3::text[]))
   AND (cardinality($4::text[]) = 0 OR d.partition = ANY ($4::text[]))
   AND (cardinality($5::bigint[]) = 0 OR d.job_id = ANY ($5::bigint[]))
+  AND (cardinality($6::text[]) = 0 OR c.cluster = ANY ($6::text[]))
 GROUP BY 1, 2
 ORDER BY count(*) DESC, 1, 2;
 
