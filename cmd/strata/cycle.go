@@ -96,7 +96,13 @@ func (d *daemon) cycle(ctx context.Context) (cycleStatus, error) {
 			return failAt("lock", err)
 		}
 	}
-	rep, applyErr := cl.Apply(ctx, toSend(verdicts), slurm.ApplyOptions{DryRun: !d.opts.Enforce, Cycle: id})
+	var rep slurm.ApplyReport
+	applyErr := ctx.Err() // stopping before Apply: abandon, record the decisions as not sent
+	if applyErr == nil {
+		actx, release := applyContext(ctx)
+		rep, applyErr = cl.Apply(actx, toSend(verdicts), slurm.ApplyOptions{DryRun: !d.opts.Enforce, Cycle: id})
+		release()
+	}
 	rec := d.record(snap, plan, jobs, verdicts, rep, id, start)
 	rec.Inputs.InScope = inScope
 	d.account(rec, len(plan.Decisions))
@@ -107,6 +113,20 @@ func (d *daemon) cycle(ctx context.Context) (cycleStatus, error) {
 		return failAt("apply", applyErr)
 	}
 	return cycleOK, nil
+}
+
+// applyGrace is how long an Apply already under way may go on after the
+// daemon is told to stop.
+const applyGrace = 5 * time.Second
+
+// applyContext lets an Apply that has started finish after ctx ends
+// (SIGTERM), for at most applyGrace: a cycle writes at most
+// --max-rewrites-per-cycle jobs, one POST each, so finishing them is cleaner
+// than cutting a POST in flight. release must be called when Apply returns.
+func applyContext(ctx context.Context) (actx context.Context, release func()) {
+	actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(applyGrace, cancel) })
+	return actx, func() { stop(); cancel() }
 }
 
 // cluster returns the Slurm client, connecting on first use.

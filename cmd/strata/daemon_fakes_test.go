@@ -21,6 +21,7 @@ type fakeCluster struct {
 	writes        []planner.Decision // decisions really applied
 	applyCalls    int
 	onSnapshot    func() // test hook, called unlocked
+	onApply       func() // test hook, called unlocked at the start of Apply
 }
 
 func newFakeCluster(s *planner.Snapshot) *fakeCluster { return &fakeCluster{snap: *s} }
@@ -41,6 +42,9 @@ func (f *fakeCluster) Snapshot(ctx context.Context) (*planner.Snapshot, error) {
 }
 
 func (f *fakeCluster) Apply(ctx context.Context, ds []planner.Decision, o slurm.ApplyOptions) (slurm.ApplyReport, error) {
+	if f.onApply != nil {
+		f.onApply()
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.applyCalls++

@@ -321,3 +321,32 @@ func TestDaemonPrunesOldCyclesAndReportsIngestionLag(t *testing.T) {
 		t.Errorf("ingestion lag gauge = %v s, want about 90", lag)
 	}
 }
+
+// TestDaemonSIGTERMFinishesAnApplyUnderWay: a stop during Apply lets the
+// cycle's writes finish and records them; a stop before Apply writes
+// nothing and records the decisions as not sent.
+func TestDaemonSIGTERMFinishesAnApplyUnderWay(t *testing.T) {
+	for _, during := range []bool{true, false} {
+		bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: newDaemonMetrics()}
+		o := testOptions()
+		o.Enforce, o.Cycles = true, 0
+		d := newTestDaemon(t, bed, o)
+		ctx, cancel := context.WithCancel(context.Background())
+		if during {
+			bed.cl.onApply = cancel
+		} else {
+			bed.cl.onSnapshot = cancel
+		}
+		if err := d.run(ctx); err != nil {
+			t.Fatalf("run: %v", err)
+		}
+		got := storedOutcomes(bed.pg.Cycles())[10]
+		writes := len(bed.cl.Writes())
+		switch {
+		case during && (got != string(slurm.Applied) || writes == 0):
+			t.Errorf("stop during Apply: job 10 outcome %q, %d writes; want applied and written", got, writes)
+		case !during && (writes != 0 || got != "" && got != db.OutcomeNotSent):
+			t.Errorf("stop before Apply: job 10 outcome %q, %d writes; want nothing written", got, writes)
+		}
+	}
+}

@@ -122,7 +122,7 @@ func runAction(c *cli.Context) error {
 			return err
 		}
 	}
-	deps.reload = func() (runOptions, error) { return reloadRunOptions(c) }
+	deps.reload = newReloader(c)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGHUP, syscall.SIGUSR1)
 	defer signal.Stop(sig)

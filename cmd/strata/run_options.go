@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -88,81 +87,6 @@ func splitList(vs []string) []string {
 		}
 	}
 	return out
-}
-
-// reloadRunOptions re-reads the configuration file (SIGHUP). A reloadable
-// key given on the command line or in the environment keeps that value;
-// the others take the file's new value, or their default when the file no
-// longer sets them.
-func reloadRunOptions(c *cli.Context) (runOptions, error) {
-	cfg := configFromContext(c.Context)
-	if cfg == nil {
-		return runOptionsFrom(c)
-	}
-	fresh, err := loadConfigFile(cfg.Path)
-	if err != nil {
-		return runOptions{}, err
-	}
-	for _, f := range c.Command.Flags {
-		name := f.Names()[0]
-		if !slices.Contains(reloadable, name) || pinned(c, f, cfg) {
-			continue
-		}
-		v, ok := fresh.Values[name]
-		if !ok {
-			v = defaultText(f)
-		}
-		if err := c.Set(name, v); err != nil {
-			return runOptions{}, fmt.Errorf("configuration %s: key %q = %q: %w", cfg.Path, name, v, err)
-		}
-	}
-	cfg.Values = fresh.Values
-	return runOptionsFrom(c)
-}
-
-// pinned reports whether flag f was given by the environment or on the
-// command line (then the file does not override it): set, and not to the
-// value the previous file gave it.
-func pinned(c *cli.Context, f cli.Flag, old *configFile) bool {
-	if ev, ok := f.(interface{ GetEnvVars() []string }); ok {
-		for _, e := range ev.GetEnvVars() {
-			if _, set := os.LookupEnv(e); set {
-				return true
-			}
-		}
-	}
-	name := f.Names()[0]
-	if !c.IsSet(name) {
-		return false
-	}
-	v, inFile := old.Values[name]
-	return !inFile || v != flagValue(c, name)
-}
-
-// flagValue renders the current value of a flag like the file would.
-func flagValue(c *cli.Context, name string) string {
-	if s := c.StringSlice(name); s != nil {
-		return strings.Join(s, ",")
-	}
-	return fmt.Sprint(c.Value(name))
-}
-
-func defaultText(f cli.Flag) string {
-	if sl, ok := f.(*cli.StringSliceFlag); ok {
-		if sl.Value == nil {
-			return ""
-		}
-		return strings.Join(sl.Value.Value(), ",")
-	}
-	if dv, ok := f.(interface{ GetDefaultText() string }); ok {
-		if t := dv.GetDefaultText(); t != "" {
-			return t
-		}
-	}
-	if vf, ok := f.(interface{ GetValue() string }); ok {
-		return vf.GetValue()
-	}
-	return ""
 }
 
 // jobScope restricts which pending jobs the daemon plans and writes (pilot
