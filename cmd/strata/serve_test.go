@@ -217,6 +217,19 @@ func TestStaleRollupsAreShown(t *testing.T) {
 	}
 }
 
+func TestOverviewKeepsFilters(t *testing.T) {
+	srv := newTestWeb(t, nil)
+	_, _, page := get(t, srv.URL+"/?start=2026-11-20T22:00&end=2026-11-21T03:00&user=alice")
+	for _, s := range []string{`<input type="hidden" name="user" value="alice">`, "only user alice"} {
+		if !strings.Contains(page, s) {
+			t.Errorf("filtered page lacks %q", s)
+		}
+	}
+	if got, want := tableRows(t, page, "users"), "alice|2|32.00|8.800|31680000|87.5|0.000|0.0\n"; got != want {
+		t.Errorf("users table = %q, want %q", got, want)
+	}
+}
+
 func TestEmptyDatabasePages(t *testing.T) {
 	h, err := newWebServer(webConfig{Source: &fakeSource{}, Location: time.UTC, Log: zerolog.Nop()})
 	if err != nil {
