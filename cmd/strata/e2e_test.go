@@ -49,7 +49,7 @@ func newE2EBed(t *testing.T) *e2eBed {
 // daemon plans it.
 func (b *e2eBed) submit(t *testing.T, name, gres, comment string) int64 {
 	t.Helper()
-	args := []string{"-J", b.prefix + name, "-o", "/dev/null", "--gres=" + gres, "-t", "5", "--begin=now+1hour", "--wrap=sleep 15"}
+	args := []string{"-J", b.prefix + name, "-o", "/dev/null", "--gres=" + gres, "-t", "5", "--begin=now+1hour", "--wrap=sleep 8"}
 	if comment != "" {
 		args = append(args, "--comment="+comment)
 	}
