@@ -3,6 +3,7 @@ package main
 import (
 	"html/template"
 	"net/http"
+	"net/url"
 	"sort"
 	"strconv"
 	"time"
@@ -130,7 +131,7 @@ func (s *webServer) overview(w http.ResponseWriter, r *http.Request) {
 	}
 	d.Stale = staleness(ctx, s.cfg.Source, a.Filter.To, a.Loc)
 	d.Chart = chartOf(d.Step, series, a.Filter.From, a.Filter.To, a.Loc)
-	d.Tables = s.overviewTables(series, users, accounts, idleJobs(jobs, 10), decisions)
+	d.Tables = s.overviewTables(wq, series, users, accounts, idleJobs(jobs, 10), decisions)
 	s.render(w, r, http.StatusOK, "overview", d)
 }
 
@@ -183,7 +184,8 @@ func idleJobs(jobs []energyOut, n int) []energyOut {
 	return out
 }
 
-func (s *webServer) overviewTables(series, users, accounts, idle []energyOut, decisions []db.DecisionRow) []webTable {
+func (s *webServer) overviewTables(wq webQuery, series, users, accounts, idle []energyOut,
+	decisions []db.DecisionRow) []webTable {
 	f, loc := s.cfg.Factors, s.cfg.Location
 	all := energyFields(f, loc)
 	figures := []string{"Jobs", "GPUHours", "Energy", "EnergyRaw", "MeanUtil", "IdleEnergy", "IdlePct"}
@@ -199,9 +201,18 @@ func (s *webServer) overviewTables(series, users, accounts, idle []energyOut, de
 		step = "Day"
 	}
 	jobHref := func(r energyOut) string { return "/job/" + strconv.FormatInt(r.Job, 10) }
+	// Users and accounts link to the overview filtered on them.
+	filtered := func(key string, value func(energyOut) string) func(energyOut) string {
+		return func(r energyOut) string {
+			v := url.Values{"start": {wq.Start}, "end": {wq.End}, key: {value(r)}}
+			return "/?" + v.Encode()
+		}
+	}
+	userHref := filtered("user", func(r energyOut) string { return r.User })
+	accountHref := filtered("account", func(r energyOut) string { return r.Account })
 	return []webTable{
-		buildTable("users", "Energy by user", mustSelect(all, append([]string{"User"}, figures...)...), users, nil),
-		buildTable("accounts", "Energy by account", mustSelect(all, append([]string{"Account"}, figures...)...), accounts, nil),
+		buildTable("users", "Energy by user", mustSelect(all, append([]string{"User"}, figures...)...), users, userHref),
+		buildTable("accounts", "Energy by account", mustSelect(all, append([]string{"Account"}, figures...)...), accounts, accountHref),
 		buildTable("idle", "Idle-GPU waste: jobs with the most energy on allocated GPUs below 5 % utilization",
 			mustSelect(all, "Job", "JobName", "User", "GPUHours", "Energy", "IdleGPUHours", "IdleEnergy", "IdlePct"), idle, jobHref),
 		buildTable("decisions", "Planner decisions by action and reason",

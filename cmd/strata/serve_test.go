@@ -95,7 +95,8 @@ func TestOverviewMatchesCLI(t *testing.T) {
 	if got, want := tableRows(t, page, "idle"), "12|bert|bob|2.00|0.200|2.00|0.200|100.0\n"; got != want {
 		t.Errorf("idle table = %q, want %q", got, want)
 	}
-	for _, s := range []string{`id="total-energy">9.000 kWh`, `href="/job/12"`, `src="/static/uPlot.iife.min.js"`,
+	for _, s := range []string{`id="total-energy">9.000 kWh`, `href="/job/12"`,
+		`<a href="/?account=vision&amp;end=2026-11-21T03%3A00&amp;start=2026-11-20T22%3A00">vision</a>`, `src="/static/uPlot.iife.min.js"`,
 		`<script type="application/json" id="chart-data" data-kind="overview">{"step":"hour","from":1795212000,"to":1795230000,"x":[1795212000,`} {
 		if !strings.Contains(page, s) {
 			t.Errorf("page lacks %q", s)
