@@ -163,7 +163,10 @@ func (d *daemon) store(ctx context.Context) (auditStore, error) {
 // returns cycleStandby when another daemon holds it.
 func (d *daemon) lead(ctx context.Context, st auditStore, clusterName string) (cycleStatus, error) {
 	if d.lock != nil {
-		return cycleOK, nil
+		if err := d.lock.Check(ctx); err == nil {
+			return cycleOK, nil
+		}
+		d.loseLock() // e.g. Postgres restarted: compete for it again below
 	}
 	name := d.opts.LockName
 	if name == "" {
