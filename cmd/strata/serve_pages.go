@@ -131,7 +131,7 @@ func (s *webServer) overview(w http.ResponseWriter, r *http.Request) {
 	}
 	d.Stale = staleness(ctx, s.cfg.Source, a.Filter.To, a.Loc)
 	d.Chart = chartOf(d.Step, series, a.Filter.From, a.Filter.To, a.Loc)
-	d.Tables = s.overviewTables(wq, series, users, accounts, idleJobs(jobs, 10), decisions)
+	d.Tables = s.overviewTables(wq, d.Step, series, users, accounts, idleJobs(jobs, 10), decisions)
 	s.render(w, r, http.StatusOK, "overview", d)
 }
 
@@ -184,7 +184,7 @@ func idleJobs(jobs []energyOut, n int) []energyOut {
 	return out
 }
 
-func (s *webServer) overviewTables(wq webQuery, series, users, accounts, idle []energyOut,
+func (s *webServer) overviewTables(wq webQuery, step string, series, users, accounts, idle []energyOut,
 	decisions []db.DecisionRow) []webTable {
 	f, loc := s.cfg.Factors, s.cfg.Location
 	all := energyFields(f, loc)
@@ -194,11 +194,6 @@ func (s *webServer) overviewTables(wq webQuery, series, users, accounts, idle []
 	}
 	if f.CO2KgPerKWh > 0 {
 		figures = append(figures, "CO2")
-	}
-	step := "Hour"
-	if len(series) > 0 && series[0].Bucket.In(loc).Format("15:04") == "00:00" && len(series) > 1 &&
-		series[1].Bucket.Sub(series[0].Bucket) >= 23*time.Hour {
-		step = "Day"
 	}
 	jobHref := func(r energyOut) string { return "/job/" + strconv.FormatInt(r.Job, 10) }
 	// Users and accounts link to the overview filtered on them.
@@ -218,7 +213,7 @@ func (s *webServer) overviewTables(wq webQuery, series, users, accounts, idle []
 		buildTable("decisions", "Planner decisions by action and reason",
 			mustSelect(decisionFields(loc), decisionDefaults...), decisions, nil),
 		buildTable("series", "Energy and GPU-hours over time (chart data)",
-			mustSelect(all, step, "Jobs", "GPUHours", "Energy", "IdleEnergy"), series, nil),
+			mustSelect(all, dimField(db.ReportDim(step)), "Jobs", "GPUHours", "Energy", "IdleEnergy"), series, nil),
 	}
 }
 

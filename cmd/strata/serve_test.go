@@ -248,3 +248,13 @@ func TestEmptyDatabasePages(t *testing.T) {
 		t.Errorf("empty /api/energy = %d: %s", code, body)
 	}
 }
+
+// Windows longer than three days are charted per day.
+func TestOverviewPerDayForLongWindows(t *testing.T) {
+	srv := newTestWeb(t, nil)
+	_, _, page := get(t, srv.URL+"/?start=2026-11-15&end=2026-11-22")
+	want := run(t, demoFake(), "report energy -P -n --by day --format=Day,Jobs,GPUHours,Energy,IdleEnergy -S 2026-11-15 -E 2026-11-22 --timezone UTC")
+	if d := cmp.Diff(want, tableRows(t, page, "series")); d != "" || !strings.Contains(page, `{"step":"day"`) {
+		t.Errorf("per-day series (-cli +page):\n%s", d)
+	}
+}
