@@ -36,6 +36,9 @@ func testCycle(cluster string, at time.Time, outcomes map[int64]string) *db.Cycl
 }
 
 func TestSaveCycleRoundTripAndCounts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Postgres (skipped only under -short)")
+	}
 	st := dbtest.New(t)
 	ctx := context.Background()
 	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)

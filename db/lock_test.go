@@ -15,6 +15,9 @@ import (
 // only one holds the lock; the other gets it once the first releases it,
 // or once the first one's session is killed (a daemon that died).
 func TestLockOneHolderAndTakeover(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Postgres (skipped only under -short)")
+	}
 	url := dbtest.URL(t)
 	a := dbtest.Open(t, url, true)
 	b := dbtest.Open(t, url, false)
