@@ -228,7 +228,18 @@ appears on stderr when it is a terminal (elsewhere one line every 10 s after the
 `BenchmarkSimulate100k` (`go test ./planner/sim -bench Simulate100k -benchtime 1x`): 100,000 jobs
 whose (GPUs, duration) pairs and inter-arrival gaps are resampled from the Alibaba 2023 GPU jobs
 and the ten Microsoft ITP clusters (GPUs ≤ 64, durations capped at 7 days), arrivals scaled to 0.9
-offered load, on 1,024 GPUs (128 nodes × 8) with `smd`: @BENCH@. Target ≤ 60 s.
+offered load, on 1,024 GPUs (128 nodes × 8) with `smd`: @BENCH@. Target ≤ 60 s: **not met**.
+
+Where the time goes (CPU profile of both runs at commit 710c801, `-cpuprofile`): about 70 % of
+the samples are inside `smd.Plan` — building the cycle from the snapshot (per-job model and
+options, 11 %), the multiple-choice knapsack (Lagrangian solve and repair, 14 %), and finalising
+the plan (sorting decisions, predicting start times, 22 %) — plus about 17 % garbage collection,
+mostly of per-plan allocations; the simulator's own snapshot building is 7 %. The run has about
+116,000 plan calls (one per 60 s tick over 80 simulated days, since some GPU is free at almost
+every tick) at about 2 ms each with a few hundred pending jobs. Reaching 60 s needs either
+≈ 0.4 ms per plan (incremental planning: keep the cycle between ticks and update it with the
+arrivals and completions) or fewer calls; `--skip-unchanged` removes a third of the calls but is
+not exact for smd (its aging depends on the time), so the headline figure plans at every tick.
 
 ## Plots
 
