@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -193,19 +194,29 @@ func (s *Store) SaveCycle(ctx context.Context, c *Cycle) error {
 	return interpretError(fmt.Sprintf("save cycle %d", c.ID), err)
 }
 
-// RewriteCounts returns, for the given jobs of a cluster, how many times
-// each was rewritten (decisions with outcome "applied"). Jobs never
-// rewritten are absent.
-func (s *Store) RewriteCounts(ctx context.Context, cluster string, jobIDs []int64) (map[int64]int, error) {
+// RewriteCounts returns, for the given jobs of a cluster (job ID → submit
+// time), how many times each was rewritten (decisions with outcome
+// "applied") in cycles since its submission, so that a reused job ID does
+// not inherit an older job's count. Jobs never rewritten are absent.
+func (s *Store) RewriteCounts(ctx context.Context, cluster string, jobs map[int64]time.Time) (map[int64]int, error) {
 	out := map[int64]int{}
-	if len(jobIDs) == 0 {
+	if len(jobs) == 0 {
 		return out, nil
 	}
 	q, err := s.q.get("RewriteCounts")
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, q, cluster, jobIDs)
+	ids := make([]int64, 0, len(jobs))
+	for id := range jobs {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	since := make([]time.Time, len(ids))
+	for i, id := range ids {
+		since[i] = jobs[id]
+	}
+	rows, err := s.pool.Query(ctx, q, cluster, ids, since)
 	if err != nil {
 		return nil, interpretError("count rewrites", err)
 	}

@@ -66,12 +66,17 @@ func TestSaveCycleRoundTripAndCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	counts, err := st.RewriteCounts(ctx, "c1", []int64{7, 8, 9})
+	counts, err := st.RewriteCounts(ctx, "c1", map[int64]time.Time{7: at.Add(-time.Hour), 8: at, 9: at})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(map[int64]int{7: 2}, counts); diff != "" {
 		t.Errorf("rewrite counts (-want +got):\n%s", diff)
+	}
+	// Job 7 resubmitted under the same ID after both cycles: a fresh count.
+	counts, err = st.RewriteCounts(ctx, "c1", map[int64]time.Time{7: at.Add(2 * time.Minute)})
+	if err != nil || len(counts) != 0 {
+		t.Errorf("counts of a reused job ID: %v, %v; want none", counts, err)
 	}
 
 	got, err := st.DecisionsForJob(ctx, 7, "c1", 10)

@@ -80,7 +80,7 @@ func (d *daemon) cycle(ctx context.Context) (cycleStatus, error) {
 		plan.Policy = d.opts.Policy
 	}
 	jobs := jobIndex(scoped)
-	counts, id, err := d.history(ctx, st, snap.Cluster, plan)
+	counts, id, err := d.history(ctx, st, snap.Cluster, plan, jobs)
 	if err != nil {
 		if d.opts.Enforce {
 			return failAt("database", err)
@@ -204,14 +204,15 @@ func (d *daemon) loseLock() {
 
 // history reads the rewrite counts and reserves the cycle ID. Without a
 // store (shadow mode, Postgres down) both are empty and the cycle goes on.
-func (d *daemon) history(ctx context.Context, st auditStore, clusterName string, p planner.Plan) (map[int64]int, int64, error) {
+func (d *daemon) history(ctx context.Context, st auditStore, clusterName string, p planner.Plan,
+	jobs map[int64]*planner.Job) (map[int64]int, int64, error) {
 	if st == nil {
 		return map[int64]int{}, 0, nil
 	}
-	var ids []int64
+	ids := map[int64]time.Time{}
 	for _, dc := range p.Decisions {
-		if dc.Action == planner.ActionUpdate {
-			ids = append(ids, dc.JobID)
+		if j := jobs[dc.JobID]; j != nil && dc.Action == planner.ActionUpdate {
+			ids[dc.JobID] = j.SubmitTime
 		}
 	}
 	counts, err := st.RewriteCounts(ctx, clusterName, ids)

@@ -30,8 +30,9 @@ type auditStore interface {
 	ReserveCycleID(ctx context.Context) (int64, error)
 	// SaveCycle stores a cycle; saving the same ID twice stores it once.
 	SaveCycle(ctx context.Context, c *db.Cycle) error
-	// RewriteCounts says how often each job was rewritten already.
-	RewriteCounts(ctx context.Context, cluster string, jobIDs []int64) (map[int64]int, error)
+	// RewriteCounts says how often each job (ID → submit time) was
+	// rewritten already.
+	RewriteCounts(ctx context.Context, cluster string, jobs map[int64]time.Time) (map[int64]int, error)
 	// TryLock takes the writer lock called name once; false when another
 	// process holds it.
 	TryLock(ctx context.Context, name string) (writerLock, bool, error)

@@ -166,7 +166,7 @@ func (p *fakePostgres) SaveCycle(ctx context.Context, c *db.Cycle) error {
 	return nil
 }
 
-func (p *fakePostgres) RewriteCounts(ctx context.Context, cluster string, ids []int64) (map[int64]int, error) {
+func (p *fakePostgres) RewriteCounts(ctx context.Context, cluster string, jobs map[int64]time.Time) (map[int64]int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.down {
@@ -175,7 +175,8 @@ func (p *fakePostgres) RewriteCounts(ctx context.Context, cluster string, ids []
 	out := map[int64]int{}
 	for _, c := range p.cycles {
 		for _, d := range c.Decisions {
-			if c.Cluster == cluster && d.Outcome == string(slurm.Applied) {
+			since, asked := jobs[d.JobID]
+			if asked && c.Cluster == cluster && d.Outcome == string(slurm.Applied) && !c.StartedAt.Before(since) {
 				out[d.JobID]++
 			}
 		}

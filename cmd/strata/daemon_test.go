@@ -17,7 +17,7 @@ import (
 	"github.com/strata-hpc/strata/slurm"
 )
 
-var testNow = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+var testNow = time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)
 
 // testSnapshot: 2 nodes × 4 GPUs, one running 4-GPU job, pending jobs:
 // 10 hinted (1-4 GPUs, asks 1), 11 unhinted (2 GPUs), 12 rewrite=no.
@@ -348,5 +348,35 @@ func TestDaemonSIGTERMFinishesAnApplyUnderWay(t *testing.T) {
 		case !during && (writes != 0 || got != "" && got != db.OutcomeNotSent):
 			t.Errorf("stop before Apply: job 10 outcome %q, %d writes; want nothing written", got, writes)
 		}
+	}
+}
+
+// TestDaemonPerJobCapCountsAppliedRewrites: a job is rewritten at most
+// MaxPerJob times over many cycles, even when the plan keeps changing.
+func TestDaemonPerJobCapCountsAppliedRewrites(t *testing.T) {
+	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: newDaemonMetrics()}
+	o := testOptions()
+	o.Enforce, o.Cycles, o.Guard.MaxPerJob = true, 1, 2
+	d := newTestDaemon(t, bed, o)
+	for i := 0; i < 4; i++ {
+		// Someone (another tool, an admin) resets job 10 between cycles, so
+		// the plan differs from the job again each time.
+		bed.cl.mu.Lock()
+		j := bed.cl.job(10)
+		j.Priority, j.AdminComment = 1, ""
+		bed.cl.mu.Unlock()
+		runDaemon(t, d, 5*time.Second)
+	}
+	n := 0
+	for _, w := range bed.cl.Writes() {
+		if w.JobID == 10 {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("job 10 rewritten %d times over 4 cycles, want the cap of 2", n)
+	}
+	if got := storedOutcomes(bed.pg.Cycles())[10]; got != db.OutcomeHeld {
+		t.Errorf("last outcome for job 10 %q, want held (job_cap)", got)
 	}
 }

@@ -9,9 +9,13 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 ON CONFLICT (cycle_id) DO NOTHING;
 
 -- name: RewriteCounts
+-- Only cycles since each job's submission count: Slurm reuses job IDs after
+-- its state is wiped (test clusters) or MaxJobId wraps.
 SELECT d.job_id, count(*)
-FROM plan_decision d JOIN plan_cycle c USING (cycle_id)
-WHERE c.cluster = $1 AND d.job_id = ANY($2::bigint[]) AND d.outcome = 'applied'
+FROM unnest($2::bigint[], $3::timestamptz[]) AS j(job_id, submitted)
+JOIN plan_decision d ON d.job_id = j.job_id
+JOIN plan_cycle c ON c.cycle_id = d.cycle_id
+WHERE c.cluster = $1 AND d.outcome = 'applied' AND c.started_at >= j.submitted
 GROUP BY d.job_id;
 
 -- name: DecisionsForJob
