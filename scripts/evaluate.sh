@@ -235,8 +235,8 @@ the samples are inside `smd.Plan` — building the cycle from the snapshot (per-
 options, 11 %), the multiple-choice knapsack (Lagrangian solve and repair, 14 %), and finalising
 the plan (sorting decisions, predicting start times, 22 %) — plus about 17 % garbage collection,
 mostly of per-plan allocations; the simulator's own snapshot building is 7 %. The run has about
-116,000 plan calls (one per 60 s tick over 80 simulated days, since some GPU is free at almost
-every tick) at about 2 ms each with a few hundred pending jobs. Reaching 60 s needs either
+116,000 plan calls (one per 60 s tick at which a job waits and some GPU is free, which is almost
+every tick) at about 2 ms each. Reaching 60 s needs either
 ≈ 0.4 ms per plan (incremental planning: keep the cycle between ticks and update it with the
 arrivals and completions) or fewer calls; `--skip-unchanged` removes a third of the calls but is
 not exact for smd (its aging depends on the time), so the headline figure plans at every tick.
