@@ -248,17 +248,18 @@ func jobIndex(s *planner.Snapshot) map[int64]*planner.Job {
 // context that survives shutdown for a few seconds. Cycles that cannot be
 // stored stay queued (at most maxUnsaved) for the next cycle.
 func (d *daemon) save(ctx context.Context, rec *db.Cycle) {
+	if d.deps.open == nil {
+		return // no database configured: the log line is the only record
+	}
 	d.unsaved = append(d.unsaved, rec)
 	if over := len(d.unsaved) - maxUnsaved; over > 0 {
 		d.log.Warn().Int("dropped", over).Msg("audit queue full: oldest unsaved cycles dropped")
 		d.m.errors.WithLabelValues("audit_dropped").Add(float64(over))
 		d.unsaved = d.unsaved[over:]
 	}
-	if d.st == nil {
-		if _, err := d.store(ctx); err != nil {
-			d.m.unsaved.Set(float64(len(d.unsaved)))
-			return
-		}
+	if st, err := d.store(ctx); err != nil || st == nil {
+		d.m.unsaved.Set(float64(len(d.unsaved)))
+		return
 	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()

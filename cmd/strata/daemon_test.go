@@ -380,3 +380,19 @@ func TestDaemonPerJobCapCountsAppliedRewrites(t *testing.T) {
 		t.Errorf("last outcome for job 10 %q, want held (job_cap)", got)
 	}
 }
+
+func TestDaemonShadowWithoutDatabase(t *testing.T) {
+	bed := testBed{cl: newFakeCluster(testSnapshot()), m: newDaemonMetrics()}
+	o := testOptions()
+	o.Cycles = 2
+	d := newTestDaemon(t, bed, o)
+	d.opts.Interval = time.Millisecond
+	runDaemon(t, d, 5*time.Second)
+	if got := testCounter(t, bed.m.cycles.WithLabelValues("ok")); got != 2 || len(bed.cl.Writes()) != 0 {
+		t.Errorf("%v ok cycles, %d writes; want 2 cycles and no write", got, len(bed.cl.Writes()))
+	}
+	o.Enforce = true
+	if _, err := newDaemon(zerolog.New(io.Discard), o, d.deps, newDaemonMetrics()); err == nil {
+		t.Error("enforce mode without a database was accepted")
+	}
+}
