@@ -31,6 +31,7 @@ type collector struct {
 	batch      db.Batch
 	lastFlush  time.Time
 	lastRollup time.Time
+	reportFrom time.Time // oldest sample written since the last report-rollup refresh
 	lastTime   time.Time // time of the latest sweep
 	jobsSent   map[int64]planner.JobState
 	touched    map[int64]bool // jobs whose rollups are due
@@ -157,6 +158,11 @@ func (co *collector) flush(ctx context.Context) error {
 		return nil
 	}
 	co.batch.Cluster = co.cluster
+	for _, smp := range co.batch.Samples { // hours whose report rollups are due
+		if co.reportFrom.IsZero() || smp.Time.Before(co.reportFrom) {
+			co.reportFrom = smp.Time
+		}
+	}
 	res, err := co.in.Write(ctx, co.batch)
 	co.stats.replayed += res.Replayed
 	if err != nil {
@@ -192,6 +198,19 @@ func (co *collector) rollup(ctx context.Context) {
 	}
 	co.log.Debug().Int("jobs", len(jobs)).Int("rows", n).Msg("rollups refreshed")
 	co.touched = map[int64]bool{}
+	// The hourly per-job-per-GPU rollups behind reports, for the hours the
+	// batches written since the last refresh touched (a drained spool included:
+	// the ingester replays it before any new batch).
+	if co.reportFrom.IsZero() {
+		return
+	}
+	rows, err := co.store.RefreshReportRollups(ctx, co.reportFrom, co.lastTime.Add(time.Second), 0)
+	if err != nil {
+		co.log.Warn().Err(err).Time("from", co.reportFrom).Msg("report rollup refresh failed; will retry")
+		return
+	}
+	co.log.Debug().Time("from", co.reportFrom).Int64("rows", rows).Msg("report rollups refreshed")
+	co.reportFrom = time.Time{}
 }
 
 // finish writes the last batch, drains the spool, and rolls up.

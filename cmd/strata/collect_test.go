@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -63,10 +64,52 @@ func TestCollectReplayFillsDatabase(t *testing.T) {
 			t.Errorf("job %d: %.1f J, want %.1f J (%.3f %% off)", j.Job, got.EnergyJ, j.EnergyJ, 100*rel)
 		}
 	}
+	// The collector also keeps the hourly report rollups current: the energy
+	// report agrees with the recording without a manual `report refresh`.
+	out, err = runStrataDB(t, "report", "energy", "--by", "job", "-P", "-n", "--format", "JobID,EnergyRaw",
+		"-S", "2026-11-20T00:00:00", "-E", "2026-11-21T00:00:00", "--timezone", "UTC")
+	if err != nil {
+		t.Fatalf("report energy: %v\n%s", err, out)
+	}
+	reported := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if id, j, ok := strings.Cut(line, "|"); ok {
+			reported[id] = j
+		}
+	}
+	for _, j := range sched.Jobs {
+		raw, ok := reported[strconv.FormatInt(j.Job, 10)]
+		if !ok {
+			t.Errorf("job %d missing from the energy report:\n%s", j.Job, out)
+			continue
+		}
+		got, err := parseJoules(raw)
+		if err != nil {
+			t.Fatalf("job %d EnergyRaw %q: %v", j.Job, raw, err)
+		}
+		if rel := math.Abs(got-j.EnergyJ) / j.EnergyJ; rel > 0.005 {
+			t.Errorf("report: job %d %.1f J, want %.1f J (%.3f %% off)", j.Job, got, j.EnergyJ, 100*rel)
+		}
+	}
 	out, err = runStrataDB(t, "db", "status")
 	if err != nil || !strings.Contains(out, "gpu_sample_20261120") {
 		t.Errorf("db status: %v\n%s", err, out)
 	}
+}
+
+// parseJoules reads an EnergyRaw cell: joules, possibly with a K/M/G suffix.
+func parseJoules(s string) (float64, error) {
+	mult := 1.0
+	switch {
+	case strings.HasSuffix(s, "K"):
+		mult, s = 1e3, strings.TrimSuffix(s, "K")
+	case strings.HasSuffix(s, "M"):
+		mult, s = 1e6, strings.TrimSuffix(s, "M")
+	case strings.HasSuffix(s, "G"):
+		mult, s = 1e9, strings.TrimSuffix(s, "G")
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	return v * mult, err
 }
 
 func TestCollectRefusesOldSchemaAndArgvPasswords(t *testing.T) {

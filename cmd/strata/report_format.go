@@ -75,8 +75,14 @@ func lookupField[R any](all []field[R], name string) (field[R], bool) {
 			return f, true
 		}
 	}
+	if alias, ok := fieldAliases[strings.ToLower(name)]; ok {
+		return lookupField(all, alias)
+	}
 	return field[R]{}, false
 }
+
+// fieldAliases accepts sacct's field names where ours differ.
+var fieldAliases = map[string]string{"jobid": "Job", "jobidraw": "Job", "consumedenergy": "EnergyRaw", "consumedenergyraw": "EnergyRaw"}
 
 func fieldNames[R any](all []field[R]) string {
 	names := make([]string, len(all))
