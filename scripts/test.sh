@@ -15,7 +15,7 @@ set -a; . "$("$HERE/testbed.sh" env)"; set +a
 export STRATA_REPO_ROOT=$PWD
 
 if [ "${1:-}" = bench ]; then
-  go test -run '^$' -bench . -benchmem ./... 
+  go test -run '^$' -bench . -benchmem -timeout 40m ./...
   exit 0
 fi
 
