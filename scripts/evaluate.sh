@@ -124,10 +124,10 @@ refused or could not finish (rejected starts/resizes, unfinished jobs), so no av
   queues are ordered by the time a job entered the queue, ours by submit time. With the planner's
   default 1 GPU-hour threshold jobs are demoted after minutes and large ones are preempted over
   and over: 1.1–4.3 × the published average (what-if rows).
-- **Optimus** is 1.5–3 × the published Optimus+Oracle except on workload 3, with p99 JCTs of
+- **Optimus** is 1.5–3 × the published Optimus+Oracle except on workload 3, with p99 JCTs up to
   ~370,000 s and makespans of 4–9 days. The cause is visible in a trace of workload 1: the greedy
   allocation shrinks the imagenet jobs to 1–2 GPUs at high load (imagenet at batch 1600–6400 needs
-  160,000–630,000 s on one T4) and never grows them again, even when 59–63 of the 64 GPUs are idle
+  580,000–740,000 s on one T4) and never grows them again, even when 59–63 of the 64 GPUs are idle
   for days (imagenet-126 runs on 1 GPU from 21,360 s to ~650,000 s). The artifact's Optimus
   re-allocates all GPUs every interval, so its long jobs regain GPUs when the cluster drains. This
   is a defect of our Optimus (reported to the planner owner), not of the simulator: the simulator
@@ -136,22 +136,21 @@ refused or could not finish (rejected starts/resizes, unfinished jobs), so no av
   batch GPUs.
 - **smd** holds to production honesty: it chooses GPU counts and the order at start and never
   preempts or resizes a running job (0 preemptions, 0 resizes, 0 honesty violations in every
-  run). It meets the 0.85 × Tiresias goal where the load leaves room to shape queued jobs
-  (workload 3) and is 1.0–1.6 × the published Tiresias elsewhere. The gap comes from the workload
-  structure: 3–5 imagenet/bert jobs per workload ask for 24–48 GPUs for 8–9 hours (about 70 % of
-  each workload's GPU-hours). A preemptive scheduler (Tiresias, Pollux) demotes them after 16
-  GPU-hours and lets the ~150 short jobs through; a policy that may only shape pending jobs has
-  to start them at some point and then live with them for hours, and when it starts them narrower
-  (to keep room for short jobs) they run even longer. Pollux additionally adapts batch sizes and
-  re-allocates every minute. The oracle row `sjf` (true durations, non-preemptive) is a useful
-  bound for what ordering alone can do; compare it with smd per workload. `smd` sees the true
-  remaining work through its hints (`iters=`, the same curves as the truth), as Pollux and the
-  artifact's Optimus+Oracle see theirs; Tiresias needs none.
+  run). It meets the 0.85 × Tiresias goal on workload 3 and is 1.0–1.6 × the published Tiresias
+  on the others. The difference is the workload structure: workloads 1, 2, 4, 5 and 6 each hold
+  3–4 imagenet/bert jobs that ask for 24–48 GPUs for 5.5–9 hours, 63–75 % of the workload's
+  GPU-hours; workload 3 has none. Tiresias demotes such a job after 16 GPU-hours and preempts it
+  whenever short jobs arrive, Pollux shrinks it; a policy that may only shape pending jobs has to
+  start it at some point and then lives with it for hours (and if it starts it narrower, to keep
+  room for the ~150 short jobs, it runs longer still). Pollux additionally adapts batch sizes and
+  re-allocates every minute. The oracle row `sjf` (true durations, non-preemptive) shows what
+  ordering alone achieves; compare it with smd per workload. `smd` sees the true remaining work
+  through its hints (`iters=`, the same curves as the truth), as Pollux and the artifact's
+  Optimus+Oracle see theirs; Tiresias needs none.
 - **What-ifs.** Allowing users' ranges up to 2 × the request does not help smd on most workloads
-  (it starts fewer jobs at once). `smd-elastic`, the what-if that may resize running jobs
-  (impossible on Slurm, labelled as such), is 1–4 × the published Tiresias here; it is a
-  prototype whose resize rule we have not analysed yet, so no conclusion about elasticity should be
-  drawn from it.
+  (not analysed further). `smd-elastic`, the what-if that may resize running jobs (impossible on
+  Slurm, labelled as such), is 1–4 × the published Tiresias here; it is a prototype whose resize
+  rule we have not analysed yet, so no conclusion about elasticity should be drawn from it.
 - **Energy** follows utilization and makespan: with a 10 W idle and 70 W busy T4 most of the
   energy is the busy GPU-hours of the workload, which no policy changes much; policies that
   finish sooner save idle energy, and a policy that leaves GPUs idle for days (our Optimus)
