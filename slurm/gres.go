@@ -14,16 +14,17 @@ type gpuGRES struct {
 	Indices []int  // from "(IDX:0-3)"; nil when absent or N/A
 }
 
-// splitTop splits s at commas that are not inside parentheses, so that
-// "gpu:2(IDX:0,2),shard:1" gives two items.
-func splitTop(s string) []string {
+// splitOutside splits s at commas that are not between open and close, so
+// that "gpu:2(IDX:0,2),shard:1" (parentheses) or "n[1-2],m3" (brackets)
+// give two items.
+func splitOutside(s string, open, close rune) []string {
 	var out []string
 	depth, start := 0, 0
 	for i, c := range s {
 		switch c {
-		case '(':
+		case open:
 			depth++
-		case ')':
+		case close:
 			depth--
 		case ',':
 			if depth == 0 {
@@ -42,7 +43,7 @@ func splitTop(s string) []string {
 func parseGRES(s string) (gpuGRES, error) {
 	var g gpuGRES
 	var types []string
-	for _, item := range splitTop(strings.TrimSpace(s)) {
+	for _, item := range splitOutside(strings.TrimSpace(s), '(', ')') {
 		item = strings.TrimSpace(item)
 		spec, paren, _ := strings.Cut(item, "(")
 		fields := strings.Split(spec, ":")

@@ -15,7 +15,7 @@ func expandHostlist(s string) ([]string, error) {
 		return nil, nil
 	}
 	var out []string
-	for _, item := range splitHostlist(s) {
+	for _, item := range splitOutside(s, '[', ']') {
 		open := strings.IndexByte(item, '[')
 		if open < 0 {
 			out = append(out, item)
@@ -35,26 +35,6 @@ func expandHostlist(s string) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// splitHostlist splits at commas outside brackets.
-func splitHostlist(s string) []string {
-	var out []string
-	depth, start := 0, 0
-	for i, c := range s {
-		switch c {
-		case '[':
-			depth++
-		case ']':
-			depth--
-		case ',':
-			if depth == 0 {
-				out = append(out, s[start:i])
-				start = i + 1
-			}
-		}
-	}
-	return append(out, s[start:])
 }
 
 func expandRange(prefix, r, suffix string) ([]string, error) {
