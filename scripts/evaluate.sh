@@ -218,7 +218,9 @@ and column (`line 3: column duration_s: ...`, exit status 2), or is dropped and 
 `--skip-bad`. Jobs larger than the cluster are dropped and counted. Other options:
 `--restart-penalty` (30 s), `--gpu-range F` (users allow gpus=1-ceil(F × request)),
 `--tiresias-threshold` (GPU-hours), `--power TYPE=IDLE_W:BUSY_W`, `--burst-buffer SIZE` (a shared
-pool the policies see), `--skip-unchanged` (plan only when the cluster changed; faster, exact for
+pool the policies see), `--truth-model` (what-if: jobs without a curve whose model, batch size and
+iterations the catalog knows, e.g. the ITP traces' resnet50/vgg16 rows, scale by the planner's own
+time model and get a `gpus=1-N` hint), `--skip-unchanged` (plan only when the cluster changed; faster, exact for
 policies without aging), `--parallel N`. The same seed gives byte-identical JSON. A progress bar
 appears on stderr when it is a terminal (elsewhere one line every 10 s after the first 5 s).
 

@@ -2,11 +2,14 @@ package sim
 
 import (
 	"errors"
+	"math"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-hpc/strata/planner"
 )
 
 func readScalingFile(t *testing.T, path string) *Scaling {
@@ -172,5 +175,46 @@ func TestHintRange(t *testing.T) {
 	}
 	if got := (HintRange{}).comment(Truth{}, &j, 64); got != "" {
 		t.Errorf("without curves the hint must be empty (fixed GPUs), got %q", got)
+	}
+}
+
+// ModelTruth scales catalog models by the planner's time model, anchored
+// at the trace's duration; unknown models stay fixed-size (linear, flagged).
+func TestModelTruth(t *testing.T) {
+	tr := NewModelTruth(nil, 4)
+	j := TraceJob{Duration: 1000, GPUs: 4, Model: "resnet50", BatchSize: 64, Iterations: 5000}
+	req, _, err := planner.EstimateDuration(&planner.Job{ID: 1, GPUsPerJob: 4, Nodes: 1,
+		Comment: "strata: model=resnet50 batch=64 epochs=1 samples=1280000"}, 4, 0, planner.Options{NodeGPUs: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, _, _ := planner.EstimateDuration(&planner.Job{ID: 1, GPUsPerJob: 4, Nodes: 1,
+		Comment: "strata: model=resnet50 batch=64 epochs=1 samples=1280000"}, 2, 0, planner.Options{NodeGPUs: 4})
+	tests := []struct {
+		name       string
+		j          TraceJob
+		w          int
+		want       float64
+		wantLinear bool
+	}{
+		{"requested count is the trace value", j, 4, 1000, false},
+		{"other counts follow the time model", j, 2, 1000 * two.Seconds() / req.Seconds(), false},
+		{"unknown model: linear and flagged", TraceJob{Duration: 1000, GPUs: 4, Model: "gpt2", BatchSize: 64, Iterations: 5000}, 2, 2000, true},
+	}
+	for _, tc := range tests {
+		got, linear := tr.Duration(&tc.j, tc.w)
+		if math.Abs(got-tc.want) > 1e-6 || linear != tc.wantLinear {
+			t.Errorf("%s: got %v, %v; want %v, %v", tc.name, got, linear, tc.want, tc.wantLinear)
+		}
+	}
+	if !tr.Elastic(&j) || (Truth{}).Elastic(&j) {
+		t.Errorf("resnet50 must be elastic with ModelTruth only")
+	}
+	want := "strata: model=resnet50 batch=64 epochs=1 samples=1280000 gpus=1-4"
+	if got := (HintRange{}).comment(tr, &j, 64); got != want {
+		t.Errorf("hint %q, want %q", got, want)
+	}
+	if two <= req {
+		t.Errorf("time model: 2 GPUs (%v) not slower than 4 (%v)", two, req)
 	}
 }

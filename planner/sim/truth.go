@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/strata-hpc/strata/planner"
@@ -21,8 +22,59 @@ import (
 //     should a policy still run it on another count, the simulator scales
 //     the duration linearly (duration_s × requested / w) and counts the
 //     start in Result.LinearScaled, so the assumption is never silent.
+//   - With ModelTruth, a job without a curve whose model, batch size and
+//     iterations the planner's catalog knows scales the same way by the
+//     planner's own time model (planner.EstimateDuration): duration_s ×
+//     T(w) / T(requested). A what-if: policies then predict the truth
+//     exactly up to the trace's own scale.
 type Truth struct {
 	Scaling *Scaling
+	// Model enables ModelTruth with these planner options (catalog, node
+	// size, bandwidths); nil = off. Set it with NewModelTruth.
+	Model *planner.Options
+	memo  *sync.Map // modelKey → float64 seconds (< 0: no estimate)
+}
+
+type modelKey struct {
+	model        string
+	batch        int
+	iters        int64
+	gpus         int
+	requestedGPU int
+}
+
+// NewModelTruth returns a truth with ModelTruth on for nodes of nodeGPUs
+// GPUs, keeping the scaling curves.
+func NewModelTruth(s *Scaling, nodeGPUs int) Truth {
+	return Truth{Scaling: s, Model: &planner.Options{NodeGPUs: nodeGPUs}, memo: &sync.Map{}}
+}
+
+// samplesHint describes a job's work for the catalog time model, whose
+// batch= is per worker: the trace's iterations at its batch size on its
+// requested GPUs are a fixed number of samples (one "epoch"), so that more
+// workers need fewer steps.
+func samplesHint(j *TraceJob) string {
+	return fmt.Sprintf("model=%s batch=%d epochs=1 samples=%d", j.Model, j.BatchSize,
+		j.Iterations*int64(j.BatchSize)*int64(j.GPUs))
+}
+
+// modelSeconds is the catalog time model's run time of j on w GPUs.
+func (t Truth) modelSeconds(j *TraceJob, w int) (float64, bool) {
+	if t.Model == nil || t.memo == nil || j.Model == "" || j.BatchSize <= 0 || j.Iterations <= 0 || w < 1 {
+		return 0, false
+	}
+	k := modelKey{j.Model, j.BatchSize, j.Iterations, w, j.GPUs}
+	if v, ok := t.memo.Load(k); ok {
+		return v.(float64), v.(float64) >= 0
+	}
+	pj := planner.Job{ID: 1, GPUsPerJob: j.GPUs, Nodes: 1, Comment: "strata: " + samplesHint(j)}
+	d, r, err := planner.EstimateDuration(&pj, w, 0, *t.Model)
+	sec := d.Seconds()
+	if err != nil || r != planner.ReasonModelled || sec <= 0 {
+		sec = -1
+	}
+	t.memo.Store(k, sec)
+	return sec, sec >= 0
 }
 
 // Duration returns the run time in seconds of j on w GPUs, and whether it
@@ -34,6 +86,11 @@ func (t Truth) Duration(j *TraceJob, w int) (float64, bool) {
 	if c, ok := t.curveRatio(j); ok {
 		if d, ok := t.Scaling.Duration(j.Model, j.BatchSize, w); ok {
 			return d * c, false
+		}
+	}
+	if req, ok := t.modelSeconds(j, j.GPUs); ok {
+		if d, ok := t.modelSeconds(j, w); ok {
+			return j.Duration * d / req, false
 		}
 	}
 	return j.Duration * float64(j.GPUs) / float64(max(1, w)), true
@@ -52,9 +109,12 @@ func (t Truth) curveRatio(j *TraceJob) (float64, bool) {
 }
 
 // Elastic reports whether policies may choose j's GPU count: only when the
-// truth model has a scaling curve for it.
+// truth has a scaling curve (or, with ModelTruth, a model estimate) for it.
 func (t Truth) Elastic(j *TraceJob) bool {
-	_, ok := t.curveRatio(j)
+	if _, ok := t.curveRatio(j); ok {
+		return true
+	}
+	_, ok := t.modelSeconds(j, j.GPUs)
 	return ok
 }
 
@@ -88,6 +148,9 @@ func (r HintRange) max(t Truth, j *TraceJob, clusterGPUs int) int {
 func (r HintRange) comment(t Truth, j *TraceJob, clusterGPUs int) string {
 	if !t.Elastic(j) || j.Iterations <= 0 {
 		return ""
+	}
+	if _, curve := t.curveRatio(j); !curve {
+		return fmt.Sprintf("strata: %s gpus=1-%d", samplesHint(j), r.max(t, j, clusterGPUs))
 	}
 	return fmt.Sprintf("strata: model=%s batch=%d iters=%d gpus=1-%d",
 		j.Model, j.BatchSize, j.Iterations, r.max(t, j, clusterGPUs))
