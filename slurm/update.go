@@ -3,13 +3,31 @@ package slurm
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/strata-hpc/strata/planner"
 )
 
-// AdminComment is the admin comment Apply writes for a decision.
+// AdminComment is the strata: segment Apply writes into a job's admin
+// comment for a decision.
 func AdminComment(d planner.Decision, cycle int64) string {
 	return fmt.Sprintf("strata: workers=%d ps=%d rank=%d cycle=%d", d.Workers, d.PS, d.Rank, cycle)
+}
+
+// MergeAdminComment returns the admin comment with Strata's segment set to
+// seg, keeping what other site tools (jobstats, accounting scripts) wrote:
+// text before an existing "strata:" segment is kept, the segment itself is
+// replaced (Strata's segment always ends the comment), and a comment without
+// one gets seg appended after "; ".
+func MergeAdminComment(cur, seg string) string {
+	if i := strings.Index(cur, "strata:"); i >= 0 {
+		cur = cur[:i]
+	}
+	cur = strings.TrimRight(strings.TrimSpace(cur), ";")
+	if cur == "" {
+		return seg
+	}
+	return cur + "; " + seg
 }
 
 // jobUpdateFor computes the update that makes pending job cur match d, and
@@ -37,7 +55,7 @@ func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64) (JobUpdate, 
 			u.MinimumNodes, u.MaximumNodes, changed = nodes, nodes, true
 		}
 	}
-	if ac := AdminComment(d, cycle); ac != cur.AdminComment {
+	if ac := MergeAdminComment(cur.AdminComment, AdminComment(d, cycle)); ac != cur.AdminComment {
 		u.AdminComment, changed = &ac, true
 	}
 	return u, changed
