@@ -22,8 +22,8 @@ func TestWriteEvaluation(t *testing.T) {
 		Published: map[string]float64{"pollux": 1000, "optimus": 2000, "tiresias": 1500},
 		Results: []*Result{
 			{Policy: "fifo", Jobs: 3, AvgJCT: 3000},
-			{Policy: "tiresias", Jobs: 3, AvgJCT: 1700}, // 1.13: within ±15 %
-			{Policy: "optimus", Jobs: 3, AvgJCT: 2400},  // 1.20: outside
+			{Policy: "tiresias", Jobs: 3, AvgJCT: 1700},                // 1.13: within ±15 %
+			{Policy: "optimus", Jobs: 3, AvgJCT: 2400, Makespan: 5000}, // 1.20: outside
 			{Policy: "smd", Jobs: 3, AvgJCT: 1200, RejectedStarts: 2},
 			{Policy: "sjf", Jobs: 3, AvgJCT: 100}, // not in the summary row
 		}}
@@ -47,7 +47,7 @@ func TestWriteEvaluation(t *testing.T) {
 	rep.Results[3].Unfinished = 0
 	b.Reset()
 	if err := WriteWhatIfs(&b, []*Report{rep}); err != nil ||
-		!strings.Contains(b.String(), "| pollux_workload9 | optimus | 2400 | 1.60 | 2.40 | 0 | 0 | - |") {
+		!strings.Contains(b.String(), "| pollux_workload9 | optimus | 2400 | 5000 | 1.60 | 2.40 | 0 | 0 | - |") {
 		t.Errorf("what-if rows (err %v):\n%s", err, b.String())
 	}
 	rep.Label = "w9 what-if"
