@@ -36,8 +36,8 @@ func NewReplaySource(samples []Sample, cfg ReplayConfig) *ReplaySource {
 	sort.SliceStable(s, func(i, j int) bool { return s[i].Time.Before(s[j].Time) })
 	var sweeps [][]Sample
 	for i := 0; i < len(s); {
-		j := i
-		for j < len(s) && s[j].Time.Equal(s[i].Time) {
+		j, t := i, s[i].Time // compare with the recorded time, not the shifted one
+		for j < len(s) && s[j].Time.Equal(t) {
 			s[j].Time = s[j].Time.Add(cfg.Shift)
 			s[j].Source = "replay"
 			j++

@@ -145,3 +145,37 @@ func TestStubsSayHowToRebuild(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayShiftKeepsSweeps: a shifted replay serves the same sweeps (all
+// GPUs of one recorded instant together) as an unshifted one.
+func TestReplayShiftKeepsSweeps(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var samples []dcgm.Sample
+	for k := 0; k < 3; k++ {
+		for _, u := range []string{"a", "b", "c"} {
+			samples = append(samples, dcgm.Sample{Time: t0.Add(time.Duration(k) * 10 * time.Second), UUID: u})
+		}
+	}
+	for _, shift := range []time.Duration{0, 36*time.Hour + 7*time.Second} {
+		r := dcgm.NewReplaySource(samples, dcgm.ReplayConfig{Shift: shift})
+		var sizes []int
+		for {
+			sw, err := r.Snapshot(context.Background())
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			sizes = append(sizes, len(sw))
+			for _, s := range sw {
+				if !s.Time.Equal(sw[0].Time) {
+					t.Errorf("shift %v: sweep mixes times %v and %v", shift, sw[0].Time, s.Time)
+				}
+			}
+		}
+		if d := cmp.Diff([]int{3, 3, 3}, sizes); d != "" {
+			t.Errorf("shift %v: sweep sizes (-want +got):\n%s", shift, d)
+		}
+	}
+}
