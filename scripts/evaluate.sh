@@ -262,7 +262,9 @@ options, 11 %), the multiple-choice knapsack (Lagrangian solve and repair, 14 %)
 the plan (sorting decisions, predicting start times, 22 %) — plus about 17 % garbage collection,
 mostly of per-plan allocations; the simulator's own snapshot building is 7 %. The run has about
 116,000 plan calls (one per 60 s tick at which a job waits and some GPU is free, which is almost
-every tick) at about 2 ms each. Reaching 60 s needs either
+every tick) at about 2 ms each. The cost of one plan grows about linearly with the queue
+(measured on a 30,000-job trace made the same way): 0.13 ms with fewer than 10 pending jobs,
+0.2 ms at 10–40, 0.4 ms at 40–160, 1.4 ms at 160–640 and 2.6 ms at 640–2,560. Reaching 60 s needs either
 ≈ 0.4 ms per plan (incremental planning: keep the cycle between ticks and update it with the
 arrivals and completions) or fewer calls; `--skip-unchanged` removes a third of the calls but is
 not exact for smd (its aging depends on the time), so the headline figure plans at every tick.
