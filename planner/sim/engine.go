@@ -62,11 +62,13 @@ func (c Config) withDefaults() Config {
 }
 
 // PolicyOptions returns the planner options every policy of a run gets:
-// the oracle Predictor (true durations; results are labelled "oracle") and
-// the run's interval, so that all policies see the same predictions.
+// the oracle Predictor (true durations; results are labelled "oracle"), the
+// run's interval and the cluster's node size, so that all policies see the
+// same predictions.
 func PolicyOptions(cfg Config, tr *Trace) planner.Options {
 	cfg = cfg.withDefaults()
-	return planner.Options{Predictor: oracle(cfg.Truth, tr.Jobs), Interval: cfg.Interval}
+	return planner.Options{Predictor: oracle(cfg.Truth, tr.Jobs), Interval: cfg.Interval,
+		NodeGPUs: cfg.Cluster.GPUsPerNode}
 }
 
 // mayReshape lists the policies whose published versions preempt or
@@ -94,10 +96,10 @@ func RunNamed(ctx context.Context, cfg Config, tr *Trace, name string) (*Result,
 }
 
 // Run simulates one policy over the trace. Jobs larger than the cluster
-// can never run; they are dropped before the run and counted in
-// Result.Dropped. A run that can make no more progress (nothing running,
-// nothing arriving, the policy starts nothing) stops early, counting the
-// jobs left in Result.Unfinished.
+// (or its burst-buffer pool) can never run; they are dropped before the run
+// and counted in Result.Dropped. When jobs wait on an idle cluster with
+// nothing left to arrive and the policy starts none of them for
+// Config.StallLimit, the run stops, counting them in Result.Unfinished.
 func Run(ctx context.Context, cfg Config, tr *Trace, name string, p planner.Policy) (*Result, error) {
 	cfg = cfg.withDefaults()
 	e := newEngine(cfg, tr, name, p)
