@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # demo.sh -- what `make demo` runs: the Strata story on a real Slurm 24.11 test
-# cluster, end to end. Safe to re-run (the test cluster is reset each time).
+# cluster and a real Postgres, end to end, in a few minutes. Safe to re-run
+# (the test cluster is reset each time).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 cd "$HERE/.."
 export PATH=/usr/local/go/bin:$PATH
 STRATA=${STRATA:-$PWD/bin/strata}
+SHARED=${SHARED:-$(cd "$PWD/.." && pwd)/shared}
 [ -x "$STRATA" ] || { echo "demo.sh: $STRATA is missing: run make demo (it builds it)" >&2; exit 1; }
+[ -d "$SHARED/traces" ] || { echo "demo.sh: the shared traces are missing ($SHARED/traces); set SHARED=DIR" >&2; exit 1; }
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 run() { printf '$ %s\n' "$*"; "$@"; }
@@ -14,39 +17,71 @@ run() { printf '$ %s\n' "$*"; "$@"; }
 say "1. Test bed: a throwaway Postgres and a Slurm 24.11 cluster (2 nodes x 4 GPUs, slurmrestd + JWT)"
 "$HERE/testbed.sh" up
 set -a; . "$("$HERE/testbed.sh" env)"; set +a
+# A fresh database per demo run, so that re-runs do not pile up.
+psql -q "$STRATA_TEST_DATABASE" -c 'DROP DATABASE IF EXISTS strata_demo' -c 'CREATE DATABASE strata_demo'
+export STRATA_DATABASE_URL=${STRATA_TEST_DATABASE/\/strata_test/\/strata_demo}
 slurm() { "$HERE/slurm-test-cluster.sh" exec "$@"; }
+# sbatch as a plain user; jobs run in /tmp (the caller's directory does not exist in the chroot)
+sb() { local u=$1; shift; slurm runuser -u "$u" -- sbatch --parsable -D /tmp -o /dev/null "$@"; }
 slurm sinfo -N -o '%N %T %c %m %G'
+run "$STRATA" db migrate
 
-say "2. Users submit training jobs with sbatch; some carry strata: hints in --comment"
-as() { local u=$1; shift; slurm runuser -u "$u" -- "$@"; }
-as alice sbatch -J resnet50-a --gres=gpu:4 -t 30 \
-  --comment='strata: model=resnet50 batch=64 epochs=1 samples=200000 gpus=1-4 arch=allreduce' --wrap='sleep 120'
-as bob sbatch -J vgg16-ps --gres=gpu:4 -t 30 \
-  --comment='strata: model=vgg16 batch=32 iters=3000 gpus=2-4 arch=ps ps=auto' --wrap='sleep 120'
-as alice sbatch -J gnmt --gres=gpu:4 -t 30 \
-  --comment='my notes strata: model=gnmt batch=128 iters=2000 gpus=1-4' --wrap='sleep 90'
-as bob sbatch -J plain-2gpu --gres=gpu:2 -t 20 --wrap='sleep 60'
-as alice sbatch -J typo-job --gres=gpu:2 -t 20 --comment='strata: model=resnet50 gpus=4-2' --wrap='sleep 60'
-as bob sbatch -J bert-bb --gres=gpu:2 -t 30 \
-  --comment='strata: model=bert batch=12 iters=500 gpus=1-4 bb=100G' --wrap='sleep 60'
+say "2. Users submit training jobs: the first 10 jobs of Pollux workload 1, as hinted sbatch jobs"
+echo "   (model, batch and iterations from the trace; run time scaled down 60x; the GPU range"
+echo "    1..request is what the user allows Strata to choose in; alice and bob alternate)"
+i=0
+while IFS=, read -r id name submit dur gpus nodes model batch iters rest; do
+  [ "$id" = job_id ] && continue
+  i=$((i + 1)); [ $i -le 10 ] || break
+  user=alice; [ $((i % 2)) = 0 ] && user=bob
+  g=$(( gpus > 4 ? 4 : gpus ))
+  secs=$(( dur / 60 < 15 ? 15 : (dur / 60 > 90 ? 90 : dur / 60) ))
+ sb "$user" -J "$name" --gres="gpu:$g" -t 30 \
+    --comment="strata: model=$model batch=$batch iters=$iters gpus=1-$g" --wrap="sleep $secs" >/dev/null
+done < "$SHARED/traces/peers/pollux_workload1.csv"
+sb bob -J plain-2gpu --gres=gpu:2 -t 20 --wrap='sleep 30' >/dev/null
+sb alice -J typo-job --gres=gpu:2 -t 20 --comment='strata: model=resnet50 gpus=4-2' --wrap='sleep 30' >/dev/null
+sb bob -J keep-mine --gres=gpu:2 -t 20 --comment='strata: model=vgg16 batch=32 iters=500 gpus=1-2 rewrite=no' --wrap='sleep 30' >/dev/null
 sleep 2
-slurm squeue -o '%.5i %.12j %.6u %.3t %.10b %.9Q %R'
+slurm squeue -o '%.4i %.16j %.6u %.3t %.10b %.9Q %R'
 
-say "3. strata queue: the queue as Strata reads it through slurmrestd, hints parsed"
+say "3. strata queue: the queue as Strata reads it through slurmrestd, hints parsed (a typo is shown, never fatal)"
 run "$STRATA" queue
-
-say "4. strata plan --policy smd: shadow mode (the default) shows what it would change"
-run "$STRATA" plan --policy smd
-
-say "5. strata plan --policy smd --enforce: rewrite pending jobs' GPU request and priority"
-run "$STRATA" plan --policy smd --enforce
-slurm squeue -o '%.5i %.12j %.6u %.3t %.10b %.9Q %R'
-
-say "6. A malformed hint never blocks a job; strata hint check tells the user how to fix it"
 run "$STRATA" hint check 'strata: model=resnet50 gpus=4-2' || true
 
-say "7. The same policies on a real public trace (Tiresias 60-job sample, 16 x 4 GPUs)"
-run "$STRATA" simulate --trace "${SHARED:-$PWD/../shared}/traces/peers/tiresias_60job.csv" \
-  --cluster 16x4:t4 --policy fifo,tiresias,smd --interval 60s --seed 1
+say "4. strata run (shadow, the default): one cycle planned with SMD and recorded; nothing written"
+run "$STRATA" run --cycles 1 --metrics-listen ''
 
-say "Done. The cluster keeps running; stop it with: make testbed-down"
+say "5. strata run --enforce: three cycles, 5 s apart; pending jobs get their planned GPUs and priority"
+run "$STRATA" run --enforce --cycles 3 --interval 5s --metrics-listen ''
+slurm squeue -o '%.4i %.16j %.6u %.3t %.10b %.9Q %R'
+first=$(slurm squeue -h -u alice -t PD,R -o '%i' | sort -n | head -1)
+[ -n "$first" ] && slurm scontrol show job "$first" | grep -E 'JobName|Priority|TresPerNode|AdminComment' || true
+
+say "6. strata explain: what Strata decided for a job, when and why"
+[ -n "$first" ] && run "$STRATA" explain "$first" || true
+
+say "7. GPU telemetry: a recorded DCGM sample stream replayed into Postgres, attributed to jobs"
+run "$STRATA" collect --source replay --replay-file dcgm/testdata/recording.jsonl \
+  --schedule dcgm/testdata/schedule.json --replay-to-now --spool-file "$(mktemp -u /tmp/strata-demo-spool.XXXX)"
+
+say "8. Energy reports for admins: who used how much GPU energy, and how much of it was idle"
+run "$STRATA" report energy --by user -S now-7days
+run "$STRATA" report energy --by job -S now-7days --format JobID,User,GPUHours,Energy,EnergyRaw,IdleEnergy,IdlePct
+run "$STRATA" report decisions -S now-1hour
+
+say "9. The same policies on a real public trace: Pollux workload 1 (160 jobs) on 16 nodes x 4 T4"
+run "$STRATA" simulate --trace "$SHARED/traces/peers/pollux_workload1.csv" \
+  --scaling "$SHARED/traces/peers/pollux_scaling.csv" \
+  --cluster 16x4:t4 --policy fifo,tiresias,optimus,smd --interval 60s --seed 1
+echo "   (docs/evaluation.md compares all six workloads with the published figures; make evaluate)"
+
+say "10. The web page (read-only, localhost): strata serve"
+"$STRATA" serve --listen 127.0.0.1:8080 >/tmp/strata-demo-serve.log 2>&1 &
+srv=$!
+for _ in $(seq 1 50); do curl -fs -o /dev/null http://127.0.0.1:8080/ && break; sleep 0.1; done
+run curl -fs "http://127.0.0.1:8080/api/energy?by=user&start=now-7days" | head -c 600; echo
+kill "$srv" 2>/dev/null || true
+echo "   Run it yourself: STRATA_DATABASE_URL=$STRATA_DATABASE_URL bin/strata serve, then open http://127.0.0.1:8080/"
+
+say "Done. The test bed keeps running for you to explore (env: $("$HERE/testbed.sh" env)); stop it with: make testbed-down"
