@@ -144,13 +144,25 @@ func (e *engine) loop(ctx context.Context) error {
 
 // needPlan says whether this tick needs a plan. Policies that may reshape
 // are asked every tick while any job is active (they re-allocate each
-// interval); the others only when a pending job could start (free GPUs)
+// interval); the others only when a pending job could start (enough free
+// GPUs for the smallest allowed start)
 // and, with Config.SkipUnchanged, the cluster changed since their last plan.
 func (e *engine) needPlan() bool {
 	if e.reshape {
 		return len(e.pending)+len(e.running) > 0
 	}
-	return len(e.pending) > 0 && e.cl.free > 0 && (e.changed || !e.cfg.SkipUnchanged)
+	return len(e.pending) > 0 && e.cl.free >= e.minPendingGPUs() && (e.changed || !e.cfg.SkipUnchanged)
+}
+
+// minPendingGPUs is the fewest GPUs any pending job may start with (its
+// request, or the low end of its hint's gpus= range). With fewer free GPUs
+// no honest plan can start anything, so the tick needs no plan.
+func (e *engine) minPendingGPUs() int {
+	m := 1 << 30
+	for _, i := range e.pending {
+		m = min(m, e.jobs[i].minGPUs)
+	}
+	return max(1, m)
 }
 
 // nextTick picks the next tick to simulate, skipping ticks at which

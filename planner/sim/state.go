@@ -36,6 +36,7 @@ type job struct {
 	// whole job on the current allocation; penalty restart seconds left.
 	remaining, dur, penalty float64
 	gpus                    int
+	minGPUs                 int // fewest GPUs the job may start with
 	slots                   []slot
 	view                    *planner.Job // cached running view; nil after a change
 	lastT, runStart         float64
@@ -78,6 +79,10 @@ func newEngine(cfg Config, tr *Trace, name string, p planner.Policy) *engine {
 		j := &e.jobs[i]
 		j.tj, j.firstStart, j.remaining = tj, -1, 1
 		j.pj = e.requestView(int64(i+1), tj)
+		j.minGPUs = tj.GPUs
+		if h, ok, err := planner.ParseHints(j.pj.Comment); ok && err == nil && h.GPUMin > 0 {
+			j.minGPUs = min(tj.GPUs, h.GPUMin)
+		}
 		if tj.GPUs > total || (cfg.Cluster.BurstBufferBytes > 0 && tj.BBBytes > cfg.Cluster.BurstBufferBytes) {
 			j.phase = phaseDropped
 			e.res.Dropped++
