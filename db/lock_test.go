@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -52,7 +53,17 @@ func TestLockOneHolderAndTakeover(t *testing.T) {
 	if err := lb.Check(ctx); !errors.Is(err, db.ErrLockLost) {
 		t.Fatalf("Check after the session died: %v, want ErrLockLost", err)
 	}
-	la2, ok, err := a.TryLock(ctx, "cluster-x")
+	// pg_terminate_backend only signals the backend: the lock is freed when
+	// that backend has exited, a moment later. A standby polls; so does this.
+	var la2 *db.Lock
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		la2, ok, err = a.TryLock(ctx, "cluster-x")
+		if err != nil || ok || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	if err != nil || !ok {
 		t.Fatalf("takeover after the holder died: ok=%v err=%v", ok, err)
 	}
