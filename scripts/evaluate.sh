@@ -223,8 +223,8 @@ follows the same rule (busy = published TDP, idle assumed).
 **Tiresias configuration.** The planner's Tiresias demotes a job after 1 GPU-hour of attained
 service; the Pollux artifact's Tiresias uses 16 GPU-hours (`_queue_threshold = 3600 * 16` in its
 `tiresias.py`). Since Tiresias exists in Strata only for comparison, `strata simulate` defaults to
-the published 16 GPU-hours (`--tiresias-threshold`); the rows "tiresias with the planner's default
-1 GPU-h threshold" show the effect.
+the published 16 GPU-hours (`--tiresias-threshold`); the what-if rows labelled "the planner's
+default 1 GPU-h threshold" show the effect.
 
 ## Running it yourself
 
