@@ -44,7 +44,7 @@ func WritePlots(dir string, r *Report) error {
 			p.X.Scale = plot.LogScale{}
 			p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 		}
-		p.Legend.Top = pl.file == PlotGPUUtil
+		p.Legend.Top = pl.file != PlotJCTCDF
 		for i, res := range r.Results {
 			l, err := plotter.NewLine(pl.line(res))
 			if err != nil {
