@@ -62,6 +62,7 @@ type LineError struct {
 	Err    error
 }
 
+// Error implements error: "line N: column C: what is wrong".
 func (e *LineError) Error() string {
 	if e.Column == "" {
 		return fmt.Sprintf("line %d: %v", e.Line, e.Err)
@@ -69,6 +70,7 @@ func (e *LineError) Error() string {
 	return fmt.Sprintf("line %d: column %s: %v", e.Line, e.Column, e.Err)
 }
 
+// Unwrap returns the underlying parse error.
 func (e *LineError) Unwrap() error { return e.Err }
 
 // requiredColumns must appear in the header of every trace.
