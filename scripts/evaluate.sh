@@ -6,7 +6,7 @@
 #
 # Environment:
 #   STRATA_SHARED_TRACES  the traces folder (default ../shared/traces, then /work/shared/traces)
-#   STRATA_BIN            a strata binary to use (default: build bin/strata)
+#   STRATA_BIN            a strata binary to use (default: build one from the sources)
 #   STRATA_EVAL_BENCH=1   also re-run the 100,000-job benchmark (minutes); otherwise the
 #                         Scale section uses the last raw result, docs/img/eval/bench100k.txt
 set -euo pipefail
@@ -23,9 +23,10 @@ peers=$traces/peers
 
 bin=${STRATA_BIN:-}
 if [[ -z "$bin" ]]; then
-	mkdir -p bin
-	go build -o bin/strata ./cmd/strata # incremental: never a stale binary
-	bin=bin/strata
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	go build -o "$tmp/strata" ./cmd/strata # from the current sources: never a stale binary
+	bin=$tmp/strata
 fi
 
 img=docs/img/eval
