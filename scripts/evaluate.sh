@@ -195,6 +195,11 @@ their GPUs first, shrinking jobs are placed before growing ones), then starts in
 decision's `Placement` (else best fit). A decision whose shape does not fit the free GPUs is not
 applied and is counted (`rejected_starts`, `rejected_resizes`); a preempt or resize from a policy
 that may only shape pending jobs is ignored and counted (`honesty_violations`, a test fails on it).
+Simplifications: a pending job's rewrite (`ActionUpdate`) is not carried to the next tick — every
+snapshot shows the user's original request and the policy decides again from the hint; Slurm
+itself would start a rewritten job as soon as GPUs free up between two Strata cycles, whereas here
+jobs start only at ticks (for every policy alike, as in the Pollux artifact); CPUs and memory are
+allocated in proportion to GPUs (12 CPUs and 48 GiB per GPU by default), so they never bind.
 
 **Ground truth.** A job's run time on *w* GPUs is the workload's `duration_s` at the requested
 count and `duration_s × curve(w) / curve(request)` elsewhere, with the measured Pollux curve of its
