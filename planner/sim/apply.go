@@ -79,6 +79,14 @@ func (e *engine) allocView(j *job) *planner.Job {
 	pj := j.pj
 	pj.State, pj.StartTime = planner.JobRunning, simTime(j.runStart)
 	pj.GPUsPerJob, pj.GPUsPerNode, pj.Nodes = j.gpus, 0, len(j.slots)
+	// CPUs and memory follow the GPUs the job holds now (the cluster accounts
+	// them per GPU too): a job resized to fewer GPUs must not keep claiming
+	// its submit-time CPUs, or the policy sees phantom usage and cannot grow
+	// other jobs into the freed capacity.
+	if req := j.pj.GPUs(); req > 0 && j.gpus != req {
+		pj.CPUs = j.pj.CPUs * j.gpus / req
+		pj.MemoryMB = j.pj.MemoryMB * int64(j.gpus) / int64(req)
+	}
 	pj.NodeList = make([]string, len(j.slots))
 	pj.GPUAlloc = make([]planner.GPUAllocation, len(j.slots))
 	uniform := true

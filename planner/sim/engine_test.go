@@ -220,3 +220,24 @@ func TestSnapshotView(t *testing.T) {
 		t.Errorf("simulated hint does not parse: %v", err)
 	}
 }
+
+// A job running on fewer GPUs than it asked for claims CPUs and memory for
+// the GPUs it holds, as the cluster accounts them; otherwise a policy that
+// resizes (optimus) sees phantom usage and cannot grow other jobs.
+func TestRunningViewResourcesFollowGPUs(t *testing.T) {
+	const trace = "job_id,submit_time,duration_s,gpus\nx,0,940,6\n"
+	cfg := Config{Cluster: ClusterSpec{Nodes: 2, GPUsPerNode: 4, GPUType: "t4"}}.withDefaults()
+	e := newEngine(cfg, mustTrace(t, trace), "greedy", greedy{want: func(*planner.Job) int { return 2 }})
+	e.advance(0)
+	e.arrive(0)
+	if n, err := e.plan(context.Background(), 0, 0); err != nil || n != 1 {
+		t.Fatalf("plan at 0: started %d, %v", n, err)
+	}
+	j := e.snapshot(1, 60).Jobs[0]
+	perGPU := cfg.Cluster.CPUsPerNode / cfg.Cluster.GPUsPerNode
+	memPerGPU := cfg.Cluster.MemoryMBPerNode / int64(cfg.Cluster.GPUsPerNode)
+	if j.GPUs() != 2 || j.CPUs != 2*perGPU || j.MemoryMB != 2*memPerGPU {
+		t.Errorf("running view: %d GPUs, %d CPUs, %d MB; want 2 GPUs, %d CPUs, %d MB",
+			j.GPUs(), j.CPUs, j.MemoryMB, 2*perGPU, 2*memPerGPU)
+	}
+}
