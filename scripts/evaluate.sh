@@ -136,16 +136,13 @@ refused or could not finish (rejected starts/resizes, unfinished jobs), so no av
   queues are ordered by the time a job entered the queue, ours by submit time. With the planner's
   default 1 GPU-hour threshold jobs are demoted after minutes and large ones are preempted over
   and over: 1.1–4.3 × the published average (what-if rows).
-- **Optimus** is 1.5–3 × the published Optimus+Oracle except on workload 3, with p99 JCTs up to
-  ~370,000 s and makespans of 4–9 days. The cause is visible in a trace of workload 1: the greedy
-  allocation shrinks the imagenet jobs to 1–2 GPUs at high load (imagenet at batch 1600–6400 needs
-  580,000–740,000 s on one T4) and never grows them again, even when 59–63 of the 64 GPUs are idle
-  for days (imagenet-126 runs on 1 GPU from 21,360 s to ~650,000 s). The artifact's Optimus
-  re-allocates all GPUs every interval, so its long jobs regain GPUs when the cluster drains. This
-  is a defect of our Optimus (reported to the planner owner), not of the simulator: the simulator
-  applies every resize Optimus returns. A smaller difference: ours may only choose inside the
-  user's range (1..request) while the artifact's Optimus may go up to batch size / minimum local
-  batch GPUs.
+- **Optimus** lands within ±15 % of the published Optimus+Oracle on every workload (0.96–1.05 ×).
+  An earlier version of this table had it at 1.5–3 ×: the simulator showed a job resized to fewer
+  GPUs still holding its submit-time CPUs and memory, so Optimus saw phantom usage and never grew
+  long jobs back when the cluster drained (imagenet-126 ran on 1 GPU for days). Running jobs now
+  claim CPUs and memory for the GPUs they hold, as the simulated nodes account them. The small
+  remaining difference: ours may only choose inside the user's range (1..request) while the
+  artifact's Optimus may go up to batch size / minimum local batch GPUs.
 - **smd** holds to production honesty: it chooses GPU counts and the order at start and never
   preempts or resizes a running job (0 preemptions, 0 resizes, 0 honesty violations in every
   run). It meets the 0.85 × Tiresias goal on workload 3 and is 1.0–1.6 × the published Tiresias
@@ -161,12 +158,11 @@ refused or could not finish (rejected starts/resizes, unfinished jobs), so no av
   Optimus+Oracle see theirs; Tiresias needs none.
 - **What-ifs.** Allowing users' ranges up to 2 × the request does not help smd on most workloads
   (not analysed further). `smd-elastic`, the what-if that may resize running jobs (impossible on
-  Slurm, labelled as such), is 1–4 × the published Tiresias here; it is a prototype whose resize
+  Slurm, labelled as such), is 0.8–2.4 × the published Tiresias here; it is a prototype whose resize
   rule we have not analysed yet, so no conclusion about elasticity should be drawn from it.
 - **Energy** follows utilization and makespan: with a 10 W idle and 70 W busy T4 most of the
   energy is the busy GPU-hours of the workload, which no policy changes much; policies that
-  finish sooner save idle energy, and a policy that leaves GPUs idle for days (our Optimus)
-  spends up to twice as much.
+  finish sooner save idle energy.
 ## end-gaps
 ## shockwave
 ## A second yardstick: Shockwave's 120-job trace (fixed durations)
