@@ -14,6 +14,7 @@ need=""
 command -v debootstrap >/dev/null || need="$need debootstrap"
 command -v curl >/dev/null || need="$need curl"
 command -v gcc >/dev/null || need="$need gcc"
+[ -e /usr/include/stdlib.h ] || need="$need libc6-dev"   # cgo (vet of the dcgm/nvml build tags)
 command -v runuser >/dev/null || need="$need util-linux"
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need="$need postgresql"
 command -v psql >/dev/null || need="$need postgresql-client"
