@@ -6,7 +6,9 @@ set -euo pipefail
 die() { echo "deps.sh: $*" >&2; exit 1; }
 
 export PATH=/usr/local/go/bin:$PATH
-command -v go >/dev/null || die "Go is missing: install Go 1.25 or newer (e.g. under /usr/local/go) and re-run"
+command -v go >/dev/null || die "Go is missing: install Go 1.26 or newer (e.g. under /usr/local/go) and re-run"
+gov=$(go env GOVERSION | sed 's/^go//')
+case "$gov" in 1.2[6-9]*|1.[3-9]*|[2-9]*) ;; *) die "Go $gov is too old: go.mod needs Go 1.26 or newer (x/sync and x/sys require it)";; esac
 [ "$(id -u)" = 0 ] || die "the test bed needs root (debootstrap, chroot, mount); re-run as root or with sudo"
 [ -r /etc/debian_version ] || die "this is not a Debian-like system: the test bed is built with apt-get and debootstrap"
 
