@@ -66,6 +66,7 @@ type jobInfo struct {
 	// gpuMemNeed and gpuMemHave (MiB) are set when the worker's estimated
 	// GPU memory exceeds the configured memory of its GPU type.
 	gpuMemNeed, gpuMemHave int64
+	memo                   *memoEntry // the job's memo entry, nil without a memo
 }
 
 // cycle is the working state of one Plan call.
@@ -79,14 +80,24 @@ type cycle struct {
 	pools   []BurstBufferPool
 	bbFree  []int64
 	orphans []*jobInfo // jobs with an unknown partition or no GPUs
+	memo    *memo      // per-job work kept across calls; nil = none
 }
 
 // newCycle builds the plan state from a snapshot.
 func newCycle(ctx context.Context, s *Snapshot, o *Options) (*cycle, error) {
+	return newCycleMemo(ctx, s, o, nil)
+}
+
+// newCycleMemo is newCycle reusing (and updating) a policy's memo m;
+// m may be nil.
+func newCycleMemo(ctx context.Context, s *Snapshot, o *Options, m *memo) (*cycle, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("plan snapshot %s: %w", s.ID, err)
 	}
-	c := &cycle{s: s, o: o, byPart: map[string]*island{}}
+	c := &cycle{s: s, o: o, byPart: map[string]*island{}, memo: m}
+	if m != nil {
+		m.begin(s)
+	}
 	idx := map[string]int{}
 	for _, n := range s.Nodes {
 		idx[n.Name] = len(c.nodes)
@@ -105,6 +116,9 @@ func newCycle(ctx context.Context, s *Snapshot, o *Options) (*cycle, error) {
 		c.bbFree = append(c.bbFree, max(0, p.CapacityBytes-p.UsedBytes))
 	}
 	c.addJobs()
+	if m != nil {
+		m.evict()
+	}
 	return c, nil
 }
 
@@ -177,8 +191,37 @@ func (c *cycle) partitionOf(j *Job) *island {
 	return c.byPart[name]
 }
 
-// newJobInfo parses the job's hints and derives its limits.
+// newJobInfo parses the job's hints and derives its limits (from the
+// memo when the cycle has one and the job is unchanged).
 func (c *cycle) newJobInfo(j *Job) *jobInfo {
+	if c.memo == nil {
+		ji := c.staticJobInfo(j)
+		c.setDynamic(ji)
+		return ji
+	}
+	e, ok := c.memo.entry(j)
+	if !ok {
+		e.info = *c.staticJobInfo(j)
+		e.info.job, e.info.isl = nil, nil // per call; do not keep the snapshot alive
+	}
+	ji := new(jobInfo)
+	*ji = e.info
+	ji.job, ji.isl, ji.memo = j, c.partitionOf(j), e
+	c.setDynamic(ji)
+	return ji
+}
+
+// setDynamic sets the jobInfo fields that depend on more than the job's
+// request and the cluster's static shape.
+func (c *cycle) setDynamic(ji *jobInfo) {
+	j := ji.job
+	ji.bbPool = c.poolIndex(j.BurstBufferPool, ji.bb)
+	ji.aged = j.State == JobPending && c.s.Now.Sub(j.SubmitTime) > c.o.StarvationAge && !j.SubmitTime.IsZero()
+}
+
+// staticJobInfo derives what depends only on the job's request, its hints
+// and the cluster's static shape.
+func (c *cycle) staticJobInfo(j *Job) *jobInfo {
 	ji := &jobInfo{job: j, isl: c.partitionOf(j), weight: 1, req: j.GPUs(), bbPool: -1}
 	ji.hints, ji.hasHint, ji.hintErr = ParseHints(j.Comment)
 	h := ji.hints
@@ -204,11 +247,7 @@ func (c *cycle) newJobInfo(j *Job) *jobInfo {
 		ji.memPerW = h.MemBytes >> 20
 	}
 	ji.bb = max(j.BurstBufferBytes, h.BBBytes)
-	ji.bbPool = c.poolIndex(j.BurstBufferPool, ji.bb)
 	ji.deadline = h.Deadline
-	if j.State == JobPending && c.s.Now.Sub(j.SubmitTime) > c.o.StarvationAge && !j.SubmitTime.IsZero() {
-		ji.aged = true
-	}
 	gt := j.GPUType
 	if gt == "" && ji.isl != nil {
 		gt = ji.isl.gpuType

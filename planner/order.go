@@ -2,10 +2,8 @@ package planner
 
 import (
 	"cmp"
-	"container/heap"
 	"fmt"
 	"slices"
-	"sort"
 	"time"
 )
 
@@ -22,6 +20,10 @@ type planned struct {
 	reasons []Reason
 	detail  string
 	ranked  bool // gets a rank and a priority
+	// Set by finalize: the rank (0 = none) and the predicted start.
+	rank      int
+	predStart time.Time
+	hasStart  bool
 }
 
 // newPlanned starts the plan of a pending job at its requested size: an
@@ -84,29 +86,18 @@ func sizeReasons(ji *jobInfo, w int) []Reason {
 func (c *cycle) finalize(name string, pls []*planned) Plan {
 	var ranked []*planned
 	for _, pl := range pls {
+		pl.rank, pl.hasStart = 0, false
 		if pl.ranked {
 			ranked = append(ranked, pl)
 		}
 	}
-	sort.SliceStable(ranked, func(a, b int) bool {
-		x, y := ranked[a], ranked[b]
-		switch {
-		case x.start != y.start:
-			return x.start
-		case x.ji.aged != y.ji.aged:
-			return x.ji.aged
-		case x.key != y.key:
-			return x.key < y.key
-		}
-		return x.ji.job.ID < y.ji.job.ID
-	})
-	ranks := make(map[*planned]int, len(ranked))
+	slices.SortStableFunc(ranked, func(x, y *planned) int { return lessInt(rankedBefore(x, y)) })
 	for r, pl := range ranked {
-		ranks[pl] = r + 1
+		pl.rank = r + 1
 	}
-	starts := c.predictStarts(ranked)
+	c.predictStarts(ranked)
 	n := int64(len(ranked))
-	out := Plan{SnapshotID: c.s.ID, Policy: name, Decisions: make([]Decision, 0, len(pls))}
+	decs := make([]Decision, 0, len(pls))
 	for _, pl := range pls {
 		d := Decision{JobID: pl.ji.job.ID, Action: pl.action, Start: pl.start, Workers: pl.w, PS: pl.p,
 			GPUsPerNode: pl.sh.gpn, NodeCount: pl.sh.nodes, Placement: c.nodeNames(pl.nodes),
@@ -114,14 +105,14 @@ func (c *cycle) finalize(name string, pls []*planned) Plan {
 		if len(d.Placement) == 0 {
 			d.Placement = nil
 		}
-		if r, ok := ranks[pl]; ok {
+		if r := pl.rank; r > 0 {
 			d.Rank = r
 			d.Priority = c.o.PriorityBase + (n-int64(r))*c.o.PriorityStep
 			if pl.ji.aged {
 				d.Reasons = append(d.Reasons, ReasonAged)
 			}
 		}
-		if st, ok := starts[pl]; ok && pl.dur > 0 {
+		if st := pl.predStart; pl.hasStart && pl.dur > 0 {
 			d.PredictedStart, d.PredictedEnd = st, st.Add(pl.dur)
 			if dl := pl.ji.deadline; !dl.IsZero() && d.PredictedEnd.After(dl) {
 				d.Reasons = append(d.Reasons, ReasonDeadlineRisk)
@@ -130,15 +121,49 @@ func (c *cycle) finalize(name string, pls []*planned) Plan {
 		if len(d.Reasons) == 0 {
 			d.Reasons = []Reason{ReasonWaitResources}
 		}
-		out.Decisions = append(out.Decisions, d)
+		decs = append(decs, d)
 	}
-	slices.SortFunc(out.Decisions, func(x, y Decision) int {
+	// Sort indices rather than the large Decisions: the same algorithm on
+	// the same comparisons gives the same permutation.
+	idx := make([]int32, len(decs))
+	for k := range idx {
+		idx[k] = int32(k)
+	}
+	slices.SortFunc(idx, func(a, b int32) int {
+		x, y := &decs[a], &decs[b]
 		if c := cmp.Compare(x.Rank, y.Rank); c != 0 {
 			return c
 		}
 		return cmp.Compare(x.JobID, y.JobID)
 	})
+	out := Plan{SnapshotID: c.s.ID, Policy: name, Decisions: make([]Decision, len(decs))}
+	for k, i := range idx {
+		out.Decisions[k] = decs[i]
+	}
 	return out
+}
+
+// rankedBefore is the rank order of finalize.
+func rankedBefore(x, y *planned) bool {
+	switch {
+	case x.start != y.start:
+		return x.start
+	case x.ji.aged != y.ji.aged:
+		return x.ji.aged
+	case x.key != y.key:
+		return x.key < y.key
+	}
+	return x.ji.job.ID < y.ji.job.ID
+}
+
+// lessInt turns a less result into a comparison for the slices sorts;
+// they only test cmp < 0, exactly where the sort package calls Less, so
+// a stable sort gives the same order as sort.SliceStable with less.
+func lessInt(less bool) int {
+	if less {
+		return -1
+	}
+	return 0
 }
 
 // release event for the start-time estimate.
@@ -147,38 +172,85 @@ type gpuEvent struct {
 	gpus int
 }
 
+// eventHeap is a min-heap of events by time. It follows container/heap
+// step for step (so events with equal times pop in the same order) without
+// boxing each event in an interface.
 type eventHeap []gpuEvent
 
-func (h eventHeap) Len() int           { return len(h) }
-func (h eventHeap) Less(i, j int) bool { return h[i].at.Before(h[j].at) }
-func (h eventHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *eventHeap) Push(x any)        { *h = append(*h, x.(gpuEvent)) }
-func (h *eventHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+func (h eventHeap) less(i, j int) bool { return h[i].at.Before(h[j].at) }
+
+func (h eventHeap) init() {
+	n := len(h)
+	for i := n/2 - 1; i >= 0; i-- {
+		h.down(i, n)
+	}
 }
 
-// predictStarts estimates start times per island: jobs starting now start
-// at Now; the others start in rank order when enough GPUs are released by
-// running and earlier jobs (aggregate GPUs; fragmentation, CPUs and memory
-// ignored, no backfill). Jobs that can never get enough GPUs get none.
-func (c *cycle) predictStarts(ranked []*planned) map[*planned]time.Time {
-	out := make(map[*planned]time.Time, len(ranked))
+func (h *eventHeap) push(e gpuEvent) {
+	*h = append(*h, e)
+	h.up(len(*h) - 1)
+}
+
+func (h *eventHeap) pop() gpuEvent {
+	old := *h
+	n := len(old) - 1
+	old[0], old[n] = old[n], old[0]
+	old.down(0, n)
+	e := old[n]
+	*h = old[:n]
+	return e
+}
+
+func (h eventHeap) up(j int) {
+	for {
+		i := (j - 1) / 2 // parent
+		if i == j || !h.less(j, i) {
+			break
+		}
+		h[i], h[j] = h[j], h[i]
+		j = i
+	}
+}
+
+func (h eventHeap) down(i0, n int) bool {
+	i := i0
+	for {
+		j1 := 2*i + 1
+		if j1 >= n || j1 < 0 { // j1 < 0 after int overflow
+			break
+		}
+		j := j1 // left child
+		if j2 := j1 + 1; j2 < n && h.less(j2, j1) {
+			j = j2 // = 2*i + 2  // right child
+		}
+		if !h.less(j, i) {
+			break
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
+	return i > i0
+}
+
+// predictStarts estimates start times per island (pl.predStart, when
+// pl.hasStart): jobs starting now start at Now; the others start in rank
+// order when enough GPUs are released by running and earlier jobs
+// (aggregate GPUs; fragmentation, CPUs and memory ignored, no backfill).
+// Jobs that can never get enough GPUs get none.
+func (c *cycle) predictStarts(ranked []*planned) {
 	type state struct {
 		free int
 		ev   eventHeap
 		last time.Time
 	}
-	st := map[*island]*state{}
+	st := make(map[*island]*state, len(c.islands))
 	for _, isl := range c.islands {
-		s := &state{last: c.s.Now}
+		s := &state{last: c.s.Now, ev: make(eventHeap, 0, len(isl.running)+len(isl.jobs))}
 		s.free, _, _ = c.free(isl)
 		for _, ji := range isl.running {
 			s.ev = append(s.ev, gpuEvent{at: c.runningEnd(ji), gpus: ji.req})
 		}
-		heap.Init(&s.ev)
+		s.ev.init()
 		st[isl] = s
 	}
 	for _, pl := range ranked {
@@ -187,13 +259,13 @@ func (c *cycle) predictStarts(ranked []*planned) map[*planned]time.Time {
 			continue
 		}
 		if pl.start {
-			out[pl] = c.s.Now
-			heap.Push(&s.ev, gpuEvent{at: c.s.Now.Add(pl.dur), gpus: pl.w})
+			pl.predStart, pl.hasStart = c.s.Now, true
+			s.ev.push(gpuEvent{at: c.s.Now.Add(pl.dur), gpus: pl.w})
 			continue
 		}
 		t := s.last
-		for s.free < pl.w && s.ev.Len() > 0 {
-			e := heap.Pop(&s.ev).(gpuEvent)
+		for s.free < pl.w && len(s.ev) > 0 {
+			e := s.ev.pop()
 			s.free += e.gpus
 			if e.at.After(t) {
 				t = e.at
@@ -204,10 +276,9 @@ func (c *cycle) predictStarts(ranked []*planned) map[*planned]time.Time {
 		}
 		s.free -= pl.w
 		s.last = t
-		out[pl] = t
-		heap.Push(&s.ev, gpuEvent{at: t.Add(pl.dur), gpus: pl.w})
+		pl.predStart, pl.hasStart = t, true
+		s.ev.push(gpuEvent{at: t.Add(pl.dur), gpus: pl.w})
 	}
-	return out
 }
 
 // runningEnd predicts when a running job ends: start + predicted duration

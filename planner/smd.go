@@ -22,6 +22,9 @@ type SMD struct {
 	o       Options
 	ratio   bool
 	elastic bool // smd-elastic: may resize running jobs (simulation what-if)
+	// memo keeps per-job work (hints, model, option grid) across calls;
+	// it never changes a plan.
+	memo memoSlot
 }
 
 var _ Policy = (*SMD)(nil)
@@ -38,7 +41,9 @@ func (p *SMD) name() string {
 
 // Plan implements Policy.
 func (p *SMD) Plan(ctx context.Context, s *Snapshot) (Plan, error) {
-	c, err := newCycle(ctx, s, &p.o)
+	m := p.memo.take()
+	defer p.memo.put(m)
+	c, err := newCycleMemo(ctx, s, &p.o, m)
 	if err != nil {
 		return Plan{}, err
 	}

@@ -82,10 +82,42 @@ func thin(set []int, n int) []int {
 // duration exceeds the time limit (Slurm would kill the job) are dropped
 // unless none is left; dominated options (no faster, no smaller) too.
 func (c *cycle) options(ji *jobInfo, now time.Time) []option {
-	isl := ji.isl
 	if ji.gpuMemNeed > 0 {
 		return nil
 	}
+	var out []option
+	if e := ji.memo; e != nil && e.optsOK {
+		out = append(make([]option, 0, len(e.opts)), e.opts...)
+	} else {
+		out = c.baseOptions(ji)
+		if e != nil && c.cacheable(out) {
+			e.opts, e.optsOK = append([]option(nil), out...), true
+		}
+	}
+	for k := range out {
+		out[k].cost = c.optionCost(ji, &out[k], now)
+	}
+	return prune(out)
+}
+
+// cacheable reports whether options may be memoised: their durations do
+// not come from the Predictor, whose answers may change between calls.
+func (c *cycle) cacheable(opts []option) bool {
+	if c.o.Predictor == nil {
+		return true
+	}
+	for _, o := range opts {
+		if o.durReason != ReasonModelled {
+			return false
+		}
+	}
+	return true
+}
+
+// baseOptions is the job's options before costs: the grid's placeable
+// shapes with their durations, filtered by the time limit.
+func (c *cycle) baseOptions(ji *jobInfo) []option {
+	isl := ji.isl
 	var out []option
 	for _, w := range workerGrid(ji, isl.maxGPN, c.o.MaxOptionsPerJob) {
 		sh, ok := c.shapeFor(isl, w, ji.cpuPerW, ji.memPerW)
@@ -114,10 +146,7 @@ func (c *cycle) options(ji *jobInfo, now time.Time) []option {
 		}
 		out = kept
 	}
-	for k := range out {
-		out[k].cost = c.optionCost(ji, &out[k], now)
-	}
-	return prune(out)
+	return out
 }
 
 func curveCovers(cv *ScalingCurve, w int) bool {

@@ -1,0 +1,140 @@
+package planner
+
+import (
+	"strconv"
+	"sync"
+	"time"
+)
+
+// memo caches the pure per-job work of a policy across Plan calls: parsed
+// hints, the time model and derived limits (jobInfo), and SMD's option grid
+// with predicted durations before costs. An entry is reused only when every
+// job field it was derived from is unchanged, and the whole memo is dropped
+// when the cluster's static shape (nodes, capacities, partitions) changes,
+// so a plan with the memo equals the plan without it. Entries of jobs absent
+// from a snapshot are evicted, so the memo holds at most one snapshot's jobs.
+type memo struct {
+	cluster string // clusterKey of the snapshot the entries were built for
+	gen     uint64
+	jobs    map[int64]*memoEntry
+}
+
+// memoEntry is one job's cached work.
+type memoEntry struct {
+	key  memoKey
+	gen  uint64   // last snapshot that held the job
+	info jobInfo  // static part: job, isl, aged and bbPool are set per call
+	opts []option // options before costs; nil until computed
+	// optsOK says opts is cached (durations that came from a Predictor
+	// are never cached: predictions may change between calls).
+	optsOK bool
+}
+
+// memoKey is every Job field the cached work depends on.
+type memoKey struct {
+	comment, partition, gpuType    string
+	gpusPerNode, gpusPerJob, nodes int
+	cpus                           int
+	memMB, bbBytes                 int64
+	timeLimit                      time.Duration
+}
+
+func keyOf(j *Job) memoKey {
+	return memoKey{comment: j.Comment, partition: j.Partition, gpuType: j.GPUType,
+		gpusPerNode: j.GPUsPerNode, gpusPerJob: j.GPUsPerJob, nodes: j.Nodes, cpus: j.CPUs,
+		memMB: j.MemoryMB, bbBytes: j.BurstBufferBytes, timeLimit: j.TimeLimit}
+}
+
+// clusterKey encodes the static shape of the snapshot's cluster: what
+// islands, shapes and the time model's GPU types depend on.
+func clusterKey(s *Snapshot) string {
+	b := make([]byte, 0, 64*len(s.Nodes))
+	for _, n := range s.Nodes {
+		b = append(b, n.Name...)
+		b = append(b, 0)
+		b = strconv.AppendInt(b, int64(n.GPUs), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(n.CPUs), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, n.MemoryMB, 10)
+		b = append(b, ',')
+		b = strconv.AppendBool(b, n.Usable())
+		b = append(b, n.GPUType...)
+		b = append(b, 0)
+	}
+	b = append(b, 1)
+	for _, p := range s.Partitions {
+		b = append(b, p.Name...)
+		b = append(b, 0)
+		for _, n := range p.Nodes {
+			b = append(b, n...)
+			b = append(b, 0)
+		}
+		b = strconv.AppendInt(b, int64(p.MaxTime), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(p.TotalCPUs), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(p.TotalGPUs), 10)
+		b = strconv.AppendBool(b, p.Default)
+		b = append(b, 1)
+	}
+	return string(b)
+}
+
+// begin starts a Plan call on snapshot s: it drops every entry when the
+// cluster changed.
+func (m *memo) begin(s *Snapshot) {
+	if k := clusterKey(s); k != m.cluster || m.jobs == nil {
+		m.cluster, m.jobs = k, map[int64]*memoEntry{}
+	}
+	m.gen++
+}
+
+// entry returns the job's entry, fresh (ok false) when it has none or the
+// job changed, and marks it as seen in this call.
+func (m *memo) entry(j *Job) (e *memoEntry, ok bool) {
+	k := keyOf(j)
+	e = m.jobs[j.ID]
+	ok = e != nil && e.key == k
+	if !ok {
+		e = &memoEntry{key: k}
+		m.jobs[j.ID] = e
+	}
+	e.gen = m.gen
+	return e, ok
+}
+
+// evict drops the entries of jobs the current snapshot did not hold.
+func (m *memo) evict() {
+	for id, e := range m.jobs {
+		if e.gen != m.gen {
+			delete(m.jobs, id)
+		}
+	}
+}
+
+// memoSlot hands a policy's memo to one Plan call at a time; a concurrent
+// call gets an empty memo instead of waiting.
+type memoSlot struct {
+	mu sync.Mutex
+	m  *memo
+}
+
+// take removes the memo from the slot (a new one when it is empty).
+func (s *memoSlot) take() *memo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.m
+	s.m = nil
+	if m == nil {
+		m = &memo{}
+	}
+	return m
+}
+
+// put returns the memo to the slot.
+func (s *memoSlot) put(m *memo) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.m = m
+}
