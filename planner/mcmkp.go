@@ -2,7 +2,7 @@ package planner
 
 import (
 	"math"
-	"sort"
+	"slices"
 )
 
 // mcmkp is a multiple-choice multi-dimensional knapsack: every item takes
@@ -183,11 +183,16 @@ func (m *mcmkp) solveLagrange(iters int) ([]int, []float64) {
 	var best []int
 	bestCost, bestLambda := math.Inf(1), make([]float64, m.R)
 	m.bound = math.Inf(-1)
+	ws := m.newRepairSpace()
+	cur, spare := make([]int, n), make([]int, n) // repair buffers; best holds one of them
 	for k := range iters {
 		m.bound = math.Max(m.bound, m.priceChoice(lambda, relaxed, use))
-		fixed := m.repair(relaxed, lambda)
+		fixed := m.repairInto(cur, relaxed, lambda, ws)
 		if c := m.total(fixed); c < bestCost {
-			best, bestCost = fixed, c
+			if best != nil {
+				spare = best
+			}
+			best, bestCost, cur = fixed, c, spare
 			copy(bestLambda, lambda)
 		}
 		step := scale / math.Sqrt(float64(k+1))
@@ -256,11 +261,22 @@ func (m *mcmkp) priceChoice(lambda []float64, choice []int, use []float64) float
 // fitsEmpty reports whether option o fits the whole capacity.
 func (m *mcmkp) fitsEmpty(o int) bool { return m.fits(o, m.cap) }
 
-// repairOrder sorts items by the gain density of their relaxed choice.
-func (m *mcmkp) repairOrder(relaxed []int) []int {
+// repairSpace is scratch memory repair reuses across iterations.
+type repairSpace struct {
+	order []int
+	dens  []float64
+	rem   []float64
+}
+
+func (m *mcmkp) newRepairSpace() *repairSpace {
 	n := m.items()
-	order := make([]int, n)
-	dens := make([]float64, n)
+	return &repairSpace{order: make([]int, n), dens: make([]float64, n), rem: make([]float64, m.R)}
+}
+
+// repairOrder sorts items by the gain density of their relaxed choice.
+func (m *mcmkp) repairOrder(relaxed []int, ws *repairSpace) []int {
+	n := m.items()
+	order, dens := ws.order[:n], ws.dens[:n]
 	for i := range n {
 		order[i] = i
 		o := relaxed[i]
@@ -276,7 +292,7 @@ func (m *mcmkp) repairOrder(relaxed []int) []int {
 			dens[i] -= 1e300 // relaxed-admitted items first
 		}
 	}
-	sort.SliceStable(order, func(a, b int) bool { return dens[order[a]] > dens[order[b]] })
+	slices.SortStableFunc(order, func(a, b int) int { return lessInt(dens[a] > dens[b]) })
 	return order
 }
 
@@ -296,9 +312,14 @@ func (m *mcmkp) cheapest(i int) int {
 // priced option that fits and beats null; then admitted items upgrade to
 // cheaper options while capacity remains.
 func (m *mcmkp) repair(relaxed []int, lambda []float64) []int {
-	choice := make([]int, m.items())
-	rem := append([]float64(nil), m.cap...)
-	for _, i := range m.repairOrder(relaxed) {
+	return m.repairInto(make([]int, m.items()), relaxed, lambda, m.newRepairSpace())
+}
+
+// repairInto is repair writing the choice into choice (len items) with
+// scratch space ws.
+func (m *mcmkp) repairInto(choice, relaxed []int, lambda []float64, ws *repairSpace) []int {
+	rem := append(ws.rem[:0], m.cap...)
+	for _, i := range m.repairOrder(relaxed, ws) {
 		choice[i] = -1
 		o := relaxed[i]
 		if o >= 0 && m.fits(o, rem) {

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -105,7 +106,7 @@ func (c *cycle) place(isl *island, s shape, cpuPerW float64, memPerW int64) ([]i
 		if len(got) < s.nodes {
 			return nil, false
 		}
-		sort.SliceStable(got, func(a, b int) bool { return c.nodes[got[a]].freeGPU < c.nodes[got[b]].freeGPU })
+		slices.SortStableFunc(got, func(a, b int) int { return lessInt(c.nodes[a].freeGPU < c.nodes[b].freeGPU) })
 		got = got[:s.nodes]
 		sort.Ints(got)
 	}

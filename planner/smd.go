@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 )
 
 // SMD is the SMD-style planner (algorithms.md A1.4–A1.5): per job a grid
@@ -213,11 +212,18 @@ func (c *cycle) knapsack(isl *island, items []*smdItem) *mcmkp {
 		capacity[3+k] = float64(f)
 	}
 	m := newMCMKP(r, capacity)
-	costs, weights := []float64{}, [][]float64{}
+	n := 0
 	for _, it := range items {
-		costs, weights = costs[:0], weights[:0]
+		n += len(it.opts)
+	}
+	m.null = make([]float64, 0, len(items))
+	m.first = slices.Grow(m.first, len(items))
+	m.cost = make([]float64, 0, n)
+	m.q = make([]float64, n*r) // zero weights; set below, as add would copy them
+	for _, it := range items {
+		it.base = len(m.cost)
 		for _, o := range it.opts {
-			q := make([]float64, r)
+			q := m.q[len(m.cost)*r : (len(m.cost)+1)*r]
 			q[0], q[1], q[2] = o.gpu, o.cpu, o.mem
 			if it.pl.ji.bbPool >= 0 {
 				q[3+it.pl.ji.bbPool] = float64(it.pl.ji.bb)
@@ -225,10 +231,10 @@ func (c *cycle) knapsack(isl *island, items []*smdItem) *mcmkp {
 			if c.isLong(o) && !(it.pl.ji.aged && o.w == narrowest(it.all)) {
 				q[r-1] = o.gpu
 			}
-			costs, weights = append(costs, o.cost), append(weights, q)
+			m.cost = append(m.cost, o.cost)
 		}
-		it.base = len(m.cost)
-		m.add(it.null, costs, weights)
+		m.null = append(m.null, it.null)
+		m.first = append(m.first, len(m.cost))
 	}
 	return m
 }
@@ -243,9 +249,9 @@ func (c *cycle) admit(items []*smdItem, m *mcmkp, choice []int) {
 			idx = append(idx, i)
 		}
 	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		x, y := items[idx[a]], items[idx[b]]
-		return m.cost[choice[idx[a]]]/x.pl.ji.weight < m.cost[choice[idx[b]]]/y.pl.ji.weight
+	slices.SortStableFunc(idx, func(a, b int) int {
+		x, y := items[a], items[b]
+		return lessInt(m.cost[choice[a]]/x.pl.ji.weight < m.cost[choice[b]]/y.pl.ji.weight)
 	})
 	for _, i := range idx {
 		it := items[i]
@@ -257,21 +263,24 @@ func (c *cycle) admit(items []*smdItem, m *mcmkp, choice []int) {
 // shortest weighted first, when starting now beats waiting for the job
 // itself (idleCost < null); the aged reservation still applies.
 func (c *cycle) backfill(items []*smdItem) {
-	var wait []*smdItem
-	key := map[*smdItem]float64{}
+	type waiting struct {
+		it  *smdItem
+		key float64
+	}
+	var wait []waiting
 	for _, it := range items {
 		if !it.pl.start && !it.running {
-			wait = append(wait, it)
-			key[it] = minCost(it)
+			wait = append(wait, waiting{it, minCost(it)})
 		}
 	}
-	sort.SliceStable(wait, func(a, b int) bool { return key[wait[a]] < key[wait[b]] })
+	slices.SortStableFunc(wait, func(a, b waiting) int { return lessInt(a.key < b.key) })
 	if len(wait) == 0 {
 		return
 	}
-	isl := wait[0].pl.ji.isl
+	isl := wait[0].it.pl.ji.isl
 	total, most := c.freeShape(isl)
-	for _, it := range wait {
+	for _, w := range wait {
+		it := w.it
 		if total == 0 {
 			return
 		}

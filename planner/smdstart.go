@@ -2,6 +2,7 @@ package planner
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"time"
 )
@@ -17,7 +18,7 @@ func (c *cycle) tryStart(it *smdItem, first option, idle bool) bool {
 		cands = append(cands, first)
 	}
 	rest := append([]option(nil), it.opts...)
-	sort.SliceStable(rest, func(a, b int) bool { return rest[a].cost < rest[b].cost })
+	slices.SortStableFunc(rest, func(a, b option) int { return lessInt(a.cost < b.cost) })
 	for _, o := range rest {
 		if v := o.cost; v < it.null || idle && o.idleCost < it.null {
 			cands = append(cands, o)
@@ -87,8 +88,8 @@ func (c *cycle) reserveForAged(isl *island, items []*smdItem) {
 			aged = append(aged, it)
 		}
 	}
-	sort.SliceStable(aged, func(a, b int) bool {
-		return aged[a].pl.ji.job.SubmitTime.Before(aged[b].pl.ji.job.SubmitTime)
+	slices.SortStableFunc(aged, func(a, b *smdItem) int {
+		return lessInt(a.pl.ji.job.SubmitTime.Before(b.pl.ji.job.SubmitTime))
 	})
 	free, _, _ := c.free(isl)
 	for _, it := range aged {
