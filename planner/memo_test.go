@@ -1,0 +1,92 @@
+package planner_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/strata-hpc/strata/planner"
+)
+
+// memoSteps is a sequence of snapshots that change what the smd memo
+// caches: time passes (aging), jobs leave and come back, a job's hint,
+// time limit and GPU request change, and a node is drained.
+func memoSteps() []*planner.Snapshot {
+	base := mixedSnapshot(3)
+	clone := func(s *planner.Snapshot) *planner.Snapshot {
+		c := *s
+		c.Jobs = slices.Clone(s.Jobs)
+		c.Nodes = slices.Clone(s.Nodes)
+		for i := range c.Nodes {
+			c.Nodes[i].State = slices.Clone(c.Nodes[i].State)
+		}
+		return &c
+	}
+	later := clone(base)
+	later.Now = later.Now.Add(20 * time.Hour)
+
+	changed := clone(later)
+	var kept []planner.Job
+	edits := 0
+	for _, j := range changed.Jobs {
+		if j.State == planner.JobPending && j.ID%5 == 0 {
+			continue // left the queue
+		}
+		if j.State == planner.JobPending && j.ID%7 == 0 {
+			switch edits % 3 {
+			case 0:
+				j.Comment = "strata: model=cifar10 batch=512 iters=2000 gpus=1-4"
+			case 1:
+				j.TimeLimit = 10 * time.Minute
+			default:
+				j.GPUsPerJob, j.GPUsPerNode = 4, 0
+			}
+			edits++
+		}
+		kept = append(kept, j)
+	}
+	changed.Jobs = kept
+
+	drained := clone(changed)
+	drained.Nodes[0].State = append(drained.Nodes[0].State, "DRAIN")
+	return []*planner.Snapshot{base, base, later, changed, drained, base}
+}
+
+// TestMemoIsTransparent plans a sequence of snapshots with one policy
+// instance (whose memo carries over) and with a fresh instance per
+// snapshot: the plans must be equal. The predictor's answers change at
+// every step, so cached predictions would show.
+func TestMemoIsTransparent(t *testing.T) {
+	for _, name := range []string{"smd", "smd-ratio", "smd-elastic"} {
+		t.Run(name, func(t *testing.T) {
+			step := 0
+			o := planner.Options{Predictor: planner.PredictorFunc(func(j *planner.Job, gpus int) (time.Duration, bool) {
+				return time.Duration(int64(step+1)*j.ID%97+int64(gpus)) * time.Minute, true
+			})}
+			kept, err := planner.NewPolicy(name, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, s := range memoSteps() {
+				step = k
+				got, err := kept.Plan(context.Background(), s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fresh, err := planner.NewPolicy(name, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := fresh.Plan(context.Background(), s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("step %d: plan with a carried-over memo differs (-fresh +kept):\n%s", k, diff)
+				}
+			}
+		})
+	}
+}
