@@ -199,13 +199,18 @@ func (c *cycle) newJobInfo(j *Job) *jobInfo {
 		c.setDynamic(ji)
 		return ji
 	}
-	e, ok := c.memo.entry(j)
+	e, ok, dup := c.memo.entry(j)
+	if dup { // the snapshot holds the ID twice: plan the copy without the memo
+		ji := c.staticJobInfo(j)
+		c.setDynamic(ji)
+		return ji
+	}
 	if !ok {
 		e.info = *c.staticJobInfo(j)
-		e.info.job, e.info.isl = nil, nil // per call; do not keep the snapshot alive
 	}
-	ji := new(jobInfo)
-	*ji = e.info
+	// The entry's jobInfo is reused: its static fields are never written
+	// after staticJobInfo, and the memo serves one Plan call at a time.
+	ji := &e.info
 	ji.job, ji.isl, ji.memo = j, c.partitionOf(j), e
 	c.setDynamic(ji)
 	return ji

@@ -262,21 +262,31 @@ func (m *mcmkp) priceChoice(lambda []float64, choice []int, use []float64) float
 func (m *mcmkp) fitsEmpty(o int) bool { return m.fits(o, m.cap) }
 
 // repairSpace is scratch memory repair reuses across iterations.
+// The order depends only on the relaxed choice, so it is kept for the
+// next iteration (prev, when valid).
 type repairSpace struct {
 	order []int
 	dens  []float64
 	rem   []float64
+	prev  []int
+	valid bool
 }
 
 func (m *mcmkp) newRepairSpace() *repairSpace {
 	n := m.items()
-	return &repairSpace{order: make([]int, n), dens: make([]float64, n), rem: make([]float64, m.R)}
+	return &repairSpace{order: make([]int, n), dens: make([]float64, n), rem: make([]float64, m.R),
+		prev: make([]int, n)}
 }
 
 // repairOrder sorts items by the gain density of their relaxed choice.
 func (m *mcmkp) repairOrder(relaxed []int, ws *repairSpace) []int {
 	n := m.items()
 	order, dens := ws.order[:n], ws.dens[:n]
+	if ws.valid && slices.Equal(ws.prev, relaxed) {
+		return order
+	}
+	copy(ws.prev, relaxed)
+	ws.valid = true
 	for i := range n {
 		order[i] = i
 		o := relaxed[i]

@@ -23,7 +23,7 @@ type memo struct {
 type memoEntry struct {
 	key  memoKey
 	gen  uint64   // last snapshot that held the job
-	info jobInfo  // static part: job, isl, aged and bbPool are set per call
+	info jobInfo  // reused each call; job, isl, memo, aged and bbPool are set per call
 	opts []option // options before costs; nil until computed
 	// optsOK says opts is cached (durations that came from a Predictor
 	// are never cached: predictions may change between calls).
@@ -91,17 +91,21 @@ func (m *memo) begin(s *Snapshot) {
 }
 
 // entry returns the job's entry, fresh (ok false) when it has none or the
-// job changed, and marks it as seen in this call.
-func (m *memo) entry(j *Job) (e *memoEntry, ok bool) {
-	k := keyOf(j)
+// job changed, and marks it as seen in this call; dup reports that the
+// call already saw the ID (then e is nil).
+func (m *memo) entry(j *Job) (e *memoEntry, ok, dup bool) {
 	e = m.jobs[j.ID]
+	if e != nil && e.gen == m.gen {
+		return nil, false, true
+	}
+	k := keyOf(j)
 	ok = e != nil && e.key == k
 	if !ok {
 		e = &memoEntry{key: k}
 		m.jobs[j.ID] = e
 	}
 	e.gen = m.gen
-	return e, ok
+	return e, ok, false
 }
 
 // evict drops the entries of jobs the current snapshot did not hold.

@@ -97,9 +97,25 @@ func (c *cycle) finalize(name string, pls []*planned) Plan {
 	}
 	c.predictStarts(ranked)
 	n := int64(len(ranked))
-	decs := make([]Decision, 0, len(pls))
-	for _, pl := range pls {
-		d := Decision{JobID: pl.ji.job.ID, Action: pl.action, Start: pl.start, Workers: pl.w, PS: pl.p,
+	// Order the plans as the Decisions are sorted, (rank, job ID), by
+	// sorting indices with the same algorithm and comparisons: the same
+	// permutation, without moving the large Decisions.
+	idx := make([]int32, len(pls))
+	for k := range idx {
+		idx[k] = int32(k)
+	}
+	slices.SortFunc(idx, func(a, b int32) int {
+		x, y := pls[a], pls[b]
+		if c := cmp.Compare(x.rank, y.rank); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.ji.job.ID, y.ji.job.ID)
+	})
+	out := Plan{SnapshotID: c.s.ID, Policy: name, Decisions: make([]Decision, len(pls))}
+	for k, i := range idx {
+		pl := pls[i]
+		d := &out.Decisions[k]
+		*d = Decision{JobID: pl.ji.job.ID, Action: pl.action, Start: pl.start, Workers: pl.w, PS: pl.p,
 			GPUsPerNode: pl.sh.gpn, NodeCount: pl.sh.nodes, Placement: c.nodeNames(pl.nodes),
 			Reasons: pl.reasons, Detail: pl.detail}
 		if len(d.Placement) == 0 {
@@ -121,24 +137,6 @@ func (c *cycle) finalize(name string, pls []*planned) Plan {
 		if len(d.Reasons) == 0 {
 			d.Reasons = []Reason{ReasonWaitResources}
 		}
-		decs = append(decs, d)
-	}
-	// Sort indices rather than the large Decisions: the same algorithm on
-	// the same comparisons gives the same permutation.
-	idx := make([]int32, len(decs))
-	for k := range idx {
-		idx[k] = int32(k)
-	}
-	slices.SortFunc(idx, func(a, b int32) int {
-		x, y := &decs[a], &decs[b]
-		if c := cmp.Compare(x.Rank, y.Rank); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.JobID, y.JobID)
-	})
-	out := Plan{SnapshotID: c.s.ID, Policy: name, Decisions: make([]Decision, len(decs))}
-	for k, i := range idx {
-		out.Decisions[k] = decs[i]
 	}
 	return out
 }
