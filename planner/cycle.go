@@ -81,6 +81,10 @@ type cycle struct {
 	bbFree  []int64
 	orphans []*jobInfo // jobs with an unknown partition or no GPUs
 	memo    *memo      // per-job work kept across calls; nil = none
+	// Slabs that hand out many small values with few allocations.
+	plSlab  []planned
+	optSlab []option
+	optTmp  []option // scratch for options before pruning
 }
 
 // newCycle builds the plan state from a snapshot.

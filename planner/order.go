@@ -31,7 +31,8 @@ type planned struct {
 // (they still take capacity when Slurm starts them).
 func (c *cycle) newPlanned(ji *jobInfo) *planned {
 	sh, _ := c.sizeShape(ji)
-	pl := &planned{ji: ji, action: ActionUpdate, ranked: true, w: ji.size, p: psFor(ji, ji.size), sh: sh}
+	pl := c.allocPlanned()
+	*pl = planned{ji: ji, action: ActionUpdate, ranked: true, w: ji.size, p: psFor(ji, ji.size), sh: sh}
 	if ji.keep {
 		pl.action, pl.ranked = ActionKeep, false
 		if ji.hintErr != nil {
@@ -41,10 +42,21 @@ func (c *cycle) newPlanned(ji *jobInfo) *planned {
 	return pl
 }
 
+// allocPlanned returns a zero planned from the cycle's slab (one
+// allocation per cycle instead of one per job).
+func (c *cycle) allocPlanned() *planned {
+	if len(c.plSlab) == cap(c.plSlab) {
+		c.plSlab = make([]planned, 0, max(64, len(c.jobs)))
+	}
+	c.plSlab = c.plSlab[:len(c.plSlab)+1]
+	return &c.plSlab[len(c.plSlab)-1]
+}
+
 // keepDecision is the plan of a job the policy must not touch.
 func (c *cycle) keepDecision(ji *jobInfo) *planned {
 	sh, _ := c.jobShape(ji)
-	pl := &planned{ji: ji, action: ActionKeep, w: ji.req, sh: sh}
+	pl := c.allocPlanned()
+	*pl = planned{ji: ji, action: ActionKeep, w: ji.req, sh: sh}
 	switch {
 	case ji.isl == nil:
 		pl.reasons = []Reason{ReasonPartitionUnknown}

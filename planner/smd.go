@@ -75,6 +75,7 @@ type smdItem struct {
 func (p *SMD) planIsland(c *cycle, isl *island) []*planned {
 	var out []*planned
 	var items []*smdItem
+	slab := make([]smdItem, 0, len(isl.jobs))
 	c.prepareIsland(isl)
 	for _, ji := range isl.jobs {
 		pl := c.newPlanned(ji)
@@ -84,7 +85,8 @@ func (p *SMD) planIsland(c *cycle, isl *island) []*planned {
 			c.noOption(pl)
 			continue
 		}
-		items = append(items, &smdItem{pl: pl, opts: opts, all: opts})
+		slab = append(slab, smdItem{pl: pl, opts: opts, all: opts})
+		items = append(items, &slab[len(slab)-1])
 	}
 	if p.elastic {
 		run := c.elasticItems(isl)

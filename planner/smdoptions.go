@@ -87,7 +87,8 @@ func (c *cycle) options(ji *jobInfo, now time.Time) []option {
 	}
 	var out []option
 	if e := ji.memo; e != nil && e.optsOK {
-		out = append(make([]option, 0, len(e.opts)), e.opts...)
+		out = append(c.optTmp[:0], e.opts...)
+		c.optTmp = out
 	} else {
 		out = c.baseOptions(ji)
 		if e != nil && c.cacheable(out) {
@@ -97,7 +98,26 @@ func (c *cycle) options(ji *jobInfo, now time.Time) []option {
 	for k := range out {
 		out[k].cost = c.optionCost(ji, &out[k], now)
 	}
-	return prune(out)
+	return c.pruneToSlab(out)
+}
+
+// pruneToSlab is prune with the result in the cycle's option slab (capped,
+// so appending to it copies).
+func (c *cycle) pruneToSlab(os []option) []option {
+	if cap(c.optSlab)-len(c.optSlab) < len(os) {
+		c.optSlab = make([]option, 0, max(4096, len(os)))
+	}
+	start := len(c.optSlab)
+	for i := range os {
+		if !dominated(os, i) {
+			c.optSlab = append(c.optSlab, os[i])
+		}
+	}
+	end := len(c.optSlab)
+	if end == start {
+		return nil
+	}
+	return c.optSlab[start:end:end]
 }
 
 // cacheable reports whether options may be memoised: their durations do
@@ -202,21 +222,27 @@ func energyScale(e EnergyPref) float64 {
 func prune(os []option) []option {
 	out := os[:0:0]
 	for i, a := range os {
-		dominated := false
-		for k, b := range os {
-			if k == i {
-				continue
-			}
-			better := b.cost <= a.cost && b.gpu <= a.gpu && b.cpu <= a.cpu && b.mem <= a.mem
-			strictly := b.cost < a.cost || b.gpu < a.gpu || b.cpu < a.cpu || b.mem < a.mem
-			if better && (strictly || k < i) {
-				dominated = true
-				break
-			}
-		}
-		if !dominated {
+		if !dominated(os, i) {
 			out = append(out, a)
 		}
 	}
 	return out
+}
+
+// dominated reports whether another option beats os[i] (ties: the
+// earlier one is kept).
+func dominated(os []option, i int) bool {
+	a := &os[i]
+	for k := range os {
+		if k == i {
+			continue
+		}
+		b := &os[k]
+		better := b.cost <= a.cost && b.gpu <= a.gpu && b.cpu <= a.cpu && b.mem <= a.mem
+		strictly := b.cost < a.cost || b.gpu < a.gpu || b.cpu < a.cpu || b.mem < a.mem
+		if better && (strictly || k < i) {
+			return true
+		}
+	}
+	return false
 }
