@@ -51,7 +51,15 @@ func memoSteps() []*planner.Snapshot {
 
 	drained := clone(changed)
 	drained.Nodes[0].State = append(drained.Nodes[0].State, "DRAIN")
-	return []*planner.Snapshot{base, base, later, changed, drained, base}
+	dup := clone(base) // a job ID twice must not share one cached jobInfo
+	for _, j := range base.Jobs {
+		if j.State == planner.JobPending && j.Comment != "" {
+			j.GPUsPerJob, j.GPUsPerNode = 1, 0
+			dup.Jobs = append(dup.Jobs, j)
+			break
+		}
+	}
+	return []*planner.Snapshot{base, base, later, changed, drained, dup, base}
 }
 
 // TestMemoIsTransparent plans a sequence of snapshots with one policy
