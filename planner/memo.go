@@ -24,9 +24,12 @@ type memoEntry struct {
 	key  memoKey
 	gen  uint64   // last snapshot that held the job
 	info jobInfo  // reused each call; job, isl, memo, aged and bbPool are set per call
-	opts []option // options before costs; nil until computed
-	// optsOK says opts is cached (durations that came from a Predictor
-	// are never cached: predictions may change between calls).
+	grid []option // options before durations (gridOK)
+	opts []option // options before costs (optsOK)
+	// gridOK says grid is cached; optsOK says opts is cached (durations
+	// that came from a Predictor are never cached: predictions may change
+	// between calls).
+	gridOK bool
 	optsOK bool
 }
 

@@ -88,13 +88,22 @@ func (c *cycle) options(ji *jobInfo, now time.Time) []option {
 	var out []option
 	if e := ji.memo; e != nil && e.optsOK {
 		out = append(c.optTmp[:0], e.opts...)
-		c.optTmp = out
 	} else {
-		out = c.baseOptions(ji)
+		var grid []option
+		if e != nil && e.gridOK {
+			grid = e.grid
+		} else {
+			grid = c.gridOptions(ji)
+			if e != nil {
+				e.grid, e.gridOK = grid, true
+			}
+		}
+		out = c.timedOptions(ji, grid, c.optTmp[:0])
 		if e != nil && c.cacheable(out) {
 			e.opts, e.optsOK = append([]option(nil), out...), true
 		}
 	}
+	c.optTmp = out
 	for k := range out {
 		out[k].cost = c.optionCost(ji, &out[k], now)
 	}
@@ -134,28 +143,41 @@ func (c *cycle) cacheable(opts []option) bool {
 	return true
 }
 
-// baseOptions is the job's options before costs: the grid's placeable
-// shapes with their durations, filtered by the time limit.
-func (c *cycle) baseOptions(ji *jobInfo) []option {
+// gridOptions is the job's placeable (workers, PS) choices with their
+// shapes and resource demand, before durations.
+func (c *cycle) gridOptions(ji *jobInfo) []option {
 	isl := ji.isl
 	var out []option
 	for _, w := range workerGrid(ji, isl.maxGPN, c.o.MaxOptionsPerJob) {
-		sh, ok := c.shapeFor(isl, w, ji.cpuPerW, ji.memPerW)
+		var sh shape
+		var ok bool
 		if ji.fixed {
 			sh, ok = c.jobShape(ji)
+		} else {
+			sh, ok = c.shapeFor(isl, w, ji.cpuPerW, ji.memPerW)
 		}
 		if !ok || (ji.model.kind == kindCurve && !curveCovers(ji.model.curve, w)) {
 			continue
 		}
 		for _, p := range psGrid(ji, w) {
-			d, r := c.durationAt(ji, w, p)
-			out = append(out, option{w: w, p: p, sh: sh, dur: d, durReason: r,
+			out = append(out, option{w: w, p: p, sh: sh,
 				gpu: float64(w), cpu: float64(cpuNeed(ji.cpuPerW, w) + p*max(1, cpuNeed(ji.cpuPerW, 1))),
 				mem: float64(ji.memPerW * int64(w))})
 		}
 	}
+	return out
+}
+
+// timedOptions appends the grid's options with their durations to dst,
+// filtered by the time limit.
+func (c *cycle) timedOptions(ji *jobInfo, grid, dst []option) []option {
+	out := dst
+	for _, o := range grid {
+		o.dur, o.durReason = c.durationAt(ji, o.w, o.p)
+		out = append(out, o)
+	}
 	if tl := ji.job.TimeLimit; tl > 0 && len(out) > 1 {
-		kept := out[:0:0]
+		kept := out[:0] // in place: writes never pass the read position
 		for _, o := range out {
 			if o.dur <= tl {
 				kept = append(kept, o)
