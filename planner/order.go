@@ -96,16 +96,20 @@ func sizeReasons(ji *jobInfo, w int) []Reason {
 // Plan. Ranked plans are ordered by (start now first, aged first, key,
 // job ID); rank r gets PriorityBase + (N−r)·PriorityStep.
 func (c *cycle) finalize(name string, pls []*planned) Plan {
-	var ranked []*planned
+	// Sort copies of the keys (the same comparisons as on the plans, so
+	// the same order) to keep the sort's memory accesses local.
+	var keys []rankKey
 	for _, pl := range pls {
 		pl.rank, pl.hasStart = 0, false
 		if pl.ranked {
-			ranked = append(ranked, pl)
+			keys = append(keys, rankKey{pl, pl.start, pl.ji.aged, pl.key, pl.ji.job.ID})
 		}
 	}
-	slices.SortStableFunc(ranked, func(x, y *planned) int { return lessInt(rankedBefore(x, y)) })
-	for r, pl := range ranked {
-		pl.rank = r + 1
+	slices.SortStableFunc(keys, func(x, y rankKey) int { return lessInt(x.before(&y)) })
+	ranked := make([]*planned, len(keys))
+	for r, k := range keys {
+		ranked[r] = k.pl
+		k.pl.rank = r + 1
 	}
 	c.predictStarts(ranked)
 	n := int64(len(ranked))
@@ -153,17 +157,25 @@ func (c *cycle) finalize(name string, pls []*planned) Plan {
 	return out
 }
 
-// rankedBefore is the rank order of finalize.
-func rankedBefore(x, y *planned) bool {
+// rankKey is what the rank order of finalize compares.
+type rankKey struct {
+	pl          *planned
+	start, aged bool
+	key         float64
+	id          int64
+}
+
+// before is the rank order: start now first, aged first, key, job ID.
+func (x *rankKey) before(y *rankKey) bool {
 	switch {
 	case x.start != y.start:
 		return x.start
-	case x.ji.aged != y.ji.aged:
-		return x.ji.aged
+	case x.aged != y.aged:
+		return x.aged
 	case x.key != y.key:
 		return x.key < y.key
 	}
-	return x.ji.job.ID < y.ji.job.ID
+	return x.id < y.id
 }
 
 // lessInt turns a less result into a comparison for the slices sorts;
