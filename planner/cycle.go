@@ -127,7 +127,12 @@ func newCycleMemo(ctx context.Context, s *Snapshot, o *Options, m *memo) (*cycle
 }
 
 func (c *cycle) addIsland(p Partition, idx map[string]int) {
-	isl := &island{part: p, static: map[[4]int64]bool{}}
+	isl := &island{part: p}
+	if c.memo != nil {
+		isl.static = c.memo.staticFor(len(c.islands))
+	} else {
+		isl.static = map[[4]int64]bool{}
+	}
 	names := append([]string(nil), p.Nodes...)
 	sort.Strings(names)
 	for _, n := range names {

@@ -17,6 +17,22 @@ type memo struct {
 	cluster string // clusterKey of the snapshot the entries were built for
 	gen     uint64
 	jobs    map[int64]*memoEntry
+	// static holds each island's staticFits answers (by the island's index
+	// in the cycle), which depend only on the cluster's static shape.
+	static map[int]map[[4]int64]bool
+}
+
+// maxStatic bounds one island's staticFits memo; it restarts when full.
+const maxStatic = 1 << 16
+
+// staticFor is the staticFits memo of the island with index i.
+func (m *memo) staticFor(i int) map[[4]int64]bool {
+	s := m.static[i]
+	if s == nil || len(s) > maxStatic {
+		s = map[[4]int64]bool{}
+		m.static[i] = s
+	}
+	return s
 }
 
 // memoEntry is one job's cached work.
@@ -88,7 +104,7 @@ func clusterKey(s *Snapshot) string {
 // cluster changed.
 func (m *memo) begin(s *Snapshot) {
 	if k := clusterKey(s); k != m.cluster || m.jobs == nil {
-		m.cluster, m.jobs = k, map[int64]*memoEntry{}
+		m.cluster, m.jobs, m.static = k, map[int64]*memoEntry{}, map[int]map[[4]int64]bool{}
 	}
 	m.gen++
 }
