@@ -85,6 +85,7 @@ type cycle struct {
 	plSlab  []planned
 	optSlab []option
 	optTmp  []option // scratch for options before pruning
+	pending int      // pending jobs in jobs
 }
 
 // newCycle builds the plan state from a snapshot.
@@ -102,9 +103,22 @@ func newCycleMemo(ctx context.Context, s *Snapshot, o *Options, m *memo) (*cycle
 	if m != nil {
 		m.begin(s)
 	}
-	idx := map[string]int{}
+	var idx map[string]int // node name → index; static, so kept in the memo
+	if m != nil {
+		idx = m.nodeIdx
+	}
+	build := idx == nil
+	if build {
+		idx = make(map[string]int, len(s.Nodes))
+		if m != nil {
+			m.nodeIdx = idx
+		}
+	}
+	c.nodes = make([]nodeState, 0, len(s.Nodes))
 	for _, n := range s.Nodes {
-		idx[n.Name] = len(c.nodes)
+		if build {
+			idx[n.Name] = len(c.nodes)
+		}
 		c.nodes = append(c.nodes, nodeState{name: n.Name, gpus: n.GPUs, cpus: n.CPUs, mem: n.MemoryMB,
 			freeGPU: n.FreeGPUs(), freeCPU: max(0, n.CPUs-n.AllocCPUs), freeMem: max(0, n.MemoryMB-n.AllocMemMB),
 			gpuType: n.GPUType, usable: n.Usable()})
@@ -180,6 +194,9 @@ func (c *cycle) addJobs() {
 	for _, j := range jobs {
 		ji := c.newJobInfo(j)
 		c.jobs = append(c.jobs, ji)
+		if j.State == JobPending {
+			c.pending++
+		}
 		switch {
 		case ji.isl == nil || ji.req == 0: // unknown partition, or no GPUs: left to Slurm
 			c.orphans = append(c.orphans, ji)

@@ -20,6 +20,8 @@ type memo struct {
 	// static holds each island's staticFits answers (by the island's index
 	// in the cycle), which depend only on the cluster's static shape.
 	static map[int]map[[4]int64]bool
+	// nodeIdx maps node names to their index in the snapshot.
+	nodeIdx map[string]int
 }
 
 // maxStatic bounds one island's staticFits memo; it restarts when full.
@@ -105,6 +107,7 @@ func clusterKey(s *Snapshot) string {
 func (m *memo) begin(s *Snapshot) {
 	if k := clusterKey(s); k != m.cluster || m.jobs == nil {
 		m.cluster, m.jobs, m.static = k, map[int64]*memoEntry{}, map[int]map[[4]int64]bool{}
+		m.nodeIdx = nil
 	}
 	m.gen++
 }

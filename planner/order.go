@@ -46,7 +46,7 @@ func (c *cycle) newPlanned(ji *jobInfo) *planned {
 // allocation per cycle instead of one per job).
 func (c *cycle) allocPlanned() *planned {
 	if len(c.plSlab) == cap(c.plSlab) {
-		c.plSlab = make([]planned, 0, max(64, len(c.jobs)))
+		c.plSlab = make([]planned, 0, max(16, c.pending, 2*cap(c.plSlab)))
 	}
 	c.plSlab = c.plSlab[:len(c.plSlab)+1]
 	return &c.plSlab[len(c.plSlab)-1]

@@ -114,7 +114,7 @@ func (c *cycle) options(ji *jobInfo, now time.Time) []option {
 // so appending to it copies).
 func (c *cycle) pruneToSlab(os []option) []option {
 	if cap(c.optSlab)-len(c.optSlab) < len(os) {
-		c.optSlab = make([]option, 0, max(4096, len(os)))
+		c.optSlab = make([]option, 0, max(64, 2*cap(c.optSlab), len(os)))
 	}
 	start := len(c.optSlab)
 	for i := range os {
