@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"bytes"
 	"strconv"
 	"sync"
 	"time"
@@ -14,7 +15,8 @@ import (
 // so a plan with the memo equals the plan without it. Entries of jobs absent
 // from a snapshot are evicted, so the memo holds at most one snapshot's jobs.
 type memo struct {
-	cluster string // clusterKey of the snapshot the entries were built for
+	cluster []byte // clusterKey of the snapshot the entries were built for
+	spare   []byte // buffer for the next clusterKey
 	gen     uint64
 	jobs    map[int64]*memoEntry
 	// static holds each island's staticFits answers (by the island's index
@@ -68,8 +70,8 @@ func keyOf(j *Job) memoKey {
 
 // clusterKey encodes the static shape of the snapshot's cluster: what
 // islands, shapes and the time model's GPU types depend on.
-func clusterKey(s *Snapshot) string {
-	b := make([]byte, 0, 64*len(s.Nodes))
+func clusterKey(b []byte, s *Snapshot) []byte {
+	b = b[:0]
 	for _, n := range s.Nodes {
 		b = append(b, n.Name...)
 		b = append(b, 0)
@@ -99,14 +101,17 @@ func clusterKey(s *Snapshot) string {
 		b = strconv.AppendBool(b, p.Default)
 		b = append(b, 1)
 	}
-	return string(b)
+	return b
 }
 
 // begin starts a Plan call on snapshot s: it drops every entry when the
 // cluster changed.
 func (m *memo) begin(s *Snapshot) {
-	if k := clusterKey(s); k != m.cluster || m.jobs == nil {
-		m.cluster, m.jobs, m.static = k, map[int64]*memoEntry{}, map[int]map[[4]int64]bool{}
+	k := clusterKey(m.spare, s)
+	same := bytes.Equal(k, m.cluster) && m.jobs != nil
+	m.cluster, m.spare = k, m.cluster
+	if !same {
+		m.jobs, m.static = map[int64]*memoEntry{}, map[int]map[[4]int64]bool{}
 		m.nodeIdx = nil
 	}
 	m.gen++
