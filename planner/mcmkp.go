@@ -302,7 +302,21 @@ func (m *mcmkp) repairOrder(relaxed []int, ws *repairSpace) []int {
 			dens[i] -= 1e300 // relaxed-admitted items first
 		}
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return lessInt(dens[a] > dens[b]) })
+	if slices.ContainsFunc(dens, math.IsNaN) {
+		slices.SortStableFunc(order, func(a, b int) int { return lessInt(dens[a] > dens[b]) })
+		return order
+	}
+	// Without NaN, the stable sort's unique result is the order with ties
+	// broken by position (order starts as the identity), found faster.
+	slices.SortFunc(order, func(a, b int) int {
+		switch {
+		case dens[a] > dens[b]:
+			return -1
+		case dens[b] > dens[a]:
+			return 1
+		}
+		return a - b
+	})
 	return order
 }
 
