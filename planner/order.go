@@ -104,25 +104,11 @@ func (c *cycle) finalize(name string, pls []*planned) Plan {
 	for _, pl := range pls {
 		pl.rank, pl.hasStart = 0, false
 		if pl.ranked {
-			keys = append(keys, rankKey{pl, pl.start, pl.ji.aged, pl.key, pl.ji.job.ID, int32(len(keys))})
+			keys = append(keys, rankKey{pl: pl, start: pl.start, aged: pl.ji.aged, key: pl.key, id: pl.ji.job.ID, pos: int32(len(keys))})
 			weak = weak && !math.IsNaN(pl.key)
 		}
 	}
-	if weak {
-		// A stable sort by a strict weak order has exactly one result: the
-		// order with ties broken by position, which pdqsort finds faster.
-		slices.SortFunc(keys, func(x, y rankKey) int {
-			switch {
-			case x.before(&y):
-				return -1
-			case y.before(&x):
-				return 1
-			}
-			return cmp.Compare(x.pos, y.pos)
-		})
-	} else {
-		slices.SortStableFunc(keys, func(x, y rankKey) int { return lessInt(x.before(&y)) })
-	}
+	sortRankKeys(keys, weak)
 	ranked := make([]*planned, len(keys))
 	for r, k := range keys {
 		ranked[r] = k.pl
@@ -174,6 +160,31 @@ func (c *cycle) finalize(name string, pls []*planned) Plan {
 	return out
 }
 
+// sortRankKeys sorts keys stably by rank order. A stable sort by a strict
+// weak order (weak: no NaN key) has exactly one result, the order with
+// ties broken by position, which pdqsort on packed keys finds faster.
+func sortRankKeys(keys []rankKey, weak bool) {
+	if !weak {
+		slices.SortStableFunc(keys, func(x, y rankKey) int { return lessInt(x.before(&y)) })
+		return
+	}
+	for k := range keys {
+		keys[k].packed = keys[k].pack()
+	}
+	slices.SortFunc(keys, func(x, y rankKey) int {
+		if c := cmp.Compare(x.packed[0], y.packed[0]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.packed[1], y.packed[1]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.id, y.id); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.pos, y.pos)
+	})
+}
+
 // rankKey is what the rank order of finalize compares.
 type rankKey struct {
 	pl          *planned
@@ -181,6 +192,32 @@ type rankKey struct {
 	key         float64
 	id          int64
 	pos         int32 // position before sorting
+	// packed orders (start, aged, key) as an integer (NaN-free keys only).
+	packed [2]uint64
+}
+
+// pack encodes (not start, not aged) and key so that integer order is the
+// rank order of those fields: -0 is +0, and a float's bits are flipped
+// into an order-preserving unsigned integer.
+func (x *rankKey) pack() [2]uint64 {
+	var flags uint64
+	if !x.start {
+		flags |= 2
+	}
+	if !x.aged {
+		flags |= 1
+	}
+	f := x.key
+	if f == 0 {
+		f = 0 // -0 compares equal to +0
+	}
+	b := math.Float64bits(f)
+	if b>>63 == 1 {
+		b = ^b
+	} else {
+		b |= 1 << 63
+	}
+	return [2]uint64{flags, b}
 }
 
 // before is the rank order: start now first, aged first, key, job ID.
