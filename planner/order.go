@@ -168,14 +168,22 @@ func sortRankKeys(keys []rankKey, weak bool) {
 		slices.SortStableFunc(keys, func(x, y rankKey) int { return lessInt(x.before(&y)) })
 		return
 	}
-	for k := range keys {
-		keys[k].packed = keys[k].pack()
+	// Sort pointer-free copies (no write barriers when swapping).
+	type flat struct {
+		p0, p1 uint64
+		id     int64
+		pos    int32
 	}
-	slices.SortFunc(keys, func(x, y rankKey) int {
-		if c := cmp.Compare(x.packed[0], y.packed[0]); c != 0 {
+	fs := make([]flat, len(keys))
+	for k := range keys {
+		p := keys[k].pack()
+		fs[k] = flat{p[0], p[1], keys[k].id, int32(k)}
+	}
+	slices.SortFunc(fs, func(x, y flat) int {
+		if c := cmp.Compare(x.p0, y.p0); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(x.packed[1], y.packed[1]); c != 0 {
+		if c := cmp.Compare(x.p1, y.p1); c != 0 {
 			return c
 		}
 		if c := cmp.Compare(x.id, y.id); c != 0 {
@@ -183,6 +191,11 @@ func sortRankKeys(keys []rankKey, weak bool) {
 		}
 		return cmp.Compare(x.pos, y.pos)
 	})
+	sorted := make([]rankKey, len(keys))
+	for k, f := range fs {
+		sorted[k] = keys[f.pos]
+	}
+	copy(keys, sorted)
 }
 
 // rankKey is what the rank order of finalize compares.
@@ -192,8 +205,6 @@ type rankKey struct {
 	key         float64
 	id          int64
 	pos         int32 // position before sorting
-	// packed orders (start, aged, key) as an integer (NaN-free keys only).
-	packed [2]uint64
 }
 
 // pack encodes (not start, not aged) and key so that integer order is the
