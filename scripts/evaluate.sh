@@ -258,18 +258,20 @@ whose (GPUs, duration) pairs and inter-arrival gaps are resampled from the Aliba
 and the ten Microsoft ITP clusters (GPUs ≤ 64, durations capped at 7 days), arrivals scaled to 0.9
 offered load, on 1,024 GPUs (128 nodes × 8) with `smd`: @BENCH@. Target ≤ 60 s: **not met**.
 
-Where the time goes (CPU profile of both runs at commit 710c801, `-cpuprofile`): about 70 % of
-the samples are inside `smd.Plan` — building the cycle from the snapshot (per-job model and
-options, 11 %), the multiple-choice knapsack (Lagrangian solve and repair, 14 %), and finalising
-the plan (sorting decisions, predicting start times, 22 %) — plus about 17 % garbage collection,
-mostly of per-plan allocations; the simulator's own snapshot building is 7 %. The run has about
-116,000 plan calls (one per 60 s tick at which a job waits and some GPU is free, which is almost
-every tick) at about 2 ms each. The cost of one plan grows about linearly with the queue
-(measured on a 30,000-job trace made the same way): 0.13 ms with fewer than 10 pending jobs,
-0.2 ms at 10–40, 0.4 ms at 40–160, 1.4 ms at 160–640 and 2.6 ms at 640–2,560. Reaching 60 s needs either
-≈ 0.4 ms per plan (incremental planning: keep the cycle between ticks and update it with the
-arrivals and completions) or fewer calls; `--skip-unchanged` removes a third of the calls but is
-not exact for smd (its aging depends on the time), so the headline figure plans at every tick.
+Where the time goes. The run has about 116,000 plan calls (one per 60 s tick at which a job waits
+and some GPU is free, which is almost every tick). A first version spent 171 s inside `smd.Plan`
+(about 1.5 ms per call: per-job model and options rebuilt every call, the knapsack, sorting and
+start-time prediction, and 17 % garbage collection). SMD now keeps a per-policy memo of each job's
+parsed hints, time model and option grid (keyed by every job field they depend on, dropped when the
+cluster's layout changes, never caching predictor answers) and allocates far less; every plan is
+byte-identical to the unmemoised one (`TestMemoIsTransparent`, and the simulate JSON of every
+workload and policy diffed before and after). That brought the time inside `Policy.Plan` to about
+0.72 ms per call. The remainder splits roughly into finalising the plan (22 %: the predicted-start
+heap and the rank sort), garbage collection (19 %), the knapsack (12 %) and cycle setup (11 %); the
+simulator's snapshot building takes another ~9 s. Reaching 60 s needs incremental planning (keep
+the cycle between ticks and update it with arrivals and completions) or fewer calls;
+`--skip-unchanged` removes a third of the calls but is not exact for smd (its aging depends on the
+time), so the headline figure plans at every tick.
 
 ## Plots
 
