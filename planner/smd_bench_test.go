@@ -30,3 +30,25 @@ func BenchmarkPlanSMD(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPlanSMDCold is BenchmarkPlanSMD with a new policy every plan, so
+// the per-policy memo is empty: the cost of a daemon's first cycle (or of a
+// queue that changed completely). BenchmarkPlanSMD measures the steady state,
+// where consecutive cycles share most jobs.
+func BenchmarkPlanSMDCold(b *testing.B) {
+	for _, n := range []int{100, 1000, 10000} {
+		b.Run(fmt.Sprintf("jobs=%d", n), func(b *testing.B) {
+			s := plannertest.Synthetic(1024, 8, n, 1)
+			b.ReportAllocs()
+			for b.Loop() {
+				p, err := planner.NewPolicy("smd", planner.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := p.Plan(context.Background(), s); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
