@@ -66,15 +66,23 @@ func (s *webServer) apiDecisions(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *webServer) apiJob(w http.ResponseWriter, r *http.Request) {
+	if jr, ok := s.loadJob(w, r); ok {
+		s.writeAPI(w, jr)
+	}
+}
+
+// loadJob reads the job named by the request path for a page or the API,
+// answering 400 or 500 itself when it cannot.
+func (s *webServer) loadJob(w http.ResponseWriter, r *http.Request) (db.JobReport, bool) {
 	id, err := pathJobID(r)
 	if err != nil {
 		s.fail(w, r, http.StatusBadRequest, err)
-		return
+		return db.JobReport{}, false
 	}
 	jr, err := s.cfg.Source.JobReport(r.Context(), id)
 	if err != nil {
 		s.fail(w, r, http.StatusInternalServerError, err)
-		return
+		return db.JobReport{}, false
 	}
-	s.writeAPI(w, jr)
+	return jr, true
 }

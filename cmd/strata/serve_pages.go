@@ -232,19 +232,13 @@ type jobChart struct {
 }
 
 func (s *webServer) jobPage(w http.ResponseWriter, r *http.Request) {
-	id, err := pathJobID(r)
-	if err != nil {
-		s.fail(w, r, http.StatusBadRequest, err)
-		return
-	}
-	jr, err := s.cfg.Source.JobReport(r.Context(), id)
-	if err != nil {
-		s.fail(w, r, http.StatusInternalServerError, err)
+	jr, ok := s.loadJob(w, r)
+	if !ok {
 		return
 	}
 	loc := s.cfg.Location
 	ts := func(t time.Time) string { return fmtBucket(t, loc, "2006-01-02 15:04:05") }
-	d := jobData{Title: "Job " + strconv.FormatInt(id, 10), Job: jr,
+	d := jobData{Title: "Job " + strconv.FormatInt(jr.Job, 10), Job: jr,
 		Chart: jobChart{X: []int64{}, Util: []float64{}, Power: []float64{}}}
 	d.Facts = [][2]string{{"Name", jr.Name}, {"User", jr.User}, {"Account", jr.Account},
 		{"Partition", jr.Partition}, {"Submitted", ts(jr.Submit)}, {"Started", ts(jr.Start)}, {"Ended", ts(jr.End)}}
