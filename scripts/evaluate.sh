@@ -156,6 +156,9 @@ refused or could not finish (rejected starts/resizes, unfinished jobs), so no av
   ordering alone achieves; compare it with smd per workload. `smd` sees the true remaining work
   through its hints (`iters=`, the same curves as the truth), as Pollux and the artifact's
   Optimus+Oracle see theirs; Tiresias needs none.
+  SMD's long-job share (jobs planned to run over 2 h hold at most 25 % of a partition while short
+  jobs wait; docs/planner.md) was chosen on these same six workloads, so its figures are partly
+  in-sample; no held-out workload of this kind is public.
 - **What-ifs.** Allowing users' ranges up to 2 × the request does not help smd on most workloads
   (not analysed further). `smd-elastic`, the what-if that may resize running jobs (impossible on
   Slurm, labelled as such), is 0.8–2.4 × the published Tiresias here; it is a prototype whose resize
