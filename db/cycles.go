@@ -143,15 +143,8 @@ func decisionRow(id int64, d CycleDecision) ([]any, error) {
 	}
 	return []any{id, d.JobID, d.User, d.Partition, d.JobName, string(d.State), d.RequestedGPUs,
 		d.CurPriority, string(d.Action), d.Start, d.Workers, d.PS, d.GPUsPerNode, d.NodeCount, d.Rank,
-		d.Priority, nullTime(d.PredictedStart), nullTime(d.PredictedEnd), reasons, d.Detail, d.Outcome,
+		d.Priority, timePtr(d.PredictedStart), timePtr(d.PredictedEnd), reasons, d.Detail, d.Outcome,
 		d.Guard, d.Body, d.OutcomeDetail, alts}, nil
-}
-
-func nullTime(t time.Time) *time.Time {
-	if t.IsZero() {
-		return nil
-	}
-	return &t
 }
 
 // SaveCycle stores a cycle and its decisions in one transaction (decisions
@@ -339,8 +332,5 @@ func (s *Store) LatestSampleTime(ctx context.Context, since time.Time) (time.Tim
 	if err := s.pool.QueryRow(ctx, q, since).Scan(&ts); err != nil {
 		return time.Time{}, interpretError("read latest sample time", err)
 	}
-	if ts == nil {
-		return time.Time{}, nil
-	}
-	return ts.UTC(), nil
+	return utcOrZero(ts), nil
 }

@@ -44,7 +44,7 @@ type Store struct {
 	pool    *pgxpool.Pool
 	q       queries
 	partMu  sync.Mutex
-	partsOK map[string]bool // daily sample partitions known to exist
+	partsOK map[int64]bool // daily sample partitions known to exist (Unix day start)
 	gpuMu   sync.Mutex
 	gpus    map[string]gpuMeta // GPU rows written, by UUID
 }
@@ -78,7 +78,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, interpretError("open database", err)
 	}
-	return &Store{pool: pool, q: q, partsOK: map[string]bool{}, gpus: map[string]gpuMeta{}}, nil
+	return &Store{pool: pool, q: q, partsOK: map[int64]bool{}, gpus: map[string]gpuMeta{}}, nil
 }
 
 // redactParseError keeps parse errors from echoing a password-bearing URL.

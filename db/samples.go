@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"errors"
+	"slices"
 	"sort"
 	"time"
 
@@ -66,12 +67,12 @@ func (s *Store) mergeSamples(ctx context.Context, samples []dcgm.Sample) error {
 // ensurePartitions creates the daily partitions the samples fall into,
 // remembering those that exist.
 func (s *Store) ensurePartitions(ctx context.Context, samples []dcgm.Sample) error {
-	days := map[string]time.Time{}
+	days := map[int64]time.Time{} // by Unix day start: no string per sample
 	for i := range samples {
 		d := samples[i].Time.UTC().Truncate(24 * time.Hour)
-		days[d.Format("20060102")] = d
+		days[d.Unix()] = d
 	}
-	keys := make([]string, 0, len(days))
+	keys := make([]int64, 0, len(days))
 	s.partMu.Lock()
 	for k := range days {
 		if !s.partsOK[k] {
@@ -82,14 +83,14 @@ func (s *Store) ensurePartitions(ctx context.Context, samples []dcgm.Sample) err
 	if len(keys) == 0 {
 		return nil
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	q, err := s.q.get("EnsureSamplePartition")
 	if err != nil {
 		return err
 	}
 	for _, k := range keys {
 		if _, err := s.pool.Exec(ctx, q, days[k]); err != nil {
-			return interpretError("create sample partition "+k, err)
+			return interpretError("create sample partition "+days[k].Format("20060102"), err)
 		}
 		s.partMu.Lock()
 		s.partsOK[k] = true
@@ -212,7 +213,7 @@ func (s *Store) DropSamplesBefore(ctx context.Context, cutoff time.Time) ([]stri
 		return nil, err
 	}
 	s.partMu.Lock()
-	s.partsOK = map[string]bool{}
+	s.partsOK = map[int64]bool{}
 	s.partMu.Unlock()
 	return dropped, nil
 }

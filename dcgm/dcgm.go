@@ -30,7 +30,7 @@ func dcgmFields() []godcgm.Short {
 // utilization and memory fields of all GPUs. Errors wrap ErrUnavailable
 // when libdcgm.so cannot be loaded.
 func NewDCGMSource(cfg DCGMConfig) (*DCGMSource, error) {
-	host, err := hostOrDefault(cfg.Host)
+	host, err := HostOrDefault(cfg.Host)
 	if err != nil {
 		return nil, err
 	}

@@ -5,8 +5,8 @@ import (
 	"os"
 )
 
-// hostOrDefault returns h, or the machine's host name when h is empty.
-func hostOrDefault(h string) (string, error) {
+// HostOrDefault returns h, or the machine's host name when h is empty.
+func HostOrDefault(h string) (string, error) {
 	if h != "" {
 		return h, nil
 	}

@@ -19,7 +19,7 @@ type NVMLSource struct {
 // NewNVMLSource initialises NVML. Errors wrap ErrUnavailable when the
 // library cannot be loaded (no NVIDIA driver on this node).
 func NewNVMLSource(cfg NVMLConfig) (*NVMLSource, error) {
-	host, err := hostOrDefault(cfg.Host)
+	host, err := HostOrDefault(cfg.Host)
 	if err != nil {
 		return nil, err
 	}

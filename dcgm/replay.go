@@ -99,9 +99,6 @@ func (r *ReplaySource) LastTime() time.Time {
 	return r.sweeps[len(r.sweeps)-1][0].Time
 }
 
-// Remaining is the number of sweeps not yet served.
-func (r *ReplaySource) Remaining() int { return len(r.sweeps) - r.next }
-
 func sleepUntil(ctx context.Context, due time.Time) error {
 	d := time.Until(due)
 	if d <= 0 {

@@ -240,12 +240,5 @@ func replaySource(c *cli.Context, mapper gpuJobMapper) (dcgm.Source, gpuJobMappe
 }
 
 func hostName(c *cli.Context) (string, error) {
-	if h := c.String(flagCollectHost); h != "" {
-		return h, nil
-	}
-	h, err := os.Hostname()
-	if err != nil {
-		return "", fmt.Errorf("get host name: %w", err)
-	}
-	return h, nil
+	return dcgm.HostOrDefault(c.String(flagCollectHost))
 }

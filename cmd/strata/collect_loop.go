@@ -173,7 +173,7 @@ func (co *collector) flush(ctx context.Context) error {
 		co.stats.spooled++
 		co.log.Warn().Int("samples", len(co.batch.Samples)).Msg("database unavailable; batch spooled")
 	}
-	co.batch = db.Batch{}
+	co.batch = db.Batch{Samples: co.batch.Samples[:0]} // Write keeps no reference: reuse the buffer
 	if !res.Spooled && time.Since(co.lastRollup) >= co.rollupEvery {
 		co.rollup(ctx)
 	}

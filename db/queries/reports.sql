@@ -1,7 +1,7 @@
 -- Report queries (db/reports.go). Reports read job_gpu_hour, the hourly
--- per-job-per-GPU rollup, never gpu_sample; only RefreshJobGPUHours (run
--- after ingestion or by `strata report refresh`) and JobSeries (one job's
--- GPUs) read samples.
+-- per-job-per-GPU rollup, never gpu_sample; only InsertJobGPUHours (run
+-- after ingestion or by `strata report refresh`) and ReportJobSeries (one
+-- job's GPUs) read samples.
 
 -- name: DeleteJobGPUHours
 DELETE FROM job_gpu_hour WHERE hour >= $1::timestamptz AND hour < $2::timestamptz;
@@ -190,5 +190,9 @@ ORDER BY d.cycle_id;
 -- name: ReportFreshness
 -- End of the rolled-up time and end of the assignment activity (open
 -- assignments count as now), for the staleness warning of the reports.
-SELECT (SELECT max(t_hi) FROM job_gpu_hour),
-       (SELECT max(coalesce(t_to, now())) FROM gpu_assignment);
+-- Written to use the indexes (it runs on every report and page view): t_hi
+-- lies inside its row's hour, so the latest hour's rows hold max(t_hi);
+-- greatest() ignores NULLs.
+SELECT (SELECT max(t_hi) FROM job_gpu_hour WHERE hour = (SELECT max(hour) FROM job_gpu_hour)),
+       greatest((SELECT max(t_to) FROM gpu_assignment),
+                (SELECT now() WHERE EXISTS (SELECT 1 FROM gpu_assignment WHERE t_to IS NULL)));
