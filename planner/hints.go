@@ -85,10 +85,28 @@ func (e *HintError) Error() string {
 // hintPrefix starts the strata segment of a Slurm comment.
 const hintPrefix = "strata:"
 
+// HintSegment returns the strata: segment of a comment as the user wrote it
+// ("strata: k=v ...", up to the next ';'), for display; ok is false when the
+// comment has no segment, or two (ParseHints says why).
+func HintSegment(comment string) (string, bool) {
+	start, seg, ok, err := locateHint(comment)
+	if !ok || err != nil {
+		return "", false
+	}
+	return comment[start : start+len(hintPrefix)+len(seg)], true
+}
+
 // hintSegment returns the text after "strata:" up to the next ';' or the
-// end, and whether there is a segment. The prefix must start the comment or
-// follow whitespace, ';' or ','.
+// end, and whether there is a segment.
 func hintSegment(comment string) (string, bool, error) {
+	_, seg, ok, err := locateHint(comment)
+	return seg, ok, err
+}
+
+// locateHint finds the segment: the byte offset of its "strata:" prefix and
+// the text after it up to the next ';' or the end. The prefix must start the
+// comment or follow whitespace, ';' or ','.
+func locateHint(comment string) (int, string, bool, error) {
 	lower := asciiLower(comment) // same byte offsets as comment, even for invalid UTF-8
 	start := -1
 	for i := 0; i+len(hintPrefix) <= len(lower); {
@@ -99,20 +117,20 @@ func hintSegment(comment string) (string, bool, error) {
 		at := i + k
 		if at == 0 || strings.ContainsRune(" \t\n;,", rune(lower[at-1])) {
 			if start >= 0 {
-				return "", true, &HintError{Field: "strata:", Value: "", Fix: "the comment has two strata: segments; merge them into one"}
+				return 0, "", true, &HintError{Field: "strata:", Value: "", Fix: "the comment has two strata: segments; merge them into one"}
 			}
 			start = at
 		}
 		i = at + len(hintPrefix)
 	}
 	if start < 0 {
-		return "", false, nil
+		return 0, "", false, nil
 	}
 	seg := comment[start+len(hintPrefix):]
 	if end := strings.IndexByte(seg, ';'); end >= 0 {
 		seg = seg[:end]
 	}
-	return seg, true, nil
+	return start, seg, true, nil
 }
 
 // ParseHints finds the strata: segment in a Slurm comment and parses it.

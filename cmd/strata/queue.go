@@ -161,10 +161,7 @@ func hintText(r queueRow, width int) string {
 	case !r.HasHint:
 		return "-"
 	}
-	seg := r.Comment[strings.Index(strings.ToLower(r.Comment), "strata:"):]
-	if i := strings.IndexByte(seg, ';'); i >= 0 {
-		seg = seg[:i]
-	}
+	seg, _ := planner.HintSegment(r.Comment)
 	return queueClip(strings.Join(strings.Fields(seg), " "), width)
 }
 

@@ -101,3 +101,19 @@ func TestHintTextKeepsOnlyTheSegment(t *testing.T) {
 		t.Errorf("queueClip = %q", got)
 	}
 }
+
+// The HINT column shows the segment as written, found with the planner's own
+// rules: multi-byte text before it (whose lower case has another length)
+// and a "strata:" inside another word must not shift or crash it.
+func TestHintTextFindsTheSegmentAsWritten(t *testing.T) {
+	tests := []struct{ comment, want string }{
+		{strings.Repeat("Ⱥ", 40) + " strata: gpus=2", "strata: gpus=2"},
+		{"İİİ; STRATA: gpus=1-4;  mine", "STRATA: gpus=1-4"},
+		{"nostrata: x; strata:  gpus=2", "strata: gpus=2"},
+	}
+	for _, tt := range tests {
+		if got := hintText(queueRow{Job: planner.Job{Comment: tt.comment}, HasHint: true}, 0); got != tt.want {
+			t.Errorf("hintText(%q) = %q, want %q", tt.comment, got, tt.want)
+		}
+	}
+}
