@@ -101,21 +101,6 @@ func TestParseHintsErrors(t *testing.T) {
 	}
 }
 
-func TestParseSize(t *testing.T) {
-	tests := map[string]int64{"512": 512, "1K": 1024, "1.5G": 3 << 29, "2T": 2 << 40, "500GB": 500 << 30, "4GiB": 4 << 30, "7m": 7 << 20}
-	for in, want := range tests {
-		got, err := ParseSize(in)
-		if err != nil || got != want {
-			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"", "G", "-1G", "1X", "inf", "1e300T"} {
-		if _, err := ParseSize(bad); err == nil {
-			t.Errorf("ParseSize(%q) accepted, want error", bad)
-		}
-	}
-}
-
 func TestReasonsDescribed(t *testing.T) {
 	for _, r := range Reasons() {
 		if d := r.Describe(); d == "" || d == string(r) {

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/strata-hpc/strata/burstbuffer"
 )
 
 func positiveSetter(set func(*Hints, int), limit int, fix string) func(*Hints, string) string {
@@ -31,7 +33,7 @@ func wholeSetter(set func(*Hints, int64)) func(*Hints, string) string {
 
 func sizeSetter(set func(*Hints, int64)) func(*Hints, string) string {
 	return func(h *Hints, v string) string {
-		n, err := ParseSize(v)
+		n, err := burstbuffer.ParseSize(v)
 		if err != nil || n <= 0 {
 			return "want a size such as 500G or 1.5T (K/M/G/T = 2^10..2^40 bytes)"
 		}
@@ -97,27 +99,6 @@ func parseCount(s string) (float64, error) {
 		return 0, fmt.Errorf("parse count %q: not a number", s)
 	}
 	return f * mult, nil
-}
-
-// ParseSize parses a byte size with an optional K/M/G/T suffix (powers of
-// 1024; a trailing B or iB is accepted: 500G, 500GB, 500GiB).
-func ParseSize(s string) (int64, error) {
-	t := strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(s), "B"), "I")
-	shift := 0
-	if n := len(t); n > 0 {
-		if k := strings.IndexByte("KMGT", t[n-1]); k >= 0 {
-			shift, t = 10*(k+1), t[:n-1]
-		}
-	}
-	f, err := strconv.ParseFloat(t, 64)
-	if err != nil || f < 0 || strings.ContainsAny(t, "XPN_") {
-		return 0, fmt.Errorf("parse size %q: want a number with K/M/G/T", s)
-	}
-	v := f * float64(int64(1)<<shift)
-	if v >= 1<<62 {
-		return 0, fmt.Errorf("parse size %q: too large", s)
-	}
-	return int64(v), nil
 }
 
 func upper(b byte) byte {

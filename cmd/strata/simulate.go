@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strata-hpc/strata/burstbuffer"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/sync/errgroup"
-
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/planner/sim"
 )
@@ -146,7 +146,7 @@ func simConfig(c *cli.Context) (sim.Config, []string, error) {
 		return cfg, nil, err
 	}
 	if bb := c.String("burst-buffer"); bb != "" {
-		if cs.BurstBufferBytes, err = planner.ParseSize(bb); err != nil {
+		if cs.BurstBufferBytes, err = burstbuffer.ParseSize(bb); err != nil {
 			return cfg, nil, fmt.Errorf("--burst-buffer: %w", err)
 		}
 	}
