@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/strata-hpc/strata/burstbuffer"
-	"github.com/urfave/cli/v2"
-	"golang.org/x/sync/errgroup"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/planner/sim"
+	"github.com/urfave/cli/v2"
+	"golang.org/x/sync/errgroup"
 )
 
 // simUsageError is invalid input to `strata simulate` (exit status 2).
