@@ -36,6 +36,9 @@ type ApplyOptions struct {
 	DryRun bool
 	// Cycle numbers the plan cycle in the admin comment.
 	Cycle int64
+	// Nodes, when set, are the nodes of the snapshot the decisions were
+	// planned from, used for the shape check; nil = read them again.
+	Nodes []planner.Node
 }
 
 // ApplyResult is the outcome for one job. Body is the JSON request body
@@ -77,7 +80,7 @@ func (r ApplyReport) Count(o Outcome) int {
 // from a fresh snapshot.
 func (c *Client) Apply(ctx context.Context, decisions []planner.Decision, opts ApplyOptions) (ApplyReport, error) {
 	rep := ApplyReport{DryRun: opts.DryRun}
-	var nodes []planner.Node
+	nodes := opts.Nodes
 	for _, d := range decisions {
 		if d.Action != planner.ActionUpdate {
 			continue

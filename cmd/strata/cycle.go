@@ -100,7 +100,7 @@ func (d *daemon) cycle(ctx context.Context) (cycleStatus, error) {
 	applyErr := ctx.Err() // stopping before Apply: abandon, record the decisions as not sent
 	if applyErr == nil {
 		actx, release := applyContext(ctx)
-		rep, applyErr = cl.Apply(actx, toSend(verdicts), slurm.ApplyOptions{DryRun: !d.opts.Enforce, Cycle: id})
+		rep, applyErr = cl.Apply(actx, toSend(verdicts), slurm.ApplyOptions{DryRun: !d.opts.Enforce, Cycle: id, Nodes: snap.Nodes})
 		release()
 	}
 	rec := d.record(snap, plan, jobs, verdicts, rep, id, start)

@@ -65,7 +65,7 @@ func runPlan(c *cli.Context) error {
 	if plan.Policy == "" {
 		plan.Policy = c.String(planFlagPolicy)
 	}
-	opts := slurm.ApplyOptions{DryRun: !c.Bool(planFlagEnforce), Cycle: c.Int64(planFlagCycle)}
+	opts := slurm.ApplyOptions{DryRun: !c.Bool(planFlagEnforce), Cycle: c.Int64(planFlagCycle), Nodes: snap.Nodes}
 	rep, err := cl.Apply(c.Context, plan.Decisions, opts)
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
