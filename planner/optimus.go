@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"math"
+	"time"
 	"sort"
 )
 
@@ -44,19 +45,25 @@ type optJob struct {
 }
 
 func (c *cycle) remaining(oj *optJob, w int) float64 {
-	d, _ := c.durationAt(oj.ji, w, c.bestPS(oj.ji, w))
+	_, d, _ := c.bestPS(oj.ji, w)
 	return d.Seconds() * oj.frac
 }
 
-// bestPS is the PS count with the shortest time for w workers.
-func (c *cycle) bestPS(ji *jobInfo, w int) int {
-	best, bestD := 0, math.Inf(1)
+// bestPS is the PS count with the shortest time for w workers, with that
+// time and its reason (the time model is evaluated once per PS count).
+func (c *cycle) bestPS(ji *jobInfo, w int) (int, time.Duration, Reason) {
+	best, bestS := 0, math.Inf(1)
+	var bestD time.Duration
+	var bestR Reason
 	for _, p := range psGrid(ji, w) {
-		if d, _ := c.durationAt(ji, w, p); d.Seconds() < bestD {
-			best, bestD = p, d.Seconds()
+		if d, r := c.durationAt(ji, w, p); d.Seconds() < bestS {
+			best, bestS, bestD, bestR = p, d.Seconds(), d, r
 		}
 	}
-	return best
+	if math.IsInf(bestS, 1) { // no PS count gave a time: as before, ask for p = 0
+		bestD, bestR = c.durationAt(ji, w, 0)
+	}
+	return best, bestD, bestR
 }
 
 func (c *cycle) optimusIsland(isl *island) []*planned {
@@ -98,7 +105,7 @@ func (c *cycle) optimusJobs(isl *island) []*optJob {
 			}
 		}
 		if ji.job.State == JobRunning {
-			d, _ := c.durationAt(ji, max(1, ji.req), c.bestPS(ji, max(1, ji.req)))
+			_, d, _ := c.bestPS(ji, max(1, ji.req))
 			done := ji.job.AttainedGPUSeconds / (d.Seconds() * float64(max(1, ji.req)))
 			oj.frac = math.Min(1, math.Max(0.05, 1-done))
 		}
@@ -170,8 +177,7 @@ func (c *cycle) optimusDecisions(isl *island, jobs []*optJob) []*planned {
 			if !ok {
 				continue
 			}
-			p := c.bestPS(ji, w)
-			d, r := c.durationAt(ji, w, p)
+			p, d, r := c.bestPS(ji, w)
 			pl.w, pl.p, pl.sh, pl.dur = w, p, sh, d
 			pl.reasons = append(sizeReasons(ji, w), r)
 			if nodes, ok := c.place(isl, sh, ji.cpuPerW, ji.memPerW); ok {
@@ -213,8 +219,7 @@ func (c *cycle) optimusRunning(oj *optJob) *planned {
 		c.holdRunning(ji)
 		return pl
 	}
-	p := c.bestPS(ji, w)
-	d, _ := c.durationAt(ji, w, p)
+	p, d, _ := c.bestPS(ji, w)
 	pl.action, pl.w, pl.p, pl.sh, pl.nodes, pl.dur = ActionResize, w, p, sh, nodes, d
 	pl.reasons = []Reason{ReasonResized}
 	return pl
