@@ -119,21 +119,25 @@ func TestPoliciesAreApplicable(t *testing.T) {
 // tiny trace and on the first Pollux workload when the shared traces are
 // at hand (STRATA_SHARED_TRACES or ../shared/traces).
 func TestSkipUnchanged(t *testing.T) {
-	traces := map[string]string{"tiny": "testdata/tiny.csv"}
-	scaling := "testdata/tiny_scaling.csv"
-	cluster := ClusterSpec{Nodes: 4, GPUsPerNode: 4, GPUType: "t4"}
+	type run struct {
+		name, trace, scaling string
+		cluster              ClusterSpec
+	}
+	runs := []run{{"tiny", "testdata/tiny.csv", "testdata/tiny_scaling.csv", ClusterSpec{Nodes: 4, GPUsPerNode: 4, GPUType: "t4"}}}
 	for _, d := range []string{os.Getenv("STRATA_SHARED_TRACES"), "../../../shared/traces"} {
 		if d != "" {
 			if _, err := os.Stat(d + "/peers/pollux_workload1.csv"); err == nil {
-				traces = map[string]string{"pollux_workload1": d + "/peers/pollux_workload1.csv"}
-				scaling, cluster = d+"/peers/pollux_scaling.csv", ClusterSpec{Nodes: 16, GPUsPerNode: 4, GPUType: "t4"}
+				runs = append(runs, run{"pollux_workload1", d + "/peers/pollux_workload1.csv", d + "/peers/pollux_scaling.csv",
+					ClusterSpec{Nodes: 16, GPUsPerNode: 4, GPUType: "t4"}})
 				break
 			}
 		}
 	}
-	sc := readScalingFile(t, scaling)
-	for name, path := range traces {
-		tr := readTraceFile(t, path)
+	for _, rn := range runs {
+		name, cluster := rn.name, rn.cluster
+		t.Logf("trace %s", name)
+		sc := readScalingFile(t, rn.scaling)
+		tr := readTraceFile(t, rn.trace)
 		for _, policy := range []string{"fifo", "sjf"} {
 			var got [2]*Result
 			for n, skip := range []bool{true, false} {
