@@ -110,7 +110,8 @@ func (c *cycle) options(ji *jobInfo, now time.Time) []option {
 	return c.pruneToSlab(out)
 }
 
-// pruneToSlab is prune with the result in the cycle's option slab (capped,
+// pruneToSlab drops options that another option beats on duration without
+// using more GPUs, CPUs or memory, with the result in the cycle's option slab (capped,
 // so appending to it copies).
 func (c *cycle) pruneToSlab(os []option) []option {
 	if cap(c.optSlab)-len(c.optSlab) < len(os) {
@@ -239,19 +240,7 @@ func energyScale(e EnergyPref) float64 {
 	return 1
 }
 
-// prune drops options that another option beats on duration without
-// using more GPUs, CPUs or memory.
-func prune(os []option) []option {
-	out := os[:0:0]
-	for i, a := range os {
-		if !dominated(os, i) {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// dominated reports whether another option beats os[i] (ties: the
+// dominated (used by pruneToSlab) reports whether another option beats os[i] (ties: the
 // earlier one is kept).
 func dominated(os []option, i int) bool {
 	a := &os[i]

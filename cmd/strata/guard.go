@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -217,6 +216,3 @@ func parseAdminComment(s string) (adminDecision, bool) {
 }
 
 // String is the admin comment form, for logs and explain.
-func (a adminDecision) String() string {
-	return fmt.Sprintf("workers=%d ps=%d rank=%d cycle=%d", a.Workers, a.PS, a.Rank, a.Cycle)
-}

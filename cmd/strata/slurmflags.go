@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -66,9 +64,6 @@ func slurmConfig(c *cli.Context) slurm.Config {
 	if cfg.TokenFile == "" {
 		cfg.Token = slurm.Secret(os.Getenv(envSlurmJWT))
 	}
-	if cfg.Retries < 0 {
-		cfg.Retries = -1
-	}
 	return cfg
 }
 
@@ -79,9 +74,9 @@ func connectSlurm(c *cli.Context) (*slurm.Client, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, exitError{code: 2, err: fmt.Errorf("slurm connection: %w", err)}
 	}
-	ctx, cancel := context.WithTimeout(c.Context, cfg.Timeout*time.Duration(2+max(0, cfg.Retries)))
-	defer cancel()
-	cl, err := slurm.New(ctx, cfg, logger(c))
+	// Each request, discovery included, is bounded by --slurm-timeout and
+	// --slurm-retries inside the client.
+	cl, err := slurm.New(c.Context, cfg, logger(c))
 	if err != nil {
 		return nil, fmt.Errorf("connect to slurmrestd: %w", err)
 	}

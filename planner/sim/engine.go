@@ -74,7 +74,7 @@ func PolicyOptions(cfg Config, tr *Trace) planner.Options {
 // mayReshape lists the policies whose published versions preempt or
 // re-allocate running jobs; only these (and "*-elastic" what-ifs) may do
 // so in simulation. Every other policy is held to production honesty.
-var mayReshape = map[string]bool{"tiresias": true, "optimus": true, "srtf": true}
+var mayReshape = map[string]bool{"tiresias": true, "optimus": true}
 
 // MayReshape reports whether the named policy may preempt or resize
 // running jobs in simulation.
