@@ -127,15 +127,8 @@ func (e *engine) keepOrPreempt(i int, old []slot) {
 		j.view = nil
 		return
 	}
-	j.slots = nil
-	j.view = nil
-	e.cl.bbUsed -= j.pj.BurstBufferBytes
-	e.running = slices.DeleteFunc(e.running, func(x int) bool { return x == i })
-	j.gpus, j.phase = 0, phasePending
-	j.penalty = e.cfg.RestartPenalty.Seconds()
-	j.restarts++
-	e.res.Preemptions++
-	e.pending = insertSorted(e.pending, i)
+	j.slots = nil // resizeAll released them already; preempt releases nothing more
+	e.preempt(i)
 }
 
 // compactPending drops jobs that left the pending phase.
