@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/strata-hpc/strata/db"
@@ -99,7 +98,17 @@ func stamp(t, now time.Time) string {
 	return fmt.Sprintf("%s (%s)", t.UTC().Format("2006-01-02 15:04:05Z"), rel)
 }
 
+// decisionWords says a decision in words, with the Slurm priority of updates.
 func decisionWords(d planner.Decision) string {
+	s := decisionSummary(d)
+	if d.Action == planner.ActionUpdate {
+		s += fmt.Sprintf(" (Slurm priority %d)", d.Priority)
+	}
+	return s
+}
+
+// decisionSummary is decisionWords without the priority (alternatives have none).
+func decisionSummary(d planner.Decision) string {
 	switch d.Action {
 	case planner.ActionUpdate:
 		s := fmt.Sprintf("run with %d worker GPU(s)", d.Workers)
@@ -109,7 +118,7 @@ func decisionWords(d planner.Decision) string {
 		if d.PS > 0 {
 			s += fmt.Sprintf(" and %d parameter server(s)", d.PS)
 		}
-		return s + fmt.Sprintf("; start order %d (Slurm priority %d)", d.Rank, d.Priority)
+		return s + fmt.Sprintf("; start order %d", d.Rank)
 	case planner.ActionKeep:
 		if d.Rank > 0 {
 			return fmt.Sprintf("leave the GPU request as it is; start order %d", d.Rank)
@@ -154,10 +163,7 @@ func otherModeWords(c db.CycleDecision, enforce bool) string {
 }
 
 func alternativeWords(a db.Alternative, now time.Time) string {
-	s := decisionWords(planner.Decision{Action: a.Action, Workers: a.Workers, PS: a.PS, Rank: a.Rank})
-	if i := strings.Index(s, " (Slurm priority"); i >= 0 {
-		s = s[:i]
-	}
+	s := decisionSummary(planner.Decision{Action: a.Action, Workers: a.Workers, PS: a.PS, Rank: a.Rank})
 	if !a.PredictedStart.IsZero() {
 		s += ", start " + stamp(a.PredictedStart, now) + ", end " + stamp(a.PredictedEnd, now)
 	}
