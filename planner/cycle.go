@@ -88,13 +88,8 @@ type cycle struct {
 	pending int      // pending jobs in jobs
 }
 
-// newCycle builds the plan state from a snapshot.
-func newCycle(ctx context.Context, s *Snapshot, o *Options) (*cycle, error) {
-	return newCycleMemo(ctx, s, o, nil)
-}
-
-// newCycleMemo is newCycle reusing (and updating) a policy's memo m;
-// m may be nil.
+// newCycleMemo builds the plan state from a snapshot, reusing (and
+// updating) the policy's memo m; m may be nil.
 func newCycleMemo(ctx context.Context, s *Snapshot, o *Options, m *memo) (*cycle, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("plan snapshot %s: %w", s.ID, err)

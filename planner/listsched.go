@@ -17,10 +17,14 @@ type listPolicy struct {
 	key func(ji *jobInfo, dur float64) float64
 	// extra reasons added to every ranked decision (e.g. oracle).
 	extra []Reason
+	// memo is the owning policy's per-job cache (never changes a plan).
+	memo *memoSlot
 }
 
 func (lp *listPolicy) plan(ctx context.Context, s *Snapshot) (Plan, error) {
-	c, err := newCycle(ctx, s, &lp.o)
+	m := lp.memo.take()
+	defer lp.memo.put(m)
+	c, err := newCycleMemo(ctx, s, &lp.o, m)
 	if err != nil {
 		return Plan{}, err
 	}

@@ -4,8 +4,8 @@ import (
 	"container/heap"
 	"context"
 	"math"
-	"time"
 	"sort"
+	"time"
 )
 
 // Optimus is the greedy marginal-gain allocator of Optimus (Peng et al.,
@@ -16,13 +16,18 @@ import (
 // PS count for w workers is the one with the shortest time. Running jobs
 // whose allocation changes get ActionResize (applied only by the
 // simulator, as Optimus re-allocates every interval).
-type Optimus struct{ o Options }
+type Optimus struct {
+	o    Options
+	memo memoSlot // per-job cache across calls; never changes a plan
+}
 
 var _ Policy = (*Optimus)(nil)
 
 // Plan implements Policy.
 func (p *Optimus) Plan(ctx context.Context, s *Snapshot) (Plan, error) {
-	c, err := newCycle(ctx, s, &p.o)
+	m := p.memo.take()
+	defer p.memo.put(m)
+	c, err := newCycleMemo(ctx, s, &p.o, m)
 	if err != nil {
 		return Plan{}, err
 	}

@@ -20,6 +20,7 @@ type Tiresias struct {
 	o Options
 	// Threshold overrides TiresiasThreshold when > 0.
 	Threshold float64
+	memo      memoSlot // per-job cache across calls; never changes a plan
 }
 
 var _ Policy = (*Tiresias)(nil)
@@ -29,7 +30,9 @@ func NewTiresias(o Options) *Tiresias { return &Tiresias{o: o, Threshold: Tiresi
 
 // Plan implements Policy.
 func (p *Tiresias) Plan(ctx context.Context, s *Snapshot) (Plan, error) {
-	c, err := newCycle(ctx, s, &p.o)
+	m := p.memo.take()
+	defer p.memo.put(m)
+	c, err := newCycleMemo(ctx, s, &p.o, m)
 	if err != nil {
 		return Plan{}, err
 	}
