@@ -160,18 +160,34 @@ func localZoneName() string {
 	return fmt.Sprintf("<%+03d>%+03d", off/3600, -off/3600)
 }
 
+// UsageDimError names a grouping the usage report does not support.
+type UsageDimError ReportDim
+
+func (e UsageDimError) Error() string {
+	return "report usage: --by " + string(e) + " is not supported (want user, account or partition)"
+}
+
+// CheckUsageDims accepts the groupings of the usage report: user, account,
+// partition; otherwise it returns a UsageDimError.
+func CheckUsageDims(by []ReportDim) error {
+	for _, d := range by {
+		if d != DimUser && d != DimAccount && d != DimPartition {
+			return UsageDimError(d)
+		}
+	}
+	return nil
+}
+
 // UsageReport groups GPU time (pro-rated, from the rollups) and the wait and
 // completion times of the jobs that ended in the window by q.By (user,
 // account and/or partition).
 func (s *Store) UsageReport(ctx context.Context, q UsageQuery) ([]UsageRow, error) {
-	for _, d := range q.By {
-		if d != DimUser && d != DimAccount && d != DimPartition {
-			return nil, fmt.Errorf("usage report: cannot group by %s", d)
-		}
+	if err := CheckUsageDims(q.By); err != nil {
+		return nil, err
 	}
 	energy, err := s.EnergyReport(ctx, EnergyQuery{ReportFilter: q.ReportFilter, By: q.By})
 	if err != nil {
-		return nil, fmt.Errorf("usage report: %w", err)
+		return nil, err
 	}
 	sql, err := s.q.get("ReportUsageCompleted")
 	if err != nil {

@@ -60,10 +60,8 @@ func runUsageReport(c *cli.Context, open openSourceFunc) error {
 	if err != nil {
 		return err
 	}
-	for _, d := range a.By {
-		if d != db.DimUser && d != db.DimAccount && d != db.DimPartition {
-			return usageError(errUsageBy(d))
-		}
+	if err := db.CheckUsageDims(a.By); err != nil {
+		return usageError(err)
 	}
 	cols, err := selectFields(usageFields(), a.Mode.Format, usageDefaults(a.By))
 	if err != nil {
@@ -113,12 +111,6 @@ func runDecisionReport(c *cli.Context, open openSourceFunc) error {
 		return writeJSON(c.App.Writer, decisionReport{Window: reportWindow{a.Filter.From, a.Filter.To}, Rows: rows})
 	}
 	return writeTable(c.App.Writer, cols, rows, a.Mode)
-}
-
-type errUsageBy db.ReportDim
-
-func (e errUsageBy) Error() string {
-	return "report usage: --by " + string(e) + " is not supported (want user, account or partition)"
 }
 
 // rollupRefresher rebuilds report rollups from samples (*db.Store).

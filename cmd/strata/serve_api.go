@@ -33,11 +33,9 @@ func (s *webServer) apiUsage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a := wq.Args
-	for _, d := range a.By {
-		if d != db.DimUser && d != db.DimAccount && d != db.DimPartition {
-			s.fail(w, r, http.StatusBadRequest, errUsageBy(d))
-			return
-		}
+	if err := db.CheckUsageDims(a.By); err != nil {
+		s.fail(w, r, http.StatusBadRequest, err)
+		return
 	}
 	rows, err := s.cfg.Source.UsageReport(r.Context(), db.UsageQuery{ReportFilter: a.Filter, By: a.By})
 	if err != nil {
