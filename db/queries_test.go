@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -14,17 +17,36 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
+// TestQueriesLoad: every query name the package's code asks for (q.get or
+// s.strings with a literal name) exists in queries/*.sql and is not empty.
 func TestQueriesLoad(t *testing.T) {
 	q, err := loadQueries()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"EnsureSamplePartition", "UpsertGPUs", "CreateSampleStaging", "MergeSampleStaging",
-		"CountSamples", "SamplePartitions", "DropSamplePartitions", "UpsertAssignments", "OpenAssignments",
-		"JobAssignments", "UpsertJobs", "DeleteRollups", "InsertRollups", "JobsTouchedSince", "JobEnergyDays"} {
-		if s, err := q.get(name); err != nil || strings.TrimSpace(s) == "" {
-			t.Errorf("query %s: %q, %v", name, s, err)
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := regexp.MustCompile(`(?:q\.get|s\.strings\(ctx,)\s*\(?"([A-Za-z]+)"`)
+	seen := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
 		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range used.FindAllStringSubmatch(string(src), -1) {
+			seen++
+			if s, err := q.get(m[1]); err != nil || strings.TrimSpace(s) == "" {
+				t.Errorf("%s uses query %s: %q, %v", f, m[1], s, err)
+			}
+		}
+	}
+	if seen < 20 {
+		t.Errorf("found only %d query uses in the package: the pattern no longer matches the code", seen)
 	}
 	if _, err := q.get("NoSuchQuery"); err == nil {
 		t.Error("unknown query: want an error")
