@@ -87,6 +87,10 @@ type Options struct {
 	// stored activations at the job's batch (layered profiles). Unset = no
 	// check.
 	GPUMemoryMB map[string]int64
+	// TiresiasThreshold is the attained service (GPU-seconds) at which
+	// tiresias moves a job from its first to its second queue. Default
+	// TiresiasThreshold (one GPU-hour).
+	TiresiasThreshold float64
 	// GPUWatts is the mean power of a busy GPU for the energy term of SMD's
 	// objective. Default 300 W.
 	GPUWatts float64
@@ -111,6 +115,9 @@ func (o Options) withDefaults() Options {
 	if o.PriorityStep <= 0 {
 		o.PriorityStep = 10
 	}
+	if o.TiresiasThreshold <= 0 {
+		o.TiresiasThreshold = TiresiasThreshold
+	}
 	return o.modelDefaults()
 }
 
@@ -126,6 +133,9 @@ func (o Options) Validate() error {
 	}
 	if o.PSComm != "" && o.PSComm != PSCommOverlap && o.PSComm != PSCommNoOverlap {
 		return fmt.Errorf("ps communication model %q: want overlap or no-overlap", o.PSComm)
+	}
+	if o.TiresiasThreshold < 0 {
+		return fmt.Errorf("tiresias threshold %v GPU-seconds: must be ≥ 0", o.TiresiasThreshold)
 	}
 	if o.LongJobShare < 0 || o.GPUWatts < 0 || o.LongJob < 0 || o.StarvationAge < 0 || o.MaxOptionsPerJob < 0 {
 		return fmt.Errorf("long-job share, GPU watts, durations and option caps must be ≥ 0")

@@ -62,6 +62,13 @@ type Decision struct {
 	// Predicted start and completion (zero when unknown).
 	PredictedStart time.Time `json:"predicted_start,omitzero"`
 	PredictedEnd   time.Time `json:"predicted_end,omitzero"`
+	// NotBefore, when set on a waiting update, is the earliest time the
+	// plan lets the job start: it fits now at its planned size, but the plan
+	// starts it later. Strata writes it as the job's begin time, which keeps
+	// the job out of both of slurmctld's schedulers until then. Zero = the
+	// job may start whenever Slurm finds room (docs/planner.md, "What
+	// Strata writes, and what Slurm then does").
+	NotBefore time.Time `json:"not_before,omitzero"`
 	// Reasons explain the decision (always at least one).
 	Reasons []Reason `json:"reasons"`
 	// Detail is a human sentence with the numbers behind the reasons.

@@ -13,7 +13,7 @@ var registry = map[string]constructor{
 	"fifo":      func(o Options) (Policy, error) { return &FIFO{o: o}, nil },
 	"sjf":       func(o Options) (Policy, error) { return &SJF{o: o}, nil },
 	"qssf":      func(o Options) (Policy, error) { return &QSSF{o: o}, nil },
-	"tiresias":  func(o Options) (Policy, error) { return NewTiresias(o), nil },
+	"tiresias":  func(o Options) (Policy, error) { return &Tiresias{o: o}, nil },
 	"optimus":   func(o Options) (Policy, error) { return &Optimus{o: o}, nil },
 	"smd":       func(o Options) (Policy, error) { return &SMD{o: o}, nil },
 	"smd-ratio": func(o Options) (Policy, error) { return &SMD{o: o, ratio: true}, nil },

@@ -97,6 +97,10 @@ type Job struct {
 	SubmitTime time.Time     `json:"submit_time"`
 	StartTime  time.Time     `json:"start_time,omitzero"`  // zero while pending
 	TimeLimit  time.Duration `json:"time_limit,omitempty"` // 0 = none
+	// BeginTime is Slurm's begin time of a pending job (sbatch --begin, or
+	// a begin time Strata wrote); zero when none is set. Slurm does not
+	// consider the job before it.
+	BeginTime time.Time `json:"begin_time,omitzero"`
 	Priority   int64         `json:"priority"`
 
 	// GPU request: GPUsPerNode × Nodes when requested per node

@@ -5,28 +5,25 @@ import (
 	"sort"
 )
 
-// TiresiasThreshold is the attained service (GPU-seconds) at which a job
-// moves from the first to the second queue: one GPU-hour.
+// TiresiasThreshold is the default attained service (GPU-seconds) at which
+// a job moves from the first to the second queue: one GPU-hour
+// (Options.TiresiasThreshold overrides it).
 const TiresiasThreshold = 3600.0
 
 // Tiresias is discretised two-dimensional least-attained-service (Gu et
-// al., NSDI'19) with two queues: jobs with less than TiresiasThreshold
-// GPU-seconds of attained service (Job.AttainedGPUSeconds) come first;
+// al., NSDI'19) with two queues: jobs with less than
+// Options.TiresiasThreshold GPU-seconds of attained service (Job.AttainedGPUSeconds) come first;
 // inside a queue, first come first served; aged jobs are promoted to the
 // front. It needs no duration. GPUs are given in that order to running and
 // pending jobs alike (skipping jobs that do not fit); running jobs that
 // lose their GPUs get ActionPreempt, which only the simulator applies.
 type Tiresias struct {
-	o Options
-	// Threshold overrides TiresiasThreshold when > 0.
-	Threshold float64
-	memo      memoSlot // per-job cache across calls; never changes a plan
+	o    Options
+	memo memoSlot // per-job cache across calls; never changes a plan
 }
 
 var _ Policy = (*Tiresias)(nil)
 
-// NewTiresias returns Tiresias with the default threshold.
-func NewTiresias(o Options) *Tiresias { return &Tiresias{o: o, Threshold: TiresiasThreshold} }
 
 // Plan implements Policy.
 func (p *Tiresias) Plan(ctx context.Context, s *Snapshot) (Plan, error) {
@@ -47,7 +44,7 @@ func (p *Tiresias) Plan(ctx context.Context, s *Snapshot) (Plan, error) {
 }
 
 func (p *Tiresias) queue(ji *jobInfo) int {
-	if ji.aged || ji.job.AttainedGPUSeconds < p.Threshold {
+	if ji.aged || ji.job.AttainedGPUSeconds < p.o.TiresiasThreshold {
 		return 0
 	}
 	return 1

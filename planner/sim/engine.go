@@ -63,12 +63,12 @@ func (c Config) withDefaults() Config {
 
 // PolicyOptions returns the planner options every policy of a run gets:
 // the oracle Predictor (true durations; results are labelled "oracle"), the
-// run's interval and the cluster's node size, so that all policies see the
-// same predictions.
+// run's interval, the cluster's node size (so that all policies see the
+// same predictions) and the run's Tiresias threshold.
 func PolicyOptions(cfg Config, tr *Trace) planner.Options {
 	cfg = cfg.withDefaults()
 	return planner.Options{Predictor: oracle(cfg.Truth, tr.Jobs), Interval: cfg.Interval,
-		NodeGPUs: cfg.Cluster.GPUsPerNode}
+		NodeGPUs: cfg.Cluster.GPUsPerNode, TiresiasThreshold: cfg.TiresiasThreshold}
 }
 
 // mayReshape lists the policies whose published versions preempt or
@@ -82,15 +82,11 @@ func MayReshape(policy string) bool {
 	return mayReshape[policy] || strings.HasSuffix(policy, "-elastic")
 }
 
-// RunNamed builds the named policy with PolicyOptions (and the Tiresias
-// threshold of cfg) and runs it.
+// RunNamed builds the named policy with PolicyOptions and runs it.
 func RunNamed(ctx context.Context, cfg Config, tr *Trace, name string) (*Result, error) {
 	p, err := planner.NewPolicy(name, PolicyOptions(cfg, tr))
 	if err != nil {
 		return nil, fmt.Errorf("simulate %s: %w", name, err)
-	}
-	if t, ok := p.(*planner.Tiresias); ok && cfg.TiresiasThreshold > 0 {
-		t.Threshold = cfg.TiresiasThreshold
 	}
 	return Run(ctx, cfg, tr, name, p)
 }
