@@ -101,7 +101,7 @@ type Job struct {
 	// a begin time Strata wrote); zero when none is set. Slurm does not
 	// consider the job before it.
 	BeginTime time.Time `json:"begin_time,omitzero"`
-	Priority   int64         `json:"priority"`
+	Priority  int64     `json:"priority"`
 
 	// GPU request: GPUsPerNode × Nodes when requested per node
 	// (tres_per_node), or GPUsPerJob when requested per job (tres_per_job).

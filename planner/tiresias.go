@@ -24,7 +24,6 @@ type Tiresias struct {
 
 var _ Policy = (*Tiresias)(nil)
 
-
 // Plan implements Policy.
 func (p *Tiresias) Plan(ctx context.Context, s *Snapshot) (Plan, error) {
 	m := p.memo.take()
