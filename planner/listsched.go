@@ -22,22 +22,7 @@ type listPolicy struct {
 }
 
 func (lp *listPolicy) plan(ctx context.Context, s *Snapshot) (Plan, error) {
-	m := lp.memo.take()
-	defer lp.memo.put(m)
-	c, err := newCycleMemo(ctx, s, &lp.o, m)
-	if err != nil {
-		return Plan{}, err
-	}
-	var pls []*planned
-	for _, ji := range c.orphans {
-		if ji.job.State == JobPending {
-			pls = append(pls, c.keepDecision(ji))
-		}
-	}
-	for _, isl := range c.islands {
-		pls = append(pls, lp.planIsland(c, isl)...)
-	}
-	return c.finalize(lp.name, pls), nil
+	return planIslands(ctx, s, &lp.o, lp.memo, lp.name, lp.planIsland)
 }
 
 func (lp *listPolicy) planIsland(c *cycle, isl *island) []*planned {

@@ -25,20 +25,9 @@ var _ Policy = (*Optimus)(nil)
 
 // Plan implements Policy.
 func (p *Optimus) Plan(ctx context.Context, s *Snapshot) (Plan, error) {
-	m := p.memo.take()
-	defer p.memo.put(m)
-	c, err := newCycleMemo(ctx, s, &p.o, m)
-	if err != nil {
-		return Plan{}, err
-	}
-	var pls []*planned
-	for _, ji := range c.orphans {
-		pls = append(pls, c.keepDecision(ji))
-	}
-	for _, isl := range c.islands {
-		pls = append(pls, c.optimusIsland(isl)...)
-	}
-	return c.finalize("optimus", pls), nil
+	return planIslands(ctx, s, &p.o, &p.memo, "optimus", func(c *cycle, isl *island) []*planned {
+		return c.optimusIsland(isl)
+	})
 }
 
 // optJob is a job's state during the greedy allocation.

@@ -40,25 +40,7 @@ func (p *SMD) name() string {
 
 // Plan implements Policy.
 func (p *SMD) Plan(ctx context.Context, s *Snapshot) (Plan, error) {
-	m := p.memo.take()
-	defer p.memo.put(m)
-	c, err := newCycleMemo(ctx, s, &p.o, m)
-	if err != nil {
-		return Plan{}, err
-	}
-	var pls []*planned
-	for _, ji := range c.orphans {
-		if ji.job.State == JobPending {
-			pls = append(pls, c.keepDecision(ji))
-		}
-	}
-	for _, isl := range c.islands {
-		if err := ctx.Err(); err != nil {
-			return Plan{}, fmt.Errorf("plan snapshot %s: %w", s.ID, err)
-		}
-		pls = append(pls, p.planIsland(c, isl)...)
-	}
-	return c.finalize(p.name(), pls), nil
+	return planIslands(ctx, s, &p.o, &p.memo, p.name(), p.planIsland)
 }
 
 // smdItem is a job in the knapsack with its options.

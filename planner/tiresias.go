@@ -26,20 +26,7 @@ var _ Policy = (*Tiresias)(nil)
 
 // Plan implements Policy.
 func (p *Tiresias) Plan(ctx context.Context, s *Snapshot) (Plan, error) {
-	m := p.memo.take()
-	defer p.memo.put(m)
-	c, err := newCycleMemo(ctx, s, &p.o, m)
-	if err != nil {
-		return Plan{}, err
-	}
-	var pls []*planned
-	for _, ji := range c.orphans {
-		pls = append(pls, c.keepDecision(ji))
-	}
-	for _, isl := range c.islands {
-		pls = append(pls, p.planIsland(c, isl)...)
-	}
-	return c.finalize("tiresias", pls), nil
+	return planIslands(ctx, s, &p.o, &p.memo, "tiresias", p.planIsland)
 }
 
 func (p *Tiresias) queue(ji *jobInfo) int {
