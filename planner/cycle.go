@@ -29,13 +29,6 @@ type island struct {
 	jobs    []*jobInfo // pending jobs of the partition, by ID
 	running []*jobInfo
 	static  map[[4]int64]bool // staticFits memo
-	// SMD per-island state (prepareIsland).
-	freeGPU      int
-	releases     []release
-	mu           float64 // queue weight per GPU (Σ ω / GPUs)
-	longFree     int     // GPUs long jobs may still take (Options.LongJobShare)
-	longHeldGPUs int     // GPUs running long jobs hold
-	totalGPU     int
 }
 
 // jobInfo is a job with its parsed hints and derived limits.

@@ -58,7 +58,7 @@ func (p *SMD) planIsland(c *cycle, isl *island) []*planned {
 	var out []*planned
 	var items []*smdItem
 	slab := make([]smdItem, 0, len(isl.jobs))
-	c.prepareIsland(isl)
+	s := c.newSMDIsland(isl)
 	for _, ji := range isl.jobs {
 		pl := c.newPlanned(ji)
 		out = append(out, pl)
@@ -77,15 +77,15 @@ func (p *SMD) planIsland(c *cycle, isl *island) []*planned {
 			out = append(out, it.pl)
 		}
 	}
-	c.relaxLongShare(isl, items)
-	c.queueCosts(isl, items)
+	s.relaxLongShare(items)
+	s.queueCosts(items)
 	for _, it := range items {
 		if it.running {
 			it.null = mustRun
 		}
 	}
-	c.reserveForAged(isl, items)
-	m := c.knapsack(isl, items)
+	s.reserveForAged(items)
+	m := s.knapsack(items)
 	choice, lambda := m.solve()
 	if p.ratio {
 		den := make([]float64, len(m.cost))
@@ -99,11 +99,11 @@ func (p *SMD) planIsland(c *cycle, isl *island) []*planned {
 		}
 	}
 	c.resizeRunning(items, m, choice)
-	c.admit(items, m, choice)
-	c.backfill(items)
+	s.admit(items, m, choice)
+	s.backfill(items)
 	for _, it := range items {
 		if !it.pl.start && !it.running {
-			c.waitOption(it, m, lambda)
+			s.waitOption(it, m, lambda)
 		}
 	}
 	return out
@@ -116,8 +116,8 @@ func (p *SMD) planIsland(c *cycle, isl *island) []*planned {
 // second), while waiting delays only the jobs behind it (μ_later) and
 // costs i the wait until its WSPT slot (at least one interval, at least
 // until running jobs free enough GPUs).
-func (c *cycle) queueCosts(isl *island, items []*smdItem) {
-	g := float64(max(1, isl.totalGPU))
+func (s *smdIsland) queueCosts(items []*smdItem) {
+	g := float64(max(1, s.totalGPU))
 	type slot struct {
 		it   *smdItem
 		best *option
@@ -129,7 +129,7 @@ func (c *cycle) queueCosts(isl *island, items []*smdItem) {
 		best := &it.opts[0]
 		for k := range it.opts[1:] {
 			o := &it.opts[k+1]
-			if o.cost+isl.mu*o.gpu*o.dur.Seconds() < best.cost+isl.mu*best.gpu*best.dur.Seconds() {
+			if o.cost+s.mu*o.gpu*o.dur.Seconds() < best.cost+s.mu*best.gpu*best.dur.Seconds() {
 				best = o
 			}
 		}
@@ -143,21 +143,21 @@ func (c *cycle) queueCosts(isl *island, items []*smdItem) {
 		return cmp.Compare(a.it.pl.ji.job.ID, b.it.pl.ji.job.ID)
 	})
 	var before, gpuTime float64 // weight and GPU seconds ahead in the list
-	for _, s := range slots {
-		bestGPU, bestDur := s.best.gpu, s.best.dur.Seconds() // read before costs change
-		ji := s.it.pl.ji
+	for _, sl := range slots {
+		bestGPU, bestDur := sl.best.gpu, sl.best.dur.Seconds() // read before costs change
+		ji := sl.it.pl.ji
 		after := wsum - before - ji.weight
 		queueWait := gpuTime / g
-		s.it.null = math.Inf(1)
-		for k := range s.it.opts {
-			o := &s.it.opts[k]
+		sl.it.null = math.Inf(1)
+		for k := range sl.it.opts {
+			o := &sl.it.opts[k]
 			t := o.gpu * o.dur.Seconds()
-			wait := math.Max(c.o.Interval.Seconds(), math.Max(queueWait, isl.waitFor(o.w-isl.freeGPU).Seconds()))
+			wait := math.Max(s.o.Interval.Seconds(), math.Max(queueWait, s.waitFor(o.w-s.freeGPU).Seconds()))
 			waitCost := ji.weight * wait
 			if ji.aged {
 				waitCost *= agedFactor
 			}
-			s.it.null = math.Min(s.it.null, o.cost+after*t/g+waitCost)
+			sl.it.null = math.Min(sl.it.null, o.cost+after*t/g+waitCost)
 			o.idleCost = o.cost + after*t/g
 			o.cost += (wsum - ji.weight) * t / g
 		}
@@ -187,11 +187,12 @@ func (c *cycle) noOption(pl *planned) {
 
 // knapsack builds the MCMKP of the island: resources GPU, CPU, memory and
 // one dimension per burst-buffer pool.
-func (c *cycle) knapsack(isl *island, items []*smdItem) *mcmkp {
-	g, cpu, mem := c.free(isl)
+func (s *smdIsland) knapsack(items []*smdItem) *mcmkp {
+	c := s.cycle
+	g, cpu, mem := c.free(s.isl)
 	r := 4 + len(c.pools)
 	capacity := append([]float64{float64(g), float64(cpu), float64(mem)}, make([]float64, len(c.pools)+1)...)
-	capacity[r-1] = float64(min(isl.longFree, g))
+	capacity[r-1] = float64(min(s.longFree, g))
 	for k, f := range c.bbFree {
 		capacity[3+k] = float64(f)
 	}
@@ -226,7 +227,7 @@ func (c *cycle) knapsack(isl *island, items []*smdItem) *mcmkp {
 // admit places the knapsack's admitted jobs in order of weighted duration,
 // falling back to the job's other options when fragmentation prevents the
 // chosen shape.
-func (c *cycle) admit(items []*smdItem, m *mcmkp, choice []int) {
+func (s *smdIsland) admit(items []*smdItem, m *mcmkp, choice []int) {
 	var idx []int
 	for i, o := range choice {
 		if o >= 0 && !items[i].running {
@@ -239,14 +240,14 @@ func (c *cycle) admit(items []*smdItem, m *mcmkp, choice []int) {
 	})
 	for _, i := range idx {
 		it := items[i]
-		c.tryStart(it, it.opts[choice[i]-m.first[i]], false)
+		s.tryStart(it, it.opts[choice[i]-m.first[i]], false)
 	}
 }
 
 // backfill starts waiting jobs on capacity the knapsack left idle,
 // shortest weighted first, when starting now beats waiting for the job
 // itself (idleCost < null); the aged reservation still applies.
-func (c *cycle) backfill(items []*smdItem) {
+func (s *smdIsland) backfill(items []*smdItem) {
 	type waiting struct {
 		it  *smdItem
 		key float64
@@ -261,8 +262,7 @@ func (c *cycle) backfill(items []*smdItem) {
 	if len(wait) == 0 {
 		return
 	}
-	isl := wait[0].it.pl.ji.isl
-	total, most := c.freeShape(isl)
+	total, most := s.freeShape(s.isl)
 	for _, w := range wait {
 		it := w.it
 		if total == 0 {
@@ -271,8 +271,8 @@ func (c *cycle) backfill(items []*smdItem) {
 		if !anyFits(it.opts, total, most) {
 			continue
 		}
-		if c.tryStart(it, option{w: -1}, true) {
-			total, most = c.freeShape(isl)
+		if s.tryStart(it, option{w: -1}, true) {
+			total, most = s.freeShape(s.isl)
 		}
 	}
 }

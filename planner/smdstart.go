@@ -11,7 +11,8 @@ import (
 // first (when first.w > 0), then its other options by increasing cost
 // that still beat waiting (by idleCost when idle is set). It reports
 // whether the job starts.
-func (c *cycle) tryStart(it *smdItem, first option, idle bool) bool {
+func (s *smdIsland) tryStart(it *smdItem, first option, idle bool) bool {
+	c := s.cycle
 	ji := it.pl.ji
 	cands := make([]option, 0, len(it.opts)+1)
 	if first.w > 0 {
@@ -28,7 +29,7 @@ func (c *cycle) tryStart(it *smdItem, first option, idle bool) bool {
 		return false
 	}
 	for _, o := range cands {
-		if c.isLong(o) && o.w > ji.isl.longFree && !(ji.aged && o.w == narrowest(it.all)) {
+		if c.isLong(o) && o.w > s.longFree && !(ji.aged && o.w == narrowest(it.all)) {
 			continue
 		}
 		nodes, ok := c.place(ji.isl, o.sh, ji.cpuPerW, ji.memPerW)
@@ -39,7 +40,7 @@ func (c *cycle) tryStart(it *smdItem, first option, idle bool) bool {
 			c.bbFree[ji.bbPool] -= ji.bb
 		}
 		if c.isLong(o) {
-			ji.isl.longFree -= o.w
+			s.longFree -= o.w
 		}
 		pl := it.pl
 		pl.start, pl.nodes = true, nodes
@@ -54,7 +55,8 @@ func (c *cycle) tryStart(it *smdItem, first option, idle bool) bool {
 // waitOption chooses the allocation a waiting job is rewritten to: the
 // option cheapest under the knapsack's final resource prices, or (exact
 // solver, no prices) the one with the least GPU time.
-func (c *cycle) waitOption(it *smdItem, m *mcmkp, lambda []float64) {
+func (s *smdIsland) waitOption(it *smdItem, m *mcmkp, lambda []float64) {
+	c := s.cycle
 	ji := it.pl.ji
 	best, bestV := -1, math.Inf(1)
 	for k, o := range it.all {
@@ -81,7 +83,8 @@ func (c *cycle) waitOption(it *smdItem, m *mcmkp, lambda []float64) {
 // aged jobs are served first (agedFactor); the first aged job that cannot
 // fit now gets a reservation at the time running jobs free enough GPUs,
 // and other jobs keep only options that end before that time.
-func (c *cycle) reserveForAged(isl *island, items []*smdItem) {
+func (s *smdIsland) reserveForAged(items []*smdItem) {
+	c := s.cycle
 	var aged []*smdItem
 	for _, it := range items {
 		if it.pl.ji.aged {
@@ -91,7 +94,7 @@ func (c *cycle) reserveForAged(isl *island, items []*smdItem) {
 	slices.SortStableFunc(aged, func(a, b *smdItem) int {
 		return lessInt(a.pl.ji.job.SubmitTime.Before(b.pl.ji.job.SubmitTime))
 	})
-	free, _, _ := c.free(isl)
+	free, _, _ := c.free(s.isl)
 	for _, it := range aged {
 		need := math.MaxInt
 		for _, o := range it.opts {
@@ -101,7 +104,7 @@ func (c *cycle) reserveForAged(isl *island, items []*smdItem) {
 			free -= need
 			continue
 		}
-		shadow := c.shadowTime(isl, need-free)
+		shadow := s.shadowTime(need - free)
 		for _, other := range items {
 			if other.pl.ji.aged {
 				continue
@@ -118,22 +121,36 @@ func (c *cycle) reserveForAged(isl *island, items []*smdItem) {
 	}
 }
 
-// prepareIsland computes what SMD's costs need per island: free GPUs,
+// smdIsland is SMD's state while it plans one island: the free GPUs when
+// planning starts, the release curve of the running jobs, the queue price
+// and the long-job budget.
+type smdIsland struct {
+	*cycle
+	isl          *island
+	freeGPU      int
+	releases     []release
+	mu           float64 // queue weight per GPU (Σ ω / GPUs)
+	longFree     int     // GPUs long jobs may still take (Options.LongJobShare)
+	longHeldGPUs int     // GPUs running long jobs hold
+	totalGPU     int
+}
+
+// newSMDIsland computes what SMD's costs need per island: free GPUs,
 // the release curve of running jobs, and the queue price μ.
-func (c *cycle) prepareIsland(isl *island) {
-	isl.freeGPU, _, _ = c.free(isl)
-	isl.releases = isl.releases[:0]
+func (c *cycle) newSMDIsland(isl *island) *smdIsland {
+	s := &smdIsland{cycle: c, isl: isl}
+	s.freeGPU, _, _ = c.free(isl)
 	longHeld := 0
 	for _, ji := range isl.running {
 		left := c.runningEnd(ji).Sub(c.s.Now)
-		isl.releases = append(isl.releases, release{left, ji.req})
+		s.releases = append(s.releases, release{left, ji.req})
 		if left > c.o.LongJob {
 			longHeld += ji.req
 		}
 	}
-	sort.Slice(isl.releases, func(a, b int) bool { return isl.releases[a].after < isl.releases[b].after })
-	for k := 1; k < len(isl.releases); k++ {
-		isl.releases[k].gpus += isl.releases[k-1].gpus
+	sort.Slice(s.releases, func(a, b int) bool { return s.releases[a].after < s.releases[b].after })
+	for k := 1; k < len(s.releases); k++ {
+		s.releases[k].gpus += s.releases[k-1].gpus
 	}
 	var w float64
 	total := 0
@@ -145,14 +162,15 @@ func (c *cycle) prepareIsland(isl *island) {
 			w += ji.weight
 		}
 	}
-	isl.mu, isl.totalGPU, isl.longHeldGPUs = 0, total, longHeld
-	isl.longFree = math.MaxInt / 2
+	s.totalGPU, s.longHeldGPUs = total, longHeld
+	s.longFree = math.MaxInt / 2
 	if c.o.LongJobShare < 1 { // at least one node's worth, so long jobs progress
-		isl.longFree = max(0, max(int(c.o.LongJobShare*float64(total)), isl.maxGPN)-longHeld)
+		s.longFree = max(0, max(int(c.o.LongJobShare*float64(total)), isl.maxGPN)-longHeld)
 	}
 	if total > 0 {
-		isl.mu = w / float64(total)
+		s.mu = w / float64(total)
 	}
+	return s
 }
 
 // release says running jobs free gpus GPUs (cumulative) after a delay.
@@ -163,27 +181,28 @@ type release struct {
 
 // waitFor is the delay until running jobs have released need GPUs
 // (24 h when they never do; 0 when need ≤ 0).
-func (isl *island) waitFor(need int) time.Duration {
+func (s *smdIsland) waitFor(need int) time.Duration {
 	if need <= 0 {
 		return 0
 	}
-	k := sort.Search(len(isl.releases), func(k int) bool { return isl.releases[k].gpus >= need })
-	if k == len(isl.releases) {
+	k := sort.Search(len(s.releases), func(k int) bool { return s.releases[k].gpus >= need })
+	if k == len(s.releases) {
 		return 24 * time.Hour
 	}
-	return isl.releases[k].after
+	return s.releases[k].after
 }
 
 // shadowTime is when running jobs of the island will have released need
 // more GPUs.
-func (c *cycle) shadowTime(isl *island, need int) time.Time {
-	return c.s.Now.Add(isl.waitFor(need))
+func (s *smdIsland) shadowTime(need int) time.Time {
+	return s.s.Now.Add(s.waitFor(need))
 }
 
 // relaxLongShare lets long jobs use idle GPUs beyond the long-job share
 // when no short job is waiting: the share then keeps only LongJobShare of
 // the partition free for short jobs that may arrive.
-func (c *cycle) relaxLongShare(isl *island, items []*smdItem) {
+func (s *smdIsland) relaxLongShare(items []*smdItem) {
+	c := s.cycle
 	if c.o.LongJobShare >= 1 {
 		return
 	}
@@ -194,6 +213,6 @@ func (c *cycle) relaxLongShare(isl *island, items []*smdItem) {
 			}
 		}
 	}
-	limit := isl.totalGPU - int(c.o.LongJobShare*float64(isl.totalGPU))
-	isl.longFree = max(isl.longFree, limit-isl.longHeldGPUs)
+	limit := s.totalGPU - int(c.o.LongJobShare*float64(s.totalGPU))
+	s.longFree = max(s.longFree, limit-s.longHeldGPUs)
 }
