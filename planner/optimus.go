@@ -63,8 +63,10 @@ func (c *cycle) bestPS(ji *jobInfo, w int) (int, time.Duration, Reason) {
 func (c *cycle) optimusIsland(isl *island) []*planned {
 	jobs := c.optimusJobs(isl)
 	budget, _, _ := c.free(isl)
-	for _, ji := range isl.running {
-		budget += ji.req
+	if c.o.Reshape {
+		for _, ji := range isl.running {
+			budget += ji.req
+		}
 	}
 	for _, oj := range jobs { // minimum allocations, running jobs and oldest first
 		if len(oj.grid) > 0 && oj.grid[0] <= budget {
@@ -91,7 +93,11 @@ func (c *cycle) optimusIsland(isl *island) []*planned {
 // optimusJobs lists running then pending jobs (oldest first) with grids.
 func (c *cycle) optimusJobs(isl *island) []*optJob {
 	var out []*optJob
-	for _, ji := range append(append([]*jobInfo(nil), isl.running...), isl.jobs...) {
+	all := isl.jobs
+	if c.o.Reshape { // running jobs compete for GPUs too
+		all = append(append([]*jobInfo(nil), isl.running...), isl.jobs...)
+	}
+	for _, ji := range all {
 		oj := &optJob{ji: ji, at: -1, frac: 1}
 		for _, w := range workerGrid(ji, isl.maxGPN, c.o.MaxOptionsPerJob) {
 			if _, ok := c.shapeFor(isl, w, ji.cpuPerW, ji.memPerW); ok || ji.fixed {

@@ -87,6 +87,12 @@ type Options struct {
 	// stored activations at the job's batch (layered profiles). Unset = no
 	// check.
 	GPUMemoryMB map[string]int64
+	// Reshape says the caller can preempt and resize running jobs: the
+	// simulator's ideal mode does, for the policies whose published
+	// versions do (tiresias, optimus, smd-elastic). Otherwise (production:
+	// Strata only writes to pending jobs) running jobs keep what they
+	// hold, and no policy returns ActionPreempt or ActionResize.
+	Reshape bool
 	// TiresiasThreshold is the attained service (GPU-seconds) at which
 	// tiresias moves a job from its first to its second queue. Default
 	// TiresiasThreshold (one GPU-hour).

@@ -41,7 +41,7 @@ func mixedSnapshot(seed uint64) *planner.Snapshot {
 }
 
 // checkPlan asserts the safety rules and contract invariants of a plan.
-func checkPlan(t *testing.T, name string, s *planner.Snapshot, p planner.Plan) {
+func checkPlan(t *testing.T, name string, reshape bool, s *planner.Snapshot, p planner.Plan) {
 	t.Helper()
 	jobs := map[int64]planner.Job{}
 	for _, j := range s.Jobs {
@@ -75,6 +75,8 @@ func checkPlan(t *testing.T, name string, s *planner.Snapshot, p planner.Plan) {
 			t.Errorf("%s: running job %d gets an update", name, d.JobID)
 		case j.State == planner.JobPending && (d.Action == planner.ActionPreempt || d.Action == planner.ActionResize):
 			t.Errorf("%s: pending job %d gets %s", name, d.JobID, d.Action)
+		case !reshape && (d.Action == planner.ActionPreempt || d.Action == planner.ActionResize):
+			t.Errorf("%s: job %d gets %s although the caller cannot reshape", name, d.JobID, d.Action)
 		case name == "smd-elastic" && d.Action == planner.ActionPreempt:
 			t.Errorf("%s: smd-elastic must never preempt (job %d)", name, d.JobID)
 		case strings.HasPrefix(name, "smd") && name != "smd-elastic" && (d.Action == planner.ActionPreempt || d.Action == planner.ActionResize):
@@ -113,7 +115,7 @@ func checkPlan(t *testing.T, name string, s *planner.Snapshot, p planner.Plan) {
 			t.Errorf("%s: pending job %d has no decision", name, j.ID)
 		}
 	}
-	preemptible := strings.HasPrefix(name, "tiresias") || strings.HasPrefix(name, "optimus") || name == "smd-elastic"
+	preemptible := reshape && (strings.HasPrefix(name, "tiresias") || strings.HasPrefix(name, "optimus") || name == "smd-elastic")
 	for n, g := range used {
 		if free := nodes[n].FreeGPUs(); g > free && !preemptible || g > nodes[n].GPUs {
 			t.Errorf("%s: node %s gets %d GPUs, %d free of %d", name, n, g, free, nodes[n].GPUs)
@@ -135,27 +137,33 @@ func containsStr(xs []string, x string) bool {
 
 func TestPolicyProperties(t *testing.T) {
 	for _, name := range planner.PolicyNames() {
-		p, err := planner.NewPolicy(name, planner.Options{})
-		if err != nil {
-			t.Fatal(err)
+		for _, reshape := range []bool{false, true} {
+			testPolicyProperties(t, name, reshape)
 		}
-		for seed := uint64(1); seed <= 15; seed++ {
-			t.Run(fmt.Sprintf("%s/seed=%d", name, seed), func(t *testing.T) {
-				s := mixedSnapshot(seed)
-				got, err := p.Plan(context.Background(), s)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got.Policy != name || got.SnapshotID != s.ID {
-					t.Errorf("plan header %q/%q", got.Policy, got.SnapshotID)
-				}
-				checkPlan(t, name, s, got)
-				again, _ := p.Plan(context.Background(), mixedSnapshot(seed))
-				if diff := cmp.Diff(got, again); diff != "" {
-					t.Errorf("not deterministic (-first +second):\n%s", diff)
-				}
-			})
-		}
+	}
+}
+
+func testPolicyProperties(t *testing.T, name string, reshape bool) {
+	p, err := planner.NewPolicy(name, planner.Options{Reshape: reshape})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := uint64(1); seed <= 15; seed++ {
+		t.Run(fmt.Sprintf("%s/reshape=%v/seed=%d", name, reshape, seed), func(t *testing.T) {
+			s := mixedSnapshot(seed)
+			got, err := p.Plan(context.Background(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Policy != name || got.SnapshotID != s.ID {
+				t.Errorf("plan header %q/%q", got.Policy, got.SnapshotID)
+			}
+			checkPlan(t, name, reshape, s, got)
+			again, _ := p.Plan(context.Background(), mixedSnapshot(seed))
+			if diff := cmp.Diff(got, again); diff != "" {
+				t.Errorf("not deterministic (-first +second):\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -181,7 +189,7 @@ func TestSMDLargeProperties(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkPlan(t, name, s, got)
+			checkPlan(t, name, false, s, got)
 			started := 0
 			for _, d := range got.Decisions {
 				if d.Start {

@@ -70,7 +70,7 @@ func (p *SMD) planIsland(c *cycle, isl *island) []*planned {
 		slab = append(slab, smdItem{pl: pl, opts: opts, all: opts})
 		items = append(items, &slab[len(slab)-1])
 	}
-	if p.elastic {
+	if p.elastic && c.o.Reshape {
 		run := c.elasticItems(isl)
 		items = append(items, run...)
 		for _, it := range run {

@@ -30,7 +30,7 @@ func plan(t *testing.T, policy string, o planner.Options, s *planner.Snapshot) m
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkPlan(t, policy, s, got)
+	checkPlan(t, policy, o.Reshape, s, got)
 	out := map[int64]planner.Decision{}
 	for _, d := range got.Decisions {
 		out[d.JobID] = d
@@ -161,7 +161,7 @@ func TestTiresiasPreemptsAttainedService(t *testing.T) {
 		Running(1, 4, "n0001", t0.Add(-2*time.Hour), pt.Attained(4*7200)).
 		Pending(2, 4, "new job").Build()
 	got := map[int64]brief{}
-	for id, d := range plan(t, "tiresias", planner.Options{}, s) {
+	for id, d := range plan(t, "tiresias", planner.Options{Reshape: true}, s) {
 		got[id] = briefOf(d)
 	}
 	want := map[int64]brief{
@@ -182,7 +182,10 @@ func TestResizesElasticRunningJob(t *testing.T) {
 			j.Comment = "strata: model=cifar10 batch=2048 iters=20000 gpus=1-8"
 		}).Build()
 	for _, policy := range []string{"optimus", "smd-elastic"} {
-		d := plan(t, policy, planner.Options{}, s)[1]
+		if d := plan(t, policy, planner.Options{}, s)[1]; d.Action == planner.ActionResize {
+			t.Errorf("%s resized a running job although the caller cannot reshape: %+v", policy, d)
+		}
+		d := plan(t, policy, planner.Options{Reshape: true}, s)[1]
 		if d.Action != planner.ActionResize || d.Workers != 8 || len(d.Placement) != 1 {
 			t.Errorf("%s decision %+v, want resize to 8 workers on one node", policy, d)
 		}

@@ -49,8 +49,12 @@ func (p *Tiresias) planIsland(c *cycle, isl *island) []*planned {
 		return x.job.ID < y.job.ID
 	})
 	budget, _, _ := c.free(isl)
-	for _, ji := range isl.running {
-		budget += ji.req
+	if c.o.Reshape {
+		for _, ji := range isl.running {
+			budget += ji.req
+		}
+	} else {
+		all = append([]*jobInfo(nil), isl.jobs...) // running jobs keep their GPUs
 	}
 	var out, starts []*planned
 	for k, ji := range all {

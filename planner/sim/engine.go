@@ -82,9 +82,12 @@ func MayReshape(policy string) bool {
 	return mayReshape[policy] || strings.HasSuffix(policy, "-elastic")
 }
 
-// RunNamed builds the named policy with PolicyOptions and runs it.
+// RunNamed builds the named policy with PolicyOptions and runs it; the
+// policies that may reshape running jobs (MayReshape) are told they may.
 func RunNamed(ctx context.Context, cfg Config, tr *Trace, name string) (*Result, error) {
-	p, err := planner.NewPolicy(name, PolicyOptions(cfg, tr))
+	o := PolicyOptions(cfg, tr)
+	o.Reshape = MayReshape(name)
+	p, err := planner.NewPolicy(name, o)
 	if err != nil {
 		return nil, fmt.Errorf("simulate %s: %w", name, err)
 	}
