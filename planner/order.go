@@ -21,10 +21,15 @@ type planned struct {
 	reasons []Reason
 	detail  string
 	ranked  bool // gets a rank and a priority
-	// Set by finalize: the rank (0 = none) and the predicted start.
+	// Set by finalize: the rank (0 = none) and the predicted start (unless
+	// the policy set the start itself: scheduled).
 	rank      int
 	predStart time.Time
 	hasStart  bool
+	scheduled bool
+	// notBefore is set by finalize for a waiting job that Slurm could
+	// start now (deferFitting).
+	notBefore time.Time
 }
 
 // newPlanned starts the plan of a pending job at its requested size: an
@@ -102,7 +107,10 @@ func (c *cycle) finalize(name string, pls []*planned) Plan {
 	var keys []rankKey
 	weak := true // the order is a strict weak order (no NaN key)
 	for _, pl := range pls {
-		pl.rank, pl.hasStart = 0, false
+		pl.rank, pl.notBefore = 0, time.Time{}
+		if !pl.scheduled {
+			pl.hasStart = false
+		}
 		if pl.ranked {
 			keys = append(keys, rankKey{pl: pl, start: pl.start, aged: pl.ji.aged, key: pl.key, id: pl.ji.job.ID, pos: int32(len(keys))})
 			weak = weak && !math.IsNaN(pl.key)
@@ -115,6 +123,7 @@ func (c *cycle) finalize(name string, pls []*planned) Plan {
 		k.pl.rank = r + 1
 	}
 	c.predictStarts(ranked)
+	c.deferFitting(ranked)
 	n := int64(len(ranked))
 	// Order the plans as the Decisions are sorted, (rank, job ID), by
 	// sorting indices with the same algorithm and comparisons: the same
@@ -147,6 +156,7 @@ func (c *cycle) finalize(name string, pls []*planned) Plan {
 				d.Reasons = append(d.Reasons, ReasonAged)
 			}
 		}
+		d.NotBefore = pl.notBefore
 		if st := pl.predStart; pl.hasStart && pl.dur > 0 {
 			d.PredictedStart, d.PredictedEnd = st, st.Add(pl.dur)
 			if dl := pl.ji.deadline; !dl.IsZero() && d.PredictedEnd.After(dl) {
@@ -343,7 +353,7 @@ func (c *cycle) predictStarts(ranked []*planned) {
 	}
 	for _, pl := range ranked {
 		s := st[pl.ji.isl]
-		if s == nil {
+		if s == nil || pl.scheduled {
 			continue
 		}
 		if pl.start {

@@ -74,6 +74,23 @@ func (c *cycle) staticFits(isl *island, g, n, cpu int, mem int64) bool {
 	return cnt >= n
 }
 
+// canPlace reports whether place would succeed now, reserving nothing.
+func (c *cycle) canPlace(isl *island, s shape, cpuPerW float64, memPerW int64) bool {
+	if s.gpn < 1 || s.nodes < 1 {
+		return false
+	}
+	cpu, mem := cpuNeed(cpuPerW, s.gpn), memPerW*int64(s.gpn)
+	n := 0
+	for _, i := range isl.nodes {
+		if nd := &c.nodes[i]; nd.freeGPU >= s.gpn && nd.freeCPU >= cpu && nd.freeMem >= mem {
+			if n++; n == s.nodes {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // place finds nodes with free capacity for the shape, best fit (fewest
 // free GPUs that still fit, then name order), and reserves them. It
 // returns the node indices, or false and reserves nothing.

@@ -72,6 +72,10 @@ const (
 	ReasonModelled Reason = "duration_modelled"
 	// ReasonOracle: the duration used for ordering is the oracle's (sjf).
 	ReasonOracle Reason = "oracle_duration"
+	// ReasonDeferred: the job fits now at its planned size, but the plan
+	// starts it later; Decision.NotBefore (written as its begin time) keeps
+	// Slurm from starting it before then.
+	ReasonDeferred Reason = "deferred"
 )
 
 // reasonText holds the user-facing sentence of every reason code.
@@ -100,6 +104,7 @@ var reasonText = map[Reason]string{
 	ReasonDeadlineRisk:      "the predicted completion is later than the deadline in the hint",
 	ReasonModelled:          "the duration comes from the model catalog and the job's hint",
 	ReasonOracle:            "the order uses the true job duration (oracle; simulation only)",
+	ReasonDeferred:          "the job could start now, but the plan starts it later so that jobs ranked ahead of it are not delayed; Strata sets its begin time so that Slurm waits too",
 }
 
 // Describe returns the reason in words for users (`strata explain`).

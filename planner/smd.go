@@ -86,7 +86,7 @@ func (p *SMD) planIsland(c *cycle, isl *island) []*planned {
 	}
 	s.reserveForAged(items)
 	m := s.knapsack(items)
-	choice, lambda := m.solve()
+	choice, _ := m.solve()
 	if p.ratio {
 		den := make([]float64, len(m.cost))
 		for i, it := range items {
@@ -101,11 +101,7 @@ func (p *SMD) planIsland(c *cycle, isl *island) []*planned {
 	c.resizeRunning(items, m, choice)
 	s.admit(items, m, choice)
 	s.backfill(items)
-	for _, it := range items {
-		if !it.pl.start && !it.running {
-			s.waitOption(it, m, lambda)
-		}
-	}
+	s.scheduleWaiting(items)
 	return out
 }
 

@@ -66,7 +66,8 @@ func TestSMDScenarios(t *testing.T) {
 			name: "burst buffer full",
 			snap: pt.Cluster("bb", t0).Partition("gpu", true).Nodes("n", 1, 8, 64, 512<<10, "gpu", "").Pool("bb", 4<<40, 3<<40).
 				Pending(1, 1, cifar+" bb=2T").Build(),
-			want: map[int64]brief{1: {planner.ActionUpdate, false, 1, 1, 1, planner.ReasonBurstBufferFull}},
+			// It waits for the pool at the size it will start with (the whole node).
+			want: map[int64]brief{1: {planner.ActionUpdate, false, 8, 8, 1, planner.ReasonBurstBufferFull}},
 		},
 		{
 			name: "fixed request keeps its size, priority only",
@@ -98,8 +99,9 @@ func TestSMDScenarios(t *testing.T) {
 				Pending(3, 4, "short", pt.TimeLimit(time.Hour)).
 				Pending(4, 4, "long but aged", pt.TimeLimit(10*time.Hour), pt.Submitted(t0.Add(-25*time.Hour))).Build(),
 			want: map[int64]brief{
-				1: {planner.ActionUpdate, false, 4, 4, 1, planner.ReasonWaitResources},
-				2: {planner.ActionUpdate, false, 4, 4, 1, planner.ReasonWaitResources},
+				// They fit now, but the share keeps them waiting: deferred.
+				1: {planner.ActionUpdate, false, 4, 4, 1, planner.ReasonDeferred},
+				2: {planner.ActionUpdate, false, 4, 4, 1, planner.ReasonDeferred},
 				3: {planner.ActionUpdate, true, 4, 4, 1, planner.ReasonAdmitted},
 				4: {planner.ActionUpdate, true, 4, 4, 1, planner.ReasonAdmitted},
 			},

@@ -29,54 +29,40 @@ func (s *smdIsland) tryStart(it *smdItem, first option, idle bool) bool {
 		return false
 	}
 	for _, o := range cands {
-		if c.isLong(o) && o.w > s.longFree && !(ji.aged && o.w == narrowest(it.all)) {
-			continue
+		if s.startOption(it, o) {
+			return true
 		}
-		nodes, ok := c.place(ji.isl, o.sh, ji.cpuPerW, ji.memPerW)
-		if !ok {
-			continue
-		}
-		if ji.bbPool >= 0 {
-			c.bbFree[ji.bbPool] -= ji.bb
-		}
-		if c.isLong(o) {
-			s.longFree -= o.w
-		}
-		pl := it.pl
-		pl.start, pl.nodes = true, nodes
-		pl.w, pl.p, pl.sh, pl.dur = o.w, o.p, o.sh, o.dur
-		pl.key = o.cost / ji.weight
-		pl.reasons = append(append([]Reason{ReasonAdmitted}, sizeReasons(ji, o.w)...), o.durReason)
-		return true
 	}
 	return false
 }
 
-// waitOption chooses the allocation a waiting job is rewritten to: the
-// option cheapest under the knapsack's final resource prices, or (exact
-// solver, no prices) the one with the least GPU time.
-func (s *smdIsland) waitOption(it *smdItem, m *mcmkp, lambda []float64) {
+// startOption starts the job now with option o when the long-job share,
+// the burst-buffer pool and the nodes allow it, reserving what it takes.
+func (s *smdIsland) startOption(it *smdItem, o option) bool {
 	c := s.cycle
 	ji := it.pl.ji
-	best, bestV := -1, math.Inf(1)
-	for k, o := range it.all {
-		v := o.dur.Seconds() * float64(o.w)
-		if lambda != nil && k < len(it.opts) && len(it.opts) == len(it.all) {
-			v = o.cost + m.price(it.base+k, lambda)
-		}
-		if v < bestV {
-			best, bestV = k, v
-		}
-	}
-	o := it.all[best]
-	pl := it.pl
-	pl.w, pl.p, pl.sh, pl.dur = o.w, o.p, o.sh, o.dur
-	pl.key = o.dur.Seconds() * float64(max(1, o.w)) / ji.weight
-	r := ReasonWaitResources
 	if ji.bbPool >= 0 && c.bbFree[ji.bbPool] < ji.bb {
-		r = ReasonBurstBufferFull
+		return false
 	}
-	pl.reasons = append(append([]Reason{r}, sizeReasons(ji, o.w)...), o.durReason)
+	if c.isLong(o) && o.w > s.longFree && !(ji.aged && o.w == narrowest(it.all)) {
+		return false
+	}
+	nodes, ok := c.place(ji.isl, o.sh, ji.cpuPerW, ji.memPerW)
+	if !ok {
+		return false
+	}
+	if ji.bbPool >= 0 {
+		c.bbFree[ji.bbPool] -= ji.bb
+	}
+	if c.isLong(o) {
+		s.longFree -= o.w
+	}
+	pl := it.pl
+	pl.start, pl.nodes = true, nodes
+	pl.w, pl.p, pl.sh, pl.dur = o.w, o.p, o.sh, o.dur
+	pl.key = o.cost / ji.weight
+	pl.reasons = append(append([]Reason{ReasonAdmitted}, sizeReasons(ji, o.w)...), o.durReason)
+	return true
 }
 
 // reserveForAged protects aged jobs from starvation, EASY-backfill style:

@@ -1,0 +1,181 @@
+package planner
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// scheduleWaiting decides, for every job the knapsack and backfill left
+// waiting, the size it is written with and when the plan expects it to
+// start: a list schedule over the island's GPU profile (free GPUs now, the
+// predicted ends of running and starting jobs). Jobs are taken aged first,
+// then by their best cost per weight (SMD's WSPT order); each gets the
+// option that minimises its cost plus the cost of waiting for that
+// option's earliest start, and reserves it. So a waiting job is written
+// with the size it will start with when running jobs end, never a size
+// that is only cheaper while it waits (Slurm may start it at any moment
+// between Strata's cycles, at the size written). A job whose best start is
+// now starts now when it can be placed.
+func (s *smdIsland) scheduleWaiting(items []*smdItem) {
+	var wait []*smdItem
+	for _, it := range items {
+		if !it.pl.start && !it.running {
+			wait = append(wait, it)
+		}
+	}
+	if len(wait) == 0 {
+		return
+	}
+	keys := make(map[*smdItem]float64, len(wait))
+	for _, it := range wait {
+		keys[it] = bestCostPerWeight(it.all, it.pl.ji.weight)
+	}
+	slices.SortStableFunc(wait, func(a, b *smdItem) int {
+		x, y := a.pl.ji, b.pl.ji
+		if x.aged != y.aged {
+			return lessInt(x.aged)
+		}
+		if x.aged && !x.job.SubmitTime.Equal(y.job.SubmitTime) {
+			return lessInt(x.job.SubmitTime.Before(y.job.SubmitTime))
+		}
+		if k := cmp.Compare(keys[a], keys[b]); k != 0 {
+			return k
+		}
+		return cmp.Compare(x.job.ID, y.job.ID)
+	})
+	prof := s.profile(items)
+	for _, it := range wait {
+		s.scheduleOne(it, prof)
+	}
+}
+
+// profile is the island's GPU profile after this cycle's starts: the GPUs
+// free now, released when running and starting jobs are predicted to end.
+func (s *smdIsland) profile(items []*smdItem) *gpuProfile {
+	c := s.cycle
+	free, _, _ := c.free(s.isl)
+	rel := make([]release, 0, len(s.isl.running)+len(items))
+	for _, ji := range s.isl.running {
+		rel = append(rel, release{c.runningEnd(ji).Sub(c.s.Now), ji.req})
+	}
+	for _, it := range items {
+		if it.pl.start && !it.running {
+			rel = append(rel, release{it.pl.dur, it.pl.w})
+		}
+	}
+	return newProfile(free, rel)
+}
+
+// waitChoice is one option of a waiting job with its earliest start
+// (seconds after Now) and its cost including the wait.
+type waitChoice struct {
+	o     option
+	t     float64
+	value float64
+}
+
+// scheduleOne gives one waiting job its option and start: the cheapest
+// choice; when that is "now", the job starts if it can be placed, else the
+// choices are taken again from the next change of the profile on.
+func (s *smdIsland) scheduleOne(it *smdItem, prof *gpuProfile) {
+	ji := it.pl.ji
+	bbWait := ji.bbPool >= 0 && s.bbFree[ji.bbPool] < ji.bb
+	from := 0.0
+	if bbWait && len(prof.at) > 1 {
+		from = prof.at[1] // the pool's releases are not modelled: not now
+	}
+	for {
+		choices := s.waitChoices(it, prof, from)
+		for _, ch := range choices {
+			if ch.t == 0 && !bbWait {
+				if s.startOption(it, ch.o) {
+					prof.reserve(ch.o.w, 0, ch.o.dur.Seconds())
+					return
+				}
+				continue
+			}
+			if ch.t > 0 {
+				s.wait(it, ch.o, ch.t, true)
+				prof.reserve(ch.o.w, ch.t, ch.o.dur.Seconds())
+				return
+			}
+		}
+		if next, ok := nextBreak(prof, from); ok {
+			from = next
+			continue
+		}
+		// No start the profile can predict (the job never fits, or it can
+		// be placed neither now nor after any release): wait at the size
+		// that is cheapest on its own.
+		best := it.all[0]
+		for _, o := range it.all[1:] {
+			if o.cost < best.cost {
+				best = o
+			}
+		}
+		s.wait(it, best, 0, false)
+		return
+	}
+}
+
+// waitChoices lists the job's options that can start at or after from,
+// cheapest (cost plus the cost of waiting) first.
+func (s *smdIsland) waitChoices(it *smdItem, prof *gpuProfile, from float64) []waitChoice {
+	ji := it.pl.ji
+	out := make([]waitChoice, 0, len(it.all))
+	for _, o := range it.all {
+		t, ok := prof.earliest(o.w, o.dur.Seconds(), from)
+		if !ok {
+			continue
+		}
+		waitCost := ji.weight * t
+		if ji.aged {
+			waitCost *= agedFactor
+		}
+		out = append(out, waitChoice{o, t, o.cost + waitCost})
+	}
+	slices.SortStableFunc(out, func(a, b waitChoice) int {
+		if c := cmp.Compare(a.value, b.value); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.t, b.t)
+	})
+	return out
+}
+
+// wait records a waiting job's planned size and, when known, its planned
+// start t seconds from now; the rank order of waiting jobs is that start.
+func (s *smdIsland) wait(it *smdItem, o option, t float64, known bool) {
+	ji, pl := it.pl.ji, it.pl
+	pl.w, pl.p, pl.sh, pl.dur = o.w, o.p, o.sh, o.dur
+	pl.key = math.Inf(1)
+	if known {
+		pl.key = t
+		pl.predStart, pl.hasStart, pl.scheduled = s.s.Now.Add(seconds(t)), true, true
+	}
+	r := ReasonWaitResources
+	if ji.bbPool >= 0 && s.bbFree[ji.bbPool] < ji.bb {
+		r = ReasonBurstBufferFull
+	}
+	pl.reasons = append(append([]Reason{r}, sizeReasons(ji, o.w)...), o.durReason)
+}
+
+// nextBreak is the profile's first change after from.
+func nextBreak(p *gpuProfile, from float64) (float64, bool) {
+	for _, t := range p.at {
+		if t > from {
+			return t, true
+		}
+	}
+	return 0, false
+}
+
+// bestCostPerWeight is the lowest option cost per unit of job weight.
+func bestCostPerWeight(opts []option, weight float64) float64 {
+	best := math.Inf(1)
+	for _, o := range opts {
+		best = math.Min(best, o.cost/weight)
+	}
+	return best
+}
