@@ -186,7 +186,7 @@ func (c *cycle) addJobs() {
 			c.pending++
 		}
 		switch {
-		case ji.isl == nil || ji.req == 0: // unknown partition, or no GPUs: left to Slurm
+		case ji.isl == nil || ji.req == 0 || c.notEligible(j): // left to Slurm
 			c.orphans = append(c.orphans, ji)
 		case j.State == JobRunning:
 			ji.isl.running = append(ji.isl.running, ji)
@@ -194,6 +194,13 @@ func (c *cycle) addJobs() {
 			ji.isl.jobs = append(ji.isl.jobs, ji)
 		}
 	}
+}
+
+// notEligible reports a pending job its user asked to start later (sbatch
+// --begin): Slurm does not consider it before then, so neither does the
+// plan; it is planned once its begin time has come.
+func (c *cycle) notEligible(j *Job) bool {
+	return j.State == JobPending && j.BeginTime.After(c.s.Now)
 }
 
 // partitionOf returns the island of the job's (first) partition.

@@ -69,6 +69,9 @@ func (c *cycle) keepDecision(ji *jobInfo) *planned {
 		pl.detail = fmt.Sprintf("partition %q is not in the snapshot", ji.job.Partition)
 	case ji.req == 0:
 		pl.reasons = []Reason{ReasonNoGPUs}
+	case c.notEligible(ji.job):
+		pl.reasons = []Reason{ReasonBeginTime}
+		pl.detail = "begin time " + ji.job.BeginTime.UTC().Format(time.RFC3339)
 	case ji.hintErr != nil:
 		pl.reasons = []Reason{ReasonHintInvalid}
 		pl.detail = ji.hintErr.Error()

@@ -196,3 +196,20 @@ func TestResizesElasticRunningJob(t *testing.T) {
 		t.Errorf("smd considered the running job: %+v", d)
 	}
 }
+
+// A job its user asked to start later is left to Slurm until then, under
+// every policy; once its begin time has come it is planned like any other.
+func TestBeginTimeJobsWait(t *testing.T) {
+	build := func(begin time.Time) *planner.Snapshot {
+		return pt.Cluster("begin", t0).Partition("gpu", true).Nodes("n", 1, 4, 64, 512<<10, "gpu", "").
+			Pending(1, 2, "strata: model=cifar10 batch=2048 iters=3338 gpus=1-4", func(j *planner.Job) { j.BeginTime = begin }).Build()
+	}
+	for _, policy := range planner.PolicyNames() {
+		if d := plan(t, policy, planner.Options{}, build(t0.Add(time.Hour)))[1]; d.Action != planner.ActionKeep || d.Reasons[0] != planner.ReasonBeginTime || d.Start {
+			t.Errorf("%s: future begin time: %+v, want keep/begin_time", policy, d)
+		}
+		if d := plan(t, policy, planner.Options{}, build(t0.Add(-time.Minute)))[1]; d.Action != planner.ActionUpdate || !d.Start {
+			t.Errorf("%s: past begin time: %+v, want a start", policy, d)
+		}
+	}
+}

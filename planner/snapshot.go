@@ -97,9 +97,10 @@ type Job struct {
 	SubmitTime time.Time     `json:"submit_time"`
 	StartTime  time.Time     `json:"start_time,omitzero"`  // zero while pending
 	TimeLimit  time.Duration `json:"time_limit,omitempty"` // 0 = none
-	// BeginTime is Slurm's begin time of a pending job (sbatch --begin, or
-	// a begin time Strata wrote); zero when none is set. Slurm does not
-	// consider the job before it.
+	// BeginTime is the begin time the user set on a pending job (sbatch
+	// --begin): Slurm does not consider the job before it, and the plan
+	// leaves the job alone until then. Zero when none is set, and when the
+	// begin time is one Strata wrote itself (Decision.NotBefore).
 	BeginTime time.Time `json:"begin_time,omitzero"`
 	Priority  int64     `json:"priority"`
 

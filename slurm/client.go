@@ -37,6 +37,9 @@ type JobUpdate struct {
 	MinimumNodes int     `json:"minimum_nodes,omitempty"`
 	MaximumNodes int     `json:"maximum_nodes,omitempty"`
 	AdminComment *string `json:"admin_comment,omitempty"`
+	// BeginTime, when set, is the job's new begin time (Unix seconds):
+	// Slurm does not consider the job before it; now releases it.
+	BeginTime int64 `json:"begin_time,omitempty"`
 }
 
 // adapters maps the OpenAPI versions Strata speaks to their adapters, in

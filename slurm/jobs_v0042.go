@@ -94,6 +94,9 @@ func jobFromV0042(in *jobWireV0042) (planner.Job, error) {
 	if j.State == planner.JobRunning || j.State == planner.JobSuspended {
 		j.StartTime = unixSeconds(in.StartTime)
 	}
+	if b := unixSeconds(in.EligibleTime); j.State == planner.JobPending && b.After(j.SubmitTime) {
+		j.BeginTime = b // sbatch --begin, a requeue delay, or a begin time Strata wrote
+	}
 	if m, ok := in.TimeLimit.value(); ok {
 		j.TimeLimit = time.Duration(m) * time.Minute
 	}

@@ -39,6 +39,7 @@ type jobWireV0042 struct {
 	JobState      []string   `json:"job_state"`
 	StateReason   string     `json:"state_reason"`
 	SubmitTime    noValV0042 `json:"submit_time"`
+	EligibleTime  noValV0042 `json:"eligible_time"`
 	StartTime     noValV0042 `json:"start_time"`
 	TimeLimit     noValV0042 `json:"time_limit"`
 	Priority      noValV0042 `json:"priority"`

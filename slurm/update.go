@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/strata-hpc/strata/planner"
 )
@@ -105,6 +106,10 @@ func (c *Client) verify(ctx context.Context, id int64, u JobUpdate) error {
 	}
 	if u.MinimumNodes > 0 && got.Nodes != u.MinimumNodes {
 		diffs = append(diffs, fmt.Sprintf("nodes %d, want %d", got.Nodes, u.MinimumNodes))
+	}
+	// Slurm moves a begin time in the past to now, never earlier.
+	if b := got.BeginTime.Unix(); u.BeginTime > 0 && b < u.BeginTime && !(got.BeginTime.IsZero() && u.BeginTime <= got.SubmitTime.Unix()) {
+		diffs = append(diffs, fmt.Sprintf("begin time %v, want %v", got.BeginTime, time.Unix(u.BeginTime, 0).UTC()))
 	}
 	if u.AdminComment != nil && got.AdminComment != *u.AdminComment {
 		diffs = append(diffs, fmt.Sprintf("admin comment %q, want %q", got.AdminComment, *u.AdminComment))

@@ -23,6 +23,10 @@ func descV0042(u JobUpdate) api.V0042JobDescMsg {
 		n := int32(u.MaximumNodes)
 		d.MaximumNodes = &n
 	}
+	if u.BeginTime > 0 {
+		set, t := true, u.BeginTime
+		d.BeginTime = &api.V0042Uint64NoValStruct{Set: &set, Number: &t}
+	}
 	return d
 }
 
