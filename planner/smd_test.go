@@ -213,3 +213,41 @@ func TestBeginTimeJobsWait(t *testing.T) {
 		}
 	}
 }
+
+// The scenario of the Slurm-loop issue: a blocker holds all 8 GPUs of two
+// 4-GPU nodes; two ImageNet jobs that asked for 4 GPUs each (gpus=1-4)
+// wait. Slurm starts them as written the moment the blocker ends, between
+// Strata's cycles, so the written sizes must be the sizes they start
+// with: together at least 6 of the 8 GPUs (the long-job share allows 6
+// when no short job waits), planned to start when the blocker ends.
+// (Before, both were written with 1 GPU, the cheapest size while waiting.)
+func TestWaitingJobsWrittenAtTheirStartSize(t *testing.T) {
+	started := t0.Add(-10 * time.Second)
+	b := pt.Cluster("loop", t0).Partition("gpu", true).Nodes("n", 2, 4, 16, 64000, "gpu", "")
+	for k, node := range []string{"n0001", "n0002"} {
+		b = b.Running(int64(k+1), 4, node, started, pt.TimeLimit(time.Minute))
+	}
+	for k, model := range []string{"resnet50", "vgg16"} {
+		b = b.Pending(int64(10+k), 4, "strata: model="+model+" batch=64 epochs=1 samples=1281167 gpus=1-4",
+			pt.TimeLimit(24*time.Hour))
+	}
+	for _, policy := range []string{"smd", "smd-ratio"} {
+		ds := plan(t, policy, planner.Options{}, b.Build())
+		total := 0
+		for _, id := range []int64{10, 11} {
+			d := ds[id]
+			if d.Start || !d.NotBefore.IsZero() || d.Action != planner.ActionUpdate {
+				t.Errorf("%s: job %d %+v: want a waiting update without begin time", policy, id, d)
+			}
+			// The blocker ends at its time limit (50 s from now); a running
+			// job is never predicted to end before the next cycle (60 s).
+			if want := t0.Add(time.Minute); !d.PredictedStart.Equal(want) {
+				t.Errorf("%s: job %d predicted start %v, want the blocker's end %v", policy, id, d.PredictedStart, want)
+			}
+			total += d.GPUsPerNode * d.NodeCount
+		}
+		if total < 6 {
+			t.Errorf("%s: waiting jobs written with %d GPUs together, want at least 6 of the 8 the blocker frees", policy, total)
+		}
+	}
+}

@@ -119,6 +119,9 @@ type smdIsland struct {
 	longFree     int     // GPUs long jobs may still take (Options.LongJobShare)
 	longHeldGPUs int     // GPUs running long jobs hold
 	totalGPU     int
+	// longProf is the long-job budget over time while waiting jobs are
+	// scheduled (scheduleWaiting); nil when the share does not bind.
+	longProf *gpuProfile
 }
 
 // newSMDIsland computes what SMD's costs need per island: free GPUs,

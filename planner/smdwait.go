@@ -16,7 +16,9 @@ import (
 // with the size it will start with when running jobs end, never a size
 // that is only cheaper while it waits (Slurm may start it at any moment
 // between Strata's cycles, at the size written). A job whose best start is
-// now starts now when it can be placed.
+// now starts now when it can be placed. The long-job share binds in the
+// future too: long options must also fit a second profile, the GPUs long
+// jobs may hold.
 func (s *smdIsland) scheduleWaiting(items []*smdItem) {
 	var wait []*smdItem
 	for _, it := range items {
@@ -45,8 +47,62 @@ func (s *smdIsland) scheduleWaiting(items []*smdItem) {
 		return cmp.Compare(x.job.ID, y.job.ID)
 	})
 	prof := s.profile(items)
+	s.longProf = s.longProfile(items)
 	for _, it := range wait {
 		s.scheduleOne(it, prof)
+	}
+}
+
+// longProfile is the GPUs long jobs may still hold over time (nil when the
+// long-job share does not bind): the budget left now, given back when the
+// running and starting long jobs are predicted to end.
+func (s *smdIsland) longProfile(items []*smdItem) *gpuProfile {
+	c := s.cycle
+	if c.o.LongJobShare >= 1 {
+		return nil
+	}
+	var rel []release
+	for _, ji := range s.isl.running {
+		if left := c.runningEnd(ji).Sub(c.s.Now); left > c.o.LongJob {
+			rel = append(rel, release{left, ji.req})
+		}
+	}
+	for _, it := range items {
+		if it.pl.start && !it.running && it.pl.dur > c.o.LongJob {
+			rel = append(rel, release{it.pl.dur, it.pl.w})
+		}
+	}
+	return newProfile(s.longFree, rel)
+}
+
+// limitedByShare reports whether option o of the job counts against the
+// long-job share (an aged job may always start at its narrowest size).
+func (s *smdIsland) limitedByShare(it *smdItem, o option) bool {
+	return s.longProf != nil && s.isLong(o) && !(it.pl.ji.aged && o.w == narrowest(it.all))
+}
+
+// earliest is the earliest start at or after from at which option o fits
+// the GPU profile and, for long options, the long-job profile.
+func (s *smdIsland) earliest(it *smdItem, prof *gpuProfile, o option, from float64) (float64, bool) {
+	d := o.dur.Seconds()
+	for {
+		t, ok := prof.earliest(o.w, d, from)
+		if !ok || !s.limitedByShare(it, o) {
+			return t, ok
+		}
+		u, ok := s.longProf.earliest(o.w, d, t)
+		if !ok || u == t {
+			return u, ok
+		}
+		from = u
+	}
+}
+
+// reserve takes option o from the profiles on [t, t+dur).
+func (s *smdIsland) reserve(it *smdItem, prof *gpuProfile, o option, t float64) {
+	prof.reserve(o.w, t, o.dur.Seconds())
+	if s.limitedByShare(it, o) {
+		s.longProf.reserve(o.w, t, o.dur.Seconds())
 	}
 }
 
@@ -90,14 +146,14 @@ func (s *smdIsland) scheduleOne(it *smdItem, prof *gpuProfile) {
 		for _, ch := range choices {
 			if ch.t == 0 && !bbWait {
 				if s.startOption(it, ch.o) {
-					prof.reserve(ch.o.w, 0, ch.o.dur.Seconds())
+					s.reserve(it, prof, ch.o, 0)
 					return
 				}
 				continue
 			}
 			if ch.t > 0 {
 				s.wait(it, ch.o, ch.t, true)
-				prof.reserve(ch.o.w, ch.t, ch.o.dur.Seconds())
+				s.reserve(it, prof, ch.o, ch.t)
 				return
 			}
 		}
@@ -125,7 +181,7 @@ func (s *smdIsland) waitChoices(it *smdItem, prof *gpuProfile, from float64) []w
 	ji := it.pl.ji
 	out := make([]waitChoice, 0, len(it.all))
 	for _, o := range it.all {
-		t, ok := prof.earliest(o.w, o.dur.Seconds(), from)
+		t, ok := s.earliest(it, prof, o, from)
 		if !ok {
 			continue
 		}
