@@ -8,7 +8,7 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 BIN     := bin/strata
 
-.PHONY: all build test test-unit test-integration demo evaluate bench vet testbed-up testbed-down clean help
+.PHONY: all build test test-unit test-integration demo evaluate bench fuzz vet testbed-up testbed-down clean help
 
 all: build
 
@@ -34,6 +34,13 @@ demo: build      ## bring up the test bed, submit DL jobs, show the queue and wh
 
 evaluate: build  ## re-run the trace-driven comparison and regenerate docs/evaluation.md
 	scripts/evaluate.sh
+
+FUZZTIME ?= 1m
+fuzz:            ## run every fuzzer for FUZZTIME each (default 1m), e.g. make fuzz FUZZTIME=10m
+	$(GO) test ./planner -run '^$$' -fuzz '^FuzzPlanHints$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./planner -run '^$$' -fuzz '^FuzzParseHints$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./burstbuffer -run '^$$' -fuzz '^FuzzParseDirective$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./slurm -run '^$$' -fuzz '^FuzzParseGRES$$' -fuzztime $(FUZZTIME)
 
 bench:           ## benchmarks (planner, snapshot decode, ingestion); needs the test bed for ingestion
 	scripts/test.sh bench

@@ -116,3 +116,23 @@ func TestParseSizeHintForms(t *testing.T) {
 		}
 	}
 }
+
+// Sizes that do not fit in int64 are errors, never negative numbers.
+func TestParseSizeOverflow(t *testing.T) {
+	for _, s := range []string{"8192P", "8192PiB", "9223372036854775808", "16384P", "99999999999P"} {
+		if n, err := ParseSize(s); err == nil {
+			t.Errorf("ParseSize(%q) = %d, want an error", s, n)
+		}
+	}
+	if n, err := ParseSize("8191P"); err != nil || n != 8191<<50 {
+		t.Errorf("ParseSize(8191P) = %d, %v", n, err)
+	}
+}
+
+// Capacities summed over several lines never wrap around.
+func TestDirectiveCapacitySumOverflow(t *testing.T) {
+	d := "#BB_LUA pool=nvme capacity=8000P\n#BB_LUA capacity=8000P\n"
+	if r, err := ParseDirective(d); err == nil {
+		t.Errorf("ParseDirective summed to %d bytes, want an error", r.Bytes)
+	}
+}

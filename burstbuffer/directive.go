@@ -6,6 +6,7 @@ package burstbuffer
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -80,6 +81,9 @@ func (r *Request) addOptions(opts string) error {
 			n, err := ParseSize(v)
 			if err != nil {
 				return err
+			}
+			if n > math.MaxInt64-r.Bytes {
+				return fmt.Errorf("capacities add up to more than 8E (2^63-1 bytes)")
 			}
 			r.Bytes += n
 		case "pool":

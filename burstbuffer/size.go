@@ -38,8 +38,8 @@ func ParseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("parse size %q: unknown unit %q (want K, M, G, T or P)", s, t[i:])
 	}
 	v := num * float64(mult)
-	if v > math.MaxInt64 {
-		return 0, fmt.Errorf("parse size %q: too large", s)
+	if !(v < math.MaxInt64) { // float64(MaxInt64) is 2^63, one past the largest int64
+		return 0, fmt.Errorf("parse size %q: too large (at most 8E, 2^63-1 bytes)", s)
 	}
 	return int64(v), nil
 }

@@ -284,9 +284,16 @@ func (m *jobModel) duration(j *Job, w, p, nodeGPUs int, kappa float64, o *Option
 	return d, r
 }
 
+// MaxModelledDuration is the longest duration the time model answers:
+// longer (or nonsensical: NaN, negative) estimates saturate here, so no hint
+// can make a job look short by overflowing time.Duration (≈ 292 years).
+const MaxModelledDuration = 100 * 365 * 24 * time.Hour
+
+// seconds converts a modelled time to a Duration, saturating at
+// MaxModelledDuration.
 func seconds(s float64) time.Duration {
-	if s > 1e11 {
-		s = 1e11 // ~3,000 years: keep arithmetic in range
+	if !(s >= 0) || s >= MaxModelledDuration.Seconds() {
+		return MaxModelledDuration
 	}
 	return time.Duration(math.Round(s * float64(time.Second)))
 }
