@@ -56,6 +56,9 @@ type jobInfo struct {
 	aged     bool
 	kappa    float64
 	deadline time.Time
+	// capped says which site limits cut the hint's weight or GPU range
+	// ("" when none did).
+	capped string
 	// gpuMemNeed and gpuMemHave (MiB) are set when the worker's estimated
 	// GPU memory exceeds the configured memory of its GPU type.
 	gpuMemNeed, gpuMemHave int64
@@ -263,6 +266,7 @@ func (c *cycle) staticJobInfo(j *Job) *jobInfo {
 	if !ji.fixed {
 		ji.gmin, ji.gmax = h.GPUMin, h.GPUMax
 	}
+	applyLimits(ji, c.o.Limits)
 	ji.size = min(max(ji.req, ji.gmin), ji.gmax)
 	if ji.model.kind != kindOpaque && ji.model.arch == ArchPS {
 		ji.pmin, ji.pmax, ji.psAuto = max(1, h.PSMin), max(1, h.PSMax), h.PSAuto || h.PSMax == 0

@@ -56,6 +56,7 @@ type memoEntry struct {
 // memoKey is every Job field the cached work depends on.
 type memoKey struct {
 	comment, partition, gpuType    string
+	account                        string
 	gpusPerNode, gpusPerJob, nodes int
 	cpus                           int
 	memMB, bbBytes                 int64
@@ -63,7 +64,7 @@ type memoKey struct {
 }
 
 func keyOf(j *Job) memoKey {
-	return memoKey{comment: j.Comment, partition: j.Partition, gpuType: j.GPUType,
+	return memoKey{comment: j.Comment, partition: j.Partition, account: j.Account, gpuType: j.GPUType,
 		gpusPerNode: j.GPUsPerNode, gpusPerJob: j.GPUsPerJob, nodes: j.Nodes, cpus: j.CPUs,
 		memMB: j.MemoryMB, bbBytes: j.BurstBufferBytes, timeLimit: j.TimeLimit}
 }

@@ -87,6 +87,10 @@ type Options struct {
 	// stored activations at the job's batch (layered profiles). Unset = no
 	// check.
 	GPUMemoryMB map[string]int64
+	// Limits cap the weight and GPU range users may ask for in hints, per
+	// partition and account (nil: no caps; DefaultLimits are the
+	// configuration's defaults).
+	Limits []Limit
 	// Reshape says the caller can preempt and resize running jobs: the
 	// simulator's ideal mode does, for the policies whose published
 	// versions do (tiresias, optimus, smd-elastic). Otherwise (production:
@@ -139,6 +143,11 @@ func (o Options) Validate() error {
 	}
 	if o.PSComm != "" && o.PSComm != PSCommOverlap && o.PSComm != PSCommNoOverlap {
 		return fmt.Errorf("ps communication model %q: want overlap or no-overlap", o.PSComm)
+	}
+	for k, l := range o.Limits {
+		if err := l.validate(k); err != nil {
+			return err
+		}
 	}
 	if o.TiresiasThreshold < 0 {
 		return fmt.Errorf("tiresias threshold %v GPU-seconds: must be ≥ 0", o.TiresiasThreshold)

@@ -160,6 +160,13 @@ func (c *cycle) finalize(name string, pls []*planned) Plan {
 			}
 		}
 		d.NotBefore = pl.notBefore
+		if note := pl.ji.capped; note != "" && pl.action == ActionUpdate {
+			d.Reasons = append(d.Reasons, ReasonCapped)
+			if d.Detail != "" {
+				note = d.Detail + "; " + note
+			}
+			d.Detail = note
+		}
 		if st := pl.predStart; pl.hasStart && pl.dur > 0 {
 			d.PredictedStart, d.PredictedEnd = st, st.Add(pl.dur)
 			if dl := pl.ji.deadline; !dl.IsZero() && d.PredictedEnd.After(dl) {

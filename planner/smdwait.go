@@ -48,8 +48,8 @@ func (s *smdIsland) scheduleWaiting(items []*smdItem) {
 	})
 	prof := s.profile(items)
 	s.longProf = s.longProfile(items)
-	for _, it := range wait {
-		s.scheduleOne(it, prof)
+	for k, it := range wait {
+		s.scheduleOne(it, prof, k)
 	}
 }
 
@@ -134,7 +134,7 @@ type waitChoice struct {
 // scheduleOne gives one waiting job its option and start: the cheapest
 // choice; when that is "now", the job starts if it can be placed, else the
 // choices are taken again from the next change of the profile on.
-func (s *smdIsland) scheduleOne(it *smdItem, prof *gpuProfile) {
+func (s *smdIsland) scheduleOne(it *smdItem, prof *gpuProfile, order int) {
 	ji := it.pl.ji
 	bbWait := ji.bbPool >= 0 && s.bbFree[ji.bbPool] < ji.bb
 	from := 0.0
@@ -152,7 +152,7 @@ func (s *smdIsland) scheduleOne(it *smdItem, prof *gpuProfile) {
 				continue
 			}
 			if ch.t > 0 {
-				s.wait(it, ch.o, ch.t, true)
+				s.wait(it, ch.o, ch.t, order, true)
 				s.reserve(it, prof, ch.o, ch.t)
 				return
 			}
@@ -170,7 +170,7 @@ func (s *smdIsland) scheduleOne(it *smdItem, prof *gpuProfile) {
 				best = o
 			}
 		}
-		s.wait(it, best, 0, false)
+		s.wait(it, best, 0, order, false)
 		return
 	}
 }
@@ -201,13 +201,15 @@ func (s *smdIsland) waitChoices(it *smdItem, prof *gpuProfile, from float64) []w
 }
 
 // wait records a waiting job's planned size and, when known, its planned
-// start t seconds from now; the rank order of waiting jobs is that start.
-func (s *smdIsland) wait(it *smdItem, o option, t float64, known bool) {
+// start t seconds from now. Waiting jobs rank by that start, then by their
+// place in the list schedule (order): jobs planned to start together all
+// fit then, so the order among them matters only when predictions err.
+func (s *smdIsland) wait(it *smdItem, o option, t float64, order int, known bool) {
 	ji, pl := it.pl.ji, it.pl
 	pl.w, pl.p, pl.sh, pl.dur = o.w, o.p, o.sh, o.dur
 	pl.key = math.Inf(1)
 	if known {
-		pl.key = t
+		pl.key = math.Round(t*1e3)*1e6 + float64(order) // ms, then order: exact for starts within 100 days
 		pl.predStart, pl.hasStart, pl.scheduled = s.s.Now.Add(seconds(t)), true, true
 	}
 	r := ReasonWaitResources
