@@ -152,7 +152,34 @@ func ParseExporter(r io.Reader, host string, now time.Time) ([]Sample, []JobGPU,
 			addSeries(acc, jobs, m, f.q, u, host, now)
 		}
 	}
-	return finish(acc), sortedJobs(jobs), nil
+	samples := finish(acc)
+	if err := checkScrape(samples, now); err != nil {
+		return nil, nil, fmt.Errorf("parse exporter metrics: %w", err)
+	}
+	return samples, sortedJobs(jobs), nil
+}
+
+// Series timestamps must lie within this window around the scrape time.
+const (
+	maxSampleAge  = 24 * time.Hour
+	maxClockAhead = time.Hour
+)
+
+// checkScrape refuses implausible samples (Sample.Check) and series
+// timestamps far from the scrape time (a broken exporter clock), naming
+// every GPU concerned.
+func checkScrape(samples []Sample, now time.Time) error {
+	var errs []error
+	for _, s := range samples {
+		if err := s.Check(); err != nil {
+			errs = append(errs, err)
+		}
+		if s.Time.After(now.Add(maxClockAhead)) || s.Time.Before(now.Add(-maxSampleAge)) {
+			errs = append(errs, fmt.Errorf("GPU %q on %q: timestamp %s is not within %v before and %v after the scrape at %s",
+				s.UUID, s.Host, s.Time.Format(time.RFC3339), maxSampleAge, maxClockAhead, now.Format(time.RFC3339)))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // addSeries folds one series into the GPU it belongs to.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -126,5 +127,29 @@ func TestExporterSourceScrapesTargets(t *testing.T) {
 	want := []string{"GPU-2d3e4f50-6172-4839-9aab-bccddeeff001", "GPU-8c5fd6b2-7b4b-4f6b-a3a4-0d1d1c0a1f11"}
 	if d := cmp.Diff(want, uuids); d != "" {
 		t.Errorf("uuids (-want +got):\n%s", d)
+	}
+}
+
+// Values no GPU can report are errors naming the series, not samples:
+// a timestamp in 2200, a utilization of 1e9 %, a power of 1e9 W.
+func TestParseExporterRefusesImpossibleValues(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	for name, in := range map[string]string{
+		"timestamp in 2200": "DCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-z\"} 5 7258118400000\n",
+		"timestamp in 1990": "DCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-z\"} 5 631152000000\n",
+		"utilization 1e9 %": "DCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-z\"} 1e9\n",
+		"memory copy 101 %": "DCGM_FI_DEV_MEM_COPY_UTIL{UUID=\"GPU-z\"} 101\n",
+		"power 1e9 W":       "DCGM_FI_DEV_POWER_USAGE{UUID=\"GPU-z\"} 1e9\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, _, err := ParseExporter(strings.NewReader(in), "n1", now)
+			if err == nil || !strings.Contains(err.Error(), "GPU-z") {
+				t.Errorf("err = %v, want an error naming the GPU", err)
+			}
+		})
+	}
+	ok := "DCGM_FI_DEV_GPU_UTIL{UUID=\"GPU-z\"} 100 " + strconv.FormatInt(now.Add(-time.Minute).UnixMilli(), 10) + "\n"
+	if _, _, err := ParseExporter(strings.NewReader(ok), "n1", now); err != nil {
+		t.Errorf("a valid series: %v", err)
 	}
 }

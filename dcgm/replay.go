@@ -128,6 +128,9 @@ func ReadJSONL(r io.Reader) ([]Sample, error) {
 		if err := json.Unmarshal([]byte(line), &s); err != nil {
 			return nil, fmt.Errorf("read samples: line %d: %w", n, err)
 		}
+		if err := s.Check(); err != nil {
+			return nil, fmt.Errorf("read samples: line %d: %w", n, err)
+		}
 		out = append(out, s)
 	}
 	if err := sc.Err(); err != nil {

@@ -87,7 +87,10 @@ func csvSample(rec []string, col map[string]int) (Sample, error) {
 		errs = append(errs, err)
 		s.PIDs = append(s.PIDs, int32(n))
 	}
-	return s, errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return s, err
+	}
+	return s, s.Check()
 }
 
 // WriteCSV writes samples in the CSV recording format.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -177,5 +178,27 @@ func TestReplayShiftKeepsSweeps(t *testing.T) {
 		if d := cmp.Diff([]int{3, 3, 3}, sizes); d != "" {
 			t.Errorf("shift %v: sweep sizes (-want +got):\n%s", shift, d)
 		}
+	}
+}
+
+// A recording row with NaN power or no UUID is an error naming the line.
+func TestReadCSVRefusesBadRows(t *testing.T) {
+	head := "time,host,uuid,index,minor,bus_id,util_gpu,util_mem,power_w,energy_mj,mem_used,mem_total,pids\n"
+	good := "2026-11-24T12:00:00Z,n1,GPU-a,0,0,,50,10,200,1000,1,2,\n"
+	for name, row := range map[string]string{
+		"NaN power":      "2026-11-24T12:00:01Z,n1,GPU-a,0,0,,50,10,NaN,1000,1,2,\n",
+		"empty uuid":     "2026-11-24T12:00:01Z,n1,,0,0,,50,10,200,1000,1,2,\n",
+		"util over 100":  "2026-11-24T12:00:01Z,n1,GPU-a,0,0,,150,10,200,1000,1,2,\n",
+		"negative power": "2026-11-24T12:00:01Z,n1,GPU-a,0,0,,50,10,-5,1000,1,2,\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := dcgm.ReadCSV(strings.NewReader(head + good + row))
+			if err == nil || !strings.Contains(err.Error(), "line 3") {
+				t.Errorf("err = %v, want an error naming line 3", err)
+			}
+		})
+	}
+	if _, err := dcgm.ReadCSV(strings.NewReader(head + good)); err != nil {
+		t.Errorf("a good recording: %v", err)
 	}
 }

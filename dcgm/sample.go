@@ -10,6 +10,7 @@ package dcgm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -37,6 +38,37 @@ type Sample struct {
 	// Source names the producer: "nvml", "dcgm", "exporter" or "replay".
 	Source string `json:"source"`
 }
+
+// MaxPowerW bounds a plausible power reading; no GPU draws 10 kW.
+const MaxPowerW = 10000
+
+// Check reports what is implausible in a sample (no UUID, no time, a
+// utilization outside 0..100 %, a power outside 0..MaxPowerW or not
+// finite), naming the GPU; nil when the sample is plausible. Sources
+// refuse such samples instead of storing them.
+func (s Sample) Check() error {
+	var errs []error
+	if s.UUID == "" {
+		errs = append(errs, errors.New("no GPU UUID"))
+	}
+	if s.Time.IsZero() {
+		errs = append(errs, errors.New("no time"))
+	}
+	for _, f := range []struct {
+		name   string
+		v, max float64
+		unit   string
+	}{{"utilization", s.UtilGPU, 100, "%"}, {"memory-copy utilization", s.UtilMem, 100, "%"}, {"power", s.PowerW, MaxPowerW, "W"}} {
+		if !(f.v >= 0 && f.v <= f.max) {
+			errs = append(errs, fmt.Errorf("%s %v %s outside 0..%v", f.name, f.v, f.unit, f.max))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("GPU %q on %q: %w", s.UUID, s.Host, err)
+	}
+	return nil
+}
+
 
 // Source produces one reading per GPU it can see. Snapshot must honour ctx;
 // it returns io.EOF when a finite source (a replay) is exhausted. Samples of
