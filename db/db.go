@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,16 +29,116 @@ type Config struct {
 	MaxConns int32
 }
 
-// Redacted returns URL with any password replaced by "xxxxx", for logs.
+// secretParams are the connection parameters that carry secrets, in a
+// URL's query or a key=value DSN.
+var secretParams = []string{"password", "sslpassword"}
+
+// Redacted returns URL (a postgres:// URL or a key=value DSN) with every
+// password replaced by "xxxxx": the user-info password, and password= or
+// sslpassword= parameters. Use it wherever the URL may be shown.
 func (c Config) Redacted() string {
-	u, err := url.Parse(c.URL)
-	if err != nil || u.User == nil {
-		return c.URL
+	if !isURL(c.URL) {
+		return redactDSN(c.URL)
 	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	u, err := url.Parse(c.URL)
+	if err != nil {
+		return "(unparsable database URL)"
+	}
+	if u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+	}
+	if u.RawQuery != "" {
+		parts := strings.Split(u.RawQuery, "&")
+		for i, p := range parts {
+			k, _, _ := strings.Cut(p, "=")
+			if slices.Contains(secretParams, strings.ToLower(k)) {
+				parts[i] = k + "=xxxxx"
+			}
+		}
+		u.RawQuery = strings.Join(parts, "&")
 	}
 	return u.String()
+}
+
+// HasPassword reports whether the URL or DSN itself carries a password
+// (which must then not travel in argv or a configuration file).
+func (c Config) HasPassword() bool {
+	if !isURL(c.URL) {
+		return redactDSN(c.URL) != c.URL
+	}
+	u, err := url.Parse(c.URL)
+	if err != nil {
+		return true // cannot tell: treat as secret
+	}
+	if u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			return true
+		}
+	}
+	for k := range u.Query() {
+		if slices.Contains(secretParams, strings.ToLower(k)) {
+			return true
+		}
+	}
+	return false
+}
+
+func isURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// redactDSN masks the secret values of a key=value DSN, keeping the rest:
+// keys and values may be separated by spaces around "=", values may be
+// single-quoted with backslash escapes (libpq's rules).
+func redactDSN(s string) string {
+	var b strings.Builder
+	i := 0
+	for i < len(s) {
+		if s[i] == ' ' || s[i] == '\t' {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		k := i
+		for i < len(s) && s[i] != '=' && s[i] != ' ' && s[i] != '\t' {
+			i++
+		}
+		key := s[k:i]
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+			i++
+		}
+		if i >= len(s) || s[i] != '=' {
+			b.WriteString(key)
+			continue
+		}
+		i++ // '='
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+			i++
+		}
+		v := i
+		if i < len(s) && s[i] == '\'' {
+			for i++; i < len(s) && s[i] != '\''; i++ {
+				if s[i] == '\\' {
+					i++
+				}
+			}
+			i = min(i+1, len(s))
+		} else {
+			for i < len(s) && s[i] != ' ' && s[i] != '\t' {
+				i++
+			}
+		}
+		b.WriteString(key)
+		b.WriteByte('=')
+		if slices.Contains(secretParams, strings.ToLower(key)) {
+			b.WriteString("xxxxx")
+		} else {
+			b.WriteString(s[v:i])
+		}
+	}
+	return b.String()
 }
 
 // Store is the Postgres-backed store. It is safe for concurrent use.

@@ -131,13 +131,27 @@ func TestMigrationsAreNumbered(t *testing.T) {
 }
 
 func TestConfigRedacted(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"postgres://u:secret@h:5432/db?sslmode=disable", "postgres://u:xxxxx@h:5432/db?sslmode=disable"},
-		{"postgres://u@h/db", "postgres://u@h/db"},
+	tests := []struct {
+		in, want string
+		secret   bool
+	}{
+		{"postgres://u:secret@h:5432/db?sslmode=disable", "postgres://u:xxxxx@h:5432/db?sslmode=disable", true},
+		{"postgres://u@h/db", "postgres://u@h/db", false},
+		{"postgres://u@h/db?password=secret&sslmode=disable", "postgres://u@h/db?password=xxxxx&sslmode=disable", true},
+		{"postgresql://u@h/db?sslpassword=secret", "postgresql://u@h/db?sslpassword=xxxxx", true},
+		{"host=h user=u password=secret dbname=db", "host=h user=u password=xxxxx dbname=db", true},
+		{"host=h password='a secret with spaces' dbname=db", "host=h password=xxxxx dbname=db", true},
+		{"host=h  password = secret dbname=db", "host=h  password=xxxxx dbname=db", true},
+		{"host=h user=u dbname=db", "host=h user=u dbname=db", false},
+		{"host=h passfile=/etc/pgpass dbname=db", "host=h passfile=/etc/pgpass dbname=db", false},
 	}
 	for _, tt := range tests {
-		if got := (Config{URL: tt.in}).Redacted(); got != tt.want {
+		c := Config{URL: tt.in}
+		if got := c.Redacted(); got != tt.want || strings.Contains(got, "secret") {
 			t.Errorf("Redacted(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if got := c.HasPassword(); got != tt.secret {
+			t.Errorf("HasPassword(%q) = %v, want %v", tt.in, got, tt.secret)
 		}
 	}
 }

@@ -80,6 +80,7 @@ func New(ctx context.Context, cfg Config, log zerolog.Logger) (*Client, error) {
 		tokens = StaticToken(cfg.Token)
 	}
 	log = log.With().Str("component", "slurm").Logger()
+	warnCleartext(cfg, log)
 	hc, err := newHTTPClient(cfg, tokens, log)
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"time"
 
@@ -44,7 +45,26 @@ func newHTTPClient(cfg Config, tokens TokenSource, log zerolog.Logger) (*http.Cl
 		}
 	}
 	rt := &retryTransport{next: base, cfg: cfg, tokens: tokens, log: log, sleep: sleepCtx}
-	return &http.Client{Transport: rt}, nil
+	return &http.Client{Transport: rt, CheckRedirect: refuseRedirect}, nil
+}
+
+// refuseRedirect stops every redirect: slurmrestd never sends one, and
+// following it would send the JWT along, possibly to another host.
+func refuseRedirect(req *http.Request, _ []*http.Request) error {
+	return fmt.Errorf("slurmrestd answered with a redirect to %s: refused (the JWT would go along); point --slurm-url at slurmrestd itself", req.URL.Redacted())
+}
+
+// warnCleartext warns when a JWT would travel unencrypted to another host.
+func warnCleartext(cfg Config, log zerolog.Logger) {
+	u, err := url.Parse(cfg.URL)
+	if err != nil || u.Scheme != "http" || cfg.Socket != "" || (cfg.Token == "" && cfg.TokenFile == "") {
+		return
+	}
+	host := u.Hostname()
+	if ip := net.ParseIP(host); host == "localhost" || ip != nil && ip.IsLoopback() {
+		return
+	}
+	log.Warn().Str("url", u.Redacted()).Msg("the JWT travels in clear text over http:// to another host: use https:// (with --slurm-ca-file) or a unix socket")
 }
 
 // retryTransport adds the auth headers, bounds every attempt with

@@ -155,3 +155,42 @@ func TestTLSWithCAFileAndInsecure(t *testing.T) {
 		t.Errorf("with insecure skip verify: %v", err)
 	}
 }
+
+// slurmrestd never redirects: an answer that does (a proxy, a hijacked
+// name) is refused, and the JWT never reaches the other host.
+func TestRedirectsAreRefused(t *testing.T) {
+	var leaked atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-SLURM-USER-TOKEN") != "" {
+			leaked.Add(1)
+		}
+		_, _ = w.Write([]byte(openapiBody))
+	}))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	_, err := New(context.Background(), Config{URL: srv.URL, Token: "secret-jwt", User: "root"}, zerolog.Nop())
+	if err == nil || !strings.Contains(err.Error(), "redirect") {
+		t.Errorf("New through a redirecting server: %v, want a redirect error", err)
+	}
+	if n := leaked.Load(); n > 0 {
+		t.Errorf("the JWT was sent to the redirect target %d times", n)
+	}
+}
+
+// A JWT over plain http to another host is warned about; loopback and unix
+// sockets are not.
+func TestPlainHTTPTokenWarning(t *testing.T) {
+	for _, tc := range []struct {
+		url  string
+		warn bool
+	}{{"http://slurmctl.example:6820", true}, {"http://127.0.0.1:6820", false}, {"http://localhost:6820", false}, {"https://slurmctl.example", false}} {
+		var buf strings.Builder
+		warnCleartext(Config{URL: tc.url, Token: "jwt"}, zerolog.New(&buf))
+		if got := strings.Contains(buf.String(), "clear text"); got != tc.warn {
+			t.Errorf("%s: warned %v, want %v (log %q)", tc.url, got, tc.warn, buf.String())
+		}
+	}
+}

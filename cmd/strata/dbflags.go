@@ -34,7 +34,7 @@ func databaseConfig(c *cli.Context) (db.Config, error) {
 	if cfg.URL == "" {
 		return cfg, exitError{code: 2, err: fmt.Errorf("--%s (or STRATA_DATABASE_URL) is required", flagDatabaseURL)}
 	}
-	if cfg.Redacted() != cfg.URL && os.Getenv("STRATA_DATABASE_URL") != cfg.URL {
+	if cfg.HasPassword() && os.Getenv("STRATA_DATABASE_URL") != cfg.URL {
 		return cfg, exitError{code: 2, err: fmt.Errorf("--%s carries a password on the command line, where other users can read it: "+
 			"use --%s or set STRATA_DATABASE_URL instead", flagDatabaseURL, flagDatabasePasswordFile)}
 	}
