@@ -189,7 +189,7 @@ func (c *cycle) addJobs() {
 			c.pending++
 		}
 		switch {
-		case ji.isl == nil || ji.req == 0 || c.notEligible(j): // left to Slurm
+		case ji.isl == nil || ji.req == 0 || c.notEligible(j) || j.Unreadable != "": // left to Slurm
 			c.orphans = append(c.orphans, ji)
 		case j.State == JobRunning:
 			ji.isl.running = append(ji.isl.running, ji)

@@ -64,6 +64,9 @@ func (c *cycle) keepDecision(ji *jobInfo) *planned {
 	pl := c.allocPlanned()
 	*pl = planned{ji: ji, action: ActionKeep, w: ji.req, sh: sh}
 	switch {
+	case ji.job.Unreadable != "":
+		pl.reasons = []Reason{ReasonUnreadable}
+		pl.detail = ji.job.Unreadable
 	case ji.isl == nil:
 		pl.reasons = []Reason{ReasonPartitionUnknown}
 		pl.detail = fmt.Sprintf("partition %q is not in the snapshot", ji.job.Partition)

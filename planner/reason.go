@@ -82,6 +82,9 @@ const (
 	// ReasonCapped: a site limit cut the hint's weight or GPU range
 	// (Decision.Detail says which).
 	ReasonCapped Reason = "capped"
+	// ReasonUnreadable: part of the job's Slurm record could not be read
+	// (Job.Unreadable); the job is left untouched.
+	ReasonUnreadable Reason = "job_unreadable"
 )
 
 // reasonText holds the user-facing sentence of every reason code.
@@ -110,6 +113,7 @@ var reasonText = map[Reason]string{
 	ReasonDeadlineRisk:      "the predicted completion is later than the deadline in the hint",
 	ReasonModelled:          "the duration comes from the model catalog and the job's hint",
 	ReasonOracle:            "the order uses the true job duration (oracle; simulation only)",
+	ReasonUnreadable:        "part of the job's Slurm record could not be read (the detail says what), so Strata leaves the job untouched",
 	ReasonCapped:            "a site limit cut the weight or GPU range the hint asks for (the detail says which)",
 	ReasonBeginTime:         "the job's begin time (sbatch --begin) has not come yet; Strata plans it from then on",
 	ReasonDeferred:          "the job could start now, but the plan starts it later so that jobs ranked ahead of it are not delayed; Strata sets its begin time so that Slurm waits too",

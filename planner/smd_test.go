@@ -251,3 +251,22 @@ func TestWaitingJobsWrittenAtTheirStartSize(t *testing.T) {
 		}
 	}
 }
+
+// A job the adapter could not read fully is left untouched by every policy,
+// with the reason; the other jobs are planned.
+func TestUnreadableJobLeftAlone(t *testing.T) {
+	s := pt.Cluster("unreadable", t0).Partition("gpu", true).Nodes("n", 1, 4, 64, 512<<10, "gpu", "").
+		Pending(1, 2, "strata: model=cifar10 batch=2048 iters=3338 gpus=1-4", func(j *planner.Job) {
+			j.Unreadable = "job 1: parse size \"lots\": no number"
+		}).
+		Pending(2, 2, "no hint").Build()
+	for _, policy := range planner.PolicyNames() {
+		ds := plan(t, policy, planner.Options{}, s)
+		if d := ds[1]; d.Action != planner.ActionKeep || d.Reasons[0] != planner.ReasonUnreadable || d.Detail == "" {
+			t.Errorf("%s: unreadable job: %+v", policy, d)
+		}
+		if d := ds[2]; d.Action != planner.ActionUpdate || !d.Start {
+			t.Errorf("%s: the other job is not planned: %+v", policy, d)
+		}
+	}
+}

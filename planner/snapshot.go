@@ -135,6 +135,10 @@ type Job struct {
 	AttainedGPUSeconds float64 `json:"attained_gpu_seconds,omitempty"`
 	// Restarts counts how often a job was preempted or resized (simulation).
 	Restarts int `json:"restarts,omitempty"`
+	// Unreadable says why the adapter could not read the job fully (an
+	// unparsable burst-buffer directive or GRES string): the planner leaves
+	// such a job untouched. "" for jobs read completely.
+	Unreadable string `json:"unreadable,omitempty"`
 }
 
 // GPUAllocation lists the GPU indices (Slurm's IDX, device minor order) a

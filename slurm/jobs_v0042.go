@@ -3,6 +3,7 @@ package slurm
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	api "github.com/SlinkyProject/slurm-client/api/v0042"
@@ -22,9 +23,9 @@ func (v *v0042) jobs(ctx context.Context) ([]planner.Job, string, error) {
 	}); err != nil {
 		return nil, "", fmt.Errorf("list jobs: %w", err)
 	}
-	jobs, err := jobsFromV0042(body.Jobs)
-	if err != nil {
-		return nil, "", fmt.Errorf("list jobs: %w", err)
+	jobs, bad := jobsFromV0042(body.Jobs)
+	if bad > 0 {
+		v.c.log.Warn().Int("jobs", bad).Msg("jobs with unreadable fields are left untouched (strata explain or plan --json shows why)")
 	}
 	return jobs, clusterV0042(body.Meta), nil
 }
@@ -42,11 +43,7 @@ func (v *v0042) job(ctx context.Context, id int64) (planner.Job, error) {
 	}
 	for i := range body.Jobs {
 		if body.Jobs[i].JobID == id {
-			j, err := jobFromV0042(&body.Jobs[i])
-			if err != nil {
-				return planner.Job{}, fmt.Errorf("read job %d: %w", id, err)
-			}
-			return j, nil
+			return jobFromV0042(&body.Jobs[i]), nil
 		}
 	}
 	return planner.Job{}, fmt.Errorf("read job %d: %w", id, ErrNotFound)
@@ -59,22 +56,25 @@ func clusterV0042(m *api.V0042OpenapiMeta) string {
 	return deref(m.Slurm.Cluster)
 }
 
-// jobsFromV0042 translates every job; jobs whose strings cannot be parsed
-// are an error naming the job, since planning on a misread queue is worse
-// than not planning.
-func jobsFromV0042(in []jobWireV0042) ([]planner.Job, error) {
+// jobsFromV0042 translates every job. A job whose strings cannot be parsed
+// is kept with what could be read and Job.Unreadable saying why (the
+// planner leaves it untouched); bad counts them. One such job must not cost
+// the planning of the others, nor the collector its GPU→job mapping.
+func jobsFromV0042(in []jobWireV0042) (jobs []planner.Job, bad int) {
 	out := make([]planner.Job, 0, len(in))
 	for i := range in {
-		j, err := jobFromV0042(&in[i])
-		if err != nil {
-			return nil, err
+		j := jobFromV0042(&in[i])
+		if j.Unreadable != "" {
+			bad++
 		}
 		out = append(out, j)
 	}
-	return out, nil
+	return out, bad
 }
 
-func jobFromV0042(in *jobWireV0042) (planner.Job, error) {
+// jobFromV0042 translates one job; what cannot be parsed is named in
+// Job.Unreadable and the rest is kept.
+func jobFromV0042(in *jobWireV0042) planner.Job {
 	j := planner.Job{
 		ID:           in.JobID,
 		Name:         in.Name,
@@ -106,16 +106,17 @@ func jobFromV0042(in *jobWireV0042) (planner.Job, error) {
 	cpus, _ := in.Cpus.value()
 	j.CPUs = int(cpus)
 	j.MemoryMB = memoryV0042(in, j.Nodes, j.CPUs)
-	if err := fillGPUs(&j, in.TresPerNode, in.TresPerJob); err != nil {
-		return planner.Job{}, fmt.Errorf("job %d: %w", j.ID, err)
+	var errs []string
+	for _, err := range []error{fillGPUs(&j, in.TresPerNode, in.TresPerJob), fillBurstBuffer(&j),
+		fillAllocation(&j, in.Nodes, in.GresDetail)} {
+		if err != nil {
+			errs = append(errs, err.Error())
+		}
 	}
-	if err := fillBurstBuffer(&j); err != nil {
-		return planner.Job{}, fmt.Errorf("job %d: %w", j.ID, err)
+	if len(errs) > 0 {
+		j.Unreadable = fmt.Sprintf("job %d: %s", j.ID, strings.Join(errs, "; "))
 	}
-	if err := fillAllocation(&j, in.Nodes, in.GresDetail); err != nil {
-		return planner.Job{}, fmt.Errorf("job %d: %w", j.ID, err)
-	}
-	return j, nil
+	return j
 }
 
 func unixSeconds(v noValV0042) time.Time {
