@@ -189,7 +189,7 @@ func (c *cycle) addJobs() {
 			c.pending++
 		}
 		switch {
-		case ji.isl == nil || ji.req == 0 || c.notEligible(j) || j.Unreadable != "": // left to Slurm
+		case ji.isl == nil || ji.req == 0 || c.notEligible(j) || j.Unreadable != "" || grouped(j): // left to Slurm
 			c.orphans = append(c.orphans, ji)
 		case j.State == JobRunning:
 			ji.isl.running = append(ji.isl.running, ji)
@@ -197,6 +197,13 @@ func (c *cycle) addJobs() {
 			ji.isl.jobs = append(ji.isl.jobs, ji)
 		}
 	}
+}
+
+// grouped reports a pending job Strata must not write to: an array (its
+// record stands for all its remaining tasks, so a write would change every
+// task) or a component of a heterogeneous job.
+func grouped(j *Job) bool {
+	return j.State == JobPending && (j.ArrayJobID != 0 || j.HetJobID != 0)
 }
 
 // notEligible reports a pending job its user asked to start later (sbatch
@@ -262,7 +269,7 @@ func (c *cycle) staticJobInfo(j *Job) *jobInfo {
 	ji.model = newJobModel(h, ji.hasHint, c.o)
 	ji.weight = h.JobWeight()
 	ji.gmin, ji.gmax = ji.req, ji.req
-	ji.fixed = !ji.hasHint || h.GPUMax == 0 || ji.keep || ji.req == 0
+	ji.fixed = !ji.hasHint || h.GPUMax == 0 || ji.keep || ji.req == 0 || j.GPUsPerTask > 0
 	if !ji.fixed {
 		ji.gmin, ji.gmax = h.GPUMin, h.GPUMax
 	}

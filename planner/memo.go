@@ -58,6 +58,7 @@ type memoKey struct {
 	comment, partition, gpuType    string
 	account                        string
 	gpusPerNode, gpusPerJob, nodes int
+	gpusPerTask, tasks             int
 	cpus                           int
 	memMB, bbBytes                 int64
 	timeLimit                      time.Duration
@@ -66,6 +67,7 @@ type memoKey struct {
 func keyOf(j *Job) memoKey {
 	return memoKey{comment: j.Comment, partition: j.Partition, account: j.Account, gpuType: j.GPUType,
 		gpusPerNode: j.GPUsPerNode, gpusPerJob: j.GPUsPerJob, nodes: j.Nodes, cpus: j.CPUs,
+		gpusPerTask: j.GPUsPerTask, tasks: j.Tasks,
 		memMB: j.MemoryMB, bbBytes: j.BurstBufferBytes, timeLimit: j.TimeLimit}
 }
 

@@ -67,6 +67,10 @@ func (c *cycle) keepDecision(ji *jobInfo) *planned {
 	case ji.job.Unreadable != "":
 		pl.reasons = []Reason{ReasonUnreadable}
 		pl.detail = ji.job.Unreadable
+	case ji.job.State == JobPending && ji.job.ArrayJobID != 0:
+		pl.reasons = []Reason{ReasonArrayJob}
+	case ji.job.State == JobPending && ji.job.HetJobID != 0:
+		pl.reasons = []Reason{ReasonHetJob}
 	case ji.isl == nil:
 		pl.reasons = []Reason{ReasonPartitionUnknown}
 		pl.detail = fmt.Sprintf("partition %q is not in the snapshot", ji.job.Partition)

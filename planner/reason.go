@@ -85,6 +85,11 @@ const (
 	// ReasonUnreadable: part of the job's Slurm record could not be read
 	// (Job.Unreadable); the job is left untouched.
 	ReasonUnreadable Reason = "job_unreadable"
+	// ReasonArrayJob: a pending job array (or one of its tasks); left to
+	// Slurm, since one write would change every remaining task.
+	ReasonArrayJob Reason = "array_job"
+	// ReasonHetJob: a component of a heterogeneous job; left to Slurm.
+	ReasonHetJob Reason = "het_job"
 )
 
 // reasonText holds the user-facing sentence of every reason code.
@@ -113,6 +118,8 @@ var reasonText = map[Reason]string{
 	ReasonDeadlineRisk:      "the predicted completion is later than the deadline in the hint",
 	ReasonModelled:          "the duration comes from the model catalog and the job's hint",
 	ReasonOracle:            "the order uses the true job duration (oracle; simulation only)",
+	ReasonArrayJob:          "the job is a job array (or one of its tasks): one write would change every remaining task, so Strata leaves it to Slurm",
+	ReasonHetJob:            "the job is a heterogeneous job component, which Strata leaves to Slurm",
 	ReasonUnreadable:        "part of the job's Slurm record could not be read (the detail says what), so Strata leaves the job untouched",
 	ReasonCapped:            "a site limit cut the weight or GPU range the hint asks for (the detail says which)",
 	ReasonBeginTime:         "the job's begin time (sbatch --begin) has not come yet; Strata plans it from then on",

@@ -270,3 +270,26 @@ func TestUnreadableJobLeftAlone(t *testing.T) {
 		}
 	}
 }
+
+// Arrays and heterogeneous jobs are left to Slurm; a per-task GPU request
+// (--gpus-per-task) counts its tasks and keeps its size.
+func TestArrayHetAndPerTaskJobs(t *testing.T) {
+	s := pt.Cluster("groups", t0).Partition("gpu", true).Nodes("n", 2, 4, 64, 512<<10, "gpu", "").
+		Pending(1, 1, "strata: model=cifar10 batch=2048 iters=3338 gpus=1-4", func(j *planner.Job) { j.ArrayJobID = 1 }).
+		Pending(2, 1, "", func(j *planner.Job) { j.HetJobID = 2 }).
+		Pending(3, 1, "strata: model=cifar10 batch=2048 iters=3338 gpus=1-8", func(j *planner.Job) {
+			j.GPUsPerJob, j.GPUsPerNode, j.GPUsPerTask, j.Tasks = 0, 0, 1, 3
+		}).Build()
+	for _, policy := range planner.PolicyNames() {
+		ds := plan(t, policy, planner.Options{}, s)
+		if d := ds[1]; d.Action != planner.ActionKeep || d.Reasons[0] != planner.ReasonArrayJob {
+			t.Errorf("%s: array job: %+v", policy, d)
+		}
+		if d := ds[2]; d.Action != planner.ActionKeep || d.Reasons[0] != planner.ReasonHetJob {
+			t.Errorf("%s: het job: %+v", policy, d)
+		}
+		if d := ds[3]; d.Action != planner.ActionUpdate || d.Workers != 3 {
+			t.Errorf("%s: per-task job: %+v, want an update keeping its 3 GPUs", policy, d)
+		}
+	}
+}

@@ -105,9 +105,14 @@ type Job struct {
 	Priority  int64     `json:"priority"`
 
 	// GPU request: GPUsPerNode × Nodes when requested per node
-	// (tres_per_node), or GPUsPerJob when requested per job (tres_per_job).
+	// (tres_per_node), GPUsPerJob when requested per job (tres_per_job,
+	// sbatch --gpus), or GPUsPerTask × Tasks (tres_per_task,
+	// --gpus-per-task). A per-task request keeps its size: the planner
+	// changes only its priority.
 	GPUsPerNode int    `json:"gpus_per_node,omitempty"`
 	GPUsPerJob  int    `json:"gpus_per_job,omitempty"`
+	GPUsPerTask int    `json:"gpus_per_task,omitempty"`
+	Tasks       int    `json:"tasks,omitempty"`
 	GPUType     string `json:"gpu_type,omitempty"`
 	Nodes       int    `json:"nodes"` // minimum node count requested (≥1)
 	CPUs        int    `json:"cpus"`  // total CPUs requested
@@ -135,6 +140,12 @@ type Job struct {
 	AttainedGPUSeconds float64 `json:"attained_gpu_seconds,omitempty"`
 	// Restarts counts how often a job was preempted or resized (simulation).
 	Restarts int `json:"restarts,omitempty"`
+	// ArrayJobID is the job array a job belongs to (0: none); a pending
+	// array's record stands for all its remaining tasks. HetJobID is the
+	// heterogeneous job a component belongs to (0: none). Strata leaves
+	// pending array and heterogeneous jobs untouched (docs/slurm.md).
+	ArrayJobID int64 `json:"array_job_id,omitempty"`
+	HetJobID   int64 `json:"het_job_id,omitempty"`
 	// Unreadable says why the adapter could not read the job fully (an
 	// unparsable burst-buffer directive or GRES string): the planner leaves
 	// such a job untouched. "" for jobs read completely.
@@ -152,6 +163,9 @@ type GPUAllocation struct {
 func (j Job) GPUs() int {
 	if j.GPUsPerJob > 0 {
 		return j.GPUsPerJob
+	}
+	if j.GPUsPerTask > 0 {
+		return j.GPUsPerTask * max(1, j.Tasks)
 	}
 	return j.GPUsPerNode * max(1, j.Nodes)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/strata-hpc/strata/planner"
 )
@@ -23,6 +24,12 @@ const (
 	SkippedNotPending Outcome = "skipped-not-pending"
 	// SkippedGone: slurmctld no longer knows the job.
 	SkippedGone Outcome = "skipped-gone"
+	// SkippedHeld: the job is held now (priority 0 or a held reason), so a
+	// priority would fail or release it; nothing was sent.
+	SkippedHeld Outcome = "skipped-held"
+	// SkippedOptOut: the job's hint says rewrite=no now (or no longer
+	// parses); nothing was sent.
+	SkippedOptOut Outcome = "skipped-opt-out"
 	// Refused: the GPU shape fits no usable node; nothing was sent.
 	Refused Outcome = "refused"
 	// Failed: slurmrestd rejected the write, or the read-back differs.
@@ -111,6 +118,12 @@ func (c *Client) applyOne(ctx context.Context, d planner.Decision, nodes []plann
 		return skipped(res, Failed, err.Error(), err)
 	case cur.State != planner.JobPending:
 		return skipped(res, SkippedNotPending, "job is "+string(cur.State), nil)
+	case Held(cur):
+		return skipped(res, SkippedHeld, "job is held ("+cur.Reason+"); a new priority would fail or release it", nil)
+	case optedOut(cur):
+		return skipped(res, SkippedOptOut, "the job's hint now says rewrite=no (or no longer parses)", nil)
+	case cur.ArrayJobID != 0 || cur.HetJobID != 0:
+		return skipped(res, Refused, "job array or heterogeneous job: one write would change every task or component", nil)
 	}
 	u, changed := jobUpdateFor(cur, d, opts.Cycle)
 	if d.GPUsPerNode > 0 {
@@ -143,6 +156,21 @@ func (c *Client) applyOne(ctx context.Context, d planner.Decision, nodes []plann
 	}
 	res.Outcome = Applied
 	return res
+}
+
+// Held reports a pending job Slurm holds: priority 0 (every hold, a
+// BadConstraints or launch-failure hold) or a held state reason
+// (JobHeldUser, JobHeldAdmin, JobHoldMaxRequeue, ...). Setting a priority on
+// it fails (error 2042) or, sent with a release, releases it.
+func Held(j planner.Job) bool {
+	return j.State == planner.JobPending && (j.Priority == 0 || strings.HasPrefix(j.Reason, "JobHeld") || strings.HasPrefix(j.Reason, "JobHold"))
+}
+
+// optedOut reports a job whose hint says rewrite=no or does not parse: the
+// planner leaves such jobs alone, and a write must too.
+func optedOut(j planner.Job) bool {
+	h, ok, err := planner.ParseHints(j.Comment)
+	return ok && (err != nil || h.NoRewrite)
 }
 
 func skipped(r ApplyResult, o Outcome, detail string, err error) ApplyResult {

@@ -78,7 +78,11 @@ func TestIntegrationSnapshotRunningAndPending(t *testing.T) {
 	}
 	want := planner.Job{ID: pend, Name: tag(t) + "-pend", User: "root", Partition: "gpu", State: planner.JobPending,
 		Reason: "BeginTime", GPUsPerNode: 2, Nodes: 1, CPUs: 1, MemoryMB: 1000, Comment: "strata: model=resnet50 gpus=1-4"}
-	p.SubmitTime, p.Priority = time.Time{}, 0
+	// The begin time is read (--begin=now+3600): about an hour after submission.
+	if d := p.BeginTime.Sub(p.SubmitTime); d < 3590*time.Second || d > 3610*time.Second {
+		t.Errorf("pending job begin time %v, submitted %v: want about an hour later", p.BeginTime, p.SubmitTime)
+	}
+	p.SubmitTime, p.Priority, p.BeginTime = time.Time{}, 0, time.Time{}
 	if diff := cmp.Diff(want, p); diff != "" {
 		t.Errorf("pending job (-want +got):\n%s", diff)
 	}

@@ -106,12 +106,17 @@ func jobFromV0042(in *jobWireV0042) planner.Job {
 	cpus, _ := in.Cpus.value()
 	j.CPUs = int(cpus)
 	j.MemoryMB = memoryV0042(in, j.Nodes, j.CPUs)
+	j.ArrayJobID, _ = in.ArrayJobID.value()
+	j.HetJobID, _ = in.HetJobID.value()
 	var errs []string
-	for _, err := range []error{fillGPUs(&j, in.TresPerNode, in.TresPerJob), fillBurstBuffer(&j),
+	for _, err := range []error{fillGPUs(&j, in.TresPerNode, in.TresPerJob, in.TresPerTask), fillBurstBuffer(&j),
 		fillAllocation(&j, in.Nodes, in.GresDetail)} {
 		if err != nil {
 			errs = append(errs, err.Error())
 		}
+	}
+	if t, ok := in.Tasks.value(); ok && j.GPUsPerTask > 0 {
+		j.Tasks = int(t) // only a per-task GPU request needs the task count
 	}
 	if len(errs) > 0 {
 		j.Unreadable = fmt.Sprintf("job %d: %s", j.ID, strings.Join(errs, "; "))
@@ -136,20 +141,22 @@ func memoryV0042(in *jobWireV0042, nodes, cpus int) int64 {
 	return 0
 }
 
-// fillGPUs sets the GPU request from tres_per_node / tres_per_job.
-func fillGPUs(j *planner.Job, perNode, perJob string) error {
-	pn, err := parseTRESGPU(perNode)
-	if err != nil {
-		return err
+// fillGPUs sets the GPU request from tres_per_node / tres_per_job /
+// tres_per_task.
+func fillGPUs(j *planner.Job, perNode, perJob, perTask string) error {
+	var gs [3]gpuGRES
+	for k, s := range []string{perNode, perJob, perTask} {
+		g, err := parseTRESGPU(s)
+		if err != nil {
+			return err
+		}
+		gs[k] = g
 	}
-	pj, err := parseTRESGPU(perJob)
-	if err != nil {
-		return err
-	}
-	j.GPUsPerNode, j.GPUsPerJob = pn.Count, pj.Count
-	j.GPUType = pn.Type
-	if j.GPUType == "" {
-		j.GPUType = pj.Type
+	j.GPUsPerNode, j.GPUsPerJob, j.GPUsPerTask = gs[0].Count, gs[1].Count, gs[2].Count
+	for _, g := range gs {
+		if j.GPUType == "" {
+			j.GPUType = g.Type
+		}
 	}
 	return nil
 }

@@ -49,6 +49,13 @@ type jobWireV0042 struct {
 	MemoryPerCpu  noValV0042 `json:"memory_per_cpu"`
 	TresPerNode   string     `json:"tres_per_node"`
 	TresPerJob    string     `json:"tres_per_job"`
+	TresPerTask   string     `json:"tres_per_task"`
+	Tasks         noValV0042 `json:"tasks"`
+	CpusPerTres   string     `json:"cpus_per_tres"`
+	MemoryPerTres string     `json:"memory_per_tres"`
+	ArrayJobID    noValV0042 `json:"array_job_id"`
+	ArrayTasks    string     `json:"array_task_string"`
+	HetJobID      noValV0042 `json:"het_job_id"`
 	Comment       string     `json:"comment"`
 	AdminComment  string     `json:"admin_comment"`
 	BurstBuffer   string     `json:"burst_buffer"`

@@ -39,7 +39,7 @@ func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64) (JobUpdate, 
 	if d.Priority > 0 && d.Priority != cur.Priority {
 		u.Priority, changed = d.Priority, true
 	}
-	if d.GPUsPerNode > 0 {
+	if d.GPUsPerNode > 0 && cur.GPUsPerTask == 0 { // a per-task request keeps its GPUs
 		nodes := max(1, d.NodeCount)
 		if cur.GPUsPerJob > 0 && cur.GPUsPerNode == 0 {
 			if total := d.GPUsPerNode * nodes; total != cur.GPUsPerJob {
