@@ -297,6 +297,9 @@ func fingerprint(c db.CycleDecision) string {
 		b = strconv.AppendInt(append(b, '|'), n, 10)
 	}
 	for _, r := range c.Reasons {
+		if r == planner.ReasonAllocationChanged {
+			continue // gone once the write took effect: not a new decision
+		}
 		b = append(append(b, '|'), r...)
 	}
 	b = append(append(append(append(b, '|'), outcome...), '|'), c.Guard...)

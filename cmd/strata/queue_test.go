@@ -32,7 +32,7 @@ func TestQueueParsable(t *testing.T) {
 	want := []string{
 		"JOBID|PARTITION|NAME|USER|ST|GPUS|PRIORITY|HINT",
 		"1|gpu|cap-run2|root|R|2|26|ERROR hint workers=1-4: unknown key",
-		"3|gpu|cap-bb2|alice|PD|1|26|ERROR hint workers=2: unknown key",
+		"3|gpu|cap-bb2|alice|PD|1|26|strata: model=gpt2 gpus=1-2",
 		"4|gpu|cap-pend|root|PD|2x4|53|ERROR hint workers=8: unknown key",
 		"5|gpu|cap-perjob|root|PD|3/job|26|-",
 	}
@@ -69,7 +69,7 @@ func TestQueueJSONHasParsedHints(t *testing.T) {
 			got[j.ID] = "error"
 		}
 	}
-	if diff := cmp.Diff(map[int64]string{1: "error", 3: "error", 4: "error", 5: "resnet50"}, got); diff != "" {
+	if diff := cmp.Diff(map[int64]string{1: "error", 3: "gpt2", 4: "error", 5: "resnet50"}, got); diff != "" {
 		t.Errorf("hints per job (-want +got):\n%s", diff)
 	}
 }
