@@ -16,8 +16,8 @@ func (c *cycle) deferFitting(ranked []*planned) {
 	earliest := c.s.Now.Add(c.o.Interval)
 	for _, pl := range ranked {
 		ji := pl.ji
-		if pl.start || pl.action != ActionUpdate || ji.isl == nil || cannotRun(pl) {
-			continue
+		if pl.start || pl.action != ActionUpdate || ji.isl == nil || cannotRun(pl) || ji.notYet > 0 {
+			continue // (Slurm starts no job before its begin time or dependency)
 		}
 		if ji.bbPool >= 0 && c.bbFree[ji.bbPool] < ji.bb {
 			continue // its data cannot be staged now: Slurm waits anyway

@@ -54,6 +54,7 @@ type jobInfo struct {
 	bb       int64
 	bbPool   int // index into cycle.pools, -1 = none
 	aged     bool
+	notYet   time.Duration // > 0: Slurm does not consider the job before then (eligibleIn)
 	kappa    float64
 	deadline time.Time
 	// capped says which site limits cut the hint's weight or GPU range
@@ -189,7 +190,7 @@ func (c *cycle) addJobs() {
 			c.pending++
 		}
 		switch {
-		case ji.isl == nil || ji.req == 0 || c.notEligible(j) || j.Unreadable != "" || grouped(j): // left to Slurm
+		case ji.isl == nil || ji.req == 0 || j.Unreadable != "" || grouped(j): // left to Slurm
 			c.orphans = append(c.orphans, ji)
 		case j.State == JobRunning:
 			ji.isl.running = append(ji.isl.running, ji)
@@ -206,11 +207,21 @@ func grouped(j *Job) bool {
 	return j.State == JobPending && (j.ArrayJobID != 0 || j.HetJobID != 0)
 }
 
-// notEligible reports a pending job its user asked to start later (sbatch
-// --begin): Slurm does not consider it before then, so neither does the
-// plan; it is planned once its begin time has come.
-func (c *cycle) notEligible(j *Job) bool {
-	return j.State == JobPending && j.BeginTime.After(c.s.Now)
+// eligibleIn is how long until Slurm considers a pending job at all: its
+// begin time (sbatch --begin, a requeue delay) if that is ahead, one
+// interval for a job that waits on a dependency (when that resolves is not
+// known), 0 for a job Slurm may start now. The plan sizes and ranks such
+// jobs but never starts or defers them before then.
+func (c *cycle) eligibleIn(j *Job) time.Duration {
+	switch {
+	case j.State != JobPending:
+		return 0
+	case j.BeginTime.After(c.s.Now):
+		return j.BeginTime.Sub(c.s.Now)
+	case j.Reason == "Dependency":
+		return c.o.Interval
+	}
+	return 0
 }
 
 // partitionOf returns the island of the job's (first) partition.
@@ -253,6 +264,7 @@ func (c *cycle) setDynamic(ji *jobInfo) {
 	j := ji.job
 	ji.bbPool = c.poolIndex(j.BurstBufferPool, ji.bb)
 	ji.aged = j.State == JobPending && c.s.Now.Sub(j.SubmitTime) > c.o.StarvationAge && !j.SubmitTime.IsZero()
+	ji.notYet = c.eligibleIn(j)
 }
 
 // staticJobInfo derives what depends only on the job's request, its hints

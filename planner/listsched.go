@@ -60,6 +60,10 @@ func (c *cycle) admitFixed(pl *planned, blocked *bool) {
 		pl.reasons = append([]Reason{ReasonNoShapeFits}, pl.reasons...)
 		return
 	}
+	if ji.notYet > 0 { // Slurm does not consider it yet: it neither starts nor blocks
+		pl.reasons = append([]Reason{ReasonBeginTime}, pl.reasons...)
+		return
+	}
 	if *blocked {
 		pl.reasons = append([]Reason{ReasonWaitOrder}, pl.reasons...)
 		return

@@ -69,7 +69,7 @@ func (c *cycle) optimusIsland(isl *island) []*planned {
 		}
 	}
 	for _, oj := range jobs { // minimum allocations, running jobs and oldest first
-		if len(oj.grid) > 0 && oj.grid[0] <= budget {
+		if len(oj.grid) > 0 && oj.grid[0] <= budget && oj.ji.notYet == 0 {
 			oj.at, budget = 0, budget-oj.grid[0]
 		}
 	}
@@ -194,7 +194,11 @@ func (c *cycle) optimusDecisions(isl *island, jobs []*optJob) []*planned {
 			if pl.dur == 0 {
 				pl.dur, _ = c.durationAt(ji, max(1, pl.w), max(1, pl.p))
 			}
-			pl.reasons = append([]Reason{ReasonWaitResources}, sizeReasons(ji, pl.w)...)
+			r := ReasonWaitResources
+			if ji.notYet > 0 {
+				r = ReasonBeginTime
+			}
+			pl.reasons = append([]Reason{r}, sizeReasons(ji, pl.w)...)
 		}
 	}
 	return out

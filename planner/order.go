@@ -76,9 +76,6 @@ func (c *cycle) keepDecision(ji *jobInfo) *planned {
 		pl.detail = fmt.Sprintf("partition %q is not in the snapshot", ji.job.Partition)
 	case ji.req == 0:
 		pl.reasons = []Reason{ReasonNoGPUs}
-	case c.notEligible(ji.job):
-		pl.reasons = []Reason{ReasonBeginTime}
-		pl.detail = "begin time " + ji.job.BeginTime.UTC().Format(time.RFC3339)
 	case ji.hintErr != nil:
 		pl.reasons = []Reason{ReasonHintInvalid}
 		pl.detail = ji.hintErr.Error()
@@ -391,6 +388,11 @@ func (c *cycle) predictStarts(ranked []*planned) {
 		}
 		s.free -= pl.w
 		s.last = t
+		// A job Slurm does not consider yet starts no earlier than that
+		// (its GPUs are counted from t on: an estimate, as everywhere here).
+		if nb := c.s.Now.Add(pl.ji.notYet); nb.After(t) {
+			t = nb
+		}
 		pl.predStart, pl.hasStart = t, true
 		s.ev.push(gpuEvent{at: t.Add(pl.dur), gpus: pl.w})
 	}

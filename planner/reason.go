@@ -76,8 +76,9 @@ const (
 	// starts it later; Decision.NotBefore (written as its begin time) keeps
 	// Slurm from starting it before then.
 	ReasonDeferred Reason = "deferred"
-	// ReasonBeginTime: the job's user set a begin time (sbatch --begin)
-	// that has not come yet; the job is planned from then on.
+	// ReasonBeginTime: Slurm does not consider the job yet (its begin time
+	// has not come, or it waits on a dependency); it is sized and ranked
+	// for when it may start, never started or deferred before.
 	ReasonBeginTime Reason = "begin_time"
 	// ReasonCapped: a site limit cut the hint's weight or GPU range
 	// (Decision.Detail says which).
@@ -122,7 +123,7 @@ var reasonText = map[Reason]string{
 	ReasonHetJob:            "the job is a heterogeneous job component, which Strata leaves to Slurm",
 	ReasonUnreadable:        "part of the job's Slurm record could not be read (the detail says what), so Strata leaves the job untouched",
 	ReasonCapped:            "a site limit cut the weight or GPU range the hint asks for (the detail says which)",
-	ReasonBeginTime:         "the job's begin time (sbatch --begin) has not come yet; Strata plans it from then on",
+	ReasonBeginTime:         "Slurm does not consider the job yet (its begin time has not come, or it waits on a dependency); Strata sizes and ranks it for when it may start",
 	ReasonDeferred:          "the job could start now, but the plan starts it later so that jobs ranked ahead of it are not delayed; Strata sets its begin time so that Slurm waits too",
 }
 

@@ -85,11 +85,12 @@ func (p *SMD) planIsland(c *cycle, isl *island) []*planned {
 		}
 	}
 	s.reserveForAged(items)
-	m := s.knapsack(items)
+	now := startable(items)
+	m := s.knapsack(now)
 	choice, _ := m.solve()
 	if p.ratio {
 		den := make([]float64, len(m.cost))
-		for i, it := range items {
+		for i, it := range now {
 			for k, o := range it.opts {
 				den[m.first[i]+k] = float64(o.w * max(1, o.p))
 			}
@@ -98,10 +99,30 @@ func (p *SMD) planIsland(c *cycle, isl *island) []*planned {
 			choice = x
 		}
 	}
-	c.resizeRunning(items, m, choice)
-	s.admit(items, m, choice)
-	s.backfill(items)
+	c.resizeRunning(now, m, choice)
+	s.admit(now, m, choice)
+	s.backfill(now)
 	s.scheduleWaiting(items)
+	return out
+}
+
+// startable are the items Slurm may start now: all but pending jobs whose
+// begin time has not come or that wait on a dependency (they are sized and
+// ranked by scheduleWaiting only).
+func startable(items []*smdItem) []*smdItem {
+	out := items
+	for k, it := range items {
+		if it.pl.ji.notYet > 0 {
+			out = make([]*smdItem, 0, len(items))
+			out = append(out, items[:k]...)
+			for _, it := range items[k:] {
+				if it.pl.ji.notYet == 0 {
+					out = append(out, it)
+				}
+			}
+			return out
+		}
+	}
 	return out
 }
 

@@ -197,16 +197,21 @@ func TestResizesElasticRunningJob(t *testing.T) {
 	}
 }
 
-// A job its user asked to start later is left to Slurm until then, under
-// every policy; once its begin time has come it is planned like any other.
+// A job Slurm does not consider yet (its begin time has not come) is sized
+// and ranked, but no policy starts or defers it before then; once its
+// begin time has come it is planned like any other.
 func TestBeginTimeJobsWait(t *testing.T) {
 	build := func(begin time.Time) *planner.Snapshot {
 		return pt.Cluster("begin", t0).Partition("gpu", true).Nodes("n", 1, 4, 64, 512<<10, "gpu", "").
 			Pending(1, 2, "strata: model=cifar10 batch=2048 iters=3338 gpus=1-4", func(j *planner.Job) { j.BeginTime = begin }).Build()
 	}
 	for _, policy := range planner.PolicyNames() {
-		if d := plan(t, policy, planner.Options{}, build(t0.Add(time.Hour)))[1]; d.Action != planner.ActionKeep || d.Reasons[0] != planner.ReasonBeginTime || d.Start {
-			t.Errorf("%s: future begin time: %+v, want keep/begin_time", policy, d)
+		d := plan(t, policy, planner.Options{}, build(t0.Add(time.Hour)))[1]
+		if d.Action != planner.ActionUpdate || d.Reasons[0] != planner.ReasonBeginTime || d.Start || !d.NotBefore.IsZero() {
+			t.Errorf("%s: future begin time: %+v, want a waiting update (begin_time), no deferral", policy, d)
+		}
+		if !d.PredictedStart.IsZero() && d.PredictedStart.Before(t0.Add(time.Hour)) {
+			t.Errorf("%s: predicted start %v before the begin time", policy, d.PredictedStart)
 		}
 		if d := plan(t, policy, planner.Options{}, build(t0.Add(-time.Minute)))[1]; d.Action != planner.ActionUpdate || !d.Start {
 			t.Errorf("%s: past begin time: %+v, want a start", policy, d)

@@ -137,8 +137,8 @@ type waitChoice struct {
 func (s *smdIsland) scheduleOne(it *smdItem, prof *gpuProfile, order int) {
 	ji := it.pl.ji
 	bbWait := ji.bbPool >= 0 && s.bbFree[ji.bbPool] < ji.bb
-	from := 0.0
-	if bbWait && len(prof.at) > 1 {
+	from := ji.notYet.Seconds() // Slurm does not consider the job before then
+	if bbWait && from == 0 && len(prof.at) > 1 {
 		from = prof.at[1] // the pool's releases are not modelled: not now
 	}
 	for {
@@ -213,7 +213,10 @@ func (s *smdIsland) wait(it *smdItem, o option, t float64, order int, known bool
 		pl.predStart, pl.hasStart, pl.scheduled = s.s.Now.Add(seconds(t)), true, true
 	}
 	r := ReasonWaitResources
-	if ji.bbPool >= 0 && s.bbFree[ji.bbPool] < ji.bb {
+	switch {
+	case ji.notYet > 0:
+		r = ReasonBeginTime
+	case ji.bbPool >= 0 && s.bbFree[ji.bbPool] < ji.bb:
 		r = ReasonBurstBufferFull
 	}
 	pl.reasons = append(append([]Reason{r}, sizeReasons(ji, o.w)...), o.durReason)

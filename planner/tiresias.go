@@ -67,7 +67,7 @@ func (p *Tiresias) planIsland(c *cycle, isl *island) []*planned {
 			out = append(out, pl)
 			continue
 		}
-		fits := n <= budget
+		fits := n <= budget && ji.notYet == 0 // Slurm does not consider a job before its begin time
 		if fits {
 			budget -= n
 		}
@@ -84,9 +84,12 @@ func (p *Tiresias) planIsland(c *cycle, isl *island) []*planned {
 		pl := c.newPlanned(ji)
 		pl.dur, pl.key = d, float64(k)
 		pl.reasons = append(sizeReasons(ji, ji.size), r)
-		if fits {
+		switch {
+		case fits:
 			starts = append(starts, pl)
-		} else {
+		case ji.notYet > 0:
+			pl.reasons = append([]Reason{ReasonBeginTime}, pl.reasons...)
+		default:
 			pl.reasons = append([]Reason{ReasonWaitResources}, pl.reasons...)
 		}
 		out = append(out, pl)
