@@ -1,0 +1,198 @@
+// Package history predicts how long a job runs from the jobs that ran
+// before it, with the naive estimator of Helios' QSSF (Hu et al., SC'21,
+// "Characterization and Prediction of Deep Learning Workloads in
+// Large-Scale GPU Datacenters"; artifact S-Lab-System-Group/HeliosArtifact):
+// jobs with a similar name (difflib ratio ≥ 0.6, at most two names), the
+// same user first, the same GPU count when there are such jobs; else the
+// user's mean; else the mean of everyone. It learns online: Add each job as
+// it finishes. It is pure and deterministic, like the planner; an
+// Estimator serves one goroutine at a time.
+package history
+
+import (
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/strata-hpc/strata/planner"
+)
+
+// Record is one finished job.
+type Record struct {
+	User      string
+	Name      string
+	Partition string
+	GPUs      int
+	// Duration is the job's run time (end − start).
+	Duration time.Duration
+}
+
+// Match names what a prediction was based on (for explain and reports).
+type Match string
+
+// Matches, from the most to the least specific.
+const (
+	MatchName   Match = "name"      // similar names (the user's own when there are)
+	MatchUser   Match = "user_mean" // the user's mean duration
+	MatchGlobal Match = "global"    // the mean of every job seen
+	MatchNone   Match = ""          // no history at all
+)
+
+// Estimator is the history and the predictor over it.
+type Estimator struct {
+	// MinSimilarity is the name similarity a match needs; default 0.6.
+	MinSimilarity float64
+	// MaxNames is how many similar names are used; default 2.
+	MaxNames int
+
+	byName map[string][]Record // by exact name
+	names  []string            // distinct names, sorted
+	users  map[string]*mean
+	all    mean
+	// similar caches the similar names found for a name; reset by Add.
+	similar map[string][]string
+}
+
+type mean struct {
+	sum time.Duration
+	n   int
+}
+
+func (m *mean) add(d time.Duration) { m.sum += d; m.n++ }
+func (m mean) value() time.Duration {
+	if m.n == 0 {
+		return 0
+	}
+	return m.sum / time.Duration(m.n)
+}
+
+// New returns an empty estimator with Helios' parameters.
+func New() *Estimator {
+	return &Estimator{MinSimilarity: 0.6, MaxNames: 2, byName: map[string][]Record{},
+		users: map[string]*mean{}, similar: map[string][]string{}}
+}
+
+// Add records a finished job. Jobs without a positive duration are
+// ignored (cancelled before they ran).
+func (e *Estimator) Add(r Record) {
+	if r.Duration <= 0 {
+		return
+	}
+	if _, ok := e.byName[r.Name]; !ok {
+		i, _ := slices.BinarySearch(e.names, r.Name)
+		e.names = slices.Insert(e.names, i, r.Name)
+		clear(e.similar)
+	}
+	e.byName[r.Name] = append(e.byName[r.Name], r)
+	u := e.users[r.User]
+	if u == nil {
+		u = &mean{}
+		e.users[r.User] = u
+	}
+	u.add(r.Duration)
+	e.all.add(r.Duration)
+}
+
+// Len is the number of records.
+func (e *Estimator) Len() int { return e.all.n }
+
+// Estimate predicts the run time of a job of user on gpus GPUs named name,
+// and says what it is based on (MatchNone and 0 without history).
+func (e *Estimator) Estimate(user, name string, gpus int) (time.Duration, Match) {
+	if names := e.similarNames(name); len(names) > 0 {
+		var sel []Record
+		for _, n := range names {
+			for _, r := range e.byName[n] {
+				if r.User == user {
+					sel = append(sel, r)
+				}
+			}
+		}
+		if len(sel) == 0 { // the user has none: everyone's jobs of those names
+			for _, n := range names {
+				sel = append(sel, e.byName[n]...)
+			}
+		}
+		if same := sameGPUs(sel, gpus); len(same) > 0 {
+			sel = same
+		}
+		var m mean
+		for _, r := range sel {
+			m.add(r.Duration)
+		}
+		return m.value(), MatchName
+	}
+	if u := e.users[user]; u != nil && u.n > 0 {
+		return u.value(), MatchUser
+	}
+	if e.all.n > 0 {
+		return e.all.value(), MatchGlobal
+	}
+	return 0, MatchNone
+}
+
+// similarNames is Helios' name match: the exact name if it was seen, else
+// up to MaxNames names whose similarity is at least MinSimilarity, the most
+// similar first (ties by name).
+func (e *Estimator) similarNames(name string) []string {
+	if name == "" {
+		return nil
+	}
+	if _, ok := e.byName[name]; ok {
+		return []string{name}
+	}
+	if s, ok := e.similar[name]; ok {
+		return s
+	}
+	type cand struct {
+		name string
+		r    float64
+	}
+	var cs []cand
+	for _, n := range e.names {
+		if r, ok := atLeast(name, n, e.MinSimilarity); ok {
+			cs = append(cs, cand{n, r})
+		}
+	}
+	sort.SliceStable(cs, func(a, b int) bool { return cs[a].r > cs[b].r })
+	out := make([]string, 0, e.MaxNames)
+	for _, c := range cs {
+		if len(out) == e.MaxNames {
+			break
+		}
+		out = append(out, c.name)
+	}
+	e.similar[name] = out
+	return out
+}
+
+func sameGPUs(rs []Record, gpus int) []Record {
+	var out []Record
+	for _, r := range rs {
+		if r.GPUs == gpus {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Predictor adapts the estimator to planner.Predictor: the history's
+// estimate for the job's user, name and GPU count (the count asked about;
+// history does not know how a job scales, so other counts get the same
+// duration scaled by requested/gpus, as the simulator's linear truth does).
+// Jobs of users with no history at all get no prediction (the planner then
+// uses the time limit).
+func (e *Estimator) Predictor() planner.Predictor {
+	return planner.PredictorFunc(func(j *planner.Job, gpus int) (time.Duration, bool) {
+		req := j.GPUs()
+		d, m := e.Estimate(j.User, strings.TrimSpace(j.Name), req)
+		if m == MatchNone || d <= 0 {
+			return 0, false
+		}
+		if gpus > 0 && req > 0 && gpus != req {
+			d = time.Duration(float64(d) * float64(req) / float64(gpus))
+		}
+		return d, true
+	})
+}
