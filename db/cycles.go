@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // Cycle is one plan cycle of `strata run` (or `strata plan`) as kept in the
@@ -45,20 +46,6 @@ type CycleInputs struct {
 	FreeGPUs    int `json:"free_gpus"`
 }
 
-// Decision outcomes recorded besides slurm.Outcome values ("applied",
-// "dry-run", "unchanged", "skipped-not-pending", "skipped-gone", "refused",
-// "failed").
-const (
-	// OutcomeKept: the planner's action was keep; nothing to write.
-	OutcomeKept = "kept"
-	// OutcomeHeld: a daemon guard (limit, hysteresis, cap) held the write
-	// back; Guard says which.
-	OutcomeHeld = "held"
-	// OutcomeNotSent: the cycle ended (shutdown, lost lock) before the
-	// decision was applied.
-	OutcomeNotSent = "not-sent"
-)
-
 // CycleDecision is the planner's decision for one job in one cycle, with
 // what the daemon did with it.
 type CycleDecision struct {
@@ -70,12 +57,10 @@ type CycleDecision struct {
 	State         planner.JobState `json:"state"`
 	RequestedGPUs int              `json:"requested_gpus"`
 	CurPriority   int64            `json:"cur_priority"`
-	// Outcome is a slurm.Outcome value or one of the Outcome* constants.
-	Outcome string `json:"outcome"`
-	// Guard names the daemon rule that held or trimmed the write:
-	// cycle_limit, job_cap, hysteresis_priority, hysteresis_gpus,
-	// rewrite_opt_out, not_pending ("" when none).
-	Guard string `json:"guard,omitempty"`
+	// Outcome is what became of the decision (written, held, kept, ...).
+	Outcome guard.Outcome `json:"outcome"`
+	// Guard names the rule that held or trimmed the write ("" when none).
+	Guard guard.Name `json:"guard,omitempty"`
 	// Body is the JSON update sent to slurmrestd (or, in shadow mode, that
 	// enforce mode would have sent).
 	Body string `json:"body,omitempty"`

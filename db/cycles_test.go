@@ -11,9 +11,10 @@ import (
 	"github.com/strata-hpc/strata/db"
 	"github.com/strata-hpc/strata/db/dbtest"
 	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/slurm/guard"
 )
 
-func testCycle(cluster string, at time.Time, outcomes map[int64]string) *db.Cycle {
+func testCycle(cluster string, at time.Time, outcomes map[int64]guard.Outcome) *db.Cycle {
 	c := &db.Cycle{Cluster: cluster, SnapshotID: cluster + "-snap", Policy: "smd", Enforce: true,
 		StartedAt: at, Duration: 42 * time.Millisecond,
 		Inputs: db.CycleInputs{PendingJobs: 3, RunningJobs: 1, InScope: 2, Nodes: 2, UsableNodes: 2, TotalGPUs: 8, FreeGPUs: 4}}
@@ -45,7 +46,7 @@ func TestSaveCycleRoundTripAndCounts(t *testing.T) {
 	if _, err := st.LatestCycle(ctx, ""); !errors.Is(err, db.ErrNotFound) {
 		t.Fatalf("LatestCycle on an empty trail: %v, want ErrNotFound", err)
 	}
-	c1 := testCycle("c1", at, map[int64]string{7: "applied", 8: "dry-run"})
+	c1 := testCycle("c1", at, map[int64]guard.Outcome{7: guard.Applied, 8: guard.DryRun})
 	id, err := st.ReserveCycleID(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -57,11 +58,11 @@ func TestSaveCycleRoundTripAndCounts(t *testing.T) {
 	if err := st.SaveCycle(ctx, c1); err != nil { // a retried save is harmless
 		t.Fatalf("second save of the same cycle: %v", err)
 	}
-	c2 := testCycle("c1", at.Add(time.Minute), map[int64]string{7: "applied"})
+	c2 := testCycle("c1", at.Add(time.Minute), map[int64]guard.Outcome{7: guard.Applied})
 	if err := st.SaveCycle(ctx, c2); err != nil || c2.ID <= c1.ID {
 		t.Fatalf("save without ID: id %d, err %v", c2.ID, err)
 	}
-	other := testCycle("c2", at, map[int64]string{8: "applied"})
+	other := testCycle("c2", at, map[int64]guard.Outcome{8: guard.Applied})
 	if err := st.SaveCycle(ctx, other); err != nil {
 		t.Fatal(err)
 	}

@@ -102,6 +102,11 @@ type Job struct {
 	// leaves the job alone until then. Zero when none is set, and when the
 	// begin time is one Strata wrote itself (Decision.NotBefore).
 	BeginTime time.Time `json:"begin_time,omitzero"`
+	// DeferredUntil is the begin time Strata itself wrote on the job
+	// (Decision.NotBefore) while it is in effect; zero when none. The
+	// planner ignores it (it replans every cycle); the writer compares
+	// against it.
+	DeferredUntil time.Time `json:"deferred_until,omitzero"`
 	Priority  int64     `json:"priority"`
 
 	// GPU request: GPUsPerNode × Nodes when requested per node

@@ -4,36 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"time"
 
 	"github.com/strata-hpc/strata/planner"
-)
-
-// Outcome is what Apply did with one decision.
-type Outcome string
-
-// Apply outcomes.
-const (
-	// Applied: the update was written and read back unchanged.
-	Applied Outcome = "applied"
-	// DryRun: the update was computed (Body) but not sent.
-	DryRun Outcome = "dry-run"
-	// Unchanged: the job already matches the decision; nothing to send.
-	Unchanged Outcome = "unchanged"
-	// SkippedNotPending: the job is no longer pending (running, finished...).
-	SkippedNotPending Outcome = "skipped-not-pending"
-	// SkippedGone: slurmctld no longer knows the job.
-	SkippedGone Outcome = "skipped-gone"
-	// SkippedHeld: the job is held now (priority 0 or a held reason), so a
-	// priority would fail or release it; nothing was sent.
-	SkippedHeld Outcome = "skipped-held"
-	// SkippedOptOut: the job's hint says rewrite=no now (or no longer
-	// parses); nothing was sent.
-	SkippedOptOut Outcome = "skipped-opt-out"
-	// Refused: the GPU shape fits no usable node; nothing was sent.
-	Refused Outcome = "refused"
-	// Failed: slurmrestd rejected the write, or the read-back differs.
-	Failed Outcome = "failed"
+	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // ApplyOptions control Apply.
@@ -46,16 +20,19 @@ type ApplyOptions struct {
 	// Nodes, when set, are the nodes of the snapshot the decisions were
 	// planned from, used for the shape check; nil = read them again.
 	Nodes []planner.Node
+	// Now is the snapshot's time: a begin time Strata set that is still
+	// ahead of it is released when the decision wants none.
+	Now time.Time
 }
 
 // ApplyResult is the outcome for one job. Body is the JSON request body
 // sent (or, in dry-run, that would be sent).
 type ApplyResult struct {
-	JobID   int64   `json:"job_id"`
-	Outcome Outcome `json:"outcome"`
-	Body    string  `json:"body,omitempty"`
-	Detail  string  `json:"detail,omitempty"`
-	Err     error   `json:"-"`
+	JobID   int64         `json:"job_id"`
+	Outcome guard.Outcome `json:"outcome"`
+	Body    string        `json:"body,omitempty"`
+	Detail  string        `json:"detail,omitempty"`
+	Err     error         `json:"-"`
 }
 
 // ApplyReport lists one result per ActionUpdate decision, in input order.
@@ -65,7 +42,7 @@ type ApplyReport struct {
 }
 
 // Count is the number of results with outcome o.
-func (r ApplyReport) Count(o Outcome) int {
+func (r ApplyReport) Count(o guard.Outcome) int {
 	n := 0
 	for _, x := range r.Results {
 		if x.Outcome == o {
@@ -113,67 +90,52 @@ func (c *Client) applyOne(ctx context.Context, d planner.Decision, nodes []plann
 	cur, err := c.api.job(ctx, d.JobID)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		return skipped(res, SkippedGone, "job no longer known to slurmctld", nil)
+		return skipped(res, guard.SkippedGone, "job no longer known to slurmctld", nil)
 	case err != nil:
-		return skipped(res, Failed, err.Error(), err)
+		return skipped(res, guard.Failed, err.Error(), err)
 	case cur.State != planner.JobPending:
-		return skipped(res, SkippedNotPending, "job is "+string(cur.State), nil)
-	case Held(cur):
-		return skipped(res, SkippedHeld, "job is held ("+cur.Reason+"); a new priority would fail or release it", nil)
-	case optedOut(cur):
-		return skipped(res, SkippedOptOut, "the job's hint now says rewrite=no (or no longer parses)", nil)
+		return skipped(res, guard.SkippedNotPending, "job is "+string(cur.State), nil)
+	case guard.IsHeld(cur):
+		return skipped(res, guard.SkippedHeld, "job is held ("+cur.Reason+"); a new priority would fail or release it", nil)
+	case guard.OptedOut(cur):
+		return skipped(res, guard.SkippedOptOut, "the job's hint now says rewrite=no (or no longer parses)", nil)
 	case cur.ArrayJobID != 0 || cur.HetJobID != 0:
-		return skipped(res, Refused, "job array or heterogeneous job: one write would change every task or component", nil)
+		return skipped(res, guard.Refused, "job array or heterogeneous job: one write would change every task or component", nil)
 	}
-	u, changed := jobUpdateFor(cur, d, opts.Cycle)
+	u, changed := jobUpdateFor(cur, d, opts.Cycle, opts.Now)
 	if d.GPUsPerNode > 0 {
 		if why := shapeFits(d, cur.GPUType, nodes); why != "" {
-			return skipped(res, Refused, why, nil)
+			return skipped(res, guard.Refused, why, nil)
 		}
 	}
 	if !changed {
-		return skipped(res, Unchanged, "job already matches the decision", nil)
+		return skipped(res, guard.Unchanged, "job already matches the decision", nil)
 	}
 	body, err := c.api.updateBody(u)
 	if err != nil {
-		return skipped(res, Failed, err.Error(), err)
+		return skipped(res, guard.Failed, err.Error(), err)
 	}
 	res.Body = string(body)
 	if opts.DryRun {
-		return skipped(res, DryRun, "not sent (dry run)", nil)
+		return skipped(res, guard.DryRun, "not sent (dry run)", nil)
 	}
 	if err := c.api.updateJob(ctx, d.JobID, u); err != nil {
 		if errors.Is(err, ErrNotPending) {
-			return skipped(res, SkippedNotPending, err.Error(), nil)
+			return skipped(res, guard.SkippedNotPending, err.Error(), nil)
 		}
 		if errors.Is(err, ErrNotFound) {
-			return skipped(res, SkippedGone, err.Error(), nil)
+			return skipped(res, guard.SkippedGone, err.Error(), nil)
 		}
-		return skipped(res, Failed, err.Error(), err)
+		return skipped(res, guard.Failed, err.Error(), err)
 	}
 	if err := c.verify(ctx, d.JobID, u); err != nil {
-		return skipped(res, Failed, err.Error(), err)
+		return skipped(res, guard.Failed, err.Error(), err)
 	}
-	res.Outcome = Applied
+	res.Outcome = guard.Applied
 	return res
 }
 
-// Held reports a pending job Slurm holds: priority 0 (every hold, a
-// BadConstraints or launch-failure hold) or a held state reason
-// (JobHeldUser, JobHeldAdmin, JobHoldMaxRequeue, ...). Setting a priority on
-// it fails (error 2042) or, sent with a release, releases it.
-func Held(j planner.Job) bool {
-	return j.State == planner.JobPending && (j.Priority == 0 || strings.HasPrefix(j.Reason, "JobHeld") || strings.HasPrefix(j.Reason, "JobHold"))
-}
-
-// optedOut reports a job whose hint says rewrite=no or does not parse: the
-// planner leaves such jobs alone, and a write must too.
-func optedOut(j planner.Job) bool {
-	h, ok, err := planner.ParseHints(j.Comment)
-	return ok && (err != nil || h.NoRewrite)
-}
-
-func skipped(r ApplyResult, o Outcome, detail string, err error) ApplyResult {
+func skipped(r ApplyResult, o guard.Outcome, detail string, err error) ApplyResult {
 	r.Outcome, r.Detail, r.Err = o, detail, err
 	return r
 }

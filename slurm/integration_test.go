@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/slurm"
+	"github.com/strata-hpc/strata/slurm/guard"
 	"github.com/strata-hpc/strata/slurm/slurmtest"
 )
 
@@ -112,14 +114,14 @@ func TestIntegrationApplyChangesPendingJob(t *testing.T) {
 	}
 	// Dry run first: same path, nothing changes.
 	rep, err := c.Apply(context.Background(), ds, slurm.ApplyOptions{DryRun: true, Cycle: 42})
-	if err != nil || rep.Count(slurm.DryRun) != 3 {
+	if err != nil || rep.Count(guard.DryRun) != 3 {
 		t.Fatalf("dry run = %+v, %v", rep.Results, err)
 	}
 	if got := cl.ShowJob(t, one)["TresPerNode"]; got != "gres/gpu:2" {
 		t.Fatalf("dry run changed job %d: TresPerNode=%s", one, got)
 	}
 	rep, err = c.Apply(context.Background(), ds, slurm.ApplyOptions{Cycle: 42})
-	if err != nil || rep.Count(slurm.Applied) != 3 {
+	if err != nil || rep.Count(guard.Applied) != 3 {
 		t.Fatalf("Apply = %+v, %v; want 3 applied", rep.Results, err)
 	}
 	tests := []struct {
@@ -165,7 +167,7 @@ func TestIntegrationFinishedJobIsSkipped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := rep.Results[0].Outcome; o != slurm.SkippedNotPending && o != slurm.SkippedGone {
+	if o := rep.Results[0].Outcome; o != guard.SkippedNotPending && o != guard.SkippedGone {
 		t.Fatalf("outcome = %s (%s), want skipped", o, rep.Results[0].Detail)
 	}
 	if p := cl.ShowJob(t, id)["Priority"]; p == "5000" {
@@ -189,7 +191,7 @@ func TestIntegrationTokenWithoutOperatorRights(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := rep.Results[0]
-	if r.Outcome != slurm.Failed || !errors.Is(r.Err, slurm.ErrPermission) {
+	if r.Outcome != guard.Failed || !errors.Is(r.Err, slurm.ErrPermission) {
 		t.Fatalf("result = %+v, want failed with ErrPermission", r)
 	}
 	for _, s := range []string{"2002", "permission denied"} {
@@ -202,10 +204,19 @@ func TestIntegrationTokenWithoutOperatorRights(t *testing.T) {
 	}
 }
 
+// The real slurmrestd behind a proxy the test takes down and brings back
+// (stopping the shared slurmrestd would break the tests of other packages
+// that run at the same time).
 func TestIntegrationRESTStoppedMidRun(t *testing.T) {
 	cl, _ := integration(t)
+	u, err := url.Parse(cl.Config.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := slurmtest.NewProxy(t, u.Host)
 	newClient := func(retries int, backoff time.Duration) *slurm.Client {
 		cfg := cl.Config
+		cfg.URL = proxy.URL
 		cfg.Retries, cfg.RetryBackoff, cfg.Timeout = retries, backoff, 5*time.Second
 		c, err := slurm.New(context.Background(), cfg, zerolog.Nop())
 		if err != nil {
@@ -214,8 +225,8 @@ func TestIntegrationRESTStoppedMidRun(t *testing.T) {
 		return c
 	}
 	quick, patient := newClient(2, 100*time.Millisecond), newClient(8, 500*time.Millisecond)
-	cl.StopREST(t) // restarted by Cleanup whatever happens
-	_, err := quick.Snapshot(context.Background())
+	proxy.Down()
+	_, err = quick.Snapshot(context.Background())
 	if !errors.Is(err, slurm.ErrUnavailable) || !strings.Contains(err.Error(), "after 3 attempts") ||
 		!strings.Contains(err.Error(), "connection refused") {
 		t.Fatalf("Snapshot with slurmrestd down: err = %v, want ErrUnavailable after 3 attempts", err)
@@ -225,7 +236,7 @@ func TestIntegrationRESTStoppedMidRun(t *testing.T) {
 	go func() {
 		defer close(restarted)
 		time.Sleep(time.Second)
-		cl.StartREST(t)
+		proxy.Up()
 	}()
 	s, err := patient.Snapshot(context.Background())
 	<-restarted

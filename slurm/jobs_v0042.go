@@ -10,6 +10,7 @@ import (
 
 	"github.com/strata-hpc/strata/burstbuffer"
 	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 func (v *v0042) jobs(ctx context.Context) ([]planner.Job, string, error) {
@@ -95,7 +96,13 @@ func jobFromV0042(in *jobWireV0042) planner.Job {
 		j.StartTime = unixSeconds(in.StartTime)
 	}
 	if b := unixSeconds(in.EligibleTime); j.State == planner.JobPending && b.After(j.SubmitTime) {
-		j.BeginTime = b // sbatch --begin, a requeue delay, or a begin time Strata wrote
+		// sbatch --begin, a requeue delay, or a begin time Strata wrote: the
+		// admin comment's defer= tells Strata's own apart.
+		if w, ok := guard.ParseAdminComment(j.AdminComment); ok && w.Defer.Equal(b) {
+			j.DeferredUntil = b
+		} else {
+			j.BeginTime = b
+		}
 	}
 	if m, ok := in.TimeLimit.value(); ok {
 		j.TimeLimit = time.Duration(m) * time.Minute

@@ -15,6 +15,7 @@ import (
 
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/slurm"
+	"github.com/strata-hpc/strata/slurm/guard"
 	"github.com/strata-hpc/strata/slurm/slurmtest"
 )
 
@@ -106,11 +107,11 @@ func TestApplyDryRunSendsNothing(t *testing.T) {
 	}
 	want := []slurm.ApplyResult{
 		// Job 4's hint does not parse: left untouched, as the planner does.
-		{JobID: 4, Outcome: slurm.SkippedOptOut},
-		{JobID: 5, Outcome: slurm.DryRun, Body: `{"admin_comment":"strata: workers=2 ps=0 rank=2 cycle=7","priority":{"number":100010,"set":true},"tres_per_job":"gres/gpu:2"}`},
-		{JobID: 1, Outcome: slurm.SkippedNotPending},
-		{JobID: 99, Outcome: slurm.SkippedGone},
-		{JobID: 3, Outcome: slurm.Refused},
+		{JobID: 4, Outcome: guard.SkippedOptOut},
+		{JobID: 5, Outcome: guard.DryRun, Body: `{"admin_comment":"strata: workers=2 ps=0 rank=2 cycle=7","priority":{"number":100010,"set":true},"tres_per_job":"gres/gpu:2"}`},
+		{JobID: 1, Outcome: guard.SkippedNotPending},
+		{JobID: 99, Outcome: guard.SkippedGone},
+		{JobID: 3, Outcome: guard.Refused},
 	}
 	if diff := cmp.Diff(want, rep.Results, cmpopts.IgnoreFields(slurm.ApplyResult{}, "Detail", "Err")); diff != "" {
 		t.Errorf("dry-run results (-want +got):\n%s", diff)
@@ -126,12 +127,12 @@ func TestApplyWritesAndVerifies(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Apply: %v", err)
 	}
-	got := map[int64]slurm.Outcome{}
+	got := map[int64]guard.Outcome{}
 	for _, r := range rep.Results {
 		got[r.JobID] = r.Outcome
 	}
-	want := map[int64]slurm.Outcome{4: slurm.SkippedOptOut, 5: slurm.Applied, 1: slurm.SkippedNotPending,
-		99: slurm.SkippedGone, 3: slurm.Refused}
+	want := map[int64]guard.Outcome{4: guard.SkippedOptOut, 5: guard.Applied, 1: guard.SkippedNotPending,
+		99: guard.SkippedGone, 3: guard.Refused}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("outcomes (-want +got):\n%s", diff)
 	}
@@ -140,7 +141,7 @@ func TestApplyWritesAndVerifies(t *testing.T) {
 	}
 	// A second identical cycle changes nothing.
 	rep, _ = c.Apply(context.Background(), decisions()[:2], slurm.ApplyOptions{Cycle: 8})
-	if rep.Count(slurm.Unchanged) != 1 || rep.Count(slurm.SkippedOptOut) != 1 {
+	if rep.Count(guard.Unchanged) != 1 || rep.Count(guard.SkippedOptOut) != 1 {
 		t.Errorf("second apply: %+v, want 1 unchanged, 1 skipped-opt-out", rep.Results)
 	}
 }
@@ -149,12 +150,12 @@ func TestApplyRaceJobStartedAfterReRead(t *testing.T) {
 	srv, c := recorded(t)
 	srv.SetJobState(4, "RUNNING")
 	rep, err := c.Apply(context.Background(), decisions()[:1], slurm.ApplyOptions{})
-	if err != nil || rep.Count(slurm.SkippedNotPending) != 1 {
+	if err != nil || rep.Count(guard.SkippedNotPending) != 1 {
 		t.Fatalf("Apply = %+v, %v; want skipped-not-pending", rep, err)
 	}
 	srv.RemoveJob(4)
 	rep, _ = c.Apply(context.Background(), decisions()[:1], slurm.ApplyOptions{})
-	if rep.Count(slurm.SkippedGone) != 1 {
+	if rep.Count(guard.SkippedGone) != 1 {
 		t.Fatalf("Apply on a purged job = %+v; want skipped-gone", rep)
 	}
 }

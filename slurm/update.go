@@ -3,37 +3,16 @@ package slurm
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/slurm/guard"
 )
 
-// AdminComment is the strata: segment Apply writes into a job's admin
-// comment for a decision.
-func AdminComment(d planner.Decision, cycle int64) string {
-	return fmt.Sprintf("strata: workers=%d ps=%d rank=%d cycle=%d", d.Workers, d.PS, d.Rank, cycle)
-}
-
-// MergeAdminComment returns the admin comment with Strata's segment set to
-// seg, keeping what other site tools (jobstats, accounting scripts) wrote:
-// text before an existing "strata:" segment is kept, the segment itself is
-// replaced (Strata's segment always ends the comment), and a comment without
-// one gets seg appended after "; ".
-func MergeAdminComment(cur, seg string) string {
-	if i := strings.Index(cur, "strata:"); i >= 0 {
-		cur = cur[:i]
-	}
-	cur = strings.TrimRight(strings.TrimSpace(cur), ";")
-	if cur == "" {
-		return seg
-	}
-	return cur + "; " + seg
-}
-
 // jobUpdateFor computes the update that makes pending job cur match d, and
-// whether anything differs.
-func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64) (JobUpdate, bool) {
+// whether anything differs. now is the snapshot's time (for releasing a
+// begin time Strata set).
+func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64, now time.Time) (JobUpdate, bool) {
 	var u JobUpdate
 	changed := false
 	if d.Priority > 0 && d.Priority != cur.Priority {
@@ -56,7 +35,15 @@ func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64) (JobUpdate, 
 			u.MinimumNodes, u.MaximumNodes, changed = nodes, nodes, true
 		}
 	}
-	if ac := MergeAdminComment(cur.AdminComment, AdminComment(d, cycle)); ac != cur.AdminComment {
+	switch {
+	case !d.NotBefore.IsZero() && !d.NotBefore.Equal(cur.DeferredUntil):
+		u.BeginTime, changed = d.NotBefore.Unix(), true
+	case d.NotBefore.IsZero() && cur.DeferredUntil.After(now):
+		// Release the job Strata deferred: a begin time in the past is "now".
+		u.BeginTime, changed = max(1, cur.SubmitTime.Unix()), true
+	}
+	w := guard.Written{Workers: d.Workers, PS: d.PS, Rank: d.Rank, Cycle: cycle, Defer: d.NotBefore}
+	if ac := guard.MergeAdminComment(cur.AdminComment, w); ac != cur.AdminComment {
 		u.AdminComment, changed = &ac, true
 	}
 	return u, changed
@@ -108,8 +95,12 @@ func (c *Client) verify(ctx context.Context, id int64, u JobUpdate) error {
 		diffs = append(diffs, fmt.Sprintf("nodes %d, want %d", got.Nodes, u.MinimumNodes))
 	}
 	// Slurm moves a begin time in the past to now, never earlier.
-	if b := got.BeginTime.Unix(); u.BeginTime > 0 && b < u.BeginTime && !(got.BeginTime.IsZero() && u.BeginTime <= got.SubmitTime.Unix()) {
-		diffs = append(diffs, fmt.Sprintf("begin time %v, want %v", got.BeginTime, time.Unix(u.BeginTime, 0).UTC()))
+	begin := got.BeginTime // the user's, or (when the admin comment records it) Strata's
+	if got.DeferredUntil.After(begin) {
+		begin = got.DeferredUntil
+	}
+	if b := begin.Unix(); u.BeginTime > 0 && b < u.BeginTime && !(begin.IsZero() && u.BeginTime <= got.SubmitTime.Unix()) {
+		diffs = append(diffs, fmt.Sprintf("begin time %v, want %v", begin, time.Unix(u.BeginTime, 0).UTC()))
 	}
 	if u.AdminComment != nil && got.AdminComment != *u.AdminComment {
 		diffs = append(diffs, fmt.Sprintf("admin comment %q, want %q", got.AdminComment, *u.AdminComment))

@@ -4,9 +4,11 @@ import (
 	"context"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/slurm"
+	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // Apply re-reads every job before it writes: a hold added after the
@@ -47,8 +49,8 @@ func TestIntegrationWriteTimeChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[int64]slurm.Outcome{held: slurm.SkippedHeld, optout: slurm.SkippedOptOut, array: slurm.Refused,
-		het: slurm.Refused, pertask: slurm.Applied}
+	want := map[int64]guard.Outcome{held: guard.SkippedHeld, optout: guard.SkippedOptOut, array: guard.Refused,
+		het: guard.Refused, pertask: guard.Applied}
 	for _, r := range rep.Results {
 		if r.Outcome != want[r.JobID] {
 			t.Errorf("job %d: outcome %s (%s), want %s", r.JobID, r.Outcome, r.Detail, want[r.JobID])
@@ -65,5 +67,55 @@ func TestIntegrationWriteTimeChecks(t *testing.T) {
 	kv := cl.ShowJob(t, pertask)
 	if kv["Priority"] != "88888" || kv["TresPerTask"] != "gres/gpu=1" {
 		t.Errorf("per-task job: priority %s, TresPerTask %s; want the priority written and the GPU request kept", kv["Priority"], kv["TresPerTask"])
+	}
+}
+
+// A begin time Strata writes (Decision.NotBefore) is read back as its own
+// (Job.DeferredUntil, not the user's BeginTime), recorded in the admin
+// comment, and released (begin time = now) when the plan no longer wants it.
+func TestIntegrationDeferAndRelease(t *testing.T) {
+	cl, c := integration(t)
+	// A dependency on a job that waits an hour keeps this one pending
+	// whatever the cluster's load.
+	gate := cl.Sbatch(t, "-J", tag(t)+"-gate", "--gres=gpu:1", "--begin=now+3600", "--wrap=sleep 30")
+	job := cl.Sbatch(t, "-J", tag(t)+"-job", "--gres=gpu:1", "--dependency=afterok:"+strconv.FormatInt(gate, 10),
+		"--comment=strata: gpus=1-2", "--wrap=sleep 30")
+	s, err := c.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	notBefore := s.Now.Add(20 * time.Minute).Truncate(time.Second)
+	d := planner.Decision{JobID: job, Action: planner.ActionUpdate, Workers: 1, GPUsPerNode: 1, NodeCount: 1,
+		Rank: 1, Priority: 90000, NotBefore: notBefore}
+	rep, err := c.Apply(context.Background(), []planner.Decision{d}, slurm.ApplyOptions{Cycle: 5, Nodes: s.Nodes, Now: s.Now})
+	if err != nil || rep.Count(guard.Applied) != 1 {
+		t.Fatalf("defer: %+v, %v", rep.Results, err)
+	}
+	s, err = c.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, _ := findJob(s, job)
+	if !j.DeferredUntil.Equal(notBefore) || !j.BeginTime.IsZero() {
+		t.Errorf("after the deferral: DeferredUntil %v BeginTime %v, want %v and none", j.DeferredUntil, j.BeginTime, notBefore)
+	}
+	if w, ok := guard.ParseAdminComment(j.AdminComment); !ok || !w.Defer.Equal(notBefore) {
+		t.Errorf("admin comment %q does not record the deferral", j.AdminComment)
+	}
+	d.NotBefore = time.Time{}
+	rep, err = c.Apply(context.Background(), []planner.Decision{d}, slurm.ApplyOptions{Cycle: 6, Nodes: s.Nodes, Now: s.Now})
+	if err != nil || rep.Count(guard.Applied) != 1 {
+		t.Fatalf("release: %+v, %v", rep.Results, err)
+	}
+	s, err = c.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, _ = findJob(s, job)
+	if !j.DeferredUntil.IsZero() || j.BeginTime.After(s.Now) {
+		t.Errorf("after the release: DeferredUntil %v BeginTime %v (now %v), want none / not ahead", j.DeferredUntil, j.BeginTime, s.Now)
+	}
+	if w, _ := guard.ParseAdminComment(j.AdminComment); !w.Defer.IsZero() {
+		t.Errorf("admin comment %q still records a deferral", j.AdminComment)
 	}
 }

@@ -3,9 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"net"
-	"net/http"
-	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
@@ -18,6 +15,7 @@ import (
 	"time"
 
 	"github.com/strata-hpc/strata/db/dbtest"
+	"github.com/strata-hpc/strata/slurm/slurmtest"
 )
 
 // daemonProc is a `strata run` process of the test binary.
@@ -276,67 +274,31 @@ func TestE2EEnvInsideJob(t *testing.T) {
 	}
 }
 
-// switchableProxy forwards to slurmrestd while up; down closes its
-// listener, so clients get "connection refused" as when slurmrestd stops
-// (without stopping the shared test cluster's slurmrestd).
-type switchableProxy struct {
-	addr   string
-	target *url.URL
-	srv    *http.Server
-}
-
-func newSwitchableProxy(t *testing.T, target string) *switchableProxy {
-	t.Helper()
-	u, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &switchableProxy{target: u}
-	p.up(t, "127.0.0.1:0")
-	t.Cleanup(func() { p.down() })
-	return p
-}
-
-func (p *switchableProxy) up(t *testing.T, addr string) {
-	t.Helper()
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.addr = ln.Addr().String()
-	p.srv = &http.Server{Handler: httputil.NewSingleHostReverseProxy(p.target), ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = p.srv.Serve(ln) }()
-}
-
-func (p *switchableProxy) down() {
-	if p.srv != nil {
-		_ = p.srv.Close()
-		p.srv = nil
-	}
-}
-
 // TestE2EBacksOffWhileSlurmrestdIsDown: the daemon starts against a
 // slurmrestd that answers, which then goes away; cycles fail and back off
 // without a crash or a write, and the daemon picks up when it returns.
 func TestE2EBacksOffWhileSlurmrestdIsDown(t *testing.T) {
 	b := newE2EBed(t)
 	bin := buildStrata(t)
-	proxy := newSwitchableProxy(t, b.cl.Config.URL)
-	t.Setenv("SLURM_REST_URL", "http://"+proxy.addr)
+	u, err := url.Parse(b.cl.Config.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := slurmtest.NewProxy(t, u.Host)
+	t.Setenv("SLURM_REST_URL", proxy.URL)
 	hint := "strata: model=resnet50 batch=64 iters=100 gpus=2-3"
 	first := b.submit(t, "restfault-a", "gpu:1", hint)
 	d := startDaemon(t, bin, "run", "--enforce", "--interval", "1s", "--max-backoff", "1s", "--slurm-retries", "-1",
 		"--slurm-timeout", "2s", "--only-job-name-prefix", b.prefix, "--metrics-listen", "")
 	waitAdminComment(t, b, first, true, 30*time.Second)
 
-	addr := proxy.addr
-	proxy.down()
+	proxy.Down()
 	second := b.submit(t, "restfault-b", "gpu:1", hint)
 	d.waitLog(t, "stage=snapshot", 30*time.Second)
 	time.Sleep(2 * time.Second)
 	waitAdminComment(t, b, second, false, 0)
 
-	proxy.up(t, addr)
+	proxy.Up()
 	waitAdminComment(t, b, second, true, 30*time.Second)
 	if err := d.stop(t, syscall.SIGTERM); err != nil {
 		t.Fatalf("daemon after SIGTERM: %v; logs:\n%s", err, d.Logs())

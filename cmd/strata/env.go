@@ -13,7 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/strata-hpc/strata/slurm"
+	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 const (
@@ -45,12 +45,12 @@ func envAction(c *cli.Context) error {
 		return exitError{code: 2, err: errors.New("no job: run inside a Slurm job or pass --job ID")}
 	}
 	log := logger(c)
-	a, ok, source := adminDecision{}, false, "none"
+	a, ok, source := guard.Written{}, false, "none"
 	if s := c.String(flagEnvAdminComment); c.IsSet(flagEnvAdminComment) {
-		a, ok = parseAdminComment(s)
+		a, ok = guard.ParseAdminComment(s)
 		source = "flag"
 	} else if s, err := scontrolAdminComment(c.Context, id); err == nil {
-		a, ok = parseAdminComment(s)
+		a, ok = guard.ParseAdminComment(s)
 		source = "scontrol"
 	} else {
 		log.Debug().Err(err).Msg("scontrol cannot tell")
@@ -81,31 +81,31 @@ func scontrolAdminComment(ctx context.Context, id int64) (string, error) {
 }
 
 // dbAdminDecision is the latest decision written to the job.
-func dbAdminDecision(c *cli.Context, id int64) (adminDecision, bool, error) {
+func dbAdminDecision(c *cli.Context, id int64) (guard.Written, bool, error) {
 	st, err := openDatabase(c, false)
 	if err != nil {
-		return adminDecision{}, false, err
+		return guard.Written{}, false, err
 	}
 	defer st.Close()
 	ds, err := st.DecisionsForJob(c.Context, id, "", 50)
 	if err != nil {
-		return adminDecision{}, false, err
+		return guard.Written{}, false, err
 	}
 	for _, d := range ds {
-		if d.Outcome == string(slurm.Applied) {
-			return adminDecision{Workers: d.Workers, PS: d.PS, Rank: d.Rank, Cycle: d.CycleID}, true, nil
+		if d.Outcome == guard.Applied {
+			return guard.Written{Workers: d.Workers, PS: d.PS, Rank: d.Rank, Cycle: d.CycleID}, true, nil
 		}
 	}
-	return adminDecision{}, false, nil
+	return guard.Written{}, false, nil
 }
 
 // writeEnv prints the exports. Values are integers, so no quoting is needed.
-func writeEnv(w io.Writer, id int64, a adminDecision, ok bool, source string, getenv func(string) string) error {
+func writeEnv(w io.Writer, id int64, a guard.Written, ok bool, source string, getenv func(string) string) error {
 	decided := 0
 	if ok {
 		decided = 1
 	} else {
-		a = adminDecision{Workers: ownGPUs(getenv)}
+		a = guard.Written{Workers: ownGPUs(getenv)}
 	}
 	_, err := fmt.Fprintf(w, "export STRATA_JOB_ID=%d\nexport STRATA_DECIDED=%d\nexport STRATA_WORKERS=%d\n"+
 		"export STRATA_PS=%d\nexport STRATA_RANK=%d\nexport STRATA_CYCLE=%d\n# source: %s\n",

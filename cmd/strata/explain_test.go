@@ -12,6 +12,7 @@ import (
 
 	"github.com/strata-hpc/strata/db"
 	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // memDecisions is a decisionSource over stored rows (newest first).
@@ -37,13 +38,13 @@ func (m memDecisions) LatestCycle(context.Context, string) (db.Cycle, error) {
 	return *m.last, nil
 }
 
-func storedRow(cycle int64, enforce bool, outcome, guard, body string, at time.Time) db.StoredDecision {
+func storedRow(cycle int64, enforce bool, outcome guard.Outcome, gd guard.Name, body string, at time.Time) db.StoredDecision {
 	return db.StoredDecision{CycleID: cycle, Cluster: "c", Policy: "smd", Enforce: enforce, DecidedAt: at,
 		CycleDecision: db.CycleDecision{
 			Decision: planner.Decision{JobID: 7, Action: planner.ActionUpdate, Workers: 4, PS: 1, GPUsPerNode: 4,
 				NodeCount: 1, Rank: 2, Priority: 100010, PredictedStart: at.Add(time.Hour), PredictedEnd: at.Add(2 * time.Hour),
 				Reasons: []planner.Reason{planner.ReasonWaitResources, planner.ReasonAllocationChanged}},
-			User: "alice", Partition: "gpu", JobName: "bert", RequestedGPUs: 2, Outcome: outcome, Guard: guard, Body: body,
+			User: "alice", Partition: "gpu", JobName: "bert", RequestedGPUs: 2, Outcome: outcome, Guard: gd, Body: body,
 			Alternatives: []db.Alternative{{Policy: "fifo", Action: planner.ActionUpdate, Workers: 2, Rank: 5}},
 		}}
 }
@@ -59,7 +60,7 @@ func TestExplainText(t *testing.T) {
 	}{
 		{"enforced", memDecisions{rows: []db.StoredDecision{
 			storedRow(9, true, "applied", "", `{"priority":1}`, at),
-			storedRow(4, true, "held", guardCycleLimit, "", at.Add(-time.Hour))}}, []string{
+			storedRow(4, true, "held", guard.CycleLimit, "", at.Add(-time.Hour))}}, []string{
 			"Job 7 (bert) of user alice in partition gpu, asking 2 GPU(s)",
 			"Decided in cycle 9 at 2026-11-22 09:55:00Z (5m0s ago) by policy smd, enforce mode.",
 			"run with 4 worker GPU(s) as 1 node(s) × 4 GPU(s) and 1 parameter server(s); start order 2 (Slurm priority 100010)",
@@ -73,8 +74,8 @@ func TestExplainText(t *testing.T) {
 		{"shadow", memDecisions{rows: []db.StoredDecision{storedRow(3, false, "dry-run", "", `{"x":1}`, at)}}, []string{
 			"shadow (dry-run) mode", "nothing written (shadow mode)", "in enforce mode Strata would have sent",
 		}, []string{"Earlier decisions"}},
-		{"held by a guard", memDecisions{rows: []db.StoredDecision{storedRow(3, true, "held", guardJobCap, "", at)}}, []string{
-			"held back: " + guardText[guardJobCap],
+		{"held by a guard", memDecisions{rows: []db.StoredDecision{storedRow(3, true, "held", guard.JobCap, "", at)}}, []string{
+			"held back: " + guard.JobCap.Describe(),
 		}, nil},
 		{"unknown job", memDecisions{last: &db.Cycle{ID: 12, Policy: "smd", StartedAt: at, Inputs: db.CycleInputs{PendingJobs: 40}}}, []string{
 			"no recorded decision for job 7", "Last cycle: 12 at 2026-11-22 09:55:00Z (5m0s ago) (shadow (dry-run) mode, policy smd, 40 pending jobs)",
@@ -150,7 +151,7 @@ func TestWriteEnv(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a, ok := parseAdminComment(tt.comment)
+			a, ok := guard.ParseAdminComment(tt.comment)
 			var buf bytes.Buffer
 			if err := writeEnv(&buf, 9, a, ok, "scontrol", func(k string) string { return env[k] }); err != nil {
 				t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/strata-hpc/strata/db"
 	"github.com/strata-hpc/strata/planner"
-	"github.com/strata-hpc/strata/slurm"
+	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // writeExplanation tells the story of one job in words.
@@ -130,18 +130,18 @@ func decisionSummary(d planner.Decision) string {
 
 func outcomeWords(c db.CycleDecision) string {
 	switch c.Outcome {
-	case string(slurm.Applied):
-		return "written to the job (priority, GPU request, admin comment) and read back"
-	case string(slurm.DryRun):
+	case guard.Applied:
+		return "written to the job (priority, GPU request, begin time, admin comment) and read back"
+	case guard.DryRun:
 		return "nothing written (shadow mode)"
-	case string(slurm.Unchanged):
+	case guard.Unchanged:
 		return "nothing to write: the job already matches the decision"
-	case db.OutcomeKept:
+	case guard.Kept:
 		return "nothing to write"
-	case db.OutcomeHeld:
-		return "held back: " + guardText[c.Guard]
+	case guard.Held:
+		return "held back: " + c.Guard.Describe()
 	}
-	s := c.Outcome
+	s := string(c.Outcome)
 	if c.OutcomeDetail != "" {
 		s += ": " + c.OutcomeDetail
 	}
@@ -156,7 +156,7 @@ func otherModeWords(c db.CycleDecision, enforce bool) string {
 		return "in shadow mode the same decision is computed and recorded; nothing would be written either"
 	case c.Body != "":
 		return "in enforce mode Strata would have sent the request body above to slurmrestd"
-	case c.Outcome == db.OutcomeHeld:
+	case c.Outcome == guard.Held:
 		return "in enforce mode the same guard would have held the write back"
 	}
 	return "in enforce mode nothing would have been written either"

@@ -11,95 +11,97 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/daemon"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/slurm"
+	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 const (
-	planFlagPolicy  = "policy"
-	planFlagDryRun  = "dry-run"
-	planFlagEnforce = "enforce"
-	planFlagJSON    = "json"
-	planFlagCycle   = "cycle"
+	planFlagDryRun = "dry-run"
+	planFlagJSON   = "json"
 )
 
 func planCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "plan",
-		Usage: "run one plan cycle: snapshot → policy → apply (shadow by default)",
+		Usage: "run one plan cycle: snapshot → policy → guards → apply (shadow by default)",
 		Description: "Reads the queue, runs the policy once and shows, per job, what Strata decides and why.\n" +
-			"--dry-run (the default) sends nothing and prints the request bodies it would send;\n" +
-			"--enforce rewrites pending jobs (priority, GPU request, admin comment) and verifies them.",
-		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: planFlagPolicy, Value: "fifo", EnvVars: []string{"STRATA_POLICY"},
-				Usage: "planning policy: " + strings.Join(planner.PolicyNames(), ", ")},
-			&cli.BoolFlag{Name: planFlagDryRun, Usage: "shadow mode: compute and show, write nothing (default)"},
-			&cli.BoolFlag{Name: planFlagEnforce, Usage: "write the decisions to pending jobs"},
-			&cli.BoolFlag{Name: planFlagJSON, Usage: "machine-readable JSON (plan and apply report)"},
-			&cli.Int64Flag{Name: planFlagCycle, Usage: "cycle number written in the admin comment"},
-		}, slurmFlags()...),
+			"Shadow mode (the default) sends nothing and prints the request bodies it would send.\n" +
+			"--enforce rewrites pending jobs (priority, GPU request, begin time, admin comment) through the\n" +
+			"same guards and one-writer lock as `strata run --enforce`, so it needs --database-url too\n" +
+			"(the audit trail and the lock). A daemon holding the lock makes it stop (exit 1).",
+		Flags: append(append(append(cycleFlags(),
+			&cli.BoolFlag{Name: planFlagDryRun, Usage: "shadow mode: compute and show, write nothing (the default)"},
+			&cli.BoolFlag{Name: planFlagJSON, Usage: "machine-readable JSON (plan, guard verdicts, apply report)"},
+		), databaseFlags()...), slurmFlags()...),
 		Action: runPlan,
 	}
 }
 
 func runPlan(c *cli.Context) error {
-	if c.Bool(planFlagDryRun) && c.Bool(planFlagEnforce) {
+	if c.Bool(planFlagDryRun) && c.Bool(flagRunEnforce) {
 		return exitError{code: 2, err: errors.New("--dry-run and --enforce exclude each other")}
 	}
-	policy, err := planner.NewPolicy(c.String(planFlagPolicy), planner.Options{})
+	opts := cycleOptionsFrom(c)
+	if err := opts.Validate(); err != nil {
+		return exitError{code: 2, err: err}
+	}
+	log := logger(c).With().Str("component", "plan").Logger()
+	deps, err := daemonDeps(c, log)
+	if err != nil {
+		return err
+	}
+	d, err := daemon.New(log, opts, deps, daemon.NewMetrics())
 	if err != nil {
 		return exitError{code: 2, err: err}
 	}
-	cl, err := connectSlurm(c)
-	if err != nil {
-		return err
-	}
-	snap, err := cl.Snapshot(c.Context)
+	defer d.Close()
+	res, err := d.RunOnce(c.Context)
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
-	plan, err := policy.Plan(c.Context, snap)
-	if err != nil {
-		return fmt.Errorf("plan: policy %s: %w", c.String(planFlagPolicy), err)
+	if res.Standby {
+		return errors.New("plan: another strata daemon holds the writer lock for this cluster; nothing planned (stop it, or use shadow mode)")
 	}
-	if plan.Policy == "" {
-		plan.Policy = c.String(planFlagPolicy)
-	}
-	opts := slurm.ApplyOptions{DryRun: !c.Bool(planFlagEnforce), Cycle: c.Int64(planFlagCycle), Nodes: snap.Nodes}
-	rep, err := cl.Apply(c.Context, plan.Decisions, opts)
-	if err != nil {
-		return fmt.Errorf("plan: %w", err)
-	}
-	log := logger(c)
-	log.Info().Str("snapshot_id", snap.ID).Str("policy", plan.Policy).Int("jobs", len(snap.Jobs)).
-		Int("decisions", len(plan.Decisions)).Int("applied", rep.Count(slurm.Applied)).
-		Int("failed", rep.Count(slurm.Failed)).Bool("dry_run", opts.DryRun).Msg("plan cycle")
 	if c.Bool(planFlagJSON) {
-		err = writePlanJSON(c.App.Writer, plan, rep)
+		err = writePlanJSON(c.App.Writer, res)
 	} else {
-		err = writePlanTable(c.App.Writer, plan, rep, cl.APIVersion())
+		err = writePlanTable(c.App.Writer, res, "v0.0.42")
 	}
 	if err != nil {
 		return err
 	}
-	if n := rep.Count(slurm.Failed); n > 0 {
-		return fmt.Errorf("plan: %d of %d job updates failed (see the table)", n, len(rep.Results))
+	if n := res.Report.Count(guard.Failed); n > 0 {
+		return fmt.Errorf("plan: %d of %d job updates failed (see the table)", n, len(res.Report.Results))
 	}
 	return nil
 }
 
-func writePlanJSON(w io.Writer, plan planner.Plan, rep slurm.ApplyReport) error {
+func writePlanJSON(w io.Writer, res daemon.Result) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	type verdict struct {
+		JobID   int64         `json:"job_id"`
+		Write   bool          `json:"write"`
+		Outcome guard.Outcome `json:"outcome,omitempty"`
+		Guard   guard.Name    `json:"guard,omitempty"`
+	}
+	vs := make([]verdict, len(res.Verdicts))
+	for i, v := range res.Verdicts {
+		vs[i] = verdict{v.Send.JobID, v.Write, v.Outcome, v.Guard}
+	}
 	return enc.Encode(struct {
-		Plan  planner.Plan      `json:"plan"`
-		Apply slurm.ApplyReport `json:"apply"`
-	}{plan, rep})
+		Plan     planner.Plan      `json:"plan"`
+		Verdicts []verdict         `json:"guards"`
+		Apply    slurm.ApplyReport `json:"apply"`
+	}{res.Plan, vs, res.Report})
 }
 
-// writePlanTable prints one line per decision with what Apply did, then,
-// in dry-run, the request bodies that would be sent.
-func writePlanTable(w io.Writer, plan planner.Plan, rep slurm.ApplyReport, version string) error {
+// writePlanTable prints one line per decision with what the guards and
+// Apply did, then, in shadow mode, the request bodies that would be sent.
+func writePlanTable(w io.Writer, res daemon.Result, version string) error {
+	plan, rep := res.Plan, res.Report
 	byJob := make(map[int64]slurm.ApplyResult, len(rep.Results))
 	for _, r := range rep.Results {
 		byJob[r.JobID] = r
@@ -111,8 +113,14 @@ func writePlanTable(w io.Writer, plan planner.Plan, rep slurm.ApplyReport, versi
 	fmt.Fprintf(w, "policy %s, snapshot %s (%s)\n", plan.Policy, plan.SnapshotID, mode)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "JOBID\tACTION\tSTART\tGPUS\tRANK\tPRIORITY\tOUTCOME\tREASONS")
-	for _, d := range plan.Decisions {
+	for i, d := range plan.Decisions {
 		outcome := "-"
+		if i < len(res.Verdicts) && res.Verdicts[i].Outcome != "" {
+			outcome = string(res.Verdicts[i].Outcome)
+			if g := res.Verdicts[i].Guard; g != "" {
+				outcome += " (" + string(g) + ")"
+			}
+		}
 		if r, ok := byJob[d.JobID]; ok {
 			outcome = string(r.Outcome)
 		}
@@ -126,11 +134,11 @@ func writePlanTable(w io.Writer, plan planner.Plan, rep slurm.ApplyReport, versi
 		switch {
 		case r.Body != "":
 			fmt.Fprintf(w, "POST /slurm/%s/job/%d %s", version, r.JobID, r.Body)
-			if r.Outcome != slurm.Applied && r.Outcome != slurm.DryRun {
+			if r.Outcome != guard.Applied && r.Outcome != guard.DryRun {
 				fmt.Fprintf(w, "  -> %s: %s", r.Outcome, r.Detail)
 			}
 			fmt.Fprintln(w)
-		case r.Detail != "" && r.Outcome != slurm.Unchanged:
+		case r.Detail != "" && r.Outcome != guard.Unchanged:
 			fmt.Fprintf(w, "job %d: %s: %s\n", r.JobID, r.Outcome, r.Detail)
 		}
 	}

@@ -1,14 +1,18 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/strata-hpc/strata/db/dbtest"
 	"github.com/strata-hpc/strata/slurm"
+	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 func TestPlanDryRunIsDefaultAndSendsNothing(t *testing.T) {
@@ -25,28 +29,55 @@ func TestPlanDryRunIsDefaultAndSendsNothing(t *testing.T) {
 	}
 }
 
-func TestPlanEnforceWritesAndReports(t *testing.T) {
+// plan --enforce goes through the daemon's guarded path: it needs the
+// database (audit trail, one-writer lock), numbers the cycle there, writes
+// only what the guards let through and records the cycle.
+func TestPlanEnforceWritesThroughTheGuards(t *testing.T) {
 	srv := recordedSlurm(t)
-	out, _, err := runStrata(t, "plan", "--policy", "fifo", "--enforce", "--json", "--cycle", "3")
+	if _, _, err := runStrata(t, "plan", "--enforce"); exitCodeOf(err) != 2 || !strings.Contains(err.Error(), "database") {
+		t.Fatalf("plan --enforce without a database: %v, want exit 2 naming the database", err)
+	}
+	if testing.Short() {
+		t.Skip("integration: the rest needs Postgres (make test)")
+	}
+	url := dbtest.URL(t)
+	st := dbtest.Open(t, url, true)
+	t.Setenv("STRATA_DATABASE_URL", url)
+	out, _, err := runStrata(t, "plan", "--policy", "fifo", "--enforce", "--json")
 	if err != nil {
 		t.Fatalf("plan --enforce: %v\n%s", err, out)
 	}
 	var doc struct {
+		Guards []struct {
+			JobID   int64         `json:"job_id"`
+			Write   bool          `json:"write"`
+			Outcome guard.Outcome `json:"outcome"`
+			Guard   guard.Name    `json:"guard"`
+		} `json:"guards"`
 		Apply slurm.ApplyReport `json:"apply"`
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
-	if doc.Apply.DryRun || doc.Apply.Count(slurm.Applied) == 0 {
+	if doc.Apply.DryRun || doc.Apply.Count(guard.Applied) == 0 {
 		t.Fatalf("apply report = %+v, want applied updates", doc.Apply)
 	}
+	for _, g := range doc.Guards {
+		if g.JobID == 4 && (g.Write || g.Outcome != guard.Kept) { // its hint does not parse: the planner keeps it
+			t.Errorf("job 4 (invalid hint) guard verdict %+v, want kept, nothing written", g)
+		}
+	}
 	writes := srv.Writes()
-	if len(writes) != doc.Apply.Count(slurm.Applied) {
-		t.Errorf("%d writes for %d applied results", len(writes), doc.Apply.Count(slurm.Applied))
+	if len(writes) != doc.Apply.Count(guard.Applied) {
+		t.Errorf("%d writes for %d applied results", len(writes), doc.Apply.Count(guard.Applied))
+	}
+	c, err := st.LatestCycle(context.Background(), "")
+	if err != nil || !c.Enforce {
+		t.Fatalf("recorded cycle %+v, %v; want an enforce cycle", c, err)
 	}
 	for _, w := range writes {
-		if !strings.Contains(w.Body, "cycle=3") {
-			t.Errorf("write %+v lacks the cycle in the admin comment", w)
+		if !strings.Contains(w.Body, "cycle="+strconv.FormatInt(c.ID, 10)) {
+			t.Errorf("write %+v lacks the recorded cycle %d in the admin comment", w, c.ID)
 		}
 	}
 }
@@ -58,7 +89,7 @@ func TestPlanUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"plan", "--dry-run", "--enforce"}, "exclude each other"},
-		{[]string{"plan", "--policy", "nope"}, "unknown policy"},
+		{[]string{"plan", "--policy", "nope"}, "--policy"},
 		{[]string{"plan", "--slurm-url", "ftp://x"}, "want http"},
 	}
 	for _, tc := range tests {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/strata-hpc/strata/cmd/strata/internal/daemon"
 )
 
 // newReloader returns the SIGHUP handler of `strata run`: it re-reads the
@@ -17,7 +19,7 @@ import (
 // it), except keys pinned at start by a flag or an environment variable,
 // which keep their value. Without a configuration file it returns the
 // start-up options.
-func newReloader(c *cli.Context) func() (runOptions, error) {
+func newReloader(c *cli.Context) func() (daemon.Options, error) {
 	cfg := configFromContext(c.Context)
 	pins := map[string]bool{}
 	defaults := map[string]string{}
@@ -29,14 +31,14 @@ func newReloader(c *cli.Context) func() (runOptions, error) {
 		defaults[name] = flagDefault(f)
 		pins[name] = cfg == nil || pinnedAtStart(c, f, cfg)
 	}
-	return func() (runOptions, error) {
+	return func() (daemon.Options, error) {
 		o, err := runOptionsFrom(c)
 		if err != nil || cfg == nil {
 			return o, err
 		}
 		fresh, err := loadConfigFile(cfg.Path)
 		if err != nil {
-			return runOptions{}, err
+			return daemon.Options{}, err
 		}
 		for _, name := range reloadable {
 			if pins[name] {
@@ -47,10 +49,10 @@ func newReloader(c *cli.Context) func() (runOptions, error) {
 				v = defaults[name]
 			}
 			if err := setRunOption(&o, name, v); err != nil {
-				return runOptions{}, fmt.Errorf("configuration %s: key %q = %q: %w", cfg.Path, name, v, err)
+				return daemon.Options{}, fmt.Errorf("configuration %s: key %q = %q: %w", cfg.Path, name, v, err)
 			}
 		}
-		return o, o.validate()
+		return o, o.Validate()
 	}
 }
 
@@ -100,7 +102,7 @@ func flagDefault(f cli.Flag) string {
 }
 
 // setRunOption sets one reloadable option from its file text.
-func setRunOption(o *runOptions, name, v string) error {
+func setRunOption(o *daemon.Options, name, v string) error {
 	var err error
 	switch name {
 	case flagRunPolicy:
@@ -121,6 +123,8 @@ func setRunOption(o *runOptions, name, v string) error {
 		o.Guard.PriorityHysteresis, err = strconv.ParseInt(v, 10, 64)
 	case flagRunMinGPUChange:
 		o.Guard.MinGPUChange, err = strconv.Atoi(v)
+	case flagRunMaxDefer:
+		o.Guard.MaxDefer, err = time.ParseDuration(v)
 	case flagRunPartitions:
 		o.Scope.Partitions = splitList([]string{v})
 	case flagRunUsers:

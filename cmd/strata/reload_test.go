@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/urfave/cli/v2"
+
+	"github.com/strata-hpc/strata/cmd/strata/internal/daemon"
 )
 
 // TestReloadTakesTheNewFileButKeepsPinnedKeys runs the real flag, env and
@@ -31,7 +33,7 @@ func TestReloadTakesTheNewFileButKeepsPinnedKeys(t *testing.T) {
 		Enforce    bool
 		NamePrefix string
 	}
-	see := func(o runOptions) view {
+	see := func(o daemon.Options) view {
 		return view{o.Policy, o.Interval, o.Scope.Partitions, o.Guard.MaxPerCycle, o.Guard.MaxPerJob, o.Enforce, o.Scope.NamePrefix}
 	}
 	var got []view

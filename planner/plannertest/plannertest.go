@@ -81,9 +81,10 @@ func Attained(gpuSeconds float64) JobOpt {
 
 // Pending adds a pending job requesting gpus GPUs on one node per job
 // (tres_per_job), with a comment. Defaults: submitted at Now, 2 CPUs and
-// 8 GiB per GPU, time limit 24 h.
+// 8 GiB per GPU, time limit 24 h, priority 1 (Slurm's floor for jobs that
+// are not held).
 func (b *Builder) Pending(id int64, gpus int, comment string, opts ...JobOpt) *Builder {
-	j := planner.Job{ID: id, Name: fmt.Sprintf("job%d", id), User: "u", State: planner.JobPending,
+	j := planner.Job{ID: id, Name: fmt.Sprintf("job%d", id), User: "u", State: planner.JobPending, Priority: 1,
 		SubmitTime: b.s.Now, TimeLimit: 24 * time.Hour, GPUsPerJob: gpus, Nodes: 1,
 		CPUs: 2 * max(1, gpus), MemoryMB: 8192 * int64(max(1, gpus)), Comment: comment}
 	for _, o := range opts {

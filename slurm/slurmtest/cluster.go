@@ -227,20 +227,3 @@ func (c *Cluster) Token(t testing.TB, user string) slurm.Secret {
 	}
 	return slurm.Secret(tok)
 }
-
-// StopREST stops slurmrestd; it is started again when the test ends.
-func (c *Cluster) StopREST(t testing.TB) {
-	t.Helper()
-	t.Cleanup(func() { c.StartREST(t) })
-	if out, err := exec.Command(c.script, "rest-stop").CombinedOutput(); err != nil {
-		t.Fatalf("rest-stop: %v: %s", err, out)
-	}
-}
-
-// StartREST starts slurmrestd (idempotent).
-func (c *Cluster) StartREST(t testing.TB) {
-	t.Helper()
-	if out, err := exec.Command(c.script, "rest-start").CombinedOutput(); err != nil {
-		t.Errorf("rest-start: %v: %s", err, out)
-	}
-}

@@ -18,7 +18,7 @@ import (
 // partitions.json). It behaves like slurmrestd where Apply depends on it:
 // GET job/{id} answers 404 with Slurm error 2017 for unknown jobs, POST
 // job/{id} updates the stored job (priority, tres_per_node, tres_per_job,
-// minimum_nodes, admin_comment) and answers 500 with error 2073 when the
+// minimum_nodes, begin_time, admin_comment) and answers 500 with error 2073 when the
 // job is not pending. It is for unit tests only: integration tests use the
 // real cluster (Connect).
 type Server struct {
@@ -178,6 +178,8 @@ func (s *Server) job(w http.ResponseWriter, r *http.Request, id int64) {
 			j["node_count"] = map[string]any{"set": true, "infinite": false, "number": v}
 		case "maximum_nodes":
 			j["max_nodes"] = map[string]any{"set": true, "infinite": false, "number": v}
+		case "begin_time":
+			j["eligible_time"] = v // Slurm shows a begin time as the eligible time
 		default:
 			j[k] = v
 		}

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -13,9 +13,9 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// daemonMetrics are the daemon's Prometheus metrics. Labels are bounded
+// Metrics are the daemon's Prometheus metrics. Labels are bounded
 // sets (reason codes, outcomes, guards, stages); never job IDs.
-type daemonMetrics struct {
+type Metrics struct {
 	reg           *prometheus.Registry
 	cycleDuration prometheus.Histogram
 	cycles        *prometheus.CounterVec // result: ok, failed, standby
@@ -31,10 +31,10 @@ type daemonMetrics struct {
 	ingestLag     prometheus.Gauge
 }
 
-// newDaemonMetrics registers the metrics on a registry of their own (no
+// NewMetrics registers the metrics on a registry of their own (no
 // global state), with the Go and process collectors.
-func newDaemonMetrics() *daemonMetrics {
-	m := &daemonMetrics{
+func NewMetrics() *Metrics {
+	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		cycleDuration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "strata_cycle_duration_seconds",
 			Help:    "Duration of successful plan cycles (snapshot, plan, apply, save).",
@@ -71,7 +71,7 @@ func newDaemonMetrics() *daemonMetrics {
 	return m
 }
 
-func (m *daemonMetrics) setMode(enforce bool) {
+func (m *Metrics) setMode(enforce bool) {
 	if enforce {
 		m.enforce.Set(1)
 	} else {
@@ -79,9 +79,9 @@ func (m *daemonMetrics) setMode(enforce bool) {
 	}
 }
 
-// serveMetrics serves /metrics on ln until ctx ends, then shuts the
+// ServeMetrics serves /metrics on ln until ctx ends, then shuts the
 // server down (its serving goroutine is joined before returning).
-func serveMetrics(ctx context.Context, ln net.Listener, m *daemonMetrics, log zerolog.Logger) error {
+func ServeMetrics(ctx context.Context, ln net.Listener, m *Metrics, log zerolog.Logger) error {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg}))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/strata-hpc/strata/db"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/planner/plannertest"
-	"github.com/strata-hpc/strata/slurm"
+	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 var testNow = time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)
@@ -31,45 +31,45 @@ func testSnapshot() *planner.Snapshot {
 		Build()
 }
 
-func testOptions() runOptions {
-	return runOptions{Policy: "smd", Compare: []string{"fifo"}, Interval: time.Second, Cycles: 1,
-		Guard:       guardOptions{MaxPerCycle: 20, MaxPerJob: 3, PriorityHysteresis: 1, MinGPUChange: 1},
+func testOptions() Options {
+	return Options{Policy: "smd", Compare: []string{"fifo"}, Interval: time.Second, Cycles: 1,
+		Guard:       guard.Options{MaxPerCycle: 20, MaxPerJob: 3, PriorityHysteresis: 1, MinGPUChange: 1, MaxDefer: 30 * time.Minute, DeferSlack: 2 * time.Minute},
 		StandbyPoll: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond}
 }
 
 type testBed struct {
 	cl *fakeCluster
 	pg *fakePostgres
-	m  *daemonMetrics
+	m  *Metrics
 }
 
-func newTestDaemon(t *testing.T, bed testBed, o runOptions) *daemon {
+func newTestDaemon(t *testing.T, bed testBed, o Options) *Daemon {
 	t.Helper()
-	deps := daemonDeps{
-		connect: func(context.Context) (cluster, error) { return bed.cl, nil },
-		now:     time.Now,
+	deps := Deps{
+		Connect: func(context.Context) (Cluster, error) { return bed.cl, nil },
+		Now:     time.Now,
 	}
 	if bed.pg != nil {
-		deps.open = func(context.Context) (auditStore, error) { return bed.pg, nil }
+		deps.Open = func(context.Context) (Store, error) { return bed.pg, nil }
 	}
-	d, err := newDaemon(zerolog.New(io.Discard), o, deps, bed.m)
+	d, err := New(zerolog.New(io.Discard), o, deps, bed.m)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return d
 }
 
-func runDaemon(t *testing.T, d *daemon, timeout time.Duration) {
+func runDaemon(t *testing.T, d *Daemon, timeout time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	if err := d.run(ctx); err != nil {
+	if err := d.Run(ctx); err != nil {
 		t.Fatalf("run: %v", err)
 	}
 }
 
-func storedOutcomes(cs []db.Cycle) map[int64]string {
-	out := map[int64]string{}
+func storedOutcomes(cs []db.Cycle) map[int64]guard.Outcome {
+	out := map[int64]guard.Outcome{}
 	for _, c := range cs {
 		for _, d := range c.Decisions {
 			out[d.JobID] = d.Outcome
@@ -79,7 +79,7 @@ func storedOutcomes(cs []db.Cycle) map[int64]string {
 }
 
 func TestDaemonEnforceWritesOnlyHintedPendingJobs(t *testing.T) {
-	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: newDaemonMetrics()}
+	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: NewMetrics()}
 	o := testOptions()
 	o.Enforce = true
 	runDaemon(t, newTestDaemon(t, bed, o), 5*time.Second)
@@ -95,20 +95,20 @@ func TestDaemonEnforceWritesOnlyHintedPendingJobs(t *testing.T) {
 			d10 = c
 		}
 	}
-	if d10.Outcome != string(slurm.Applied) {
+	if d10.Outcome != guard.Applied {
 		t.Fatalf("job 10 decision %+v, want applied", d10)
 	}
 	if j10.GPUs() != d10.Workers || j10.Priority != d10.Priority {
 		t.Errorf("hinted job 10 has %d GPUs priority %d; the decision was %d GPUs priority %d",
 			j10.GPUs(), j10.Priority, d10.Workers, d10.Priority)
 	}
-	if ac, ok := parseAdminComment(j10.AdminComment); !ok || ac.Workers != d10.Workers || ac.Cycle != 1 {
+	if ac, ok := guard.ParseAdminComment(j10.AdminComment); !ok || ac.Workers != d10.Workers || ac.Cycle != 1 {
 		t.Errorf("job 10 admin comment %q does not match its decision / cycle 1", j10.AdminComment)
 	}
 	if j11.GPUs() != 2 {
 		t.Errorf("unhinted job 11 resized to %d GPUs", j11.GPUs())
 	}
-	if j12.Priority != 0 || j12.AdminComment != "" || j12.GPUs() != 1 {
+	if j12.Priority != 1 || j12.AdminComment != "" || j12.GPUs() != 1 {
 		t.Errorf("rewrite=no job 12 was changed: %+v", j12)
 	}
 	for _, w := range bed.cl.Writes() {
@@ -124,7 +124,7 @@ func TestDaemonEnforceWritesOnlyHintedPendingJobs(t *testing.T) {
 }
 
 func TestDaemonSecondCycleWritesNothingNew(t *testing.T) {
-	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: newDaemonMetrics()}
+	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: NewMetrics()}
 	o := testOptions()
 	o.Enforce, o.Cycles, o.Interval = true, 3, time.Second
 	d := newTestDaemon(t, bed, o)
@@ -147,7 +147,7 @@ func TestDaemonSecondCycleWritesNothingNew(t *testing.T) {
 }
 
 func TestDaemonShadowWritesNothing(t *testing.T) {
-	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: newDaemonMetrics()}
+	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: NewMetrics()}
 	runDaemon(t, newTestDaemon(t, bed, testOptions()), 5*time.Second)
 	if w := bed.cl.Writes(); len(w) != 0 {
 		t.Fatalf("shadow mode wrote %d decisions", len(w))
@@ -156,7 +156,7 @@ func TestDaemonShadowWritesNothing(t *testing.T) {
 	if len(cs) != 1 || cs[0].Enforce {
 		t.Fatalf("cycles = %+v, want one shadow cycle", cs)
 	}
-	if got := storedOutcomes(cs)[10]; got != string(slurm.DryRun) {
+	if got := storedOutcomes(cs)[10]; got != guard.DryRun {
 		t.Errorf("job 10 outcome %q, want dry-run (what enforce would send)", got)
 	}
 }
@@ -166,12 +166,12 @@ func TestDaemonStandbyTakesOverWhenLeaderStops(t *testing.T) {
 	cl := newFakeCluster(testSnapshot())
 	o := testOptions()
 	o.Enforce, o.Cycles = true, 1
-	first := newTestDaemon(t, testBed{cl: cl, pg: pg, m: newDaemonMetrics()}, o)
+	first := newTestDaemon(t, testBed{cl: cl, pg: pg, m: NewMetrics()}, o)
 	// The first daemon takes the lock and keeps it while the second starts.
 	if st := first.runCycle(context.Background()); st != cycleOK {
 		t.Fatalf("first daemon: status %v", st)
 	}
-	m2 := newDaemonMetrics()
+	m2 := NewMetrics()
 	second := newTestDaemon(t, testBed{cl: cl, pg: pg, m: m2}, o)
 	if st := second.runCycle(context.Background()); st != cycleStandby {
 		t.Fatalf("second daemon: status %v, want standby", st)
@@ -190,7 +190,7 @@ func TestDaemonStandbyTakesOverWhenLeaderStops(t *testing.T) {
 }
 
 func TestDaemonBacksOffWhileSlurmIsDown(t *testing.T) {
-	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: newDaemonMetrics()}
+	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: NewMetrics()}
 	bed.cl.failSnapshots = 3
 	runDaemon(t, newTestDaemon(t, bed, testOptions()), 5*time.Second)
 	if n := len(bed.pg.Cycles()); n != 1 {
@@ -202,7 +202,7 @@ func TestDaemonBacksOffWhileSlurmIsDown(t *testing.T) {
 }
 
 func TestDaemonEnforceWritesNothingWhilePostgresIsDown(t *testing.T) {
-	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: newDaemonMetrics()}
+	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: NewMetrics()}
 	o := testOptions()
 	o.Enforce = true
 	d := newTestDaemon(t, bed, o)
@@ -226,7 +226,7 @@ func TestDaemonEnforceWritesNothingWhilePostgresIsDown(t *testing.T) {
 }
 
 func TestDaemonStopsWritingWhenTheLockIsLost(t *testing.T) {
-	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: newDaemonMetrics()}
+	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: NewMetrics()}
 	o := testOptions()
 	o.Enforce = true
 	d := newTestDaemon(t, bed, o)
@@ -254,7 +254,7 @@ func TestDaemonStopsWritingWhenTheLockIsLost(t *testing.T) {
 }
 
 func TestDaemonShadowGoesOnWithoutPostgres(t *testing.T) {
-	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: newDaemonMetrics()}
+	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: NewMetrics()}
 	bed.pg.SetDown(true)
 	d := newTestDaemon(t, bed, testOptions())
 	runDaemon(t, d, 5*time.Second)
@@ -270,14 +270,14 @@ func TestDaemonShadowGoesOnWithoutPostgres(t *testing.T) {
 }
 
 func TestDaemonStopsOnCancelAndReloadsOnSIGHUP(t *testing.T) {
-	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: newDaemonMetrics()}
+	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: NewMetrics()}
 	o := testOptions()
 	o.Cycles, o.Interval = 0, time.Hour
 	sig := make(chan os.Signal, 1)
 	reloaded := make(chan struct{})
 	d := newTestDaemon(t, bed, o)
-	d.deps.signals = sig
-	d.deps.reload = func() (runOptions, error) {
+	d.deps.Signals = sig
+	d.deps.Reload = func() (Options, error) {
 		n := o
 		n.Enforce = true
 		close(reloaded)
@@ -285,7 +285,7 @@ func TestDaemonStopsOnCancelAndReloadsOnSIGHUP(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- d.run(ctx) }()
+	go func() { done <- d.Run(ctx) }()
 	sig <- syscall.SIGHUP
 	<-reloaded
 	sig <- syscall.SIGUSR1 // run a cycle now, in enforce mode
@@ -304,7 +304,7 @@ func TestDaemonStopsOnCancelAndReloadsOnSIGHUP(t *testing.T) {
 }
 
 func TestDaemonPrunesOldCyclesAndReportsIngestionLag(t *testing.T) {
-	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: newDaemonMetrics()}
+	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: NewMetrics()}
 	old := db.Cycle{ID: 99, Cluster: "test", StartedAt: time.Now().Add(-48 * time.Hour)}
 	if err := bed.pg.SaveCycle(context.Background(), &old); err != nil {
 		t.Fatal(err)
@@ -327,7 +327,7 @@ func TestDaemonPrunesOldCyclesAndReportsIngestionLag(t *testing.T) {
 // nothing and records the decisions as not sent.
 func TestDaemonSIGTERMFinishesAnApplyUnderWay(t *testing.T) {
 	for _, during := range []bool{true, false} {
-		bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: newDaemonMetrics()}
+		bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: NewMetrics()}
 		o := testOptions()
 		o.Enforce, o.Cycles = true, 0
 		d := newTestDaemon(t, bed, o)
@@ -337,15 +337,15 @@ func TestDaemonSIGTERMFinishesAnApplyUnderWay(t *testing.T) {
 		} else {
 			bed.cl.onSnapshot = cancel
 		}
-		if err := d.run(ctx); err != nil {
+		if err := d.Run(ctx); err != nil {
 			t.Fatalf("run: %v", err)
 		}
 		got := storedOutcomes(bed.pg.Cycles())[10]
 		writes := len(bed.cl.Writes())
 		switch {
-		case during && (got != string(slurm.Applied) || writes == 0):
+		case during && (got != guard.Applied || writes == 0):
 			t.Errorf("stop during Apply: job 10 outcome %q, %d writes; want applied and written", got, writes)
-		case !during && (writes != 0 || got != "" && got != db.OutcomeNotSent):
+		case !during && (writes != 0 || got != "" && got != guard.NotSent):
 			t.Errorf("stop before Apply: job 10 outcome %q, %d writes; want nothing written", got, writes)
 		}
 	}
@@ -354,7 +354,7 @@ func TestDaemonSIGTERMFinishesAnApplyUnderWay(t *testing.T) {
 // TestDaemonPerJobCapCountsAppliedRewrites: a job is rewritten at most
 // MaxPerJob times over many cycles, even when the plan keeps changing.
 func TestDaemonPerJobCapCountsAppliedRewrites(t *testing.T) {
-	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: newDaemonMetrics()}
+	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: NewMetrics()}
 	o := testOptions()
 	o.Enforce, o.Cycles, o.Guard.MaxPerJob = true, 1, 2
 	d := newTestDaemon(t, bed, o)
@@ -376,13 +376,13 @@ func TestDaemonPerJobCapCountsAppliedRewrites(t *testing.T) {
 	if n != 2 {
 		t.Errorf("job 10 rewritten %d times over 4 cycles, want the cap of 2", n)
 	}
-	if got := storedOutcomes(bed.pg.Cycles())[10]; got != db.OutcomeHeld {
+	if got := storedOutcomes(bed.pg.Cycles())[10]; got != guard.Held {
 		t.Errorf("last outcome for job 10 %q, want held (job_cap)", got)
 	}
 }
 
 func TestDaemonShadowWithoutDatabase(t *testing.T) {
-	bed := testBed{cl: newFakeCluster(testSnapshot()), m: newDaemonMetrics()}
+	bed := testBed{cl: newFakeCluster(testSnapshot()), m: NewMetrics()}
 	o := testOptions()
 	o.Cycles = 2
 	d := newTestDaemon(t, bed, o)
@@ -392,7 +392,7 @@ func TestDaemonShadowWithoutDatabase(t *testing.T) {
 		t.Errorf("%v ok cycles, %d writes; want 2 cycles and no write", got, len(bed.cl.Writes()))
 	}
 	o.Enforce = true
-	if _, err := newDaemon(zerolog.New(io.Discard), o, d.deps, newDaemonMetrics()); err == nil {
+	if _, err := New(zerolog.New(io.Discard), o, d.deps, NewMetrics()); err == nil {
 		t.Error("enforce mode without a database was accepted")
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/planner/plannertest"
 	"github.com/strata-hpc/strata/slurm"
+	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // BenchmarkDaemonCycle measures one shadow cycle of the daemon on in-memory
@@ -23,7 +24,7 @@ func BenchmarkDaemonCycle(b *testing.B) {
 		for _, compare := range [][]string{nil, {"fifo"}} {
 			b.Run(fmt.Sprintf("jobs=%d/compare=%v", size.pending, compare), func(b *testing.B) {
 				snap := plannertest.Synthetic(size.nodes, 8, size.pending, 1)
-				bed := testBed{cl: newFakeCluster(snap), pg: newFakePostgres(), m: newDaemonMetrics()}
+				bed := testBed{cl: newFakeCluster(snap), pg: newFakePostgres(), m: NewMetrics()}
 				o := testOptions()
 				o.Compare = compare
 				d := benchDaemon(b, bed, o)
@@ -49,11 +50,11 @@ func BenchmarkDaemonOverhead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	d := benchDaemon(b, testBed{cl: newFakeCluster(snap), pg: newFakePostgres(), m: newDaemonMetrics()}, testOptions())
+	d := benchDaemon(b, testBed{cl: newFakeCluster(snap), pg: newFakePostgres(), m: NewMetrics()}, testOptions())
 	jobs := jobIndex(snap)
 	b.ResetTimer()
 	for b.Loop() {
-		vs := guardPlan(plan, jobs, map[int64]int{}, d.opts.Guard)
+		vs := guard.Plan(plan, jobs, map[int64]int{}, snap.Now, d.opts.Guard)
 		d.lastStored = map[int64]string{}
 		rec := d.record(snap, plan, jobs, vs, emptyReport(), 1, time.Now())
 		if len(rec.Decisions) == 0 {
@@ -62,10 +63,10 @@ func BenchmarkDaemonOverhead(b *testing.B) {
 	}
 }
 
-func benchDaemon(b *testing.B, bed testBed, o runOptions) *daemon {
-	deps := daemonDeps{connect: func(context.Context) (cluster, error) { return bed.cl, nil },
-		open: func(context.Context) (auditStore, error) { return bed.pg, nil }, now: time.Now}
-	d, err := newDaemon(zerolog.New(io.Discard), o, deps, bed.m)
+func benchDaemon(b *testing.B, bed testBed, o Options) *Daemon {
+	deps := Deps{Connect: func(context.Context) (Cluster, error) { return bed.cl, nil },
+		Open: func(context.Context) (Store, error) { return bed.pg, nil }, Now: time.Now}
+	d, err := New(zerolog.New(io.Discard), o, deps, bed.m)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,8 @@
-package main
+// Package daemon is Strata's plan cycle and its loop: snapshot → plan →
+// guards → writer lock → apply → audit record, every interval (Run), or
+// once (RunOnce, for `strata plan`). Both commands write through the same
+// guards (slurm/guard) and the same one-writer lock.
+package daemon
 
 import (
 	"context"
@@ -15,17 +19,16 @@ import (
 	"github.com/strata-hpc/strata/slurm"
 )
 
-// cluster is what the daemon needs from Slurm; *slurm.Client satisfies it.
-type cluster interface {
+// Cluster is what the daemon needs from Slurm; *slurm.Client satisfies it.
+type Cluster interface {
 	// Snapshot reads the queue, nodes and partitions.
 	Snapshot(ctx context.Context) (*planner.Snapshot, error)
 	// Apply writes (or, with DryRun, computes) the update decisions.
 	Apply(ctx context.Context, ds []planner.Decision, o slurm.ApplyOptions) (slurm.ApplyReport, error)
 }
 
-// auditStore is what the daemon needs from Postgres; storeAdapter wraps
-// *db.Store.
-type auditStore interface {
+// Store is what the daemon needs from Postgres; StoreOf adapts *db.Store.
+type Store interface {
 	// ReserveCycleID numbers the next cycle.
 	ReserveCycleID(ctx context.Context) (int64, error)
 	// SaveCycle stores a cycle; saving the same ID twice stores it once.
@@ -35,21 +38,29 @@ type auditStore interface {
 	RewriteCounts(ctx context.Context, cluster string, jobs map[int64]time.Time) (map[int64]int, error)
 	// TryLock takes the writer lock called name once; false when another
 	// process holds it.
-	TryLock(ctx context.Context, name string) (writerLock, bool, error)
+	TryLock(ctx context.Context, name string) (Lock, bool, error)
+	// PruneCycles deletes the audit trail older than cutoff.
+	PruneCycles(ctx context.Context, cutoff time.Time) (int64, error)
+	// LatestSampleTime is the newest GPU sample after since (zero: none).
+	LatestSampleTime(ctx context.Context, since time.Time) (time.Time, error)
+	// Close releases the connections.
+	Close()
 }
 
-// writerLock is a held "one writer" lock.
-type writerLock interface {
+// Lock is a held "one writer" lock.
+type Lock interface {
 	// Check errs when the lock is no longer held (then it is dropped).
 	Check(ctx context.Context) error
 	// Release gives the lock up; safe on a lost lock.
 	Release(ctx context.Context) error
 }
 
-// storeAdapter makes *db.Store an auditStore.
+// StoreOf makes *db.Store a Store.
+func StoreOf(s *db.Store) Store { return storeAdapter{s} }
+
 type storeAdapter struct{ *db.Store }
 
-func (s storeAdapter) TryLock(ctx context.Context, name string) (writerLock, bool, error) {
+func (s storeAdapter) TryLock(ctx context.Context, name string) (Lock, bool, error) {
 	l, ok, err := s.Store.TryLock(ctx, name)
 	if !ok || err != nil {
 		return nil, ok, err
@@ -57,32 +68,34 @@ func (s storeAdapter) TryLock(ctx context.Context, name string) (writerLock, boo
 	return l, true, nil
 }
 
-// daemonDeps are the daemon's connections, built lazily so that a
-// slurmrestd or Postgres that is down at start only delays the first cycle.
-type daemonDeps struct {
-	// connect builds the Slurm client; called until it succeeds.
-	connect func(ctx context.Context) (cluster, error)
-	// open builds the store; nil when no database is configured.
-	open func(ctx context.Context) (auditStore, error)
-	// reload re-reads the configuration (SIGHUP); nil = not supported.
-	reload func() (runOptions, error)
-	// signals delivers SIGHUP (reload) and SIGUSR1 (run a cycle now).
-	signals <-chan os.Signal
-	now     func() time.Time
+// Deps are the daemon's connections, built lazily so that a slurmrestd or
+// Postgres that is down at start only delays the first cycle.
+type Deps struct {
+	// Connect builds the Slurm client; called until it succeeds.
+	Connect func(ctx context.Context) (Cluster, error)
+	// Open builds the store; nil when no database is configured (then
+	// only shadow cycles are possible, and nothing is recorded).
+	Open func(ctx context.Context) (Store, error)
+	// Reload re-reads the configuration (SIGHUP); nil = not supported.
+	Reload func() (Options, error)
+	// Signals delivers SIGHUP (reload) and SIGUSR1 (run a cycle now).
+	Signals <-chan os.Signal
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
 }
 
-// daemon runs plan cycles. Only its loop goroutine touches its fields.
-type daemon struct {
+// Daemon runs plan cycles. Only its loop goroutine touches its fields.
+type Daemon struct {
 	log    zerolog.Logger
-	opts   runOptions
-	deps   daemonDeps
-	m      *daemonMetrics
+	opts   Options
+	deps   Deps
+	m      *Metrics
 	policy planner.Policy
 	alts   []namedPolicy
 
-	cl       cluster
-	st       auditStore
-	lock     writerLock
+	cl       Cluster
+	st       Store
+	lock     Lock
 	lockName string
 	standby  bool // logged "standby" already
 
@@ -96,12 +109,12 @@ type namedPolicy struct {
 	p    planner.Policy
 }
 
-// newDaemon validates the options and builds the policies.
-func newDaemon(log zerolog.Logger, o runOptions, deps daemonDeps, m *daemonMetrics) (*daemon, error) {
-	if deps.now == nil {
-		deps.now = time.Now
+// New validates the options and builds the policies.
+func New(log zerolog.Logger, o Options, deps Deps, m *Metrics) (*Daemon, error) {
+	if deps.Now == nil {
+		deps.Now = time.Now
 	}
-	d := &daemon{log: log, deps: deps, m: m, lastStored: map[int64]string{}}
+	d := &Daemon{log: log, deps: deps, m: m, lastStored: map[int64]string{}}
 	if err := d.setOptions(o); err != nil {
 		return nil, err
 	}
@@ -109,11 +122,11 @@ func newDaemon(log zerolog.Logger, o runOptions, deps daemonDeps, m *daemonMetri
 }
 
 // setOptions installs (new) options: policies are rebuilt, metrics updated.
-func (d *daemon) setOptions(o runOptions) error {
-	if err := o.validate(); err != nil {
+func (d *Daemon) setOptions(o Options) error {
+	if err := o.Validate(); err != nil {
 		return err
 	}
-	if o.Enforce && d.deps.open == nil {
+	if o.Enforce && d.deps.Open == nil {
 		return errors.New("enforce mode needs a database (the audit trail and the one-writer lock): set --database-url")
 	}
 	p, err := planner.NewPolicy(o.Policy, o.plannerOptions())
@@ -133,6 +146,9 @@ func (d *daemon) setOptions(o runOptions) error {
 	return nil
 }
 
+// Metrics returns the daemon's metrics (for a /metrics endpoint).
+func (d *Daemon) Metrics() *Metrics { return d.m }
+
 // cycleStatus is how a cycle ended, for the loop's pacing.
 type cycleStatus int
 
@@ -142,12 +158,12 @@ const (
 	cycleStandby                    // another daemon holds the lock
 )
 
-// run is the daemon's loop: a cycle, then wait for the interval (or the
+// Run is the daemon's loop: a cycle, then wait for the interval (or the
 // back-off after a failure, or the standby poll), a signal, or the end.
 // It returns nil when ctx is cancelled (SIGTERM) or after opts.Cycles
 // successful cycles; a cycle in progress is finished or abandoned cleanly.
-func (d *daemon) run(ctx context.Context) error {
-	defer d.close()
+func (d *Daemon) Run(ctx context.Context) error {
+	defer d.Close()
 	done, backoff := 0, time.Duration(0)
 	for {
 		st := d.runCycle(ctx)
@@ -175,7 +191,7 @@ func (d *daemon) run(ctx context.Context) error {
 
 // wait sleeps for dur; SIGHUP reloads the configuration and SIGUSR1 cuts
 // the wait short. It returns false when ctx ends.
-func (d *daemon) wait(ctx context.Context, dur time.Duration) bool {
+func (d *Daemon) wait(ctx context.Context, dur time.Duration) bool {
 	t := time.NewTimer(dur)
 	defer t.Stop()
 	for {
@@ -184,7 +200,7 @@ func (d *daemon) wait(ctx context.Context, dur time.Duration) bool {
 			return false
 		case <-t.C:
 			return true
-		case s := <-d.deps.signals:
+		case s := <-d.deps.Signals:
 			if s == syscall.SIGHUP {
 				d.reload()
 				continue
@@ -195,11 +211,11 @@ func (d *daemon) wait(ctx context.Context, dur time.Duration) bool {
 	}
 }
 
-func (d *daemon) reload() {
-	if d.deps.reload == nil {
+func (d *Daemon) reload() {
+	if d.deps.Reload == nil {
 		return
 	}
-	o, err := d.deps.reload()
+	o, err := d.deps.Reload()
 	if err == nil {
 		err = d.setOptions(o)
 	}
@@ -213,7 +229,7 @@ func (d *daemon) reload() {
 
 // close releases the lock and flushes what can be flushed, within a few
 // seconds, whatever the state of ctx.
-func (d *daemon) close() {
+func (d *Daemon) close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if d.st != nil && len(d.unsaved) > 0 {

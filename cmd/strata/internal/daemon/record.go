@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -7,26 +7,16 @@ import (
 	"github.com/strata-hpc/strata/db"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/slurm"
+	"github.com/strata-hpc/strata/slurm/guard"
 )
-
-// guardText says in words why a guard held a write back (explain, logs).
-var guardText = map[string]string{
-	guardCycleLimit:   "the per-cycle rewrite limit (--max-rewrites-per-cycle) was reached; higher-ranked jobs went first",
-	guardJobCap:       "the job was already rewritten the maximum number of times (--max-rewrites-per-job)",
-	guardHystPriority: "the priority change was below the hysteresis threshold (--priority-hysteresis), so the priority was left alone",
-	guardHystGPUs:     "the GPU change was below the threshold (--min-gpu-change), so the GPU request was left alone",
-	guardOptOut:       "the job's hint says rewrite=no",
-	guardNotPending:   "the job is not pending; Strata never changes running jobs",
-	guardHeld:         "the job is held (scontrol hold / sbatch -H); a new priority would release it, so Strata leaves it alone",
-}
 
 // record builds the audit record of a cycle: one row per decision that
 // differs from the last one stored for the job, or that wrote (or tried to
 // write) something. verdicts are aligned with p.Decisions.
-func (d *daemon) record(snap *planner.Snapshot, p planner.Plan, jobs map[int64]*planner.Job,
-	verdicts []guarded, rep slurm.ApplyReport, id int64, start time.Time) *db.Cycle {
+func (d *Daemon) record(snap *planner.Snapshot, p planner.Plan, jobs map[int64]*planner.Job,
+	verdicts []guard.Verdict, rep slurm.ApplyReport, id int64, start time.Time) *db.Cycle {
 	rec := &db.Cycle{ID: id, Cluster: snap.Cluster, SnapshotID: snap.ID, Policy: p.Policy,
-		Enforce: d.opts.Enforce, StartedAt: start.UTC(), Duration: d.deps.now().Sub(start),
+		Enforce: d.opts.Enforce, StartedAt: start.UTC(), Duration: d.deps.Now().Sub(start),
 		Inputs: inputsOf(snap)}
 	results := make(map[int64]slurm.ApplyResult, len(rep.Results))
 	for _, r := range rep.Results {
@@ -36,20 +26,20 @@ func (d *daemon) record(snap *planner.Snapshot, p planner.Plan, jobs map[int64]*
 	seen := make(map[int64]bool, len(p.Decisions))
 	for i, dc := range p.Decisions {
 		v := verdicts[i]
-		cd := db.CycleDecision{Decision: dc, Outcome: v.Outcome, Guard: v.Guard, OutcomeDetail: guardText[v.Guard]}
+		cd := db.CycleDecision{Decision: dc, Outcome: v.Outcome, Guard: v.Guard, OutcomeDetail: v.Guard.Describe()}
 		if j := jobs[dc.JobID]; j != nil {
 			cd.User, cd.Partition, cd.JobName, cd.State = j.User, j.Partition, j.Name, j.State
 			cd.RequestedGPUs, cd.CurPriority = j.GPUs(), j.Priority
 		}
 		if v.Write {
-			cd.Outcome, cd.OutcomeDetail = db.OutcomeNotSent, "the cycle ended before this job was written"
+			cd.Outcome, cd.OutcomeDetail = guard.NotSent, "the cycle ended before this job was written"
 			if r, ok := results[dc.JobID]; ok {
-				cd.Outcome, cd.Body, cd.OutcomeDetail = string(r.Outcome), r.Body, r.Detail
+				cd.Outcome, cd.Body, cd.OutcomeDetail = r.Outcome, r.Body, r.Detail
 			}
 		}
 		seen[dc.JobID] = true
 		fp := fingerprint(cd)
-		if fp == d.lastStored[dc.JobID] && !wrote(cd.Outcome) {
+		if fp == d.lastStored[dc.JobID] && !cd.Outcome.Wrote() {
 			continue
 		}
 		d.lastStored[dc.JobID] = fp
@@ -61,15 +51,6 @@ func (d *daemon) record(snap *planner.Snapshot, p planner.Plan, jobs map[int64]*
 		}
 	}
 	return rec
-}
-
-// wrote reports outcomes always worth a row: a write happened or failed.
-func wrote(outcome string) bool {
-	switch slurm.Outcome(outcome) {
-	case slurm.Applied, slurm.Failed, slurm.Refused:
-		return true
-	}
-	return false
 }
 
 func inputsOf(s *planner.Snapshot) db.CycleInputs {
@@ -93,11 +74,11 @@ func inputsOf(s *planner.Snapshot) db.CycleInputs {
 }
 
 // account updates the metrics and logs the cycle's summary line.
-func (d *daemon) account(rec *db.Cycle, planned int) {
-	outcomes := map[string]int{}
+func (d *Daemon) account(rec *db.Cycle, planned int) {
+	outcomes := map[guard.Outcome]int{}
 	for _, c := range rec.Decisions {
-		if c.Guard != "" && c.Outcome == db.OutcomeHeld {
-			d.m.held.WithLabelValues(c.Guard).Inc()
+		if c.Guard != "" && c.Outcome == guard.Held {
+			d.m.held.WithLabelValues(string(c.Guard)).Inc()
 		}
 	}
 	d.m.pending.Set(float64(rec.Inputs.InScope))
@@ -108,23 +89,23 @@ func (d *daemon) account(rec *db.Cycle, planned int) {
 		for _, r := range c.Reasons {
 			d.m.decisions.WithLabelValues(string(r)).Inc()
 		}
-		if c.Body != "" || c.Outcome == db.OutcomeNotSent {
+		if c.Body != "" || c.Outcome == guard.NotSent {
 			outcomes[c.Outcome]++
-			d.m.writes.WithLabelValues(c.Outcome).Inc()
+			d.m.writes.WithLabelValues(string(c.Outcome)).Inc()
 		}
 		d.log.Debug().Int64("cycle_id", rec.ID).Int64("job_id", c.JobID).Str("action", string(c.Action)).
 			Int("workers", c.Workers).Int("rank", c.Rank).Int64("priority", c.Priority).
-			Str("outcome", c.Outcome).Str("guard", c.Guard).Msg("decision")
+			Str("outcome", string(c.Outcome)).Str("guard", string(c.Guard)).Msg("decision")
 	}
 	for o, n := range outcomes {
-		ev = ev.Int(o, n)
+		ev = ev.Int(string(o), n)
 	}
 	ev.Dur("duration", rec.Duration).Msg("cycle")
 }
 
 // addAlternatives runs the comparison policies on the same snapshot and
 // attaches their decision to each stored decision.
-func (d *daemon) addAlternatives(ctx context.Context, s *planner.Snapshot, rec *db.Cycle) {
+func (d *Daemon) addAlternatives(ctx context.Context, s *planner.Snapshot, rec *db.Cycle) {
 	if len(d.alts) == 0 || len(rec.Decisions) == 0 {
 		return
 	}

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -35,7 +35,7 @@ func testCounter(t *testing.T, c prometheus.Counter) float64 {
 // TestMetricsEndpoint runs a cycle, scrapes /metrics over HTTP and checks
 // the series exist with bounded labels (never a job ID).
 func TestMetricsEndpoint(t *testing.T) {
-	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: newDaemonMetrics()}
+	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: NewMetrics()}
 	o := testOptions()
 	o.Enforce = true
 	runDaemon(t, newTestDaemon(t, bed, o), 5*time.Second)
@@ -46,7 +46,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- serveMetrics(ctx, ln, bed.m, zerolog.New(io.Discard)) }()
+	go func() { done <- ServeMetrics(ctx, ln, bed.m, zerolog.New(io.Discard)) }()
 	addr := ln.Addr().String()
 	resp, err := http.Get("http://" + addr + "/metrics")
 	if err != nil {

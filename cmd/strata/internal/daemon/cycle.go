@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/strata-hpc/strata/db"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/slurm"
+	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // stageError names the step of a cycle that failed (a metrics label).
@@ -20,15 +21,53 @@ type stageError struct {
 func (e *stageError) Error() string { return e.stage + ": " + e.err.Error() }
 func (e *stageError) Unwrap() error { return e.err }
 
-func failAt(stage string, err error) (cycleStatus, error) {
-	return cycleFailed, &stageError{stage, err}
+// Result is what one cycle did.
+type Result struct {
+	Snapshot *planner.Snapshot
+	Plan     planner.Plan
+	// Verdicts are the guards' answers, aligned with Plan.Decisions.
+	Verdicts []guard.Verdict
+	// Report is what the writer did with the decisions it was given.
+	Report slurm.ApplyReport
+	// Record is the cycle's audit record (the decisions worth a row).
+	Record *db.Cycle
+	// Standby: another daemon holds the writer lock; nothing was planned.
+	Standby bool
 }
 
-// runCycle runs one cycle and accounts for it in logs and metrics.
-func (d *daemon) runCycle(ctx context.Context) cycleStatus {
-	t0 := d.deps.now()
-	st, err := d.cycle(ctx)
-	dur := d.deps.now().Sub(t0)
+// RunOnce runs one cycle — snapshot, plan, guards, writer lock, apply (or
+// dry run), audit — as the loop does, and returns what it did; `strata
+// plan` uses it, so one-off writes go through the daemon's guards and lock.
+// Call Close when done.
+func (d *Daemon) RunOnce(ctx context.Context) (Result, error) {
+	res, st, err := d.timedCycle(ctx)
+	if err == nil && st == cycleStandby {
+		res.Standby = true
+	}
+	return res, err
+}
+
+// Close releases the writer lock, flushes the audit records that can be
+// flushed (within a few seconds) and closes the store.
+func (d *Daemon) Close() {
+	d.close()
+	if d.st != nil {
+		d.st.Close()
+		d.st = nil
+	}
+}
+
+// runCycle runs one cycle for the loop.
+func (d *Daemon) runCycle(ctx context.Context) cycleStatus {
+	_, st, _ := d.timedCycle(ctx)
+	return st
+}
+
+// timedCycle runs one cycle and accounts for it in logs and metrics.
+func (d *Daemon) timedCycle(ctx context.Context) (Result, cycleStatus, error) {
+	t0 := d.deps.Now()
+	res, st, err := d.cycle(ctx)
+	dur := d.deps.Now().Sub(t0)
 	switch {
 	case ctx.Err() != nil:
 		d.log.Info().Msg("stopping: cycle finished or abandoned")
@@ -46,73 +85,83 @@ func (d *daemon) runCycle(ctx context.Context) cycleStatus {
 	default:
 		d.m.cycles.WithLabelValues("ok").Inc()
 		d.m.cycleDuration.Observe(dur.Seconds())
-		d.m.lastSuccess.Set(float64(d.deps.now().Unix()))
+		d.m.lastSuccess.Set(float64(d.deps.Now().Unix()))
 	}
-	return st
+	return res, st, err
 }
 
 // cycle is snapshot → leadership → plan → guards → apply → save.
-func (d *daemon) cycle(ctx context.Context) (cycleStatus, error) {
+func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
+	var res Result
+	fail := func(stage string, err error) (Result, cycleStatus, error) {
+		return res, cycleFailed, &stageError{stage, err}
+	}
 	cl, err := d.cluster(ctx)
 	if err != nil {
-		return failAt("connect", err)
+		return fail("connect", err)
 	}
-	start := d.deps.now()
+	start := d.deps.Now()
 	snap, err := cl.Snapshot(ctx)
 	if err != nil {
-		return failAt("snapshot", err)
+		return fail("snapshot", err)
 	}
+	res.Snapshot = snap
 	st, err := d.store(ctx)
 	if err != nil && d.opts.Enforce {
-		return failAt("database", err)
+		return fail("database", err)
 	}
 	if st != nil {
 		if status, err := d.lead(ctx, st, snap.Cluster); status != cycleOK || err != nil {
-			return status, err
+			return res, status, err
 		}
 	}
 	scoped, inScope := d.opts.Scope.apply(snap)
 	plan, err := d.policy.Plan(ctx, scoped)
 	if err != nil {
-		return failAt("plan", err)
+		return fail("plan", err)
 	}
 	if plan.Policy == "" {
 		plan.Policy = d.opts.Policy
 	}
+	res.Plan = plan
 	jobs := jobIndex(scoped)
 	counts, id, err := d.history(ctx, st, snap.Cluster, plan, jobs)
 	if err != nil {
 		if d.opts.Enforce {
-			return failAt("database", err)
+			return fail("database", err)
 		}
 		d.m.errors.WithLabelValues("database").Inc()
 		d.log.Warn().Err(err).Msg("database unavailable: shadow cycle goes on unrecorded for now")
 		counts, id = map[int64]int{}, 0
 	}
-	verdicts := guardPlan(plan, jobs, counts, d.opts.Guard)
+	verdicts := guard.Plan(plan, jobs, counts, snap.Now, d.opts.Guard)
+	res.Verdicts = verdicts
 	if d.opts.Enforce {
 		if err := d.lock.Check(ctx); err != nil {
 			d.loseLock()
-			return failAt("lock", err)
+			return fail("lock", err)
 		}
 	}
 	var rep slurm.ApplyReport
 	applyErr := ctx.Err() // stopping before Apply: abandon, record the decisions as not sent
 	if applyErr == nil {
 		actx, release := applyContext(ctx)
-		rep, applyErr = cl.Apply(actx, toSend(verdicts), slurm.ApplyOptions{DryRun: !d.opts.Enforce, Cycle: id, Nodes: snap.Nodes})
+		rep, applyErr = cl.Apply(actx, toSend(verdicts), slurm.ApplyOptions{DryRun: !d.opts.Enforce, Cycle: id,
+			Nodes: snap.Nodes, Now: snap.Now})
 		release()
 	}
+	res.Report = rep
 	rec := d.record(snap, plan, jobs, verdicts, rep, id, start)
 	rec.Inputs.InScope = inScope
+	res.Record = rec
 	d.account(rec, len(plan.Decisions))
 	d.addAlternatives(ctx, scoped, rec)
 	d.save(ctx, rec)
 	d.housekeeping(ctx)
 	if applyErr != nil && ctx.Err() == nil {
-		return failAt("apply", applyErr)
+		return fail("apply", applyErr)
 	}
-	return cycleOK, nil
+	return res, cycleOK, nil
 }
 
 // applyGrace is how long an Apply already under way may go on after the
@@ -130,9 +179,9 @@ func applyContext(ctx context.Context) (actx context.Context, release func()) {
 }
 
 // cluster returns the Slurm client, connecting on first use.
-func (d *daemon) cluster(ctx context.Context) (cluster, error) {
+func (d *Daemon) cluster(ctx context.Context) (Cluster, error) {
 	if d.cl == nil {
-		cl, err := d.deps.connect(ctx)
+		cl, err := d.deps.Connect(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -143,12 +192,12 @@ func (d *daemon) cluster(ctx context.Context) (cluster, error) {
 
 // store returns the audit store (nil, nil without a database), opening it
 // on first use.
-func (d *daemon) store(ctx context.Context) (auditStore, error) {
-	if d.deps.open == nil {
+func (d *Daemon) store(ctx context.Context) (Store, error) {
+	if d.deps.Open == nil {
 		return nil, nil
 	}
 	if d.st == nil {
-		st, err := d.deps.open(ctx)
+		st, err := d.deps.Open(ctx)
 		if err != nil {
 			d.m.errors.WithLabelValues("database").Inc()
 			d.log.Warn().Err(err).Msg("database unavailable: shadow cycle not recorded yet")
@@ -161,7 +210,7 @@ func (d *daemon) store(ctx context.Context) (auditStore, error) {
 
 // lead makes sure this daemon holds the writer lock for the cluster; it
 // returns cycleStandby when another daemon holds it.
-func (d *daemon) lead(ctx context.Context, st auditStore, clusterName string) (cycleStatus, error) {
+func (d *Daemon) lead(ctx context.Context, st Store, clusterName string) (cycleStatus, error) {
 	if d.lock != nil {
 		if err := d.lock.Check(ctx); err == nil {
 			return cycleOK, nil
@@ -180,7 +229,7 @@ func (d *daemon) lead(ctx context.Context, st auditStore, clusterName string) (c
 			d.log.Warn().Err(err).Msg("writer lock unavailable: shadow cycle goes on")
 			return cycleOK, nil
 		}
-		return failAt("lock", err)
+		return cycleFailed, &stageError{"lock", err}
 	}
 	if !ok {
 		if !d.standby {
@@ -196,7 +245,7 @@ func (d *daemon) lead(ctx context.Context, st auditStore, clusterName string) (c
 	return cycleOK, nil
 }
 
-func (d *daemon) loseLock() {
+func (d *Daemon) loseLock() {
 	d.lock = nil
 	d.m.leader.Set(0)
 	d.log.Error().Str("lock", d.lockName).Msg("writer lock lost: no writes until it is taken again")
@@ -204,7 +253,7 @@ func (d *daemon) loseLock() {
 
 // history reads the rewrite counts and reserves the cycle ID. Without a
 // store (shadow mode, Postgres down) both are empty and the cycle goes on.
-func (d *daemon) history(ctx context.Context, st auditStore, clusterName string, p planner.Plan,
+func (d *Daemon) history(ctx context.Context, st Store, clusterName string, p planner.Plan,
 	jobs map[int64]*planner.Job) (map[int64]int, int64, error) {
 	if st == nil {
 		return map[int64]int{}, 0, nil
@@ -226,7 +275,7 @@ func (d *daemon) history(ctx context.Context, st auditStore, clusterName string,
 	return counts, id, nil
 }
 
-func toSend(vs []guarded) []planner.Decision {
+func toSend(vs []guard.Verdict) []planner.Decision {
 	var out []planner.Decision
 	for _, v := range vs {
 		if v.Write {
@@ -247,8 +296,8 @@ func jobIndex(s *planner.Snapshot) map[int64]*planner.Job {
 // save queues rec and stores every queued cycle, oldest first, with a
 // context that survives shutdown for a few seconds. Cycles that cannot be
 // stored stay queued (at most maxUnsaved) for the next cycle.
-func (d *daemon) save(ctx context.Context, rec *db.Cycle) {
-	if d.deps.open == nil {
+func (d *Daemon) save(ctx context.Context, rec *db.Cycle) {
+	if d.deps.Open == nil {
 		return // no database configured: the log line is the only record
 	}
 	d.unsaved = append(d.unsaved, rec)
@@ -269,7 +318,7 @@ func (d *daemon) save(ctx context.Context, rec *db.Cycle) {
 // maxUnsaved bounds the cycles kept in memory while Postgres is down.
 const maxUnsaved = 100
 
-func (d *daemon) flush(ctx context.Context) {
+func (d *Daemon) flush(ctx context.Context) {
 	for len(d.unsaved) > 0 {
 		if err := d.st.SaveCycle(ctx, d.unsaved[0]); err != nil {
 			d.m.errors.WithLabelValues("save").Inc()
@@ -285,8 +334,8 @@ func (d *daemon) flush(ctx context.Context) {
 // count to the 10 minutes, so a waiting job's row is refreshed as they move.
 // Built with strconv appends: it runs for every job of every cycle.
 func fingerprint(c db.CycleDecision) string {
-	outcome := c.Outcome
-	if outcome == string(slurm.Applied) || outcome == string(slurm.Unchanged) {
+	outcome := string(c.Outcome)
+	if c.Outcome.InEffect() {
 		outcome = "in-effect" // "unchanged" after "applied" is the steady state
 	}
 	b := make([]byte, 0, 128)
@@ -306,23 +355,15 @@ func fingerprint(c db.CycleDecision) string {
 	return string(b)
 }
 
-// housekeeper is what the daemon's store may also do; *db.Store does.
-type housekeeper interface {
-	// PruneCycles deletes the audit trail older than cutoff.
-	PruneCycles(ctx context.Context, cutoff time.Time) (int64, error)
-	// LatestSampleTime is the newest GPU sample after since (zero: none).
-	LatestSampleTime(ctx context.Context, since time.Time) (time.Time, error)
-}
-
 // housekeeping updates the ingestion-lag gauge every cycle and prunes the
 // audit trail older than --audit-retention once an hour. Failures are
 // logged and counted; they never fail the cycle.
-func (d *daemon) housekeeping(ctx context.Context) {
-	hk, ok := d.st.(housekeeper)
-	if !ok {
+func (d *Daemon) housekeeping(ctx context.Context) {
+	hk := d.st
+	if hk == nil {
 		return
 	}
-	now := d.deps.now()
+	now := d.deps.Now()
 	if ts, err := hk.LatestSampleTime(ctx, now.Add(-24*time.Hour)); err != nil {
 		d.log.Debug().Err(err).Msg("ingestion lag unknown")
 	} else if !ts.IsZero() {

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/strata-hpc/strata/db"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/slurm"
+	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // fakeCluster is an in-memory Slurm: Snapshot returns a copy of its state,
@@ -57,11 +58,11 @@ func (f *fakeCluster) Apply(ctx context.Context, ds []planner.Decision, o slurm.
 		r := slurm.ApplyResult{JobID: d.JobID, Body: fmt.Sprintf(`{"priority":%d,"gpus_per_node":%d}`, d.Priority, d.GPUsPerNode)}
 		switch {
 		case j == nil:
-			r.Outcome, r.Body = slurm.SkippedGone, ""
+			r.Outcome, r.Body = guard.SkippedGone, ""
 		case j.State != planner.JobPending:
-			r.Outcome, r.Body = slurm.SkippedNotPending, ""
+			r.Outcome, r.Body = guard.SkippedNotPending, ""
 		case o.DryRun:
-			r.Outcome = slurm.DryRun
+			r.Outcome = guard.DryRun
 		default:
 			if d.Priority > 0 {
 				j.Priority = d.Priority
@@ -69,9 +70,9 @@ func (f *fakeCluster) Apply(ctx context.Context, ds []planner.Decision, o slurm.
 			if d.GPUsPerNode > 0 {
 				j.GPUsPerNode, j.GPUsPerJob, j.Nodes = d.GPUsPerNode, 0, max(1, d.NodeCount)
 			}
-			j.AdminComment = slurm.AdminComment(d, o.Cycle)
+			j.AdminComment = guard.Written{Workers: d.Workers, PS: d.PS, Rank: d.Rank, Cycle: o.Cycle, Defer: d.NotBefore}.String()
 			f.writes = append(f.writes, d)
-			r.Outcome = slurm.Applied
+			r.Outcome = guard.Applied
 		}
 		rep.Results = append(rep.Results, r)
 	}
@@ -176,7 +177,7 @@ func (p *fakePostgres) RewriteCounts(ctx context.Context, cluster string, jobs m
 	for _, c := range p.cycles {
 		for _, d := range c.Decisions {
 			since, asked := jobs[d.JobID]
-			if asked && c.Cluster == cluster && d.Outcome == string(slurm.Applied) && !c.StartedAt.Before(since) {
+			if asked && c.Cluster == cluster && d.Outcome == guard.Applied && !c.StartedAt.Before(since) {
 				out[d.JobID]++
 			}
 		}
@@ -184,7 +185,7 @@ func (p *fakePostgres) RewriteCounts(ctx context.Context, cluster string, jobs m
 	return out, nil
 }
 
-func (p *fakePostgres) TryLock(ctx context.Context, name string) (writerLock, bool, error) {
+func (p *fakePostgres) TryLock(ctx context.Context, name string) (Lock, bool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.down {
@@ -244,3 +245,5 @@ func (p *fakePostgres) LatestSampleTime(ctx context.Context, since time.Time) (t
 	defer p.mu.Unlock()
 	return p.latestSample, nil
 }
+
+func (p *fakePostgres) Close() {}

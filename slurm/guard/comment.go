@@ -1,0 +1,81 @@
+package guard
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Written is what Strata's segment of a job's admin comment records: the
+// decision it last wrote, in which cycle, and the begin time it set (zero
+// when none): "strata: workers=W ps=P rank=R cycle=C [defer=UNIX]".
+type Written struct {
+	Workers, PS, Rank int
+	Cycle             int64
+	Defer             time.Time
+}
+
+// String is the segment, e.g. "strata: workers=4 ps=0 rank=2 cycle=17".
+func (w Written) String() string {
+	s := fmt.Sprintf("strata: workers=%d ps=%d rank=%d cycle=%d", w.Workers, w.PS, w.Rank, w.Cycle)
+	if !w.Defer.IsZero() {
+		s += " defer=" + strconv.FormatInt(w.Defer.Unix(), 10)
+	}
+	return s
+}
+
+// MergeAdminComment returns the admin comment cur with Strata's segment set
+// to w, keeping what other site tools (jobstats, accounting scripts)
+// wrote: text before an existing "strata:" segment is kept, the segment
+// itself is replaced (Strata's segment always ends the comment), and a
+// comment without one gets the segment appended after "; ".
+func MergeAdminComment(cur string, w Written) string {
+	if i := strings.Index(cur, "strata:"); i >= 0 {
+		cur = cur[:i]
+	}
+	cur = strings.TrimRight(strings.TrimSpace(cur), ";")
+	if cur == "" {
+		return w.String()
+	}
+	return cur + "; " + w.String()
+}
+
+// ParseAdminComment reads Strata's segment of an admin comment; false when
+// there is none or it does not parse. The segment ends at the first key
+// that is not Strata's (scontrol prints more after it).
+func ParseAdminComment(s string) (Written, bool) {
+	i := strings.Index(s, "strata:")
+	if i < 0 {
+		return Written{}, false
+	}
+	var w Written
+	seen := 0
+	for _, tok := range strings.Fields(s[i+len("strata:"):]) {
+		k, v, ok := strings.Cut(tok, "=")
+		if !ok {
+			break
+		}
+		if k != "workers" && k != "ps" && k != "rank" && k != "cycle" && k != "defer" {
+			break
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return Written{}, false
+		}
+		switch k {
+		case "workers":
+			w.Workers = int(n)
+		case "ps":
+			w.PS = int(n)
+		case "rank":
+			w.Rank = int(n)
+		case "cycle":
+			w.Cycle = n
+		case "defer":
+			w.Defer = time.Unix(n, 0).UTC()
+		}
+		seen++
+	}
+	return w, seen > 0
+}

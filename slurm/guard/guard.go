@@ -1,0 +1,221 @@
+package guard
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/strata-hpc/strata/planner"
+)
+
+// Options are the write limits between the planner, which may propose a
+// change for every pending job, and the writer, which writes whatever it is
+// given. The zero value writes nothing (MaxPerCycle 0); Defaults are the
+// daemon's.
+type Options struct {
+	// MaxPerCycle caps the jobs written per cycle (best ranks first).
+	MaxPerCycle int
+	// MaxPerJob caps how often one job is ever rewritten.
+	MaxPerJob int
+	// PriorityHysteresis: a priority change smaller than this is not sent.
+	PriorityHysteresis int64
+	// MinGPUChange: a GPU count change smaller than this is not sent.
+	MinGPUChange int
+	// MaxDefer caps how far ahead a begin time is written, so a stopped
+	// daemon delays no job for longer (0: no cap). A deferral still wanted
+	// is refreshed before it runs out.
+	MaxDefer time.Duration
+	// DeferSlack: a begin time already in effect within this of the
+	// plan's is left as it is (fewer writes as predictions move).
+	DeferSlack time.Duration
+}
+
+// Defaults are the daemon's write limits (its flags' defaults).
+func Defaults() Options {
+	return Options{MaxPerCycle: 20, MaxPerJob: 3, PriorityHysteresis: 100, MinGPUChange: 1,
+		MaxDefer: 30 * time.Minute, DeferSlack: 2 * time.Minute}
+}
+
+// Validate names the first option out of range by its flag.
+func (o Options) Validate() error {
+	switch {
+	case o.MaxPerCycle < 0:
+		return fmt.Errorf("--max-rewrites-per-cycle %d: must be ≥ 0", o.MaxPerCycle)
+	case o.MaxPerJob < 0:
+		return fmt.Errorf("--max-rewrites-per-job %d: must be ≥ 0", o.MaxPerJob)
+	case o.PriorityHysteresis < 0:
+		return fmt.Errorf("--priority-hysteresis %d: must be ≥ 0", o.PriorityHysteresis)
+	case o.MinGPUChange < 0:
+		return fmt.Errorf("--min-gpu-change %d: must be ≥ 0", o.MinGPUChange)
+	case o.MaxDefer < 0:
+		return fmt.Errorf("--max-defer %v: must be ≥ 0", o.MaxDefer)
+	case o.DeferSlack < 0:
+		return fmt.Errorf("defer slack %v: must be ≥ 0", o.DeferSlack)
+	}
+	return nil
+}
+
+// Verdict is the guards' answer for one decision: Send is the (possibly
+// trimmed) decision to pass to the writer; when Write is false, Outcome and
+// Guard say why nothing is written.
+type Verdict struct {
+	Send    planner.Decision
+	Write   bool
+	Outcome Outcome
+	Guard   Name
+}
+
+// Plan applies the write limits to a plan, in plan order (rank). jobs are
+// the snapshot's jobs by ID, rewrites the earlier applied rewrites per job,
+// now the snapshot's time. It is pure: same inputs, same verdicts. The
+// daemon (strata run, strata plan --enforce) and the simulator's Slurm mode
+// both write through it.
+func Plan(p planner.Plan, jobs map[int64]*planner.Job, rewrites map[int64]int, now time.Time, o Options) []Verdict {
+	out := make([]Verdict, 0, len(p.Decisions))
+	sent := 0
+	for _, d := range p.Decisions {
+		v := one(d, jobs[d.JobID], now, o)
+		if v.Write {
+			switch {
+			case rewrites[d.JobID] >= o.MaxPerJob:
+				v.Write, v.Outcome, v.Guard = false, Held, JobCap
+			case sent >= o.MaxPerCycle:
+				v.Write, v.Outcome, v.Guard = false, Held, CycleLimit
+			default:
+				sent++
+			}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// one decides, for one decision and the job as the snapshot saw it, what is
+// worth writing, before the per-job and per-cycle limits.
+func one(d planner.Decision, j *planner.Job, now time.Time, o Options) Verdict {
+	v := Verdict{Send: d}
+	switch {
+	case d.Action != planner.ActionUpdate:
+		v.Outcome = Kept
+		return v
+	case j == nil || j.State != planner.JobPending:
+		v.Outcome, v.Guard = Held, NotPending
+		return v
+	case IsHeld(*j):
+		v.Outcome, v.Guard = Held, JobHeld
+		return v
+	case OptedOut(*j):
+		v.Outcome, v.Guard = Held, OptOut
+		return v
+	}
+	v.Write = true
+	return hysteresis(v, *j, now, o)
+}
+
+// IsHeld reports a pending job Slurm holds: priority 0 (every hold, a
+// BadConstraints or launch-failure hold) or a held state reason
+// (JobHeldUser, JobHeldAdmin, JobHoldMaxRequeue, ...). A priority update on
+// it fails with error 2042; sent with a release it would release the job.
+func IsHeld(j planner.Job) bool {
+	return j.State == planner.JobPending &&
+		(j.Priority == 0 || strings.HasPrefix(j.Reason, "JobHeld") || strings.HasPrefix(j.Reason, "JobHold"))
+}
+
+// OptedOut reports a job whose hint says rewrite=no or does not parse: the
+// planner leaves such jobs alone, and so must every write.
+func OptedOut(j planner.Job) bool {
+	if !strings.Contains(j.Comment, "strata:") && !containsFold(j.Comment, "strata:") {
+		return false // no segment: nothing to opt out with (spares the parse)
+	}
+	h, ok, err := planner.ParseHints(j.Comment)
+	return ok && (err != nil || h.NoRewrite)
+}
+
+// hysteresis trims a verdict against the thresholds: a GPU change smaller
+// than MinGPUChange and a priority change smaller than PriorityHysteresis
+// are dropped (the job keeps its current value), a begin time is capped at
+// MaxDefer and left alone while the one in effect is close enough. What
+// remains is written only when material: a new GPU shape, a new priority,
+// a begin time to set, move or release, or a workers/PS count the admin
+// comment does not show yet.
+func hysteresis(v Verdict, j planner.Job, now time.Time, o Options) Verdict {
+	d := &v.Send
+	cur := j.GPUs()
+	gpuChange := false
+	if d.GPUsPerNode > 0 {
+		want := d.GPUsPerNode * max(1, d.NodeCount)
+		shape := want != cur || max(1, d.NodeCount) != max(1, j.Nodes) ||
+			(j.GPUsPerJob == 0 && d.GPUsPerNode != j.GPUsPerNode)
+		switch {
+		case !shape || j.GPUsPerTask > 0: // a per-task request keeps its GPUs
+			d.GPUsPerNode, d.NodeCount = 0, 0
+		case abs(want-cur) < o.MinGPUChange:
+			d.GPUsPerNode, d.NodeCount, d.Workers = 0, 0, cur
+			v.Guard = HystGPUs
+		default:
+			gpuChange = true
+		}
+	}
+	prioChange := false
+	if d.Priority > 0 && d.Priority != j.Priority {
+		if abs(d.Priority-j.Priority) < o.PriorityHysteresis {
+			d.Priority = 0
+			if v.Guard == "" {
+				v.Guard = HystPriority
+			}
+		} else {
+			prioChange = true
+		}
+	} else {
+		d.Priority = 0
+	}
+	beginChange := deferral(d, j, now, o)
+	w, ok := ParseAdminComment(j.AdminComment)
+	commentChange := !ok || w.Workers != d.Workers || w.PS != d.PS
+	if !gpuChange && !prioChange && !beginChange && !commentChange {
+		v.Write, v.Outcome = false, Unchanged
+	}
+	return v
+}
+
+// deferral settles the begin time to write (d.NotBefore: zero = none, or
+// release one Strata set) against the one in effect (j.DeferredUntil), and
+// reports whether it changes.
+func deferral(d *planner.Decision, j planner.Job, now time.Time, o Options) bool {
+	cur := j.DeferredUntil
+	active := cur.After(now)
+	want := d.NotBefore
+	if want.IsZero() {
+		return active // release a deferral Strata set
+	}
+	if lim := now.Add(o.MaxDefer); o.MaxDefer > 0 && want.After(lim) {
+		want = lim
+	}
+	switch {
+	case !active:
+	case cur.After(want.Add(o.DeferSlack)):
+		// held longer than the plan wants: move it earlier
+	case cur.Before(want.Add(-o.DeferSlack)) && !cur.After(now.Add(o.DeferSlack)):
+		// runs out soon while the plan still wants the job to wait: extend
+	default:
+		want = cur // close enough: leave it
+	}
+	d.NotBefore = want
+	return !want.Equal(cur) || !active
+}
+
+func abs[T int | int64](x T) T {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
+}

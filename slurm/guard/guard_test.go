@@ -1,0 +1,191 @@
+package guard
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-hpc/strata/planner"
+)
+
+var now = time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+
+func TestPlan(t *testing.T) {
+	pending := func(id int64, gpus int, prio int64, comment, admin string) *planner.Job {
+		return &planner.Job{ID: id, State: planner.JobPending, GPUsPerNode: gpus, Nodes: 1, Priority: prio,
+			Comment: comment, AdminComment: admin}
+	}
+	update := func(id int64, w, gpn int, prio int64) planner.Decision {
+		return planner.Decision{JobID: id, Action: planner.ActionUpdate, Workers: w, GPUsPerNode: gpn, NodeCount: 1, Priority: prio}
+	}
+	deferred := func(d planner.Decision, nb time.Time) planner.Decision { d.NotBefore = nb; return d }
+	withDefer := func(j *planner.Job, t time.Time) *planner.Job { j.DeferredUntil = t; return j }
+	o := Options{MaxPerCycle: 10, MaxPerJob: 3, PriorityHysteresis: 100, MinGPUChange: 1, MaxDefer: 30 * time.Minute, DeferSlack: 2 * time.Minute}
+	type verdict struct {
+		Write     bool
+		Outcome   Outcome
+		Gd        Name
+		GPN       int
+		Prio      int64
+		NotBefore time.Time
+	}
+	min := func(m int) time.Time { return now.Add(time.Duration(m) * time.Minute) }
+	cur := "strata: workers=2 ps=0 rank=3 cycle=7"
+	tests := []struct {
+		name     string
+		d        planner.Decision
+		job      *planner.Job
+		rewrites int
+		opts     *Options
+		want     verdict
+	}{
+		{"new shape and priority are written", update(1, 4, 4, 100500), pending(1, 2, 1000, "strata: gpus=1-4", ""), 0, nil,
+			verdict{Write: true, GPN: 4, Prio: 100500}},
+		{"keep is not written", planner.Decision{JobID: 1, Action: planner.ActionKeep}, pending(1, 2, 1000, "", ""), 0, nil,
+			verdict{Outcome: Kept}},
+		{"running job is never written", update(1, 4, 4, 100500), &planner.Job{ID: 1, State: planner.JobRunning, GPUsPerNode: 2, Nodes: 1}, 0, nil,
+			verdict{Outcome: Held, Gd: NotPending, GPN: 4, Prio: 100500}},
+		{"vanished job is not written", update(1, 4, 4, 100500), nil, 0, nil,
+			verdict{Outcome: Held, Gd: NotPending, GPN: 4, Prio: 100500}},
+		{"rewrite=no is respected even if the planner proposes", update(1, 4, 4, 100500), pending(1, 2, 1000, "strata: model=resnet50 rewrite=no", ""), 0, nil,
+			verdict{Outcome: Held, Gd: OptOut, GPN: 4, Prio: 100500}},
+		{"an invalid hint is an opt-out too", update(1, 4, 4, 100500), pending(1, 2, 1000, "strata: modle=resnet50", ""), 0, nil,
+			verdict{Outcome: Held, Gd: OptOut, GPN: 4, Prio: 100500}},
+		{"held by the user", update(1, 4, 4, 100500),
+			&planner.Job{ID: 1, State: planner.JobPending, Reason: "JobHeldUser", GPUsPerNode: 2, Nodes: 1, Comment: "strata: gpus=1-4"}, 0, nil,
+			verdict{Outcome: Held, Gd: JobHeld, GPN: 4, Prio: 100500}},
+		{"held by the requeue limit", update(1, 4, 4, 100500),
+			&planner.Job{ID: 1, State: planner.JobPending, Reason: "JobHoldMaxRequeue", Priority: 0, GPUsPerNode: 2, Nodes: 1}, 0, nil,
+			verdict{Outcome: Held, Gd: JobHeld, GPN: 4, Prio: 100500}},
+		{"priority 0 is held whatever the reason", update(1, 4, 4, 100500),
+			&planner.Job{ID: 1, State: planner.JobPending, Reason: "BadConstraints", Priority: 0, GPUsPerNode: 2, Nodes: 1}, 0, nil,
+			verdict{Outcome: Held, Gd: JobHeld, GPN: 4, Prio: 100500}},
+		{"small priority change is trimmed, GPU change written", update(1, 4, 4, 1050), pending(1, 2, 1000, "strata: gpus=1-4", ""), 0, nil,
+			verdict{Write: true, Gd: HystPriority, GPN: 4}},
+		{"small priority change alone with current comment: unchanged", update(1, 2, 2, 1050), pending(1, 2, 1000, "", cur), 0, nil,
+			verdict{Outcome: Unchanged, Gd: HystPriority}},
+		{"only the rank moved: unchanged", update(1, 2, 2, 1000), pending(1, 2, 1000, "", "strata: workers=2 ps=0 rank=9 cycle=7"), 0, nil,
+			verdict{Outcome: Unchanged}},
+		{"same values but no admin comment yet: written", update(1, 2, 2, 1000), pending(1, 2, 1000, "", ""), 0, nil,
+			verdict{Write: true}},
+		{"GPU change below the threshold is trimmed", update(1, 3, 3, 100500), pending(1, 2, 1000, "strata: gpus=1-4", ""), 0,
+			&Options{MaxPerCycle: 10, MaxPerJob: 3, PriorityHysteresis: 100, MinGPUChange: 2},
+			verdict{Write: true, Gd: HystGPUs, Prio: 100500}},
+		{"a per-task request keeps its GPUs", update(1, 4, 4, 1000),
+			&planner.Job{ID: 1, State: planner.JobPending, GPUsPerTask: 1, Tasks: 2, Nodes: 1, Priority: 1000, AdminComment: "strata: workers=4 ps=0 rank=1 cycle=1"}, 0, nil,
+			verdict{Outcome: Unchanged}},
+		{"job cap reached", update(1, 4, 4, 100500), pending(1, 2, 1000, "strata: gpus=1-4", ""), 3, nil,
+			verdict{Outcome: Held, Gd: JobCap, GPN: 4, Prio: 100500}},
+		{"zero per-cycle limit holds everything", update(1, 4, 4, 100500), pending(1, 2, 1000, "strata: gpus=1-4", ""), 0,
+			&Options{MaxPerCycle: 0, MaxPerJob: 3, PriorityHysteresis: 100, MinGPUChange: 1},
+			verdict{Outcome: Held, Gd: CycleLimit, GPN: 4, Prio: 100500}},
+		// Begin times (Decision.NotBefore against Job.DeferredUntil).
+		{"a deferral is written", deferred(update(1, 2, 2, 1000), min(10)), pending(1, 2, 1000, "", cur), 0, nil,
+			verdict{Write: true, NotBefore: min(10)}},
+		{"a deferral is capped at MaxDefer", deferred(update(1, 2, 2, 1000), min(600)), pending(1, 2, 1000, "", cur), 0, nil,
+			verdict{Write: true, NotBefore: min(30)}},
+		{"a deferral in effect close to the plan's is left", deferred(update(1, 2, 2, 1000), min(11)), withDefer(pending(1, 2, 1000, "", cur), min(10)), 0, nil,
+			verdict{Outcome: Unchanged, NotBefore: min(10)}},
+		{"a deferral not running out soon is left", deferred(update(1, 2, 2, 1000), min(60)), withDefer(pending(1, 2, 1000, "", cur), min(25)), 0, nil,
+			verdict{Outcome: Unchanged, NotBefore: min(25)}},
+		{"a deferral running out is extended", deferred(update(1, 2, 2, 1000), min(60)), withDefer(pending(1, 2, 1000, "", cur), min(1)), 0, nil,
+			verdict{Write: true, NotBefore: min(30)}},
+		{"a deferral longer than the plan's is shortened", deferred(update(1, 2, 2, 1000), min(5)), withDefer(pending(1, 2, 1000, "", cur), min(20)), 0, nil,
+			verdict{Write: true, NotBefore: min(5)}},
+		{"a deferral no longer wanted is released", update(1, 2, 2, 1000), withDefer(pending(1, 2, 1000, "", cur), min(20)), 0, nil,
+			verdict{Write: true}},
+		{"a deferral that ran out needs no release", update(1, 2, 2, 1000), withDefer(pending(1, 2, 1000, "", cur), min(-1)), 0, nil,
+			verdict{Outcome: Unchanged}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			oo := o
+			if tt.opts != nil {
+				oo = *tt.opts
+			}
+			jobs := map[int64]*planner.Job{}
+			if tt.job != nil {
+				jobs[tt.job.ID] = tt.job
+			}
+			got := Plan(planner.Plan{Decisions: []planner.Decision{tt.d}}, jobs, map[int64]int{1: tt.rewrites}, now, oo)
+			g := got[0]
+			v := verdict{Write: g.Write, Outcome: g.Outcome, Gd: g.Guard, GPN: g.Send.GPUsPerNode, Prio: g.Send.Priority, NotBefore: g.Send.NotBefore}
+			if diff := cmp.Diff(tt.want, v); diff != "" {
+				t.Errorf("verdict (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPlanCycleLimitKeepsBestRanks(t *testing.T) {
+	var p planner.Plan
+	jobs := map[int64]*planner.Job{}
+	for id := int64(1); id <= 5; id++ {
+		p.Decisions = append(p.Decisions, planner.Decision{JobID: id, Action: planner.ActionUpdate, Rank: int(id),
+			Workers: 2, GPUsPerNode: 2, NodeCount: 1, Priority: 100000 - id*1000})
+		jobs[id] = &planner.Job{ID: id, State: planner.JobPending, GPUsPerNode: 1, Nodes: 1, Priority: 1, Comment: "strata: gpus=1-2"}
+	}
+	got := Plan(p, jobs, nil, now, Options{MaxPerCycle: 2, MaxPerJob: 3, PriorityHysteresis: 1, MinGPUChange: 1})
+	var written, held []int64
+	for _, g := range got {
+		if g.Write {
+			written = append(written, g.Send.JobID)
+		} else if g.Guard == CycleLimit {
+			held = append(held, g.Send.JobID)
+		}
+	}
+	if diff := cmp.Diff([]int64{1, 2}, written); diff != "" {
+		t.Errorf("written (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]int64{3, 4, 5}, held); diff != "" {
+		t.Errorf("held by the cycle limit (-want +got):\n%s", diff)
+	}
+}
+
+func TestAdminCommentRoundTrip(t *testing.T) {
+	tests := []struct {
+		in     string
+		want   Written
+		wantOK bool
+	}{
+		{"strata: workers=4 ps=1 rank=2 cycle=17", Written{4, 1, 2, 17, time.Time{}}, true},
+		{"site note; strata: workers=2 ps=0 rank=1 cycle=3", Written{2, 0, 1, 3, time.Time{}}, true},
+		{"strata: workers=2 ps=0 rank=1 cycle=3 defer=1795521785", Written{2, 0, 1, 3, time.Unix(1795521785, 0).UTC()}, true},
+		{"strata: workers=2 ps=0 rank=1 cycle=3 Other=1", Written{2, 0, 1, 3, time.Time{}}, true},
+		{"", Written{}, false},
+		{`{"jobstats": 1}`, Written{}, false},
+		{"strata: workers=x", Written{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := ParseAdminComment(tt.in)
+		if ok != tt.wantOK || got != tt.want {
+			t.Errorf("ParseAdminComment(%q) = %+v, %v; want %+v, %v", tt.in, got, ok, tt.want, tt.wantOK)
+		}
+		if ok {
+			if back, _ := ParseAdminComment(MergeAdminComment("jobstats=1", got)); back != got {
+				t.Errorf("round trip of %+v through the merged comment gave %+v", got, back)
+			}
+		}
+	}
+	if got := MergeAdminComment("site; strata: workers=1 ps=0 rank=1 cycle=1", Written{Workers: 2, Cycle: 2}); got != "site; strata: workers=2 ps=0 rank=0 cycle=2" {
+		t.Errorf("merge replaced the segment as %q", got)
+	}
+}
+
+func TestMergeAdminCommentKeepsOtherTools(t *testing.T) {
+	w := Written{Workers: 2, Rank: 1, Cycle: 7}
+	seg := "strata: workers=2 ps=0 rank=1 cycle=7"
+	tests := []struct{ cur, want string }{
+		{"", seg},
+		{"strata: workers=4 ps=1 rank=3 cycle=6", seg},
+		{`{"jobstats":1}`, `{"jobstats":1}; ` + seg},
+		{`site=xyz; strata: workers=4 ps=1 rank=3 cycle=6`, `site=xyz; ` + seg},
+		{"site=xyz;", "site=xyz; " + seg},
+	}
+	for _, tt := range tests {
+		if got := MergeAdminComment(tt.cur, w); got != tt.want {
+			t.Errorf("MergeAdminComment(%q) = %q, want %q", tt.cur, got, tt.want)
+		}
+	}
+}
