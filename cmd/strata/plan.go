@@ -52,6 +52,11 @@ func runPlan(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if !opts.Enforce {
+		// Shadow mode records nothing and so takes no writer lock: it runs
+		// beside a daemon. (strata run keeps the audit trail.)
+		deps.Open = nil
+	}
 	d, err := daemon.New(log, opts, deps, daemon.NewMetrics())
 	if err != nil {
 		return exitError{code: 2, err: err}
