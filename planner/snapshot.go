@@ -107,7 +107,7 @@ type Job struct {
 	// planner ignores it (it replans every cycle); the writer compares
 	// against it.
 	DeferredUntil time.Time `json:"deferred_until,omitzero"`
-	Priority  int64     `json:"priority"`
+	Priority      int64     `json:"priority"`
 
 	// GPU request: GPUsPerNode × Nodes when requested per node
 	// (tres_per_node), GPUsPerJob when requested per job (tres_per_job,

@@ -28,13 +28,16 @@ func simulateCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "simulate",
 		Usage: "replay a job trace on a simulated GPU cluster under one or more policies",
-		UsageText: "strata simulate --trace FILE [--scaling FILE] --cluster NODESxGPUS[:TYPE] --policy P[,P...]\n" +
-			"   [--interval 60s] [--seed N] [--json] [--plot DIR]",
+		UsageText: "strata simulate --trace FILE [--scaling FILE] --cluster NODESxGPUS[:TYPE] --policy slurm,smd[,P...]\n" +
+			"   [--scheduler slurm|ideal] [--interval 60s] [--json] [--plot DIR] [Slurm knobs]",
 		Description: "Runs the planner's own policies (the code `strata run` uses) against a simulated\n" +
-			"cluster: jobs arrive from the trace, every --interval the policy plans and the\n" +
-			"simulator starts, preempts or resizes jobs (preempt/resize only for tiresias,\n" +
-			"optimus and *-elastic what-ifs; smd and fifo only shape pending jobs, as on Slurm).\n" +
-			"All policies see the true durations (oracle). See docs/evaluation.md.",
+			"cluster. With --scheduler slurm (the default) a model of slurmctld starts jobs — main\n" +
+			"scheduler and EASY backfill by time limits, multifactor priority — from what Strata's\n" +
+			"cycle wrote every --interval through the daemon's guards (priority, GPU request, begin\n" +
+			"time), as on a real cluster; --policy slurm is Slurm alone, nothing written. With\n" +
+			"--scheduler ideal the simulator starts the jobs each plan admits itself and lets\n" +
+			"tiresias, optimus and *-elastic preempt or resize (for comparison with published\n" +
+			"simulators). All policies see the true durations (oracle). See docs/evaluation.md.",
 		Flags:  simulateFlags(),
 		Action: runSimulate,
 	}
@@ -45,7 +48,15 @@ func simulateFlags() []cli.Flag {
 		&cli.StringFlag{Name: "trace", Usage: "trace CSV (job_id,submit_time,duration_s,gpus[,model,batch_size,nodes,...])"},
 		&cli.StringFlag{Name: "scaling", Usage: "scaling curves CSV (model,batch_size,gpus,duration_s), e.g. pollux_scaling.csv"},
 		&cli.StringFlag{Name: "cluster", Usage: "simulated cluster NODESxGPUS[:TYPE], e.g. 16x4:t4"},
-		&cli.StringFlag{Name: "policy", Usage: "comma-separated policies, or all: " + strings.Join(planner.PolicyNames(), ", ")},
+		&cli.StringFlag{Name: "policy", Usage: "comma-separated policies, or all: slurm (Slurm alone), " + strings.Join(planner.PolicyNames(), ", ")},
+		&cli.StringFlag{Name: "scheduler", Value: sim.SchedulerSlurm, Usage: "who starts jobs: slurm (a slurmctld model, from what Strata wrote) or ideal (Strata itself)"},
+		&cli.StringFlag{Name: "slurm-backfill", Value: "easy", Usage: "Slurm mode: backfill reservations, easy (the first blocked job) or conservative (every blocked job)"},
+		&cli.Float64Flag{Name: "time-limit-factor", Value: 2, Usage: "Slurm mode: a job's time limit is duration × this (whole minutes) when the trace has no time_limit_s"},
+		&cli.Float64Flag{Name: "priority-weight-age", Value: 1000, Usage: "Slurm mode: PriorityWeightAge"},
+		&cli.Float64Flag{Name: "priority-weight-job-size", Value: 1000, Usage: "Slurm mode: PriorityWeightJobSize"},
+		&cli.DurationFlag{Name: "sched-interval", Value: 60 * time.Second, Usage: "Slurm mode: sched_interval (full main-scheduler pass)"},
+		&cli.DurationFlag{Name: "bf-interval", Value: 30 * time.Second, Usage: "Slurm mode: bf_interval (backfill cycle)"},
+		&cli.DurationFlag{Name: "batch-sched-delay", Value: 3 * time.Second, Usage: "Slurm mode: batch_sched_delay (least time between event-triggered passes)"},
 		&cli.DurationFlag{Name: "interval", Value: 60 * time.Second, Usage: "scheduling interval"},
 		&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of the policies' tie-breaks (same seed, same output)"},
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON object instead of a table"},
@@ -156,6 +167,29 @@ func simConfig(c *cli.Context) (sim.Config, []string, error) {
 	if cfg.Interval <= 0 || cfg.RestartPenalty < 0 || cfg.Range.MaxFactor < 1 || cfg.TiresiasThreshold < 0 {
 		return cfg, nil, errors.New("--interval must be > 0, --restart-penalty and --tiresias-threshold ≥ 0, --gpu-range ≥ 1")
 	}
+	cfg.Scheduler = c.String("scheduler")
+	if cfg.Scheduler != sim.SchedulerSlurm && cfg.Scheduler != sim.SchedulerIdeal {
+		return cfg, nil, fmt.Errorf("--scheduler %q: want slurm or ideal", cfg.Scheduler)
+	}
+	sc := sim.DefaultSlurmConfig()
+	switch c.String("slurm-backfill") {
+	case "easy":
+		sc.Reservations = 1
+	case "conservative":
+		sc.Reservations = 0
+	default:
+		return cfg, nil, fmt.Errorf("--slurm-backfill %q: want easy or conservative", c.String("slurm-backfill"))
+	}
+	sc.TimeLimitFactor = c.Float64("time-limit-factor")
+	sc.PriorityWeightAge, sc.PriorityWeightJobSize = c.Float64("priority-weight-age"), c.Float64("priority-weight-job-size")
+	sc.SchedInterval, sc.BFInterval, sc.BatchSchedDelay = c.Duration("sched-interval"), c.Duration("bf-interval"), c.Duration("batch-sched-delay")
+	if sc.TimeLimitFactor < 1 || sc.SchedInterval <= 0 || sc.BFInterval <= 0 || sc.BatchSchedDelay < 0 {
+		return cfg, nil, errors.New("--time-limit-factor must be ≥ 1, --sched-interval and --bf-interval > 0, --batch-sched-delay ≥ 0")
+	}
+	if err := sc.Validate(); err != nil {
+		return cfg, nil, err
+	}
+	cfg.Slurm = sc
 	for _, s := range c.StringSlice("power") {
 		typ, p, err := sim.ParsePower(s)
 		if err != nil {
@@ -174,16 +208,20 @@ func simConfig(c *cli.Context) (sim.Config, []string, error) {
 	if c.Bool("truth-model") {
 		cfg.Truth = sim.NewModelTruth(cfg.Truth.Scaling, cs.GPUsPerNode)
 	}
-	policies, err := simPolicies(c.String("policy"))
+	policies, err := simPolicies(c.String("policy"), cfg.Scheduler)
 	return cfg, policies, err
 }
 
-// simPolicies splits and checks --policy ("all" = every registered policy).
-func simPolicies(s string) ([]string, error) {
-	if s == "all" {
-		return planner.PolicyNames(), nil
-	}
+// simPolicies splits and checks --policy ("all" = every registered policy;
+// in Slurm mode also slurm, Slurm alone).
+func simPolicies(s, scheduler string) ([]string, error) {
 	known := planner.PolicyNames()
+	if scheduler == sim.SchedulerSlurm {
+		known = append([]string{sim.PolicySlurm}, known...)
+	}
+	if s == "all" {
+		return known, nil
+	}
 	var out []string
 	for _, p := range strings.Split(s, ",") {
 		p = strings.TrimSpace(p)

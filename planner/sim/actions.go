@@ -30,6 +30,13 @@ func (e *engine) start(i int, d *planner.Decision, t float64) bool {
 		return false
 	}
 	e.cl.bbUsed += bb
+	e.begin(i, slots, total, t)
+	return true
+}
+
+// begin makes pending job i run on slots (total GPUs) from t.
+func (e *engine) begin(i int, slots []slot, total int, t float64) {
+	j := &e.jobs[i]
 	j.slots, j.gpus = slots, total
 	j.view = nil
 	j.dur = e.duration(j, total)
@@ -42,7 +49,6 @@ func (e *engine) start(i int, d *planner.Decision, t float64) bool {
 		}
 	}
 	e.running = insertSorted(e.running, i)
-	return true
 }
 
 // duration is the truth run time of j on w GPUs, counting linear guesses.

@@ -43,13 +43,22 @@ func (e *engine) snapshot(k int64, t float64) *planner.Snapshot {
 	if spec.BurstBufferBytes > 0 {
 		s.BurstBufferPools = []planner.BurstBufferPool{{Name: "bb", CapacityBytes: spec.BurstBufferBytes, UsedBytes: e.cl.bbUsed}}
 	}
+	slurm := e.cfg.Scheduler == SchedulerSlurm
 	p, r := 0, 0 // merge the two ascending lists
 	for p < len(e.pending) || r < len(e.running) {
 		if r == len(e.running) || (p < len(e.pending) && e.pending[p] < e.running[r]) {
-			s.Jobs = append(s.Jobs, e.pendingView(e.pending[p]))
+			if slurm {
+				s.Jobs = append(s.Jobs, e.slurmPending(e.pending[p], t))
+			} else {
+				s.Jobs = append(s.Jobs, e.pendingView(e.pending[p]))
+			}
 			p++
 		} else {
-			s.Jobs = append(s.Jobs, e.runningView(e.running[r]))
+			v := e.runningView(e.running[r])
+			if slurm {
+				v = e.slurmRunning(v, e.running[r])
+			}
+			s.Jobs = append(s.Jobs, v)
 			r++
 		}
 	}

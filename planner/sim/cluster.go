@@ -169,6 +169,32 @@ func (c *cluster) place(owner, perNode, count, total int, prefer []string) ([]sl
 	return out, true
 }
 
+// placeAvoiding is place without preferred nodes, never using a node
+// whose avoid entry is set (nil: none avoided).
+func (c *cluster) placeAvoiding(owner, perNode, count, total int, avoid []bool) ([]slot, bool) {
+	if avoid == nil {
+		return c.place(owner, perNode, count, total, nil)
+	}
+	hidden := 0
+	saved := make([]int, len(c.nodes))
+	for i := range c.nodes {
+		saved[i] = c.nodes[i].free
+		if avoid[i] {
+			hidden += c.nodes[i].free
+			c.nodes[i].free = 0
+		}
+	}
+	c.free -= hidden
+	slots, ok := c.place(owner, perNode, count, total, nil)
+	for i := range c.nodes {
+		if avoid[i] {
+			c.nodes[i].free = saved[i]
+		}
+	}
+	c.free += hidden
+	return slots, ok
+}
+
 // preferred returns the node indices named in prefer when they are count
 // distinct known nodes each with perNode free GPUs, else nil.
 func (c *cluster) preferred(perNode, count int, prefer []string) []int {

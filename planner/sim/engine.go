@@ -8,12 +8,22 @@ import (
 	"time"
 
 	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // Config configures a simulation run. The zero value of every optional
 // field is usable; defaults are documented per field.
 type Config struct {
 	Cluster ClusterSpec
+	// Scheduler is SchedulerSlurm (the default: a slurmctld model starts
+	// jobs from what Strata wrote) or SchedulerIdeal (Strata starts jobs
+	// itself).
+	Scheduler string
+	// Slurm configures the slurmctld model (Slurm mode).
+	Slurm SlurmConfig
+	// Guard are the write limits of Strata's cycle in Slurm mode (nil: the
+	// daemon's defaults, guard.Defaults).
+	Guard *guard.Options
 	// Interval is the scheduling interval (plan cycle); default 60 s.
 	Interval time.Duration
 	// Seed seeds the snapshot IDs (the policies' tie-break randomness).
@@ -57,6 +67,13 @@ func (c Config) withDefaults() Config {
 	if c.RestartPenalty <= 0 {
 		c.RestartPenalty = 30 * time.Second
 	}
+	if c.Scheduler == "" {
+		c.Scheduler = SchedulerSlurm
+	}
+	if c.Slurm == (SlurmConfig{}) {
+		c.Slurm = DefaultSlurmConfig()
+	}
+	c.Slurm = c.Slurm.withDefaults()
 	c.Cluster = c.Cluster.withDefaults()
 	return c
 }
@@ -85,14 +102,24 @@ func MayReshape(policy string) bool {
 // RunNamed builds the named policy with PolicyOptions and runs it; the
 // policies that may reshape running jobs (MayReshape) are told they may.
 func RunNamed(ctx context.Context, cfg Config, tr *Trace, name string) (*Result, error) {
+	cfg = cfg.withDefaults()
+	if name == PolicySlurm {
+		if cfg.Scheduler != SchedulerSlurm {
+			return nil, fmt.Errorf("simulate %s: policy slurm (Slurm alone) needs the Slurm scheduler", name)
+		}
+		return Run(ctx, cfg, tr, name, nil)
+	}
 	o := PolicyOptions(cfg, tr)
-	o.Reshape = MayReshape(name)
+	o.Reshape = MayReshape(name) && cfg.Scheduler == SchedulerIdeal
 	p, err := planner.NewPolicy(name, o)
 	if err != nil {
 		return nil, fmt.Errorf("simulate %s: %w", name, err)
 	}
 	return Run(ctx, cfg, tr, name, p)
 }
+
+// PolicySlurm is Slurm alone: no plan, nothing written (Slurm mode only).
+const PolicySlurm = "slurm"
 
 // Run simulates one policy over the trace. Jobs larger than the cluster
 // (or its burst-buffer pool) can never run; they are dropped before the run
@@ -102,10 +129,23 @@ func RunNamed(ctx context.Context, cfg Config, tr *Trace, name string) (*Result,
 func Run(ctx context.Context, cfg Config, tr *Trace, name string, p planner.Policy) (*Result, error) {
 	cfg = cfg.withDefaults()
 	e := newEngine(cfg, tr, name, p)
-	if err := e.loop(ctx); err != nil {
+	run := e.loop
+	switch cfg.Scheduler {
+	case SchedulerSlurm:
+		run = e.slurmLoop
+	case SchedulerIdeal:
+		if p == nil {
+			return nil, fmt.Errorf("simulate %s: the ideal scheduler needs a policy", name)
+		}
+	default:
+		return nil, fmt.Errorf("simulate: scheduler %q: want %s or %s", cfg.Scheduler, SchedulerSlurm, SchedulerIdeal)
+	}
+	if err := run(ctx); err != nil {
 		return nil, fmt.Errorf("simulate %s: %w", name, err)
 	}
-	return e.result(), nil
+	r := e.result()
+	r.Scheduler = cfg.Scheduler
+	return r, nil
 }
 
 // loop advances tick by tick until every job finished or the run stalls.

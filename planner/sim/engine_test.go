@@ -75,7 +75,7 @@ func TestRunHandComputed(t *testing.T) {
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := Config{Cluster: ClusterSpec{Nodes: 2, GPUsPerNode: 2, GPUType: "t4", BurstBufferBytes: tc.pool}}
+			cfg := Config{Scheduler: SchedulerIdeal, Cluster: ClusterSpec{Nodes: 2, GPUsPerNode: 2, GPUType: "t4", BurstBufferBytes: tc.pool}}
 			r, err := Run(context.Background(), cfg, mustTrace(t, tc.trace), tc.policy, tc.p)
 			if err != nil {
 				t.Fatal(err)
@@ -122,7 +122,7 @@ func TestRunPreemptHonesty(t *testing.T) {
 	}}
 	for _, tc := range tests {
 		t.Run(tc.policy, func(t *testing.T) {
-			cfg := Config{Cluster: ClusterSpec{Nodes: 2, GPUsPerNode: 2, GPUType: "t4"}}
+			cfg := Config{Scheduler: SchedulerIdeal, Cluster: ClusterSpec{Nodes: 2, GPUsPerNode: 2, GPUType: "t4"}}
 			r, err := Run(context.Background(), cfg, mustTrace(t, threeJobs), tc.policy, preemptAt60())
 			if err != nil {
 				t.Fatal(err)
@@ -160,7 +160,7 @@ func TestRunScalingTruth(t *testing.T) {
 	sc := readScalingFile(t, "testdata/tiny_scaling.csv")
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := Config{Cluster: ClusterSpec{Nodes: 2, GPUsPerNode: 4, GPUType: "t4"}, Truth: Truth{Scaling: sc}}
+			cfg := Config{Scheduler: SchedulerIdeal, Cluster: ClusterSpec{Nodes: 2, GPUsPerNode: 4, GPUType: "t4"}, Truth: Truth{Scaling: sc}}
 			r, err := Run(context.Background(), cfg, mustTrace(t, trace), tc.policy, tc.p)
 			if err != nil {
 				t.Fatal(err)
@@ -178,7 +178,7 @@ func TestSnapshotView(t *testing.T) {
 	const trace = "job_id,submit_time,duration_s,gpus,model,batch_size,iterations\n" +
 		"x,0,940,6,cifar10,2048,3338\ny,10,100,2,,,\n"
 	sc := readScalingFile(t, "testdata/tiny_scaling.csv")
-	cfg := Config{Cluster: ClusterSpec{Nodes: 2, GPUsPerNode: 4, GPUType: "t4"}, Truth: Truth{Scaling: sc}}.withDefaults()
+	cfg := Config{Scheduler: SchedulerIdeal, Cluster: ClusterSpec{Nodes: 2, GPUsPerNode: 4, GPUType: "t4"}, Truth: Truth{Scaling: sc}}.withDefaults()
 	e := newEngine(cfg, mustTrace(t, trace), "greedy", greedy{})
 	e.advance(0)
 	e.arrive(0)
@@ -226,7 +226,7 @@ func TestSnapshotView(t *testing.T) {
 // resizes (optimus) sees phantom usage and cannot grow other jobs.
 func TestRunningViewResourcesFollowGPUs(t *testing.T) {
 	const trace = "job_id,submit_time,duration_s,gpus\nx,0,940,6\n"
-	cfg := Config{Cluster: ClusterSpec{Nodes: 2, GPUsPerNode: 4, GPUType: "t4"}}.withDefaults()
+	cfg := Config{Scheduler: SchedulerIdeal, Cluster: ClusterSpec{Nodes: 2, GPUsPerNode: 4, GPUType: "t4"}}.withDefaults()
 	e := newEngine(cfg, mustTrace(t, trace), "greedy", greedy{want: func(*planner.Job) int { return 2 }})
 	e.advance(0)
 	e.arrive(0)

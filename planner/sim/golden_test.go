@@ -38,7 +38,7 @@ func tinyReport(t *testing.T, seed int64, policies []string, extra ...planner.Po
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Cluster: cs, Seed: seed, Truth: Truth{Scaling: readScalingFile(t, "testdata/tiny_scaling.csv")}}
+	cfg := Config{Scheduler: SchedulerIdeal, Cluster: cs, Seed: seed, Truth: Truth{Scaling: readScalingFile(t, "testdata/tiny_scaling.csv")}}
 	rep := &Report{Trace: "testdata/tiny.csv", Cluster: cs.String(), IntervalS: 60, Seed: seed,
 		TraceJobs: len(tr.Jobs), Published: Published(tr)}
 	for _, name := range policies {
@@ -141,7 +141,7 @@ func TestSkipUnchanged(t *testing.T) {
 		for _, policy := range []string{"fifo", "sjf"} {
 			var got [2]*Result
 			for n, skip := range []bool{true, false} {
-				cfg := Config{Cluster: cluster, Truth: Truth{Scaling: sc}, SkipUnchanged: skip}
+				cfg := Config{Scheduler: SchedulerIdeal, Cluster: cluster, Truth: Truth{Scaling: sc}, SkipUnchanged: skip}
 				r, err := RunNamed(context.Background(), cfg, tr, policy)
 				if err != nil {
 					t.Fatal(err)

@@ -13,6 +13,9 @@ import (
 // power. Times are seconds, rounded to 0.1 s.
 type Result struct {
 	Policy string `json:"policy"`
+	// Scheduler is who started the jobs: "slurm" (a slurmctld model, from
+	// what the policy wrote) or "ideal" (the policy itself).
+	Scheduler string `json:"scheduler"`
 	// Jobs is the number of completed jobs the statistics cover.
 	Jobs      int     `json:"jobs"`
 	AvgJCT    float64 `json:"avg_jct_s"`
@@ -47,6 +50,10 @@ type Result struct {
 	Dropped    int `json:"dropped"`
 	Unfinished int `json:"unfinished"`
 	PlanCalls  int `json:"plan_calls"`
+	// Slurm mode: Writes counts job updates Strata wrote (after the
+	// guards); TimeLimitKills jobs Slurm killed at their time limit.
+	Writes         int `json:"writes,omitempty"`
+	TimeLimitKills int `json:"time_limit_kills,omitempty"`
 
 	// PlanTime is the wall time spent in Policy.Plan (not deterministic,
 	// so not in the JSON).

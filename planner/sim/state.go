@@ -43,6 +43,12 @@ type job struct {
 	firstStart, end         float64
 	attained                float64
 	restarts                int
+	// Slurm mode: the time limit (s), the job's Slurm priority (prioSet:
+	// written by Strata, so it sticks), its begin time (s; 0 = none) and
+	// the part of it Strata wrote, and when a running job hits its limit.
+	limit, begin, strataBegin, killAt float64
+	prio                              int64
+	prioSet                           bool
 }
 
 // endAt is the completion time of a running job if nothing changes.
@@ -66,6 +72,9 @@ type engine struct {
 	busy      float64 // busy GPU-seconds
 	res       Result
 	series    []Point
+	// afterWrites, when set (tests), is called in Slurm mode after each of
+	// Strata's cycles has written its plan, before Slurm acts on it.
+	afterWrites func(s *slurmState, t float64, p planner.Plan)
 }
 
 func newEngine(cfg Config, tr *Trace, name string, p planner.Policy) *engine {

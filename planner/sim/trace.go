@@ -33,6 +33,9 @@ type TraceJob struct {
 	// BBBytes is the burst-buffer capacity the job stages its data into
 	// (column bb_bytes; 0 = none).
 	BBBytes int64
+	// TimeLimit is the job's time limit in seconds (column time_limit_s;
+	// 0 = none: the Slurm mode derives one, SlurmConfig.TimeLimitFactor).
+	TimeLimit float64
 	// Published holds per-job JCTs other schedulers published for this
 	// trace, by column name without the "jct_" prefix (e.g. "pollux").
 	Published map[string]float64
@@ -73,12 +76,16 @@ func (e *LineError) Error() string {
 // Unwrap returns the underlying parse error.
 func (e *LineError) Unwrap() error { return e.Err }
 
+// maxTraceSeconds bounds submit times, durations and time limits: larger
+// values are not real jobs, and would make the simulation tick for ever.
+const maxTraceSeconds = 1e9
+
 // requiredColumns must appear in the header of every trace.
 var requiredColumns = []string{"job_id", "submit_time", "duration_s", "gpus"}
 
 // ReadTrace parses a CSV trace with at least job_id, submit_time,
 // duration_s and gpus columns; model, batch_size, nodes, user, job_name
-// (or name), iterations, cpus, bb_bytes, gpu_milli and jct_* columns are used when
+// (or name), iterations, cpus, bb_bytes, time_limit_s, gpu_milli and jct_* columns are used when
 // present; other columns are ignored. Rows with gpus=0 are counted as
 // CPU-only and dropped; a fractional GPU (gpu_milli < 1000) counts as one
 // GPU. Jobs are returned sorted by (submit time, row order).
@@ -199,6 +206,15 @@ func parseRow(rec []string, width int, cols map[string]int, line int) (TraceJob,
 		Name:       r.str("job_name"),
 		CPUs:       int(math.Ceil(r.float("cpus", false))), // fractional in Alibaba (cpu_milli/1000)
 		BBBytes:    r.int("bb_bytes", false),
+		TimeLimit:  r.float("time_limit_s", false),
+	}
+	for _, c := range []struct {
+		col string
+		v   float64
+	}{{"submit_time", j.Submit}, {"duration_s", j.Duration}, {"time_limit_s", j.TimeLimit}} {
+		if c.v > maxTraceSeconds && r.err == nil {
+			r.err = &LineError{Line: line, Column: c.col, Err: fmt.Errorf("%g s is more than %g s (31 years): not a real job", c.v, float64(maxTraceSeconds))}
+		}
 	}
 	if j.Name == "" {
 		j.Name = r.str("name")

@@ -218,3 +218,18 @@ func TestModelTruth(t *testing.T) {
 		t.Errorf("time model: 2 GPUs (%v) not slower than 4 (%v)", two, req)
 	}
 }
+
+// Times no job can have are errors naming the line and column (1e300 used
+// to make the simulation run for ever).
+func TestReadTraceRefusesAbsurdTimes(t *testing.T) {
+	for col, row := range map[string]string{
+		"submit_time":  "1,1e300,60,1,",
+		"duration_s":   "1,0,1e300,1,",
+		"time_limit_s": "1,0,60,1,1e12",
+	} {
+		_, err := ReadTrace(strings.NewReader("job_id,submit_time,duration_s,gpus,time_limit_s\n"+row+"\n"), ReadOptions{})
+		if err == nil || !strings.Contains(err.Error(), "line 2") || !strings.Contains(err.Error(), col) {
+			t.Errorf("%s: err = %v, want an error naming line 2 and the column", col, err)
+		}
+	}
+}

@@ -1,0 +1,200 @@
+package sim
+
+import (
+	"math"
+	"slices"
+	"sort"
+)
+
+// bfPlan is one backfill cycle's view of the future: when each node's GPUs
+// come free if running jobs end at their time limits (not their real
+// ends, which Slurm does not know), and the whole-node reservations made
+// for blocked jobs. It is rebuilt every cycle, as Slurm does.
+type bfPlan struct {
+	now  float64
+	free []int // free GPUs per node now
+	// rel[n] are node n's releases (time, GPUs), by time.
+	rel [][]bfRelease
+	// times are the distinct release times, ascending.
+	times []float64
+	// resv[n] are node n's reserved intervals.
+	resv [][2]float64
+	cap  int // GPUs per node
+}
+
+type bfRelease struct {
+	at   float64
+	gpus int
+}
+
+func (e *engine) newBFPlan(t float64) *bfPlan {
+	p := &bfPlan{now: t, free: make([]int, len(e.cl.nodes)), rel: make([][]bfRelease, len(e.cl.nodes)),
+		resv: make([][2]float64, len(e.cl.nodes)), cap: e.cl.spec.GPUsPerNode}
+	for n := range e.cl.nodes {
+		p.free[n] = e.cl.nodes[n].free
+		p.resv[n] = [2]float64{math.Inf(1), math.Inf(1)}
+	}
+	for _, i := range e.running {
+		p.addRunning(&e.jobs[i])
+	}
+	p.sortTimes()
+	return p
+}
+
+// addRunning records when a running job's GPUs come free by its limit (a
+// job already past it is assumed to end now).
+func (p *bfPlan) addRunning(j *job) {
+	end := max(j.killAt, p.now)
+	for _, s := range j.slots {
+		p.rel[s.node] = append(p.rel[s.node], bfRelease{end, len(s.idx)})
+		p.times = append(p.times, end)
+	}
+}
+
+func (p *bfPlan) sortTimes() {
+	for n := range p.rel {
+		slices.SortFunc(p.rel[n], func(a, b bfRelease) int {
+			switch {
+			case a.at < b.at:
+				return -1
+			case a.at > b.at:
+				return 1
+			}
+			return 0
+		})
+	}
+	sort.Float64s(p.times)
+	p.times = slices.Compact(p.times)
+}
+
+// freeAt is node n's free GPUs at time t (running jobs released by then).
+func (p *bfPlan) freeAt(n int, t float64) int {
+	f := p.free[n]
+	for _, r := range p.rel[n] {
+		if r.at > t {
+			break
+		}
+		f += r.gpus
+	}
+	return f
+}
+
+// usable reports whether node n is unreserved during [from, to).
+func (p *bfPlan) usable(n int, from, to float64) bool {
+	r := p.resv[n]
+	return math.IsInf(r[0], 1) || to <= r[0] || from >= r[1]
+}
+
+// fit finds the earliest time (now, or when running jobs reach their
+// limits, within window) at which a job with the request (per × nodes, or
+// a per-job total when per < 1) and time limit fits on unreserved nodes
+// for its whole limit, and those nodes (best fit: fewest free GPUs first).
+func (p *bfPlan) fit(per, nodes, total int, limit, window float64) (float64, []int, bool) {
+	cands := append([]float64{p.now}, p.times...)
+	for _, t := range cands {
+		if t < p.now {
+			continue
+		}
+		if t > p.now+window {
+			break
+		}
+		if got, ok := p.fitAt(t, per, nodes, total, limit); ok {
+			return t, got, true
+		}
+	}
+	return 0, nil, false
+}
+
+func (p *bfPlan) fitAt(t float64, per, nodes, total int, limit float64) ([]int, bool) {
+	type cand struct{ n, free int }
+	var cs []cand
+	sum := 0
+	for n := range p.free {
+		if !p.usable(n, t, t+limit) {
+			continue
+		}
+		if f := p.freeAt(n, t); f > 0 && (per < 1 || f >= per) {
+			cs = append(cs, cand{n, f})
+			sum += f
+		}
+	}
+	if per >= 1 && len(cs) < nodes || per < 1 && sum < total {
+		return nil, false
+	}
+	slices.SortStableFunc(cs, func(a, b cand) int { return a.free - b.free })
+	if per >= 1 {
+		cs = cs[:nodes]
+	} else { // most free first until the total is covered
+		slices.SortStableFunc(cs, func(a, b cand) int { return b.free - a.free })
+		need, k := total, 0
+		for k < len(cs) && need > 0 {
+			need -= cs[k].free
+			k++
+		}
+		cs = cs[:k]
+	}
+	out := make([]int, len(cs))
+	for k, c := range cs {
+		out[k] = c.n
+	}
+	return out, true
+}
+
+// reserve keeps nodes for [from, to), rounded out to the resolution.
+func (p *bfPlan) reserve(nodes []int, from, to, res float64) {
+	from = math.Floor(from/res) * res
+	to = math.Ceil(to/res) * res
+	for _, n := range nodes {
+		r := &p.resv[n]
+		if math.IsInf(r[0], 1) {
+			*r = [2]float64{from, to}
+		} else { // a node reserved twice: keep the union (whole-node reservations)
+			*r = [2]float64{min(r[0], from), max(r[1], to)}
+		}
+	}
+}
+
+// backfill is one cycle of Slurm's backfill scheduler: it walks the queue
+// (at most BFMaxJobTest jobs); a job that fits now on nodes free of earlier
+// reservations for its whole time limit starts now; a job that does not
+// gets whole nodes reserved from the time running jobs free enough by
+// their limits (the first Reservations jobs: 1 = EASY; 0 = every one).
+func (e *engine) backfill(s *slurmState, t float64) {
+	c := s.conf
+	p := e.newBFPlan(t)
+	avoid := make([]bool, len(e.cl.nodes))
+	reserved, started := 0, false
+	for tested, i := range e.queue(t) {
+		if tested >= c.BFMaxJobTest {
+			break
+		}
+		j := &e.jobs[i]
+		per, nodes, total := request(j)
+		at, got, ok := p.fit(per, nodes, total, j.limit, c.BFWindow.Seconds())
+		if !ok {
+			continue
+		}
+		if at <= t {
+			for n := range avoid {
+				avoid[n] = !p.usable(n, t, t+j.limit)
+			}
+			if ok, _ := e.slurmStart(i, t, avoid); ok {
+				started = true
+				for n := range p.free {
+					p.free[n] = e.cl.nodes[n].free
+				}
+				p.addRunning(j)
+				p.sortTimes()
+				continue
+			}
+		}
+		if c.Reservations == 0 || reserved < c.Reservations {
+			p.reserve(got, at, at+j.limit, c.BFResolution.Seconds())
+			reserved++
+		}
+	}
+	s.bfChanged = started
+	if started {
+		e.compactPending()
+	}
+}

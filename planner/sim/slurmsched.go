@@ -1,0 +1,121 @@
+package sim
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"time"
+)
+
+// initSlurmJob gives a trace job its Slurm-side state: the time limit (the
+// trace's, else duration × TimeLimitFactor in whole minutes, at least
+// one), as sbatch --time would have set it.
+func (e *engine) initSlurmJob(j *job) {
+	lim := j.tj.TimeLimit
+	if lim <= 0 {
+		lim = math.Max(60, math.Ceil(j.tj.Duration*e.cfg.Slurm.TimeLimitFactor/60)*60)
+	}
+	j.limit, j.killAt = lim, math.Inf(1)
+	j.pj.TimeLimit = time.Duration(lim * float64(time.Second))
+}
+
+// priority is priority/multifactor's value for a pending job: 1 + Age
+// weight × min(1, age/PriorityMaxAge) + JobSize weight × (nodes share +
+// CPU share)/2, truncated, at least 1; a priority Strata wrote sticks.
+func (e *engine) priority(s *slurmState, j *job, t float64) int64 {
+	if j.prioSet {
+		return j.prio
+	}
+	c := s.conf
+	accrue := max(j.tj.Submit, j.begin) // age counts from eligibility
+	age := math.Min(1, math.Max(0, t-accrue)/c.PriorityMaxAge.Seconds())
+	_, nodes, _ := request(j)
+	size := (float64(nodes)/s.nodes + float64(j.pj.CPUs)/s.cpus) / 2
+	return max(1, int64(1+c.PriorityWeightAge*age+c.PriorityWeightJobSize*size))
+}
+
+// recalcPriorities is priority/multifactor's periodic recalculation
+// (PriorityCalcPeriod); between recalculations priorities are stale.
+func (e *engine) recalcPriorities(s *slurmState, t float64) {
+	for _, i := range e.pending {
+		j := &e.jobs[i]
+		j.prio = e.priority(s, j, t)
+	}
+}
+
+// request is a pending job's GPU request as Slurm holds it: per node ×
+// nodes, or (per < 1) a per-job total.
+func request(j *job) (per, nodes, total int) {
+	p := &j.pj
+	if p.GPUsPerJob > 0 {
+		return 0, max(1, p.Nodes), p.GPUsPerJob
+	}
+	return p.GPUsPerNode, max(1, p.Nodes), p.GPUsPerNode * max(1, p.Nodes)
+}
+
+// queue is the pending jobs Slurm may start at t (begin time reached) in
+// its evaluation order: priority, then submission, then job ID (the sort
+// of both schedulers).
+func (e *engine) queue(t float64) []int {
+	out := make([]int, 0, len(e.pending))
+	for _, i := range e.pending {
+		if e.jobs[i].begin <= t+1e-9 {
+			out = append(out, i)
+		}
+	}
+	slices.SortFunc(out, func(a, b int) int {
+		x, y := &e.jobs[a], &e.jobs[b]
+		if c := cmp.Compare(y.prio, x.prio); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.tj.Submit, y.tj.Submit); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	return out
+}
+
+// mainPass is slurmctld's main scheduler: it walks the queue and starts
+// every job that fits now; the first job that does not fit for lack of
+// resources blocks the rest of the (single) partition. depth > 0 limits
+// the jobs looked at (event-triggered passes).
+func (e *engine) mainPass(s *slurmState, t float64, depth int) {
+	started := false
+	for n, i := range e.queue(t) {
+		if depth > 0 && n >= depth {
+			break
+		}
+		ok, blocked := e.slurmStart(i, t, nil)
+		if ok {
+			started = true
+		}
+		if blocked {
+			break
+		}
+	}
+	if started {
+		s.bfChanged = true
+		e.compactPending()
+	}
+}
+
+// slurmStart starts pending job i now with its request if it fits on nodes
+// not in avoid; blocked reports a lack of GPUs (a burst-buffer pool that
+// is full does not block the jobs behind, as in Slurm).
+func (e *engine) slurmStart(i int, t float64, avoid []bool) (started, blocked bool) {
+	j := &e.jobs[i]
+	bb := j.pj.BurstBufferBytes
+	if bb > 0 && e.cl.bbUsed+bb > e.cl.spec.BurstBufferBytes {
+		return false, false
+	}
+	per, nodes, total := request(j)
+	slots, ok := e.cl.placeAvoiding(i+1, per, nodes, total, avoid)
+	if !ok {
+		return false, true
+	}
+	e.cl.bbUsed += bb
+	e.begin(i, slots, total, t)
+	j.killAt = t + j.limit
+	return true, false
+}

@@ -1,0 +1,116 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/slurm/guard"
+)
+
+// strataCycle is Strata's cycle in Slurm mode, as the daemon runs it: a
+// snapshot of the jobs as Slurm holds them, the policy's plan, the
+// daemon's guards (slurm/guard: pending only, caps, hysteresis, opt-outs,
+// begin-time limits), and the writes that pass them, which stay on the jobs
+// until changed. The plan's Start flags are not acted on: Slurm decides.
+func (e *engine) strataCycle(ctx context.Context, s *slurmState, t float64) error {
+	s.cycle++
+	snap := e.snapshot(s.cycle, t)
+	began := time.Now()
+	p, err := e.policy.Plan(ctx, snap)
+	e.res.PlanTime += time.Since(began)
+	e.res.PlanCalls++
+	if err != nil {
+		return fmt.Errorf("plan at t=%.0fs: %w", t, err)
+	}
+	jobs := make(map[int64]*planner.Job, len(snap.Jobs))
+	for k := range snap.Jobs {
+		jobs[snap.Jobs[k].ID] = &snap.Jobs[k]
+	}
+	for _, d := range p.Decisions {
+		if d.Action == planner.ActionPreempt || d.Action == planner.ActionResize {
+			e.res.HonestyViolations++ // running jobs cannot be written in Slurm mode
+		}
+	}
+	wrote := false
+	for _, v := range guard.Plan(p, jobs, s.rewrites, snap.Now, s.guard) {
+		if !v.Write {
+			continue
+		}
+		i := int(v.Send.JobID) - 1
+		if i < 0 || i >= len(e.jobs) || e.jobs[i].phase != phasePending {
+			e.res.UnknownJobs++
+			continue
+		}
+		e.write(s, i, v.Send, s.cycle, t)
+		s.rewrites[v.Send.JobID]++
+		e.res.Writes++
+		wrote = true
+	}
+	if wrote {
+		s.requestPass(t) // an update queues a main pass
+		s.bfChanged = true
+	}
+	if e.afterWrites != nil {
+		e.afterWrites(s, t, p)
+	}
+	return nil
+}
+
+// write applies one guarded decision to a pending job as slurmrestd would:
+// the priority (it sticks), the GPU request (per node, or per job for jobs
+// that asked per job; CPUs and memory follow the GPUs), the begin time
+// (set, or released when Strata no longer defers the job), the admin
+// comment; then the priority is recomputed.
+func (e *engine) write(s *slurmState, i int, d planner.Decision, cycle int64, t float64) {
+	j := &e.jobs[i]
+	p := &j.pj
+	if d.Priority > 0 {
+		j.prio, j.prioSet = d.Priority, true
+	}
+	if d.GPUsPerNode > 0 && p.GPUsPerTask == 0 {
+		req := p.GPUs()
+		total := d.GPUsPerNode * max(1, d.NodeCount)
+		if p.GPUsPerJob > 0 && p.GPUsPerNode == 0 {
+			p.GPUsPerJob = total
+		} else {
+			p.GPUsPerNode, p.Nodes = d.GPUsPerNode, max(1, d.NodeCount)
+		}
+		if req > 0 {
+			p.CPUs = p.CPUs * total / req
+			p.MemoryMB = p.MemoryMB * int64(total) / int64(req)
+		}
+	}
+	switch {
+	case !d.NotBefore.IsZero():
+		j.begin = d.NotBefore.Sub(simEpoch).Seconds()
+		j.strataBegin = j.begin
+	case j.strataBegin > t:
+		j.begin, j.strataBegin = t, 0 // released: a begin time in the past is now
+	}
+	p.AdminComment = guard.Written{Workers: d.Workers, PS: d.PS, Rank: d.Rank, Cycle: cycle, Defer: d.NotBefore}.String()
+	j.prio = e.priority(s, j, t)
+}
+
+// slurmPending is a pending job's view in Slurm mode: its request as
+// written, its Slurm priority, and the begin time Strata set while it is
+// ahead.
+func (e *engine) slurmPending(i int, t float64) planner.Job {
+	j := &e.jobs[i]
+	pj := j.pj
+	pj.Priority = j.prio
+	pj.AttainedGPUSeconds, pj.Restarts = j.attained, j.restarts
+	if j.strataBegin > t {
+		pj.DeferredUntil = simTime(j.strataBegin)
+	}
+	return pj
+}
+
+// slurmRunning adds to a running job's view what the Slurm adapter reads:
+// its time limit (the running view already holds start, nodes and GPUs).
+func (e *engine) slurmRunning(v planner.Job, i int) planner.Job {
+	v.TimeLimit = time.Duration(math.Round(e.jobs[i].limit * float64(time.Second)))
+	return v
+}
