@@ -173,9 +173,9 @@ func (s *Store) SaveCycle(ctx context.Context, c *Cycle) error {
 }
 
 // RewriteCounts returns, for the given jobs of a cluster (job ID → submit
-// time), how many times each was rewritten (decisions with outcome
-// "applied") in cycles since its submission, so that a reused job ID does
-// not inherit an older job's count. Jobs never rewritten are absent.
+// time), how many times each was resized (applied writes of a new GPU
+// request) in cycles since its submission, so that a reused job ID does
+// not inherit an older job's count. Jobs never resized are absent.
 func (s *Store) RewriteCounts(ctx context.Context, cluster string, jobs map[int64]time.Time) (map[int64]int, error) {
 	out := map[int64]int{}
 	if len(jobs) == 0 {

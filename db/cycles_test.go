@@ -28,7 +28,7 @@ func testCycle(cluster string, at time.Time, outcomes map[int64]guard.Outcome) *
 				PredictedStart: at.Add(time.Minute), PredictedEnd: at.Add(time.Hour),
 				Reasons: []planner.Reason{planner.ReasonAdmitted, planner.ReasonAllocationChanged}, Detail: "d"},
 			User: "alice", Partition: "gpu", JobName: "resnet", State: planner.JobPending, RequestedGPUs: 2,
-			CurPriority: 1, Outcome: outcomes[id], Body: `{"priority":100010}`, OutcomeDetail: "ok",
+			CurPriority: 1, Outcome: outcomes[id], Body: `{"priority":100010,"tres_per_node":"gres/gpu:4"}`, OutcomeDetail: "ok",
 			Alternatives: []db.Alternative{{Policy: "fifo", Action: planner.ActionUpdate, Workers: 2, Rank: 3,
 				Reasons: []planner.Reason{planner.ReasonWaitResources}}},
 		})
@@ -105,5 +105,28 @@ func TestSaveCycleRoundTripAndCounts(t *testing.T) {
 	}
 	if got, _ := st.DecisionsForJob(ctx, 7, "", 10); len(got) != 1 {
 		t.Errorf("after prune %d decisions for job 7, want 1 (cascade)", len(got))
+	}
+}
+
+// The per-job cap counts resizes: a write of the priority or the begin time
+// alone is not counted.
+func TestRewriteCountsCountResizesOnly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: needs Postgres (make test)")
+	}
+	st := dbtest.New(t)
+	ctx := context.Background()
+	at := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	for k, body := range []string{`{"priority":100010,"tres_per_node":"gres/gpu:4"}`, `{"priority":100020}`,
+		`{"begin_time":{"number":1795525434,"set":true}}`, `{"tres_per_job":"gres/gpu:2"}`} {
+		c := testCycle("resize", at.Add(time.Duration(k)*time.Minute), map[int64]guard.Outcome{7: guard.Applied})
+		c.Decisions[0].Body = body
+		if err := st.SaveCycle(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	counts, err := st.RewriteCounts(ctx, "resize", map[int64]time.Time{7: at.Add(-time.Hour)})
+	if err != nil || counts[7] != 2 {
+		t.Errorf("resizes of job 7: %v, %v; want 2 (two GPU-request writes of four)", counts, err)
 	}
 }

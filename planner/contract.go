@@ -1,37 +1,74 @@
 package planner
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
-// deferFitting keeps the plan's waiting jobs waiting in Slurm. Strata
+// deferWaiting keeps the plan's waiting jobs waiting in Slurm. Strata
 // writes priorities and sizes; between its cycles slurmctld's main
 // scheduler and backfill start every job they can. The plan's starts come
-// first in the priority order and fit, so Slurm starts them; a waiting job
-// whose planned shape does not fit the nodes this cycle's starts leave free
-// cannot be started either. A waiting job that does fit could be started
-// before the plan wants it to (by backfill, which judges by time limits,
-// not by the plan's predicted durations): it gets NotBefore, its predicted
-// start (at least one interval from now), which Strata writes as its begin
-// time. The plan's starts are then exactly the jobs Slurm can start now.
-func (c *cycle) deferFitting(ranked []*planned) {
-	earliest := c.s.Now.Add(c.o.Interval)
+// first in the priority order and fit, so Slurm starts them. A waiting job
+// gets NotBefore, which Strata writes as its begin time, when Slurm could
+// otherwise start it before the plan does:
+//   - it fits now at its planned size (backfill judges by time limits, not
+//     by the plan's predicted durations, and would start it into a gap the
+//     plan keeps for others): NotBefore is its planned start, at least one
+//     interval ahead;
+//   - the plan holds it back beyond the first moment running jobs free
+//     room for it (for jobs ranked ahead, or the long-job share), by more
+//     than one interval: a job ending early would let Slurm start it into
+//     that room. NotBefore is its planned start.
+//
+// A job planned for the moment room frees up keeps no begin time, so Slurm
+// starts it then, whenever that is. The plan's starts are then exactly the
+// jobs Slurm can start now, and no later start comes earlier than planned.
+func (c *cycle) deferWaiting(ranked []*planned) {
+	soon := c.s.Now.Add(c.o.Interval)
+	profiles := map[*island]*gpuProfile{}
 	for _, pl := range ranked {
 		ji := pl.ji
 		if pl.start || pl.action != ActionUpdate || ji.isl == nil || cannotRun(pl) || ji.notYet > 0 {
 			continue // (Slurm starts no job before its begin time or dependency)
 		}
-		if ji.bbPool >= 0 && c.bbFree[ji.bbPool] < ji.bb {
+		switch {
+		case ji.bbPool >= 0 && c.bbFree[ji.bbPool] < ji.bb:
 			continue // its data cannot be staged now: Slurm waits anyway
-		}
-		if !c.canPlace(ji.isl, pl.sh, ji.cpuPerW, ji.memPerW) {
-			continue
-		}
-		pl.notBefore = earliest
-		if pl.hasStart && pl.predStart.After(earliest) {
+		case c.canPlace(ji.isl, pl.sh, ji.cpuPerW, ji.memPerW):
+			pl.notBefore = soon
+			if pl.hasStart && pl.predStart.After(soon) {
+				pl.notBefore = pl.predStart
+			}
+		case pl.hasStart && pl.predStart.After(soon) && pl.predStart.After(c.roomAt(profiles, pl).Add(time.Second)):
 			pl.notBefore = pl.predStart
+		default:
+			continue
 		}
 		rs := slices.DeleteFunc(slices.Clone(pl.reasons), func(r Reason) bool { return r == ReasonWaitResources })
 		pl.reasons = append([]Reason{ReasonDeferred}, rs...)
 	}
+}
+
+// roomAt is the first time the island's running jobs (and this cycle's
+// starts) will have freed enough GPUs for the plan's size of the job,
+// others' plans aside; far in the future when they never will.
+func (c *cycle) roomAt(profiles map[*island]*gpuProfile, pl *planned) time.Time {
+	isl := pl.ji.isl
+	p := profiles[isl]
+	if p == nil {
+		free, _, _ := c.free(isl)
+		rel := make([]release, 0, len(isl.running))
+		for _, ji := range isl.running {
+			rel = append(rel, release{c.runningEnd(ji).Sub(c.s.Now), ji.req})
+		}
+		p = newProfile(free, rel)
+		profiles[isl] = p
+	}
+	t, ok := p.earliest(pl.w, pl.dur.Seconds(), 0)
+	if !ok {
+		return c.s.Now.Add(MaxModelledDuration)
+	}
+	return c.s.Now.Add(seconds(t))
 }
 
 // cannotRun reports a plan whose job no node set of its partition can

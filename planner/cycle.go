@@ -281,7 +281,7 @@ func (c *cycle) staticJobInfo(j *Job) *jobInfo {
 	ji.model = newJobModel(h, ji.hasHint, c.o)
 	ji.weight = h.JobWeight()
 	ji.gmin, ji.gmax = ji.req, ji.req
-	ji.fixed = !ji.hasHint || h.GPUMax == 0 || ji.keep || ji.req == 0 || j.GPUsPerTask > 0
+	ji.fixed = !ji.hasHint || h.GPUMax == 0 || ji.keep || ji.req == 0 || j.GPUsPerTask > 0 || j.SizeLocked
 	if !ji.fixed {
 		ji.gmin, ji.gmax = h.GPUMin, h.GPUMax
 	}

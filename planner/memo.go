@@ -59,6 +59,7 @@ type memoKey struct {
 	account                        string
 	gpusPerNode, gpusPerJob, nodes int
 	gpusPerTask, tasks             int
+	sizeLocked                     bool
 	cpus                           int
 	memMB, bbBytes                 int64
 	timeLimit                      time.Duration
@@ -67,7 +68,7 @@ type memoKey struct {
 func keyOf(j *Job) memoKey {
 	return memoKey{comment: j.Comment, partition: j.Partition, account: j.Account, gpuType: j.GPUType,
 		gpusPerNode: j.GPUsPerNode, gpusPerJob: j.GPUsPerJob, nodes: j.Nodes, cpus: j.CPUs,
-		gpusPerTask: j.GPUsPerTask, tasks: j.Tasks,
+		gpusPerTask: j.GPUsPerTask, tasks: j.Tasks, sizeLocked: j.SizeLocked,
 		memMB: j.MemoryMB, bbBytes: j.BurstBufferBytes, timeLimit: j.TimeLimit}
 }
 

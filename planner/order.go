@@ -97,6 +97,8 @@ func sizeReasons(ji *jobInfo, w int) []Reason {
 		return []Reason{ReasonRewriteOptOut}
 	case !ji.hasHint:
 		return []Reason{ReasonNoHint}
+	case ji.job.SizeLocked:
+		return []Reason{ReasonSizeLocked}
 	case ji.fixed:
 		return []Reason{ReasonFixedGPUs}
 	case w != ji.req:
@@ -130,7 +132,7 @@ func (c *cycle) finalize(name string, pls []*planned) Plan {
 		k.pl.rank = r + 1
 	}
 	c.predictStarts(ranked)
-	c.deferFitting(ranked)
+	c.deferWaiting(ranked)
 	n := int64(len(ranked))
 	// Order the plans as the Decisions are sorted, (rank, job ID), by
 	// sorting indices with the same algorithm and comparisons: the same

@@ -72,9 +72,10 @@ const (
 	ReasonModelled Reason = "duration_modelled"
 	// ReasonOracle: the duration used for ordering is the oracle's (sjf).
 	ReasonOracle Reason = "oracle_duration"
-	// ReasonDeferred: the job fits now at its planned size, but the plan
-	// starts it later; Decision.NotBefore (written as its begin time) keeps
-	// Slurm from starting it before then.
+	// ReasonDeferred: the plan starts the job later than Slurm could (it
+	// fits now, or room may free up before the plan's start);
+	// Decision.NotBefore (written as its begin time) keeps Slurm from
+	// starting it before then.
 	ReasonDeferred Reason = "deferred"
 	// ReasonBeginTime: Slurm does not consider the job yet (its begin time
 	// has not come, or it waits on a dependency); it is sized and ranked
@@ -91,6 +92,9 @@ const (
 	ReasonArrayJob Reason = "array_job"
 	// ReasonHetJob: a component of a heterogeneous job; left to Slurm.
 	ReasonHetJob Reason = "het_job"
+	// ReasonSizeLocked: the job's GPU request was changed the most times
+	// the site allows (--max-rewrites-per-job); its size is kept.
+	ReasonSizeLocked Reason = "size_locked"
 )
 
 // reasonText holds the user-facing sentence of every reason code.
@@ -120,11 +124,12 @@ var reasonText = map[Reason]string{
 	ReasonModelled:          "the duration comes from the model catalog and the job's hint",
 	ReasonOracle:            "the order uses the true job duration (oracle; simulation only)",
 	ReasonArrayJob:          "the job is a job array (or one of its tasks): one write would change every remaining task, so Strata leaves it to Slurm",
+	ReasonSizeLocked:        "the job's GPU request was already changed the most times allowed (--max-rewrites-per-job), so its size is kept; only its priority may change",
 	ReasonHetJob:            "the job is a heterogeneous job component, which Strata leaves to Slurm",
 	ReasonUnreadable:        "part of the job's Slurm record could not be read (the detail says what), so Strata leaves the job untouched",
 	ReasonCapped:            "a site limit cut the weight or GPU range the hint asks for (the detail says which)",
 	ReasonBeginTime:         "Slurm does not consider the job yet (its begin time has not come, or it waits on a dependency); Strata sizes and ranks it for when it may start",
-	ReasonDeferred:          "the job could start now, but the plan starts it later so that jobs ranked ahead of it are not delayed; Strata sets its begin time so that Slurm waits too",
+	ReasonDeferred:          "the plan starts the job later than Slurm could (jobs ranked ahead of it go first); Strata sets its begin time so that Slurm waits too",
 }
 
 // Describe returns the reason in words for users (`strata explain`).

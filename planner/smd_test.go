@@ -86,8 +86,10 @@ func TestSMDScenarios(t *testing.T) {
 				Pending(3, 2, "long", pt.TimeLimit(10*time.Hour)).
 				Pending(4, 2, "short", pt.TimeLimit(30*time.Minute)).Build(),
 			want: map[int64]brief{
+				// 2 starts the moment job 1 frees the node: no begin time;
+				// 3 would fit when 4 ends, but the plan runs it after 2: deferred.
 				2: {planner.ActionUpdate, false, 8, 8, 1, planner.ReasonWaitResources},
-				3: {planner.ActionUpdate, false, 2, 2, 1, planner.ReasonWaitResources},
+				3: {planner.ActionUpdate, false, 2, 2, 1, planner.ReasonDeferred},
 				4: {planner.ActionUpdate, true, 2, 2, 1, planner.ReasonAdmitted},
 			},
 		},

@@ -151,6 +151,10 @@ type Job struct {
 	// pending array and heterogeneous jobs untouched (docs/slurm.md).
 	ArrayJobID int64 `json:"array_job_id,omitempty"`
 	HetJobID   int64 `json:"het_job_id,omitempty"`
+	// SizeLocked: Strata may no longer change the job's GPU request (its
+	// writer reached the per-job resize cap); the planner keeps the
+	// request, as for a job without a gpus= range.
+	SizeLocked bool `json:"size_locked,omitempty"`
 	// Unreadable says why the adapter could not read the job fully (an
 	// unparsable burst-buffer directive or GRES string): the planner leaves
 	// such a job untouched. "" for jobs read completely.

@@ -9,13 +9,16 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 ON CONFLICT (cycle_id) DO NOTHING;
 
 -- name: RewriteCounts
--- Only cycles since each job's submission count: Slurm reuses job IDs after
--- its state is wiped (test clusters) or MaxJobId wraps.
+-- Applied writes that changed the job's GPU request (the body carries a
+-- tres_per_* field): the per-job cap limits resizes, not priority or begin
+-- time updates. Only cycles since each job's submission count: Slurm reuses
+-- job IDs after its state is wiped (test clusters) or MaxJobId wraps.
 SELECT d.job_id, count(*)
 FROM unnest($2::bigint[], $3::timestamptz[]) AS j(job_id, submitted)
 JOIN plan_decision d ON d.job_id = j.job_id
 JOIN plan_cycle c ON c.cycle_id = d.cycle_id
 WHERE c.cluster = $1 AND d.outcome = 'applied' AND c.started_at >= j.submitted
+  AND d.body LIKE '%"tres\_per\_%'
 GROUP BY d.job_id;
 
 -- name: DecisionsForJob

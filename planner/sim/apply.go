@@ -12,7 +12,7 @@ import (
 // plan builds the snapshot of tick k, asks the policy and applies the
 // plan. It returns the number of jobs started.
 func (e *engine) plan(ctx context.Context, k int64, t float64) (int, error) {
-	snap := e.snapshot(k, t)
+	snap := e.snapshot(k, t, nil)
 	began := time.Now()
 	pl, err := e.policy.Plan(ctx, snap)
 	e.res.PlanTime += time.Since(began)
@@ -25,7 +25,7 @@ func (e *engine) plan(ctx context.Context, k int64, t float64) (int, error) {
 
 // snapshot renders the cluster as the slurm adapter would: nodes by name,
 // one partition, pending and running jobs by ID.
-func (e *engine) snapshot(k int64, t float64) *planner.Snapshot {
+func (e *engine) snapshot(k int64, t float64, ss *slurmState) *planner.Snapshot {
 	spec := e.cl.spec
 	s := &planner.Snapshot{
 		ID:      fmt.Sprintf("sim-%d-%d", e.cfg.Seed, k),
@@ -43,12 +43,12 @@ func (e *engine) snapshot(k int64, t float64) *planner.Snapshot {
 	if spec.BurstBufferBytes > 0 {
 		s.BurstBufferPools = []planner.BurstBufferPool{{Name: "bb", CapacityBytes: spec.BurstBufferBytes, UsedBytes: e.cl.bbUsed}}
 	}
-	slurm := e.cfg.Scheduler == SchedulerSlurm
+	slurm := ss != nil
 	p, r := 0, 0 // merge the two ascending lists
 	for p < len(e.pending) || r < len(e.running) {
 		if r == len(e.running) || (p < len(e.pending) && e.pending[p] < e.running[r]) {
 			if slurm {
-				s.Jobs = append(s.Jobs, e.slurmPending(e.pending[p], t))
+				s.Jobs = append(s.Jobs, e.slurmPending(ss, e.pending[p], t))
 			} else {
 				s.Jobs = append(s.Jobs, e.pendingView(e.pending[p]))
 			}

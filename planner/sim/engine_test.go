@@ -187,7 +187,7 @@ func TestSnapshotView(t *testing.T) {
 	}
 	e.advance(60)
 	e.arrive(60)
-	s := e.snapshot(1, 60)
+	s := e.snapshot(1, 60, nil)
 	type view struct {
 		ID          int64
 		State       planner.JobState
@@ -233,7 +233,7 @@ func TestRunningViewResourcesFollowGPUs(t *testing.T) {
 	if n, err := e.plan(context.Background(), 0, 0); err != nil || n != 1 {
 		t.Fatalf("plan at 0: started %d, %v", n, err)
 	}
-	j := e.snapshot(1, 60).Jobs[0]
+	j := e.snapshot(1, 60, nil).Jobs[0]
 	perGPU := cfg.Cluster.CPUsPerNode / cfg.Cluster.GPUsPerNode
 	memPerGPU := cfg.Cluster.MemoryMBPerNode / int64(cfg.Cluster.GPUsPerNode)
 	if j.GPUs() != 2 || j.CPUs != 2*perGPU || j.MemoryMB != 2*memPerGPU {

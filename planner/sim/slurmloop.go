@@ -18,7 +18,7 @@ type slurmState struct {
 	nextStrata, nextPrio       float64
 	// bfChanged: jobs or resources changed since the last backfill cycle.
 	bfChanged bool
-	// rewrites counts Strata's applied writes per job (the per-job cap).
+	// rewrites counts Strata's resizes per job (the per-job cap).
 	rewrites map[int64]int
 	guard    guard.Options
 	cycle    int64

@@ -17,7 +17,7 @@ import (
 // until changed. The plan's Start flags are not acted on: Slurm decides.
 func (e *engine) strataCycle(ctx context.Context, s *slurmState, t float64) error {
 	s.cycle++
-	snap := e.snapshot(s.cycle, t)
+	snap := e.snapshot(s.cycle, t, s)
 	began := time.Now()
 	p, err := e.policy.Plan(ctx, snap)
 	e.res.PlanTime += time.Since(began)
@@ -45,7 +45,9 @@ func (e *engine) strataCycle(ctx context.Context, s *slurmState, t float64) erro
 			continue
 		}
 		e.write(s, i, v.Send, s.cycle, t)
-		s.rewrites[v.Send.JobID]++
+		if v.Resizes() {
+			s.rewrites[v.Send.JobID]++
+		}
 		e.res.Writes++
 		wrote = true
 	}
@@ -97,10 +99,11 @@ func (e *engine) write(s *slurmState, i int, d planner.Decision, cycle int64, t 
 // slurmPending is a pending job's view in Slurm mode: its request as
 // written, its Slurm priority, and the begin time Strata set while it is
 // ahead.
-func (e *engine) slurmPending(i int, t float64) planner.Job {
+func (e *engine) slurmPending(s *slurmState, i int, t float64) planner.Job {
 	j := &e.jobs[i]
 	pj := j.pj
 	pj.Priority = j.prio
+	pj.SizeLocked = s.rewrites[int64(i+1)] >= s.guard.MaxPerJob
 	pj.AttainedGPUSeconds, pj.Restarts = j.attained, j.restarts
 	if j.strataBegin > t {
 		pj.DeferredUntil = simTime(j.strataBegin)

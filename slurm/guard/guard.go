@@ -15,7 +15,8 @@ import (
 type Options struct {
 	// MaxPerCycle caps the jobs written per cycle (best ranks first).
 	MaxPerCycle int
-	// MaxPerJob caps how often one job is ever rewritten.
+	// MaxPerJob caps how often one job's GPU request is ever changed;
+	// priorities and begin times are bounded by the hysteresis instead.
 	MaxPerJob int
 	// PriorityHysteresis: a priority change smaller than this is not sent.
 	PriorityHysteresis int64
@@ -66,22 +67,19 @@ type Verdict struct {
 }
 
 // Plan applies the write limits to a plan, in plan order (rank). jobs are
-// the snapshot's jobs by ID, rewrites the earlier applied rewrites per job,
-// now the snapshot's time. It is pure: same inputs, same verdicts. The
-// daemon (strata run, strata plan --enforce) and the simulator's Slurm mode
-// both write through it.
-func Plan(p planner.Plan, jobs map[int64]*planner.Job, rewrites map[int64]int, now time.Time, o Options) []Verdict {
+// the snapshot's jobs by ID, resizes the GPU-request changes already
+// applied per job, now the snapshot's time. It is pure: same inputs, same
+// verdicts. The daemon (strata run, strata plan --enforce) and the
+// simulator's Slurm mode both write through it.
+func Plan(p planner.Plan, jobs map[int64]*planner.Job, resizes map[int64]int, now time.Time, o Options) []Verdict {
 	out := make([]Verdict, 0, len(p.Decisions))
 	sent := 0
 	for _, d := range p.Decisions {
-		v := one(d, jobs[d.JobID], now, o)
+		v := one(d, jobs[d.JobID], resizes[d.JobID], now, o)
 		if v.Write {
-			switch {
-			case rewrites[d.JobID] >= o.MaxPerJob:
-				v.Write, v.Outcome, v.Guard = false, Held, JobCap
-			case sent >= o.MaxPerCycle:
+			if sent >= o.MaxPerCycle {
 				v.Write, v.Outcome, v.Guard = false, Held, CycleLimit
-			default:
+			} else {
 				sent++
 			}
 		}
@@ -90,9 +88,13 @@ func Plan(p planner.Plan, jobs map[int64]*planner.Job, rewrites map[int64]int, n
 	return out
 }
 
+// Resizes reports whether a verdict changes the job's GPU request (what the
+// per-job cap counts).
+func (v Verdict) Resizes() bool { return v.Write && v.Send.GPUsPerNode > 0 }
+
 // one decides, for one decision and the job as the snapshot saw it, what is
-// worth writing, before the per-job and per-cycle limits.
-func one(d planner.Decision, j *planner.Job, now time.Time, o Options) Verdict {
+// worth writing, before the per-cycle limit.
+func one(d planner.Decision, j *planner.Job, resized int, now time.Time, o Options) Verdict {
 	v := Verdict{Send: d}
 	switch {
 	case d.Action != planner.ActionUpdate:
@@ -109,7 +111,7 @@ func one(d planner.Decision, j *planner.Job, now time.Time, o Options) Verdict {
 		return v
 	}
 	v.Write = true
-	return hysteresis(v, *j, now, o)
+	return hysteresis(v, *j, resized, now, o)
 }
 
 // IsHeld reports a pending job Slurm holds: priority 0 (every hold, a
@@ -132,13 +134,13 @@ func OptedOut(j planner.Job) bool {
 }
 
 // hysteresis trims a verdict against the thresholds: a GPU change smaller
-// than MinGPUChange and a priority change smaller than PriorityHysteresis
-// are dropped (the job keeps its current value), a begin time is capped at
-// MaxDefer and left alone while the one in effect is close enough. What
-// remains is written only when material: a new GPU shape, a new priority,
-// a begin time to set, move or release, or a workers/PS count the admin
-// comment does not show yet.
-func hysteresis(v Verdict, j planner.Job, now time.Time, o Options) Verdict {
+// than MinGPUChange, or beyond the job's MaxPerJob resizes, and a priority
+// change smaller than PriorityHysteresis are dropped (the job keeps its
+// current value), a begin time is capped at MaxDefer and left alone while
+// the one in effect is close enough. What remains is written only when
+// material: a new GPU shape, a new priority, a begin time to set, move or
+// release, or a workers/PS count the admin comment does not show yet.
+func hysteresis(v Verdict, j planner.Job, resized int, now time.Time, o Options) Verdict {
 	d := &v.Send
 	cur := j.GPUs()
 	gpuChange := false
@@ -152,6 +154,9 @@ func hysteresis(v Verdict, j planner.Job, now time.Time, o Options) Verdict {
 		case abs(want-cur) < o.MinGPUChange:
 			d.GPUsPerNode, d.NodeCount, d.Workers = 0, 0, cur
 			v.Guard = HystGPUs
+		case resized >= o.MaxPerJob:
+			d.GPUsPerNode, d.NodeCount, d.Workers = 0, 0, cur
+			v.Guard = JobCap
 		default:
 			gpuChange = true
 		}
@@ -174,6 +179,9 @@ func hysteresis(v Verdict, j planner.Job, now time.Time, o Options) Verdict {
 	commentChange := !ok || w.Workers != d.Workers || w.PS != d.PS
 	if !gpuChange && !prioChange && !beginChange && !commentChange {
 		v.Write, v.Outcome = false, Unchanged
+		if v.Guard == JobCap {
+			v.Outcome = Held
+		}
 	}
 	return v
 }

@@ -71,7 +71,7 @@ const (
 
 var guardText = map[Name]string{
 	CycleLimit:   "the per-cycle rewrite limit (--max-rewrites-per-cycle) was reached; higher-ranked jobs went first",
-	JobCap:       "the job was already rewritten the maximum number of times (--max-rewrites-per-job)",
+	JobCap:       "the job's GPU request was already changed the maximum number of times (--max-rewrites-per-job), so it keeps its size",
 	HystPriority: "the priority change was below the hysteresis threshold (--priority-hysteresis), so the priority was left alone",
 	HystGPUs:     "the GPU change was below the threshold (--min-gpu-change), so the GPU request was left alone",
 	OptOut:       "the job's hint says rewrite=no",

@@ -116,6 +116,16 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 		}
 	}
 	scoped, inScope := d.opts.Scope.apply(snap)
+	counts, id, err := d.history(ctx, st, scoped)
+	if err != nil {
+		if d.opts.Enforce {
+			return fail("database", err)
+		}
+		d.m.errors.WithLabelValues("database").Inc()
+		d.log.Warn().Err(err).Msg("database unavailable: shadow cycle goes on unrecorded for now")
+		counts, id = map[int64]int{}, 0
+	}
+	lockSizes(scoped, counts, d.opts.Guard.MaxPerJob)
 	plan, err := d.policy.Plan(ctx, scoped)
 	if err != nil {
 		return fail("plan", err)
@@ -125,15 +135,6 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 	}
 	res.Plan = plan
 	jobs := jobIndex(scoped)
-	counts, id, err := d.history(ctx, st, snap.Cluster, plan, jobs)
-	if err != nil {
-		if d.opts.Enforce {
-			return fail("database", err)
-		}
-		d.m.errors.WithLabelValues("database").Inc()
-		d.log.Warn().Err(err).Msg("database unavailable: shadow cycle goes on unrecorded for now")
-		counts, id = map[int64]int{}, 0
-	}
 	verdicts := guard.Plan(plan, jobs, counts, snap.Now, d.opts.Guard)
 	res.Verdicts = verdicts
 	if d.opts.Enforce {
@@ -251,20 +252,20 @@ func (d *Daemon) loseLock() {
 	d.log.Error().Str("lock", d.lockName).Msg("writer lock lost: no writes until it is taken again")
 }
 
-// history reads the rewrite counts and reserves the cycle ID. Without a
-// store (shadow mode, Postgres down) both are empty and the cycle goes on.
-func (d *Daemon) history(ctx context.Context, st Store, clusterName string, p planner.Plan,
-	jobs map[int64]*planner.Job) (map[int64]int, int64, error) {
+// history reads how often each pending job of the snapshot was resized
+// already and reserves the cycle ID. Without a store (shadow mode,
+// Postgres down) both are empty and the cycle goes on.
+func (d *Daemon) history(ctx context.Context, st Store, s *planner.Snapshot) (map[int64]int, int64, error) {
 	if st == nil {
 		return map[int64]int{}, 0, nil
 	}
 	ids := map[int64]time.Time{}
-	for _, dc := range p.Decisions {
-		if j := jobs[dc.JobID]; j != nil && dc.Action == planner.ActionUpdate {
-			ids[dc.JobID] = j.SubmitTime
+	for _, j := range s.Jobs {
+		if j.State == planner.JobPending {
+			ids[j.ID] = j.SubmitTime
 		}
 	}
-	counts, err := st.RewriteCounts(ctx, clusterName, ids)
+	counts, err := st.RewriteCounts(ctx, s.Cluster, ids)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -273,6 +274,16 @@ func (d *Daemon) history(ctx context.Context, st Store, clusterName string, p pl
 		return nil, 0, err
 	}
 	return counts, id, nil
+}
+
+// lockSizes marks the jobs whose GPU request reached the resize cap, so
+// that the plan keeps their size (what the guards would write anyway).
+func lockSizes(s *planner.Snapshot, resizes map[int64]int, cap int) {
+	for i := range s.Jobs {
+		if j := &s.Jobs[i]; j.State == planner.JobPending && resizes[j.ID] >= cap {
+			j.SizeLocked = true
+		}
+	}
 }
 
 func toSend(vs []guard.Verdict) []planner.Decision {

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -177,7 +178,8 @@ func (p *fakePostgres) RewriteCounts(ctx context.Context, cluster string, jobs m
 	for _, c := range p.cycles {
 		for _, d := range c.Decisions {
 			since, asked := jobs[d.JobID]
-			if asked && c.Cluster == cluster && d.Outcome == guard.Applied && !c.StartedAt.Before(since) {
+			if asked && c.Cluster == cluster && d.Outcome == guard.Applied && strings.Contains(d.Body, `"gpus_per_node":`) &&
+				!strings.Contains(d.Body, `"gpus_per_node":0`) && !c.StartedAt.Before(since) {
 				out[d.JobID]++
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -359,25 +360,34 @@ func TestDaemonPerJobCapCountsAppliedRewrites(t *testing.T) {
 	o.Enforce, o.Cycles, o.Guard.MaxPerJob = true, 1, 2
 	d := newTestDaemon(t, bed, o)
 	for i := 0; i < 4; i++ {
-		// Someone (another tool, an admin) resets job 10 between cycles, so
-		// the plan differs from the job again each time.
+		// Someone (another tool, an admin) resets job 10's GPU request
+		// between cycles, so the plan resizes it again each time.
 		bed.cl.mu.Lock()
 		j := bed.cl.job(10)
-		j.Priority, j.AdminComment = 1, ""
+		j.GPUsPerNode, j.GPUsPerJob, j.Nodes = 0, 1, 1
 		bed.cl.mu.Unlock()
 		runDaemon(t, d, 5*time.Second)
 	}
 	n := 0
 	for _, w := range bed.cl.Writes() {
-		if w.JobID == 10 {
+		if w.JobID == 10 && w.GPUsPerNode > 0 {
 			n++
 		}
 	}
 	if n != 2 {
-		t.Errorf("job 10 rewritten %d times over 4 cycles, want the cap of 2", n)
+		t.Errorf("job 10 resized %d times over 4 cycles, want the cap of 2", n)
 	}
-	if got := storedOutcomes(bed.pg.Cycles())[10]; got != guard.Held {
-		t.Errorf("last outcome for job 10 %q, want held (job_cap)", got)
+	var last db.CycleDecision
+	for _, c := range bed.pg.Cycles() {
+		for _, x := range c.Decisions {
+			if x.JobID == 10 {
+				last = x
+			}
+		}
+	}
+	// Once capped, the plan keeps the job's size (and says why).
+	if last.Workers != 1 || !slices.Contains(last.Reasons, planner.ReasonSizeLocked) {
+		t.Errorf("last stored decision for job 10: %d workers, reasons %v; want its request (1) and size_locked", last.Workers, last.Reasons)
 	}
 }
 
