@@ -84,7 +84,11 @@ up() {
     fi
     [ "$try" = 5 ] && { tail -5 "$DIR/postgres.log" >&2; die "postgres did not start (log: $DIR/postgres.log)"; }
   done
-  as_user "$bin/psql" -h 127.0.0.1 -p "$port" -U strata -d postgres -qAt -c 'CREATE DATABASE strata_test' >/dev/null
+  # DIR may hold the data of an earlier server that was not shut down cleanly.
+  if [ "$(as_user "$bin/psql" -h 127.0.0.1 -p "$port" -U strata -d postgres -qAt \
+        -c "SELECT count(*) FROM pg_database WHERE datname = 'strata_test'")" = 0 ]; then
+    as_user "$bin/psql" -h 127.0.0.1 -p "$port" -U strata -d postgres -qAt -c 'CREATE DATABASE strata_test' >/dev/null
+  fi
   printf 'STRATA_TEST_DATABASE=postgres://strata@127.0.0.1:%s/strata_test?sslmode=disable\nSTRATA_PG_DIR=%s\nSTRATA_PG_BIN=%s\n' \
     "$port" "$DIR" "$bin" > "$DIR/env"
   log "ready on 127.0.0.1:$port (source $DIR/env)"

@@ -8,7 +8,10 @@ cd "$HERE/.."
 export PATH=/usr/local/go/bin:$PATH
 
 "$HERE/deps.sh"
-cleanup() { "$HERE/testbed.sh" down >/dev/null 2>&1 || true; }
+# A test bed of this run's own (directories, ports), destroyed at the end: a
+# demo, a developer's bed or another `make test` on this machine is untouched.
+export STRATA_TESTBED=${STRATA_TESTBED:-run-$$}
+cleanup() { "$HERE/testbed.sh" destroy >/dev/null 2>&1 || true; }
 trap cleanup EXIT
 "$HERE/testbed.sh" up
 set -a; . "$("$HERE/testbed.sh" env)"; set +a

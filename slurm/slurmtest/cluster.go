@@ -26,10 +26,11 @@ type Cluster struct {
 	script string
 }
 
-// Connect returns the test cluster. It uses SLURM_REST_URL, SLURM_USER_NAME
-// and SLURM_JWT when set (make test sources them); otherwise it runs
-// `scripts/slurm-test-cluster.sh up` itself, which needs root, and reads the
-// env file it writes. It fails the test (never skips) when neither works.
+// Connect returns the test cluster named by SLURM_REST_URL, SLURM_USER_NAME,
+// SLURM_JWT and SLURM_TEST_DIR (make test sources them from its own test
+// bed). Without them it fails the test with how to get a bed: it never starts
+// or restarts a cluster itself, so it cannot disturb one that another run,
+// a demo or a developer is using.
 func Connect(t testing.TB) *Cluster {
 	t.Helper()
 	script, err := scriptPath()
@@ -42,12 +43,9 @@ func Connect(t testing.TB) *Cluster {
 		env[k] = os.Getenv(k)
 	}
 	if env["SLURM_REST_URL"] == "" || env["SLURM_JWT"] == "" {
-		if os.Geteuid() != 0 {
-			t.Fatalf("slurmtest: SLURM_REST_URL/SLURM_JWT are unset and starting the Slurm test cluster needs root: run `make test` as root or source the test cluster's env file")
-		}
-		if env, err = c.up(); err != nil {
-			t.Fatalf("slurmtest: start the Slurm test cluster: %v", err)
-		}
+		t.Fatalf("slurmtest: SLURM_REST_URL/SLURM_JWT are unset: run `make test`, or start a test bed " +
+			"of your own (`STRATA_TESTBED=mine scripts/testbed.sh up`, as root) and source the env file it " +
+			"names (`set -a; . $(STRATA_TESTBED=mine scripts/testbed.sh env); set +a`); or use go test -short")
 	}
 	c.Config = slurm.Config{URL: env["SLURM_REST_URL"], User: env["SLURM_USER_NAME"],
 		Token: slurm.Secret(env["SLURM_JWT"]), Timeout: 10 * time.Second, Retries: 2,
@@ -82,17 +80,6 @@ func scriptPath() (string, error) {
 		return "", fmt.Errorf("test cluster script: %w", err)
 	}
 	return p, nil
-}
-
-func (c *Cluster) up() (map[string]string, error) {
-	if out, err := exec.Command(c.script, "up").CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("%s up: %w\n%s", c.script, err, out)
-	}
-	path, err := exec.Command(c.script, "env").Output()
-	if err != nil {
-		return nil, fmt.Errorf("%s env: %w", c.script, err)
-	}
-	return readEnvFile(strings.TrimSpace(string(path)))
 }
 
 func readEnvFile(path string) (map[string]string, error) {
