@@ -44,6 +44,9 @@ type CycleInputs struct {
 	UsableNodes int `json:"usable_nodes"`
 	TotalGPUs   int `json:"total_gpus"`
 	FreeGPUs    int `json:"free_gpus"`
+	// Settings are the planner and write settings the cycle ran with
+	// (configuration keys → values as written; the defaults are not listed).
+	Settings map[string]string `json:"settings,omitempty"`
 }
 
 // CycleDecision is the planner's decision for one job in one cycle, with
@@ -93,6 +96,8 @@ type StoredDecision struct {
 	Enforce    bool      `json:"enforce"`
 	SnapshotID string    `json:"snapshot_id"`
 	DecidedAt  time.Time `json:"decided_at"`
+	// Settings are the planner settings of the cycle (CycleInputs.Settings).
+	Settings map[string]string `json:"settings,omitempty"`
 }
 
 // ReserveCycleID takes the next cycle number from the database, so that
@@ -240,11 +245,12 @@ func scanStoredDecision(rows pgx.Rows) (StoredDecision, error) {
 		ps, pe     *time.Time
 		reasons    []string
 		alts       []byte
+		settings   []byte
 	)
 	err := rows.Scan(&d.CycleID, &d.Cluster, &d.Policy, &d.Enforce, &d.SnapshotID, &d.DecidedAt,
 		&d.JobID, &d.User, &d.Partition, &d.JobName, &state, &d.RequestedGPUs, &d.CurPriority,
 		&act, &d.Start, &d.Workers, &d.PS, &d.GPUsPerNode, &d.NodeCount, &d.Rank, &d.Priority,
-		&ps, &pe, &reasons, &d.Detail, &d.Outcome, &d.Guard, &d.Body, &d.OutcomeDetail, &alts)
+		&ps, &pe, &reasons, &d.Detail, &d.Outcome, &d.Guard, &d.Body, &d.OutcomeDetail, &alts, &settings)
 	if err != nil {
 		return d, err
 	}
@@ -262,6 +268,11 @@ func scanStoredDecision(rows pgx.Rows) (StoredDecision, error) {
 	if len(alts) > 0 {
 		if err := json.Unmarshal(alts, &d.Alternatives); err != nil {
 			return d, fmt.Errorf("decode alternatives of job %d: %w", d.JobID, err)
+		}
+	}
+	if len(settings) > 0 && string(settings) != "null" {
+		if err := json.Unmarshal(settings, &d.Settings); err != nil {
+			return d, fmt.Errorf("decode settings of cycle %d: %w", d.CycleID, err)
 		}
 	}
 	return d, nil

@@ -73,7 +73,7 @@ run "$STRATA" report decisions -S now-1hour
 say "9. The same policies on a real public trace: Pollux workload 1 (160 jobs) on 16 nodes x 4 T4"
 run "$STRATA" simulate --trace "$SHARED/traces/peers/pollux_workload1.csv" \
   --scaling "$SHARED/traces/peers/pollux_scaling.csv" \
-  --cluster 16x4:t4 --policy fifo,tiresias,optimus,smd --interval 60s --seed 1
+  --cluster 16x4:t4 --policy fifo,tiresias,optimus,smd --interval 60s
 echo "   (docs/evaluation.md compares all six workloads with the published figures; make evaluate)"
 
 say "10. The web page (read-only, localhost): strata serve"

@@ -32,7 +32,7 @@ fi
 img=docs/img/eval
 rm -rf "$img"/pollux_workload*
 mkdir -p "$img"
-common=(--scaling "$peers/pollux_scaling.csv" --cluster 16x4:t4 --interval 60s --seed 1 --json)
+common=(--scaling "$peers/pollux_scaling.csv" --cluster 16x4:t4 --interval 60s --json)
 main=() whatif=()
 for w in 1 2 3 4 5 6; do
 	name=pollux_workload$w
@@ -54,7 +54,7 @@ done
 echo "evaluate: shockwave_tacc120" >&2
 rm -rf "$img/shockwave_tacc120"
 mkdir -p "$img/shockwave_tacc120"
-"$bin" simulate --trace "$peers/shockwave_tacc120.csv" --cluster 8x4:v100 --interval 120s --seed 1 --json \
+"$bin" simulate --trace "$peers/shockwave_tacc120.csv" --cluster 8x4:v100 --interval 120s --json \
 	--policy fifo,sjf,tiresias,optimus,smd --plot "$img/shockwave_tacc120" >"$img/shockwave_tacc120/summary.json"
 
 # The 100,000-job benchmark takes minutes on a shared 2-core machine, so it
@@ -236,7 +236,7 @@ default 1 GPU-h threshold" show the effect.
 ```
 strata simulate --trace ../shared/traces/peers/pollux_workload6.csv \
     --scaling ../shared/traces/peers/pollux_scaling.csv --cluster 16x4:t4 \
-    --policy fifo,tiresias,optimus,smd [--interval 60s] [--seed 1] [--json] [--plot DIR]
+    --policy fifo,tiresias,optimus,smd [--interval 60s] [--json] [--plot DIR]
 ```
 
 Any trace with `job_id,submit_time,duration_s,gpus` columns works (every file in
@@ -251,7 +251,7 @@ and column (`line 3: column duration_s: ...`, exit status 2), or is dropped and 
 pool the policies see), `--truth-model` (what-if: jobs without a curve whose model, batch size and
 iterations the catalog knows, e.g. the ITP traces' resnet50/vgg16 rows, scale by the planner's own
 time model and get a `gpus=1-N` hint), `--skip-unchanged` (plan only when the cluster changed; faster, exact for
-policies without aging), `--parallel N`. The same seed gives byte-identical JSON. A progress bar
+policies without aging), `--parallel N`. The same inputs give byte-identical JSON. A progress bar
 appears on stderr when it is a terminal (elsewhere one line every 10 s after the first 5 s).
 
 ## Scale

@@ -5,109 +5,55 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
 
-	"github.com/BurntSushi/toml"
 	"github.com/urfave/cli/v2"
+
+	"github.com/strata-hpc/strata/cmd/strata/internal/config"
 )
 
-// defaultConfigPath is read when --config is not given and the file exists.
-const defaultConfigPath = "/etc/strata/strata.toml"
-
-// The configuration file is TOML. Every command-line flag is also a key:
-// `--slurm-url` is `url` in section `[slurm]` (or `slurm-url` at top level),
-// `--interval` is `interval` at top level. Precedence: flag > environment >
-// file > default. Secrets (tokens, passwords) are refused in the file: they
-// live in their own files, referenced by *-file keys.
-type configFile struct {
-	Path   string
-	Values map[string]string // flag name → value
-}
+// The configuration file is TOML (package config): every flag is also a
+// key, and [planner] holds the planner's settings. Precedence: flag >
+// environment > file > default.
 
 type configKey struct{}
 
-// secretKeys may never appear in the configuration file.
-var secretKeys = map[string]string{
-	"slurm-jwt": "slurm.token-file", "slurm-token": "slurm.token-file", "jwt": "slurm.token-file",
-	"database-password": "database.password-file", "password": "database.password-file",
+// loaded is the configuration file of this process and what was wrong
+// with it (only `config check` runs with a file that has problems).
+type loaded struct {
+	file *config.File
+	err  error
 }
 
-// loadConfigFile reads and flattens a TOML configuration file.
-func loadConfigFile(path string) (*configFile, error) {
-	var raw map[string]any
-	md, err := toml.DecodeFile(path, &raw)
-	if err != nil {
-		return nil, fmt.Errorf("read configuration %s: %w", path, err)
+// configFromContext returns the configuration loaded by the app's Before
+// hook (nil when there is none).
+func configFromContext(ctx context.Context) *config.File {
+	l, _ := ctx.Value(configKey{}).(*loaded)
+	if l == nil {
+		return nil
 	}
-	_ = md
-	cfg := &configFile{Path: path, Values: map[string]string{}}
-	if err := flatten("", raw, cfg.Values); err != nil {
-		return nil, fmt.Errorf("configuration %s: %w", path, err)
-	}
-	for k := range cfg.Values {
-		if fix, ok := secretKeys[k]; ok {
-			return nil, fmt.Errorf("configuration %s: key %q holds a secret: put it in a file readable only by strata (mode 0600) and set %s instead", path, k, fix)
-		}
-	}
-	return cfg, nil
-}
-
-func flatten(prefix string, m map[string]any, out map[string]string) error {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		name := strings.ReplaceAll(strings.ToLower(k), "_", "-")
-		if prefix != "" {
-			name = prefix + "-" + name
-		}
-		switch v := m[k].(type) {
-		case map[string]any:
-			if err := flatten(name, v, out); err != nil {
-				return err
-			}
-		case []any:
-			parts := make([]string, len(v))
-			for i, e := range v {
-				parts[i] = fmt.Sprint(e)
-			}
-			out[name] = strings.Join(parts, ",")
-		default:
-			out[name] = fmt.Sprint(v)
-		}
-	}
-	return nil
-}
-
-// configFromContext returns the configuration loaded by the app's Before hook
-// (nil when there is none).
-func configFromContext(ctx context.Context) *configFile {
-	c, _ := ctx.Value(configKey{}).(*configFile)
-	return c
+	return l.file
 }
 
 // loadGlobalConfig is called once from the app's Before hook.
 func loadGlobalConfig(c *cli.Context) error {
 	path := c.String(flagConfig)
 	if path == "" {
-		if _, err := os.Stat(defaultConfigPath); err != nil {
+		if _, err := os.Stat(config.DefaultPath); err != nil {
 			return nil
 		}
-		path = defaultConfigPath
+		path = config.DefaultPath
 	}
-	cfg, err := loadConfigFile(path)
-	if err != nil {
-		return err
+	f, err := config.Load(path)
+	if f == nil {
+		return exitError{code: 2, err: err}
 	}
-	c.Context = context.WithValue(c.Context, configKey{}, cfg)
+	c.Context = context.WithValue(c.Context, configKey{}, &loaded{file: f, err: err})
 	// Global flags (log level and format) come from the file too.
 	for _, name := range []string{flagLogLevel, flagLogFormat} {
-		if v, ok := cfg.Values[name]; ok && !c.IsSet(name) {
+		if v, ok := f.Values[name]; ok && !c.IsSet(name) {
 			if err := c.Set(name, v); err != nil {
-				return fmt.Errorf("configuration %s: key %q: %w", path, name, err)
+				return exitError{code: 2, err: fmt.Errorf("configuration %s: key %q: %w", path, name, err)}
 			}
 		}
 	}
@@ -115,23 +61,41 @@ func loadGlobalConfig(c *cli.Context) error {
 }
 
 // applyConfig sets every flag of the running command that was given neither
-// on the command line nor through the environment from the configuration file.
+// on the command line nor through the environment from the configuration
+// file. A file with problems stops every command but `config check`.
 func applyConfig(c *cli.Context) error {
-	cfg := configFromContext(c.Context)
-	if cfg == nil {
+	l, _ := c.Context.Value(configKey{}).(*loaded)
+	if l == nil {
 		return nil
+	}
+	if underConfig(c) {
+		return nil
+	}
+	if l.err != nil {
+		return exitError{code: 2, err: fmt.Errorf("%w\n(strata config check lists every problem)", l.err)}
 	}
 	for _, f := range c.Command.Flags {
 		name := f.Names()[0]
-		v, ok := cfg.Values[name]
+		v, ok := l.file.Values[name]
 		if !ok || c.IsSet(name) {
 			continue
 		}
 		if err := c.Set(name, v); err != nil {
-			return fmt.Errorf("configuration %s: key %q = %q: %w", cfg.Path, name, v, err)
+			return exitError{code: 2, err: fmt.Errorf("configuration %s: key %q = %q: %w", l.file.Path, name, v, err)}
 		}
 	}
 	return nil
+}
+
+// underConfig reports whether c runs `strata config` or one of its
+// subcommands (they report the file's problems themselves).
+func underConfig(c *cli.Context) bool {
+	for _, a := range c.Lineage() {
+		if a.Command != nil && a.Command.Name == "config" {
+			return true
+		}
+	}
+	return false
 }
 
 // withConfig makes every command (recursively) apply the configuration file
@@ -165,18 +129,14 @@ func knownFlagNames(cmds []*cli.Command, into map[string]bool) {
 	}
 }
 
-// checkSecretFile verifies a secret file exists and is not readable by group
-// or others.
-func checkSecretFile(key, path string) error {
-	st, err := os.Stat(path)
-	if err != nil {
-		return fmt.Errorf("%s %s: %w", key, path, err)
-	}
-	if st.Mode().Perm()&0o077 != 0 {
-		return fmt.Errorf("%s %s has mode %04o: a secret must not be readable by others; run: chmod 600 %s",
-			key, path, st.Mode().Perm(), path)
-	}
-	return nil
+// validators check a command's options exactly as the command does when it
+// starts, from a context built from the file (config.Context).
+var validators = map[string]func(c *cli.Context, f *config.File) error{
+	"run": func(c *cli.Context, f *config.File) error { _, err := runOptionsFrom(c, f); return err },
+	"plan": func(c *cli.Context, f *config.File) error {
+		o := cycleOptionsFrom(c, f)
+		return o.Validate()
+	},
 }
 
 func configCommand() *cli.Command {
@@ -185,47 +145,85 @@ func configCommand() *cli.Command {
 		Usage: "check the configuration file",
 		Subcommands: []*cli.Command{{
 			Name:  "check",
-			Usage: "validate the configuration file: syntax, known keys, secret file permissions",
-			Description: "Reads --config (default " + defaultConfigPath + "), reports unknown keys with the\n" +
-				"closest flag, refuses secrets written in the file, and checks that every *-file\n" +
-				"secret exists with mode 0600. Exit 0 when valid, 2 when not.",
-			Action: func(c *cli.Context) error {
-				cfg := configFromContext(c.Context)
-				if cfg == nil {
-					return exitError{code: 2, err: fmt.Errorf("no configuration file: pass --config FILE or create %s", defaultConfigPath)}
-				}
-				known := map[string]bool{}
-				knownFlagNames(c.App.Commands, known)
-				for _, f := range c.App.Flags {
-					for _, n := range f.Names() {
-						known[n] = true
-					}
-				}
-				var errs []error
-				keys := make([]string, 0, len(cfg.Values))
-				for k := range cfg.Values {
-					keys = append(keys, k)
-				}
-				sort.Strings(keys)
-				for _, k := range keys {
-					if !known[k] {
-						errs = append(errs, fmt.Errorf("unknown key %q (no flag --%s exists; see strata help)", k, k))
-						continue
-					}
-					if strings.HasSuffix(k, "-file") && (strings.Contains(k, "token") || strings.Contains(k, "password")) {
-						if err := checkSecretFile(k, cfg.Values[k]); err != nil {
-							errs = append(errs, err)
-						}
-					}
-				}
-				if err := errors.Join(errs...); err != nil {
-					return exitError{code: 2, err: fmt.Errorf("configuration %s is invalid:\n%w", cfg.Path, err)}
-				}
-				_, err := fmt.Fprintf(c.App.Writer, "%s: OK (%d keys)\n", cfg.Path, len(keys))
-				return err
-			},
+			Usage: "validate the configuration file as the commands would read it; list every problem",
+			Description: "Reads --config (default " + config.DefaultPath + ") and reports, all at once: syntax\n" +
+				"errors, unknown keys, values that do not parse or are out of range for the command\n" +
+				"that reads them (the same checks as `strata run` at start-up), [planner] keys, secrets\n" +
+				"written in the file (tokens, passwords, a password inside database.url), and *-file\n" +
+				"secrets that are missing or readable by others. Exit 0 when valid, 2 when not.",
+			Action: configCheck,
 		}},
 	}
+}
+
+func configCheck(c *cli.Context) error {
+	l, _ := c.Context.Value(configKey{}).(*loaded)
+	if l == nil {
+		return exitError{code: 2, err: fmt.Errorf("no configuration file: pass --config FILE or create %s", config.DefaultPath)}
+	}
+	f := l.file
+	var errs []error
+	if l.err != nil {
+		errs = append(errs, unwrapJoined(l.err)...)
+	}
+	known := map[string]bool{}
+	knownFlagNames(c.App.Commands, known)
+	for _, fl := range c.App.Flags {
+		for _, n := range fl.Names() {
+			known[n] = true
+		}
+	}
+	for _, k := range f.Keys() {
+		if !known[k] {
+			errs = append(errs, fmt.Errorf("unknown key %q (no flag --%s exists; see strata help)", k, k))
+			continue
+		}
+		if strings.HasSuffix(k, "-file") && (strings.Contains(k, "token") || strings.Contains(k, "password")) {
+			if err := config.CheckSecretFile(k, f.Values[k]); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, cmd := range c.App.Commands {
+		validate, ok := validators[cmd.Name]
+		if !ok {
+			continue
+		}
+		ctx, err := config.Context(c.App, cmd.Flags, f.Values, nil, nil)
+		for _, e := range append(unwrapJoined(err), unwrapJoined(validate(ctx, f))...) {
+			if !seen[e.Error()] {
+				seen[e.Error()] = true
+				errs = append(errs, e)
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return exitError{code: 2, err: fmt.Errorf("configuration %s is invalid (%d problems):\n%w", f.Path, len(errs), err)}
+	}
+	_, err := fmt.Fprintf(c.App.Writer, "%s: OK (%d keys)\n", f.Path, len(f.Values)+f.Planner.Len())
+	return err
+}
+
+// unwrapJoined flattens errors.Join trees (and a leading "configuration
+// FILE:" wrapper) into their parts.
+func unwrapJoined(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, unwrapJoined(e)...)
+		}
+		return out
+	}
+	if inner := errors.Unwrap(err); inner != nil {
+		if _, ok := inner.(interface{ Unwrap() []error }); ok {
+			return unwrapJoined(inner)
+		}
+	}
+	return []error{err}
 }
 
 // exitError carries an exit status to main.

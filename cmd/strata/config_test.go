@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/urfave/cli/v2"
 )
 
@@ -19,48 +18,6 @@ func writeFile(t *testing.T, name, body string, mode os.FileMode) string {
 		t.Fatal(err)
 	}
 	return p
-}
-
-func TestLoadConfigFileFlattens(t *testing.T) {
-	p := writeFile(t, "s.toml", `
-log_level = "debug"
-interval = "30s"
-[slurm]
-url = "http://ctl:6820"
-token_file = "/etc/strata/token"
-[planner]
-policies = ["smd", "fifo"]
-`, 0o644)
-	cfg, err := loadConfigFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]string{
-		"log-level": "debug", "interval": "30s", "slurm-url": "http://ctl:6820",
-		"slurm-token-file": "/etc/strata/token", "planner-policies": "smd,fifo",
-	}
-	if diff := cmp.Diff(want, cfg.Values); diff != "" {
-		t.Errorf("flattened keys (-want +got):\n%s", diff)
-	}
-}
-
-func TestLoadConfigFileRefusesSecretsAndBadSyntax(t *testing.T) {
-	tests := []struct{ name, body, wantErr string }{
-		{"token in file", "[slurm]\njwt = \"eyJ...\"\n", `key "slurm-jwt" holds a secret`},
-		{"password in file", "[database]\npassword = \"x\"\n", `set database.password-file instead`},
-		{"syntax", "[slurm\nurl=1\n", "read configuration"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := loadConfigFile(writeFile(t, "c.toml", tt.body, 0o600))
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
-			}
-			if strings.Contains(err.Error(), "eyJ") {
-				t.Errorf("error leaks the secret: %v", err)
-			}
-		})
-	}
 }
 
 // TestConfigPrecedence runs a real command: flag > env > file > default.
@@ -141,6 +98,49 @@ func TestConfigCheck(t *testing.T) {
 			}
 			if code != tt.wantCode || !strings.Contains(msg, tt.wantOut) {
 				t.Errorf("code %d output %q; want code %d containing %q", code, msg, tt.wantCode, tt.wantOut)
+			}
+		})
+	}
+}
+
+// TestConfigCheckValidatesLikeRun: the files of the issue that `config
+// check` used to pass although `strata run` refused them; every problem is
+// listed at once, exit status 2.
+func TestConfigCheckValidatesLikeRun(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		want []string
+	}{
+		{"run's values", "policy = \"smdd\"\nenforce = \"yes\"\nmax-rewrites-per-cycle = -5\n" +
+			"[database]\nurl = \"postgres://strata:hunter2@db1/strata\"\n",
+			[]string{`--policy "smdd"`, `key "enforce" = "yes"`, "--max-rewrites-per-cycle", `key "database-url" carries a password`}},
+		{"planner section", "interval = \"0s\"\n[planner]\nps-comm = \"fast\"\nlong-job-share = -1\n",
+			[]string{"--interval 0s", "planner.ps-comm", "planner.long-job-share"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			app := newApp(&out, &out)
+			err := app.RunContext(context.Background(), []string{"strata", "--config", writeFile(t, "c.toml", tt.body, 0o600), "config", "check"})
+			ec, ok := err.(exitCoder)
+			if !ok || ec.ExitCode() != 2 {
+				t.Fatalf("err = %v, want exit status 2", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("config check output lacks %q:\n%v", w, err)
+				}
+			}
+			if strings.Contains(err.Error(), "hunter2") {
+				t.Errorf("config check echoes the password: %v", err)
+			}
+			// run refuses the same file, with exit status 2
+			var rout bytes.Buffer
+			rerr := newApp(&rout, &rout).RunContext(context.Background(), []string{"strata", "--config",
+				writeFile(t, "c.toml", tt.body, 0o600), "run", "--cycles", "1"})
+			if ec, ok := rerr.(exitCoder); !ok || ec.ExitCode() != 2 {
+				t.Errorf("run with the same file: err = %v, want exit status 2", rerr)
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/config"
 	"github.com/strata-hpc/strata/cmd/strata/internal/daemon"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/slurm"
@@ -74,17 +75,25 @@ func cycleFlags() []cli.Flag {
 	}
 }
 
-// cycleOptionsFrom reads the cycle flags into daemon options; the run-only
-// fields keep values that let one cycle run (strata plan).
-func cycleOptionsFrom(c *cli.Context) daemon.Options {
+// cycleOptionsFrom reads the cycle flags and the configuration's [planner]
+// section (f may be nil: the planner's defaults with the default caps) into
+// daemon options; the run-only fields keep values that let one cycle run
+// (strata plan).
+func cycleOptionsFrom(c *cli.Context, f *config.File) daemon.Options {
 	g := guard.Defaults()
 	g.MaxPerCycle, g.MaxPerJob = c.Int(flagRunMaxPerCycle), c.Int(flagRunMaxPerJob)
 	g.PriorityHysteresis, g.MinGPUChange = c.Int64(flagRunPrioHyst), c.Int(flagRunMinGPUChange)
 	g.MaxDefer = c.Duration(flagRunMaxDefer)
+	var sec config.Planner
+	if f != nil {
+		sec = f.Planner
+	}
 	return daemon.Options{
-		Policy:  c.String(flagRunPolicy),
-		Enforce: c.Bool(flagRunEnforce),
-		Guard:   g,
+		Planner:  sec.Options(),
+		Settings: sec.Settings(),
+		Policy:   c.String(flagRunPolicy),
+		Enforce:  c.Bool(flagRunEnforce),
+		Guard:    g,
 		Scope: daemon.Scope{Partitions: splitList(c.StringSlice(flagRunPartitions)),
 			Users: splitList(c.StringSlice(flagRunUsers)), NamePrefix: c.String(flagRunNamePrefix)},
 		LockName:    c.String(flagRunLockName),

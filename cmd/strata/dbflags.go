@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/config"
 	"github.com/strata-hpc/strata/db"
 )
 
@@ -39,7 +40,7 @@ func databaseConfig(c *cli.Context) (db.Config, error) {
 			"use --%s or set STRATA_DATABASE_URL instead", flagDatabaseURL, flagDatabasePasswordFile)}
 	}
 	if path := c.String(flagDatabasePasswordFile); path != "" {
-		if err := checkSecretFile(flagDatabasePasswordFile, path); err != nil {
+		if err := config.CheckSecretFile(flagDatabasePasswordFile, path); err != nil {
 			return cfg, err
 		}
 		b, err := os.ReadFile(path)

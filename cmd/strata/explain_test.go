@@ -74,6 +74,13 @@ func TestExplainText(t *testing.T) {
 		{"shadow", memDecisions{rows: []db.StoredDecision{storedRow(3, false, "dry-run", "", `{"x":1}`, at)}}, []string{
 			"shadow (dry-run) mode", "nothing written (shadow mode)", "in enforce mode Strata would have sent",
 		}, []string{"Earlier decisions"}},
+		{"with settings", memDecisions{rows: []db.StoredDecision{func() db.StoredDecision {
+			d := storedRow(3, true, "applied", "", "{}", at)
+			d.Settings = map[string]string{"planner.energy-weight": "0.5", "planner.limits": "default"}
+			return d
+		}()}}, []string{
+			"Settings of that cycle: planner.energy-weight=0.5 planner.limits=default",
+		}, nil},
 		{"held by a guard", memDecisions{rows: []db.StoredDecision{storedRow(3, true, "held", guard.JobCap, "", at)}}, []string{
 			"held back: " + guard.JobCap.Describe(),
 		}, nil},

@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/config"
 	"github.com/strata-hpc/strata/db"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/slurm/guard"
@@ -28,6 +29,9 @@ func writeExplanation(w io.Writer, ex explanation, now time.Time) error {
 	p.f("Job %d (%s) of user %s in partition %s, asking %d GPU(s) when seen.\n", d.JobID, orDash(d.JobName),
 		orDash(d.User), orDash(d.Partition), d.RequestedGPUs)
 	p.f("Decided in cycle %d at %s by policy %s, %s mode.\n", d.CycleID, stamp(d.DecidedAt, now), d.Policy, mode(d.Enforce))
+	if len(d.Settings) > 0 {
+		p.f("Settings of that cycle: %s\n", config.SettingsLine(d.Settings))
+	}
 	p.f("\nDecision: %s\n", decisionWords(d.Decision))
 	p.f("\nWhy:\n")
 	for _, r := range ex.Reasons {

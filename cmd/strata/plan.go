@@ -43,7 +43,7 @@ func runPlan(c *cli.Context) error {
 	if c.Bool(planFlagDryRun) && c.Bool(flagRunEnforce) {
 		return exitError{code: 2, err: errors.New("--dry-run and --enforce exclude each other")}
 	}
-	opts := cycleOptionsFrom(c)
+	opts := cycleOptionsFrom(c, configFromContext(c.Context))
 	if err := opts.Validate(); err != nil {
 		return exitError{code: 2, err: err}
 	}

@@ -2,69 +2,56 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/config"
 	"github.com/strata-hpc/strata/cmd/strata/internal/daemon"
 )
 
 // newReloader returns the SIGHUP handler of `strata run`: it re-reads the
-// configuration file and returns the options with every reloadable key
-// taken from the new file (or its default when the file no longer sets
-// it), except keys pinned at start by a flag or an environment variable,
-// which keep their value. Without a configuration file it returns the
-// start-up options.
+// configuration file and returns the options as a fresh start would read
+// them, except that keys pinned at start by a flag or an environment
+// variable keep their value, and keys that are not reloadable keep the
+// value they started with. A reloadable key the file no longer sets returns
+// to its default. The [planner] section is re-read too. Without a
+// configuration file it returns the start-up options.
+//
+// The new values go through the same flag definitions and the same
+// runOptionsFrom as at start-up (config.Context), so a flag is defined and
+// read in one place.
 func newReloader(c *cli.Context) func() (daemon.Options, error) {
 	cfg := configFromContext(c.Context)
-	pins := map[string]bool{}
-	defaults := map[string]string{}
+	pinned := map[string]string{}
 	for _, f := range c.Command.Flags {
 		name := f.Names()[0]
-		if !slices.Contains(reloadable, name) {
-			continue
+		if cfg == nil || !slices.Contains(reloadable, name) || pinnedAtStart(c, f, cfg) {
+			pinned[name] = currentValue(c, f)
 		}
-		defaults[name] = flagDefault(f)
-		pins[name] = cfg == nil || pinnedAtStart(c, f, cfg)
 	}
 	return func() (daemon.Options, error) {
-		o, err := runOptionsFrom(c)
-		if err != nil || cfg == nil {
-			return o, err
+		if cfg == nil {
+			return runOptionsFrom(c, nil)
 		}
-		fresh, err := loadConfigFile(cfg.Path)
+		fresh, err := config.Load(cfg.Path)
 		if err != nil {
 			return daemon.Options{}, err
 		}
-		for _, name := range reloadable {
-			if pins[name] {
-				continue
-			}
-			v, ok := fresh.Values[name]
-			if !ok {
-				v = defaults[name]
-			}
-			if err := setRunOption(&o, name, v); err != nil {
-				return daemon.Options{}, fmt.Errorf("configuration %s: key %q = %q: %w", cfg.Path, name, v, err)
-			}
+		ctx, err := config.Context(c.App, c.Command.Flags, fresh.Values, pinned, nil)
+		if err != nil {
+			return daemon.Options{}, fmt.Errorf("configuration %s: %w", cfg.Path, err)
 		}
-		return o, o.Validate()
+		return runOptionsFrom(ctx, fresh)
 	}
 }
 
 // pinnedAtStart reports whether flag f was given on the command line or by
 // the environment (then the file does not override it).
-func pinnedAtStart(c *cli.Context, f cli.Flag, cfg *configFile) bool {
-	if ev, ok := f.(interface{ GetEnvVars() []string }); ok {
-		for _, e := range ev.GetEnvVars() {
-			if _, set := os.LookupEnv(e); set {
-				return true
-			}
-		}
+func pinnedAtStart(c *cli.Context, f cli.Flag, cfg *config.File) bool {
+	if config.FromEnv(f) {
+		return true
 	}
 	name := f.Names()[0]
 	v, inFile := cfg.Values[name]
@@ -77,62 +64,4 @@ func currentValue(c *cli.Context, f cli.Flag) string {
 		return strings.Join(c.StringSlice(f.Names()[0]), ",")
 	}
 	return fmt.Sprint(c.Value(f.Names()[0]))
-}
-
-// flagDefault is a flag's default value in file syntax.
-func flagDefault(f cli.Flag) string {
-	switch f := f.(type) {
-	case *cli.StringFlag:
-		return f.Value
-	case *cli.BoolFlag:
-		return strconv.FormatBool(f.Value)
-	case *cli.DurationFlag:
-		return f.Value.String()
-	case *cli.IntFlag:
-		return strconv.Itoa(f.Value)
-	case *cli.Int64Flag:
-		return strconv.FormatInt(f.Value, 10)
-	case *cli.StringSliceFlag:
-		if f.Value == nil {
-			return ""
-		}
-		return strings.Join(f.Value.Value(), ",")
-	}
-	return ""
-}
-
-// setRunOption sets one reloadable option from its file text.
-func setRunOption(o *daemon.Options, name, v string) error {
-	var err error
-	switch name {
-	case flagRunPolicy:
-		o.Policy = v
-	case flagRunCompare:
-		o.Compare = splitList([]string{v})
-	case flagRunEnforce:
-		o.Enforce, err = strconv.ParseBool(v)
-	case flagRunInterval:
-		o.Interval, err = time.ParseDuration(v)
-	case flagRunAuditRetention:
-		o.AuditRetention, err = time.ParseDuration(v)
-	case flagRunMaxPerCycle:
-		o.Guard.MaxPerCycle, err = strconv.Atoi(v)
-	case flagRunMaxPerJob:
-		o.Guard.MaxPerJob, err = strconv.Atoi(v)
-	case flagRunPrioHyst:
-		o.Guard.PriorityHysteresis, err = strconv.ParseInt(v, 10, 64)
-	case flagRunMinGPUChange:
-		o.Guard.MinGPUChange, err = strconv.Atoi(v)
-	case flagRunMaxDefer:
-		o.Guard.MaxDefer, err = time.ParseDuration(v)
-	case flagRunPartitions:
-		o.Scope.Partitions = splitList([]string{v})
-	case flagRunUsers:
-		o.Scope.Users = splitList([]string{v})
-	case flagRunNamePrefix:
-		o.Scope.NamePrefix = v
-	default:
-		return fmt.Errorf("not reloadable")
-	}
-	return err
 }

@@ -32,20 +32,24 @@ func TestReloadTakesTheNewFileButKeepsPinnedKeys(t *testing.T) {
 		PerJob     int
 		Enforce    bool
 		NamePrefix string
+		Energy     float64
+		Limits     int
 	}
 	see := func(o daemon.Options) view {
-		return view{o.Policy, o.Interval, o.Scope.Partitions, o.Guard.MaxPerCycle, o.Guard.MaxPerJob, o.Enforce, o.Scope.NamePrefix}
+		return view{o.Policy, o.Interval, o.Scope.Partitions, o.Guard.MaxPerCycle, o.Guard.MaxPerJob, o.Enforce,
+			o.Scope.NamePrefix, o.Planner.EnergyWeight, len(o.Planner.Limits)}
 	}
 	var got []view
 	app := newApp(&bytes.Buffer{}, &bytes.Buffer{})
 	app.Commands = withConfig([]*cli.Command{{Name: "run", Flags: runFlags(), Action: func(c *cli.Context) error {
-		o, err := runOptionsFrom(c)
+		o, err := runOptionsFrom(c, configFromContext(c.Context))
 		if err != nil {
 			return err
 		}
 		got = append(got, see(o))
 		reload := newReloader(c)
-		write("policy = \"fifo\"\ninterval = \"45s\"\nonly-partitions = [\"b\", \"c\"]\nmax-rewrites-per-cycle = 99\nenforce = true\n")
+		write("policy = \"fifo\"\ninterval = \"45s\"\nonly-partitions = [\"b\", \"c\"]\nmax-rewrites-per-cycle = 99\nenforce = true\n" +
+			"[planner]\nenergy-weight = 0.5\nlimits = []\n")
 		for _, body := range []string{"", "policy = \"tiresias\"\nonly-partitions = [\"d\"]\n"} {
 			if body != "" {
 				write(body)
@@ -62,12 +66,13 @@ func TestReloadTakesTheNewFileButKeepsPinnedKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []view{
-		{"smd", 30 * time.Second, []string{"a"}, 7, 5, false, "x-"},
+		{"smd", 30 * time.Second, []string{"a"}, 7, 5, false, "x-", 0, 1},
 		// max-rewrites-per-job left the file: back to its default (3); the
 		// environment's per-cycle limit and the flag's prefix stay.
-		{"fifo", 45 * time.Second, []string{"b", "c"}, 7, 3, true, "x-"},
+		// The [planner] section is re-read too (caps switched off).
+		{"fifo", 45 * time.Second, []string{"b", "c"}, 7, 3, true, "x-", 0.5, 0},
 		// keys no longer in the file return to their defaults
-		{"tiresias", time.Minute, []string{"d"}, 7, 3, false, "x-"},
+		{"tiresias", time.Minute, []string{"d"}, 7, 3, false, "x-", 0, 1},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("options at start and after each reload (-want +got):\n%s", diff)

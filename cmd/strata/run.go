@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/config"
 	"github.com/strata-hpc/strata/cmd/strata/internal/daemon"
 	"github.com/strata-hpc/strata/db"
 )
@@ -43,9 +44,10 @@ func runFlags() []cli.Flag {
 	return append(append(fs, databaseFlags()...), slurmFlags()...)
 }
 
-// runOptionsFrom reads the run flags of c.
-func runOptionsFrom(c *cli.Context) (daemon.Options, error) {
-	o := cycleOptionsFrom(c)
+// runOptionsFrom reads the run flags of c and the [planner] section of f
+// (nil: no configuration file).
+func runOptionsFrom(c *cli.Context, f *config.File) (daemon.Options, error) {
+	o := cycleOptionsFrom(c, f)
 	o.Compare = splitList(c.StringSlice(flagRunCompare))
 	o.Interval = c.Duration(flagRunInterval)
 	o.Cycles = c.Int(flagRunCycles)
@@ -72,7 +74,7 @@ func runCommand() *cli.Command {
 // runAction wires the daemon: connections, metrics server, signals, loop.
 func runAction(c *cli.Context) error {
 	log := logger(c).With().Str("component", "run").Logger()
-	opts, err := runOptionsFrom(c)
+	opts, err := runOptionsFrom(c, configFromContext(c.Context))
 	if err != nil {
 		return exitError{code: 2, err: err}
 	}

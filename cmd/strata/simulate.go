@@ -58,7 +58,6 @@ func simulateFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "bf-interval", Value: 30 * time.Second, Usage: "Slurm mode: bf_interval (backfill cycle)"},
 		&cli.DurationFlag{Name: "batch-sched-delay", Value: 3 * time.Second, Usage: "Slurm mode: batch_sched_delay (least time between event-triggered passes)"},
 		&cli.DurationFlag{Name: "interval", Value: 60 * time.Second, Usage: "scheduling interval"},
-		&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of the policies' tie-breaks (same seed, same output)"},
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON object instead of a table"},
 		&cli.StringFlag{Name: "plot", Usage: "write JCT CDF, GPU utilization and queue-length plots (SVG) into `DIR`"},
 		&cli.BoolFlag{Name: "skip-bad", Usage: "drop malformed trace rows (and report how many) instead of failing"},
@@ -93,7 +92,7 @@ func runSimulate(c *cli.Context) error {
 		lg.Warn().Int("skipped_rows", tr.Skipped).Int("cpu_only_rows", tr.CPUOnly).Msg("trace rows not simulated")
 	}
 	rep := &sim.Report{Trace: c.String("trace"), Label: c.String("label"), Cluster: cfg.Cluster.String(), IntervalS: cfg.Interval.Seconds(),
-		Seed: cfg.Seed, TraceJobs: len(tr.Jobs), SkippedBad: tr.Skipped, CPUOnly: tr.CPUOnly, Published: sim.Published(tr)}
+		TraceJobs: len(tr.Jobs), SkippedBad: tr.Skipped, CPUOnly: tr.CPUOnly, Published: sim.Published(tr)}
 	rep.Results, err = simRunAll(c.Context, c, cfg, tr, policies)
 	if err != nil {
 		return err
@@ -161,11 +160,15 @@ func simConfig(c *cli.Context) (sim.Config, []string, error) {
 			return cfg, nil, fmt.Errorf("--burst-buffer: %w", err)
 		}
 	}
-	cfg = sim.Config{Cluster: cs, Interval: c.Duration("interval"), Seed: c.Int64("seed"),
+	cfg = sim.Config{Cluster: cs, Interval: c.Duration("interval"),
 		RestartPenalty: c.Duration("restart-penalty"), Range: sim.HintRange{MaxFactor: c.Float64("gpu-range")},
 		TiresiasThreshold: c.Float64("tiresias-threshold") * 3600, SkipUnchanged: c.Bool("skip-unchanged")}
 	if cfg.Interval <= 0 || cfg.RestartPenalty < 0 || cfg.Range.MaxFactor < 1 || cfg.TiresiasThreshold < 0 {
 		return cfg, nil, errors.New("--interval must be > 0, --restart-penalty and --tiresias-threshold ≥ 0, --gpu-range ≥ 1")
+	}
+	if f := configFromContext(c.Context); f != nil {
+		o := f.Planner.Options() // the site's [planner] settings, as run and plan use them
+		cfg.Planner = &o
 	}
 	cfg.Scheduler = c.String("scheduler")
 	if cfg.Scheduler != sim.SchedulerSlurm && cfg.Scheduler != sim.SchedulerIdeal {

@@ -24,7 +24,7 @@ const simTiny = "../../planner/sim/testdata/tiny.csv"
 
 func TestSimulateJSON(t *testing.T) {
 	args := []string{"simulate", "--trace", simTiny, "--scaling", "../../planner/sim/testdata/tiny_scaling.csv",
-		"--cluster", "4x4:t4", "--policy", "fifo,smd", "--seed", "3", "--json"}
+		"--cluster", "4x4:t4", "--policy", "fifo,smd", "--json"}
 	out, _, err := runStrata(t, args...)
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +53,7 @@ func TestSimulateJSON(t *testing.T) {
 	}
 	again, _, err := runStrata(t, args...)
 	if err != nil || again != out {
-		t.Errorf("same seed, different output (err %v)", err)
+		t.Errorf("same inputs, different output (err %v)", err)
 	}
 }
 
@@ -101,5 +101,34 @@ func TestSimulateBadInput(t *testing.T) {
 	out, _, err := runStrata(t, "simulate", "--trace", bad, "--cluster", "1x1", "--policy", "fifo", "--skip-bad", "--json")
 	if err != nil || !strings.Contains(out, `"skipped_rows": 1`) || !strings.Contains(out, `"jobs": 1`) {
 		t.Errorf("--skip-bad: err %v, output:\n%s", err, out)
+	}
+}
+
+// TestSimulateUsesThePlannerSection: simulate reads the same [planner]
+// section as run and plan (here a cap of 1 GPU per job changes SMD's run).
+func TestSimulateUsesThePlannerSection(t *testing.T) {
+	args := []string{"simulate", "--trace", simTiny, "--scaling", "../../planner/sim/testdata/tiny_scaling.csv",
+		"--cluster", "4x4:t4", "--policy", "smd", "--gpu-range", "2", "--json"}
+	avg := func(extra ...string) float64 {
+		out, _, err := runStrata(t, append(extra, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Results []struct {
+				Avg float64 `json:"avg_jct_s"`
+			} `json:"results"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Results) != 1 {
+			t.Fatalf("bad JSON (%v): %s", err, out)
+		}
+		return doc.Results[0].Avg
+	}
+	cfg := filepath.Join(t.TempDir(), "strata.toml")
+	if err := os.WriteFile(cfg, []byte("[planner]\n[[planner.limits]]\nmax-gpus = 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if free, capped := avg(), avg("--config", cfg); free == capped {
+		t.Errorf("average JCT %v with and without a 1-GPU cap: the [planner] section is not used", free)
 	}
 }

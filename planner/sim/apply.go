@@ -28,7 +28,7 @@ func (e *engine) plan(ctx context.Context, k int64, t float64) (int, error) {
 func (e *engine) snapshot(k int64, t float64, ss *slurmState) *planner.Snapshot {
 	spec := e.cl.spec
 	s := &planner.Snapshot{
-		ID:      fmt.Sprintf("sim-%d-%d", e.cfg.Seed, k),
+		ID:      fmt.Sprintf("sim-%d", k),
 		Now:     simTime(t),
 		Cluster: "sim",
 		Nodes:   e.cl.snapshotNodes(),

@@ -86,7 +86,7 @@ func TestSynthesize(t *testing.T) {
 
 func benchSimulate(b *testing.B, jobs int, policy string, skip bool) {
 	tr := synthTrace(b, jobs, 1024)
-	cfg := Config{Scheduler: SchedulerIdeal, Cluster: ClusterSpec{Nodes: 128, GPUsPerNode: 8, GPUType: "a100"}, Seed: 1, SkipUnchanged: skip}
+	cfg := Config{Scheduler: SchedulerIdeal, Cluster: ClusterSpec{Nodes: 128, GPUsPerNode: 8, GPUType: "a100"}, SkipUnchanged: skip}
 	b.ResetTimer()
 	for b.Loop() {
 		r, err := RunNamed(context.Background(), cfg, tr, policy)

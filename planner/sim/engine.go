@@ -26,8 +26,6 @@ type Config struct {
 	Guard *guard.Options
 	// Interval is the scheduling interval (plan cycle); default 60 s.
 	Interval time.Duration
-	// Seed seeds the snapshot IDs (the policies' tie-break randomness).
-	Seed int64
 	// RestartPenalty is the time a preempted or resized job spends
 	// restarting (checkpoint restore, start-up) before it progresses again;
 	// default 30 s, the re-scale delay of the Pollux artifact's simulator.
@@ -39,6 +37,11 @@ type Config struct {
 	// GPU-seconds) of the tiresias policy; 0 keeps the policy's default.
 	// The Pollux artifact's Tiresias uses 16 GPU-hours (57,600).
 	TiresiasThreshold float64
+	// Planner, when set, are the site's planner settings (the [planner]
+	// section of the configuration file) every policy starts from; the run
+	// still sets the oracle predictor, the interval, the node size and a
+	// Tiresias threshold given by TiresiasThreshold.
+	Planner *planner.Options
 	// SkipUnchanged asks policies that only shape pending jobs for a plan
 	// only when the cluster changed since their last plan (an arrival, a
 	// completion or a start), not at every tick with free GPUs and pending
@@ -84,8 +87,15 @@ func (c Config) withDefaults() Config {
 // same predictions) and the run's Tiresias threshold.
 func PolicyOptions(cfg Config, tr *Trace) planner.Options {
 	cfg = cfg.withDefaults()
-	return planner.Options{Predictor: oracle(cfg.Truth, tr.Jobs), Interval: cfg.Interval,
-		NodeGPUs: cfg.Cluster.GPUsPerNode, TiresiasThreshold: cfg.TiresiasThreshold}
+	var o planner.Options
+	if cfg.Planner != nil {
+		o = *cfg.Planner
+	}
+	o.Predictor, o.Interval, o.NodeGPUs = oracle(cfg.Truth, tr.Jobs), cfg.Interval, cfg.Cluster.GPUsPerNode
+	if cfg.TiresiasThreshold > 0 || cfg.Planner == nil {
+		o.TiresiasThreshold = cfg.TiresiasThreshold
+	}
+	return o
 }
 
 // mayReshape lists the policies whose published versions preempt or

@@ -213,7 +213,7 @@ func TestSnapshotView(t *testing.T) {
 	if got := []int{s.Nodes[0].AllocGPUs, s.Nodes[1].AllocGPUs}; !cmp.Equal(got, []int{4, 2}) {
 		t.Errorf("node allocations = %v, want [4 2]", got)
 	}
-	if !s.Now.Equal(simEpoch.Add(time.Minute)) || s.ID != "sim-0-1" {
+	if !s.Now.Equal(simEpoch.Add(time.Minute)) || s.ID != "sim-1" {
 		t.Errorf("snapshot now/id = %v %s", s.Now, s.ID)
 	}
 	if _, _, err := planner.ParseHints(s.Jobs[0].Comment); err != nil {

@@ -17,7 +17,6 @@ type Report struct {
 	Label      string  `json:"label,omitempty"`
 	Cluster    string  `json:"cluster"`
 	IntervalS  float64 `json:"interval_s"`
-	Seed       int64   `json:"seed"`
 	TraceJobs  int     `json:"trace_jobs"`
 	SkippedBad int     `json:"skipped_rows"`
 	CPUOnly    int     `json:"cpu_only_rows"`
@@ -58,8 +57,8 @@ func (r *Report) WriteJSON(w io.Writer) error {
 
 // WriteTable writes the report as a readable table.
 func (r *Report) WriteTable(w io.Writer) error {
-	fmt.Fprintf(w, "trace %s: %d jobs on %s, interval %gs, seed %d (predictor: oracle = true durations)\n",
-		r.Trace, r.TraceJobs, r.Cluster, r.IntervalS, r.Seed)
+	fmt.Fprintf(w, "trace %s: %d jobs on %s, interval %gs (predictor: oracle = true durations)\n",
+		r.Trace, r.TraceJobs, r.Cluster, r.IntervalS)
 	if r.SkippedBad > 0 || r.CPUOnly > 0 {
 		fmt.Fprintf(w, "skipped %d malformed rows, ignored %d CPU-only rows\n", r.SkippedBad, r.CPUOnly)
 	}

@@ -406,3 +406,31 @@ func TestDaemonShadowWithoutDatabase(t *testing.T) {
 		t.Error("enforce mode without a database was accepted")
 	}
 }
+
+// TestDaemonUsesPlannerSettings: the configuration's [planner] settings
+// reach the policy (a cap on the hint's gpus= range) and are stored with the
+// cycle for strata explain.
+func TestDaemonUsesPlannerSettings(t *testing.T) {
+	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: NewMetrics()}
+	o := testOptions()
+	o.Planner.Limits = []planner.Limit{{MaxGPUs: 1}}
+	o.Settings = map[string]string{"planner.limits": "[{max-gpus=1}]"}
+	runDaemon(t, newTestDaemon(t, bed, o), 5*time.Second)
+	cs := bed.pg.Cycles()
+	if len(cs) != 1 {
+		t.Fatalf("%d cycles stored, want 1", len(cs))
+	}
+	if diff := cmp.Diff(o.Settings, cs[0].Inputs.Settings); diff != "" {
+		t.Errorf("stored settings (-want +got):\n%s", diff)
+	}
+	for _, d := range cs[0].Decisions {
+		if d.JobID != 10 {
+			continue
+		}
+		if d.Workers != 1 || !slices.Contains(d.Reasons, planner.ReasonCapped) {
+			t.Errorf("job 10: %d workers, reasons %v; want 1 worker, capped", d.Workers, d.Reasons)
+		}
+		return
+	}
+	t.Error("no stored decision for job 10")
+}

@@ -24,7 +24,10 @@ type Options struct {
 	LockName string
 	// Planner are the policies' settings; Interval is set from the cycle
 	// interval.
-	Planner     planner.Options
+	Planner planner.Options
+	// Settings are the configuration's planner settings as written, stored
+	// with each cycle so that strata explain can show what a decision used.
+	Settings    map[string]string
 	StandbyPoll time.Duration
 	MaxBackoff  time.Duration
 	// AuditRetention: cycles older than this are deleted (0 = keep all).

@@ -18,6 +18,9 @@ func (d *Daemon) record(snap *planner.Snapshot, p planner.Plan, jobs map[int64]*
 	rec := &db.Cycle{ID: id, Cluster: snap.Cluster, SnapshotID: snap.ID, Policy: p.Policy,
 		Enforce: d.opts.Enforce, StartedAt: start.UTC(), Duration: d.deps.Now().Sub(start),
 		Inputs: inputsOf(snap)}
+	if len(d.opts.Settings) > 0 {
+		rec.Inputs.Settings = d.opts.Settings
+	}
 	results := make(map[int64]slurm.ApplyResult, len(rep.Results))
 	for _, r := range rep.Results {
 		results[r.JobID] = r

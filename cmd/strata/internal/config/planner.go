@@ -1,0 +1,373 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/strata-hpc/strata/planner"
+)
+
+// Planner is the [planner] section: the policies' settings, used alike by
+// run, plan, explain and simulate. Zero values keep the planner's defaults.
+//
+//	[planner]
+//	energy-weight = 0.0            # λ_E of SMD's objective (per kWh-equivalent second)
+//	tardiness-weight = 0.0         # weight of deadline misses in SMD's objective
+//	gpu-watts = 300                # mean power of a busy GPU (energy term)
+//	tiresias-threshold-gpu-hours = 1
+//	priority-base = 100000         # rank r gets base + (N-r)·step
+//	priority-step = 10
+//	ps-comm = "overlap"            # or "no-overlap"
+//	worker-bandwidth-gbps = 10     # NIC of a worker, Gb/s
+//	ps-bandwidth-gbps = 10
+//	intra-node-gbps = 400          # all-reduce inside a node, Gb/s
+//	inter-node-gbps = 100
+//	reference-tflops = 10          # sustained TFLOP/s of the reference GPU (params=/flops= hints)
+//	node-gpus = 8
+//	default-duration = "1h"        # a job with no hint, no prediction, no time limit
+//	starvation-age = "24h"
+//	max-options-per-job = 12
+//	long-job = "2h"
+//	long-job-share = 0.25
+//	[planner.gpu-speed]            # GRES type → speed against the reference GPU
+//	a100 = 2.5
+//	[planner.gpu-memory-mib]       # GRES type → memory; enables SMD's fit check
+//	a100 = 40960
+//	[[planner.limits]]             # caps on what hints may ask (none given: weight ≤ 10, range ≤ 2× request)
+//	partition = "gpu"
+//	account = ""
+//	max-weight = 10
+//	max-gpus = 64
+//	max-range-factor = 2
+type Planner struct {
+	EnergyWeight, TardinessWeight, GPUWatts          float64
+	TiresiasThresholdGPUHours                        float64
+	PriorityBase, PriorityStep                       int64
+	PSComm                                           string
+	WorkerGbps, PSGbps, IntraNodeGbps, InterNodeGbps float64
+	ReferenceTFLOPS                                  float64
+	NodeGPUs, MaxOptionsPerJob                       int
+	DefaultDuration, StarvationAge, LongJob          time.Duration
+	LongJobShare                                     float64
+	GPUSpeed                                         map[string]float64
+	GPUMemoryMiB                                     map[string]int64
+	Limits                                           []planner.Limit
+	// LimitsSet: the file has a limits key (an empty list switches the
+	// default caps off).
+	LimitsSet bool
+	// set holds the keys the file gave, as written, for Settings.
+	set map[string]string
+}
+
+// plannerKey reads one [planner] key into p.
+type plannerKey struct {
+	name string
+	read func(p *Planner, v any) error
+}
+
+var plannerKeys = []plannerKey{
+	{"energy-weight", num(func(p *Planner) *float64 { return &p.EnergyWeight })},
+	{"tardiness-weight", num(func(p *Planner) *float64 { return &p.TardinessWeight })},
+	{"gpu-watts", num(func(p *Planner) *float64 { return &p.GPUWatts })},
+	{"tiresias-threshold-gpu-hours", num(func(p *Planner) *float64 { return &p.TiresiasThresholdGPUHours })},
+	{"priority-base", integer(func(p *Planner) *int64 { return &p.PriorityBase })},
+	{"priority-step", integer(func(p *Planner) *int64 { return &p.PriorityStep })},
+	{"ps-comm", func(p *Planner, v any) error {
+		s, ok := v.(string)
+		if !ok || (s != string(planner.PSCommOverlap) && s != string(planner.PSCommNoOverlap)) {
+			return fmt.Errorf("want \"overlap\" or \"no-overlap\"")
+		}
+		p.PSComm = s
+		return nil
+	}},
+	{"worker-bandwidth-gbps", num(func(p *Planner) *float64 { return &p.WorkerGbps })},
+	{"ps-bandwidth-gbps", num(func(p *Planner) *float64 { return &p.PSGbps })},
+	{"intra-node-gbps", num(func(p *Planner) *float64 { return &p.IntraNodeGbps })},
+	{"inter-node-gbps", num(func(p *Planner) *float64 { return &p.InterNodeGbps })},
+	{"reference-tflops", num(func(p *Planner) *float64 { return &p.ReferenceTFLOPS })},
+	{"node-gpus", count(func(p *Planner) *int { return &p.NodeGPUs })},
+	{"max-options-per-job", count(func(p *Planner) *int { return &p.MaxOptionsPerJob })},
+	{"default-duration", dur(func(p *Planner) *time.Duration { return &p.DefaultDuration })},
+	{"starvation-age", dur(func(p *Planner) *time.Duration { return &p.StarvationAge })},
+	{"long-job", dur(func(p *Planner) *time.Duration { return &p.LongJob })},
+	{"long-job-share", func(p *Planner, v any) error {
+		if err := num(func(p *Planner) *float64 { return &p.LongJobShare })(p, v); err != nil {
+			return err
+		}
+		if p.LongJobShare > 1 {
+			return fmt.Errorf("want a share of the partition's GPUs from 0 to 1 (1 switches the bound off)")
+		}
+		return nil
+	}},
+	{"gpu-speed", func(p *Planner, v any) error {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return fmt.Errorf("want a table of GRES type = speed factor, e.g. [planner.gpu-speed] a100 = 2.5")
+		}
+		p.GPUSpeed = map[string]float64{}
+		var errs []error
+		for _, t := range sortedKeys(m) {
+			f, err := positive(m[t])
+			if err != nil || f == 0 {
+				errs = append(errs, fmt.Errorf("%s: want a speed factor > 0", t))
+				continue
+			}
+			p.GPUSpeed[strings.ToLower(t)] = f
+		}
+		return errors.Join(errs...)
+	}},
+	{"gpu-memory-mib", func(p *Planner, v any) error {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return fmt.Errorf("want a table of GRES type = MiB, e.g. [planner.gpu-memory-mib] a100 = 40960")
+		}
+		p.GPUMemoryMiB = map[string]int64{}
+		var errs []error
+		for _, t := range sortedKeys(m) {
+			n, ok := m[t].(int64)
+			if !ok || n <= 0 {
+				errs = append(errs, fmt.Errorf("%s: want a whole number of MiB > 0", t))
+				continue
+			}
+			p.GPUMemoryMiB[strings.ToLower(t)] = n
+		}
+		return errors.Join(errs...)
+	}},
+	{"limits", readLimits},
+}
+
+func decodePlanner(sec any) (Planner, error) {
+	var p Planner
+	m, ok := sec.(map[string]any)
+	if !ok {
+		return p, fmt.Errorf("planner: want a section [planner]")
+	}
+	p.set = map[string]string{}
+	known := map[string]plannerKey{}
+	for _, k := range plannerKeys {
+		known[k.name] = k
+	}
+	var errs []error
+	for _, raw := range sortedKeys(m) {
+		name := strings.ReplaceAll(strings.ToLower(raw), "_", "-")
+		k, ok := known[name]
+		if !ok {
+			errs = append(errs, fmt.Errorf("planner.%s: unknown key (known: %s)", name, strings.Join(plannerKeyNames(), ", ")))
+			continue
+		}
+		if err := k.read(&p, m[raw]); err != nil {
+			if j, ok := err.(interface{ Unwrap() []error }); ok { // a table: one line per entry
+				for _, e := range j.Unwrap() {
+					errs = append(errs, fmt.Errorf("planner.%s: %w", name, e))
+				}
+			} else {
+				errs = append(errs, fmt.Errorf("planner.%s = %s: %w", name, show(m[raw]), err))
+			}
+			continue
+		}
+		p.set[name] = show(m[raw])
+	}
+	return p, errors.Join(errs...)
+}
+
+func plannerKeyNames() []string {
+	out := make([]string, len(plannerKeys))
+	for i, k := range plannerKeys {
+		out[i] = k.name
+	}
+	return out
+}
+
+func show(v any) string {
+	switch v := v.(type) {
+	case string:
+		return fmt.Sprintf("%q", v)
+	case map[string]any:
+		parts := make([]string, 0, len(v))
+		for _, k := range sortedKeys(v) {
+			parts = append(parts, k+"="+show(v[k]))
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	case []map[string]any:
+		parts := make([]string, len(v))
+		for i, e := range v {
+			parts[i] = show(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	return fmt.Sprint(v)
+}
+
+// positive accepts a TOML integer or float ≥ 0 (not NaN or infinite).
+func positive(v any) (float64, error) {
+	var f float64
+	switch v := v.(type) {
+	case int64:
+		f = float64(v)
+	case float64:
+		f = v
+	default:
+		return 0, fmt.Errorf("want a number")
+	}
+	if f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, fmt.Errorf("want a number ≥ 0")
+	}
+	return f, nil
+}
+
+func num(field func(*Planner) *float64) func(*Planner, any) error {
+	return func(p *Planner, v any) error {
+		f, err := positive(v)
+		*field(p) = f
+		return err
+	}
+}
+
+func integer(field func(*Planner) *int64) func(*Planner, any) error {
+	return func(p *Planner, v any) error {
+		n, ok := v.(int64)
+		if !ok || n < 0 {
+			return fmt.Errorf("want a whole number ≥ 0")
+		}
+		*field(p) = n
+		return nil
+	}
+}
+
+func count(field func(*Planner) *int) func(*Planner, any) error {
+	return func(p *Planner, v any) error {
+		n, ok := v.(int64)
+		if !ok || n < 0 || n > 1<<20 {
+			return fmt.Errorf("want a whole number from 0 to %d", 1<<20)
+		}
+		*field(p) = int(n)
+		return nil
+	}
+}
+
+func dur(field func(*Planner) *time.Duration) func(*Planner, any) error {
+	return func(p *Planner, v any) error {
+		s, ok := v.(string)
+		d, err := time.ParseDuration(s)
+		if !ok || err != nil || d < 0 {
+			return fmt.Errorf("want a duration ≥ 0 such as \"90m\" or \"2h\"")
+		}
+		*field(p) = d
+		return nil
+	}
+}
+
+func readLimits(p *Planner, v any) error {
+	p.LimitsSet = true
+	var rows []map[string]any
+	switch v := v.(type) {
+	case []map[string]any:
+		rows = v
+	case []any:
+		for _, e := range v {
+			m, ok := e.(map[string]any)
+			if !ok {
+				return fmt.Errorf("want [[planner.limits]] tables")
+			}
+			rows = append(rows, m)
+		}
+	default:
+		return fmt.Errorf("want [[planner.limits]] tables")
+	}
+	var errs []error
+	for i, r := range rows {
+		var l planner.Limit
+		for _, k := range sortedKeys(r) {
+			var err error
+			switch strings.ReplaceAll(k, "_", "-") {
+			case "partition":
+				l.Partition, err = str(r[k])
+			case "account":
+				l.Account, err = str(r[k])
+			case "max-weight":
+				l.MaxWeight, err = positive(r[k])
+			case "max-range-factor":
+				l.MaxRangeFactor, err = positive(r[k])
+			case "max-gpus":
+				n, ok := r[k].(int64)
+				if !ok || n < 0 || n > 1<<20 {
+					err = fmt.Errorf("want a whole number ≥ 0")
+				}
+				l.MaxGPUs = int(n)
+			default:
+				err = fmt.Errorf("unknown key (known: partition, account, max-weight, max-gpus, max-range-factor)")
+			}
+			if err != nil {
+				errs = append(errs, fmt.Errorf("limit %d: %s: %w", i+1, k, err))
+			}
+		}
+		p.Limits = append(p.Limits, l)
+	}
+	return errors.Join(errs...)
+}
+
+func str(v any) (string, error) {
+	s, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("want a string")
+	}
+	return s, nil
+}
+
+// Options returns the planner options of the section: the planner's
+// defaults where the file is silent, and the default caps
+// (planner.DefaultLimits) unless the file sets limits.
+func (p Planner) Options() planner.Options {
+	const gbps = 1e9 / 8
+	o := planner.Options{
+		EnergyWeight: p.EnergyWeight, TardinessWeight: p.TardinessWeight, GPUWatts: p.GPUWatts,
+		TiresiasThreshold: p.TiresiasThresholdGPUHours * 3600,
+		PriorityBase:      p.PriorityBase, PriorityStep: p.PriorityStep, PSComm: planner.PSComm(p.PSComm),
+		WorkerBandwidthBps: p.WorkerGbps * gbps, PSBandwidthBps: p.PSGbps * gbps,
+		IntraNodeBps: p.IntraNodeGbps * gbps, InterNodeBps: p.InterNodeGbps * gbps,
+		ReferenceFLOPS: p.ReferenceTFLOPS * 1e12, NodeGPUs: p.NodeGPUs, MaxOptionsPerJob: p.MaxOptionsPerJob,
+		DefaultDuration: p.DefaultDuration, StarvationAge: p.StarvationAge, LongJob: p.LongJob,
+		LongJobShare: p.LongJobShare, GPUSpeed: p.GPUSpeed, Limits: p.Limits,
+	}
+	if len(p.GPUMemoryMiB) > 0 {
+		o.GPUMemoryMB = p.GPUMemoryMiB
+	}
+	if !p.LimitsSet {
+		o.Limits = planner.DefaultLimits()
+	}
+	return o
+}
+
+// Settings are the [planner] keys the file set, as written (for the audit
+// record and strata explain); the default caps show as limits=default.
+func (p Planner) Settings() map[string]string {
+	out := map[string]string{}
+	for k, v := range p.set {
+		out["planner."+k] = v
+	}
+	if !p.LimitsSet {
+		out["planner.limits"] = "default (weight ≤ 10, gpus= range ≤ 2× request)"
+	}
+	return out
+}
+
+// Len is the number of [planner] keys the file set.
+func (p Planner) Len() int { return len(p.set) }
+
+// SettingsLine renders Settings in key order.
+func SettingsLine(s map[string]string) string {
+	keys := make([]string, 0, len(s))
+	for k := range s {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + s[k]
+	}
+	return strings.Join(parts, " ")
+}
