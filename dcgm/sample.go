@@ -69,7 +69,6 @@ func (s Sample) Check() error {
 	return nil
 }
 
-
 // Source produces one reading per GPU it can see. Snapshot must honour ctx;
 // it returns io.EOF when a finite source (a replay) is exhausted. Samples of
 // one call may come from several hosts.

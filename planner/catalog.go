@@ -1,6 +1,6 @@
 package planner
 
-//go:generate go run ../scripts/gencatalog -pipedream ../../shared/traces/models/pipedream_layer_profiles.csv -pollux ../../shared/traces/peers/pollux_scaling.csv -o catalog_gen.go
+//go:generate go run ../scripts/gencatalog -traces=$STRATA_TRACES -o catalog_gen.go
 
 import (
 	"slices"

@@ -126,42 +126,38 @@ func TestEstimateDurationFallbacks(t *testing.T) {
 }
 
 // TestEstimateDurationPollux compares the time model with the derived
-// duration_s of the Pollux workloads (jobs with measured step times).
+// duration_s of the first Pollux workload (sim/testdata; its jobs with
+// measured step times cover all 13 model, batch and GPU-count combinations
+// of the six workloads).
 func TestEstimateDurationPollux(t *testing.T) {
-	dir := filepath.Join("..", "..", "shared", "traces", "peers")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("shared traces not found at %s (not part of the repository): %v", dir, err)
-	}
 	var n int
 	var worst float64
-	for w := 1; w <= 6; w++ {
-		f, err := os.Open(filepath.Join(dir, fmt.Sprintf("pollux_workload%d.csv", w)))
-		if err != nil {
-			t.Fatal(err)
+	f, err := os.Open(filepath.Join("sim", "testdata", "pollux_workload1.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	for _, r := range rows[1:] {
+		if r[col["duration_approx"]] != "0" {
+			continue
 		}
-		rows, err := csv.NewReader(f).ReadAll()
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
+		gpus, _ := strconv.Atoi(r[col["gpus"]])
+		want, _ := strconv.ParseFloat(r[col["duration_s"]], 64)
+		comment := fmt.Sprintf("strata: model=%s batch=%s iters=%s gpus=1-64", r[col["model"]], r[col["batch_size"]], r[col["iterations"]])
+		d, reason, err := EstimateDuration(&Job{Comment: comment}, gpus, 0, Options{})
+		if err != nil || reason != ReasonModelled {
+			t.Fatalf("%s: %v %v", comment, reason, err)
 		}
-		col := map[string]int{}
-		for i, h := range rows[0] {
-			col[h] = i
-		}
-		for _, r := range rows[1:] {
-			if r[col["duration_approx"]] != "0" {
-				continue
-			}
-			gpus, _ := strconv.Atoi(r[col["gpus"]])
-			want, _ := strconv.ParseFloat(r[col["duration_s"]], 64)
-			comment := fmt.Sprintf("strata: model=%s batch=%s iters=%s gpus=1-64", r[col["model"]], r[col["batch_size"]], r[col["iterations"]])
-			d, reason, err := EstimateDuration(&Job{Comment: comment}, gpus, 0, Options{})
-			if err != nil || reason != ReasonModelled {
-				t.Fatalf("%s: %v %v", comment, reason, err)
-			}
-			worst = math.Max(worst, math.Abs(d.Seconds()-want)/want)
-			n++
-		}
+		worst = math.Max(worst, math.Abs(d.Seconds()-want)/want)
+		n++
 	}
 	t.Logf("%d Pollux jobs: worst relative error %.2f%%", n, 100*worst)
 	if worst > 0.05 {

@@ -12,8 +12,8 @@ func TestParseGRES(t *testing.T) {
 		want    gpuGRES
 		wantErr bool
 	}{
-		// Real strings from the test cluster (node gres / gres_used, job
-		// gres_detail) and from shared/docs/slurm-test-cluster.md.
+		// Real strings recorded from the test cluster (node gres / gres_used,
+		// job gres_detail).
 		{in: "gpu:4", want: gpuGRES{Count: 4}},
 		{in: "gpu:0", want: gpuGRES{Count: 0}},
 		{in: "gpu:2(IDX:0-1)", want: gpuGRES{Count: 2, Indices: []int{0, 1}}},

@@ -2,28 +2,12 @@ package sim
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
-
-// sharedTraces finds ../shared/traces (STRATA_SHARED_TRACES overrides).
-func sharedTraces(tb testing.TB) string {
-	tb.Helper()
-	for _, d := range []string{os.Getenv("STRATA_SHARED_TRACES"), "../../../shared/traces", "/work/shared/traces"} {
-		if d == "" {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(d, "alibaba_openb2023_shared.csv")); err == nil {
-			return d
-		}
-	}
-	tb.Fatal("shared traces not found: set STRATA_SHARED_TRACES to the traces folder")
-	return ""
-}
 
 func readTraceFile(tb testing.TB, path string) *Trace {
 	tb.Helper()
@@ -39,15 +23,15 @@ func readTraceFile(tb testing.TB, path string) *Trace {
 	return tr
 }
 
-// synthTrace resamples job sizes (GPUs, duration) from the ten ITP
-// clusters and the Alibaba GPU jobs, and arrival gaps from the same
-// traces, at 0.9 offered load on clusterGPUs GPUs.
+// synthTrace resamples job sizes (GPUs, duration) and arrival gaps from the
+// first 300 jobs of the Alibaba trace (sizes from its GPU jobs only) and the
+// first 300 jobs of ITP cluster 4 (testdata/README.md), at 0.9 offered load
+// on clusterGPUs GPUs.
 func synthTrace(tb testing.TB, jobs, clusterGPUs int) *Trace {
 	tb.Helper()
-	dir := sharedTraces(tb)
-	all := []*Trace{readTraceFile(tb, filepath.Join(dir, "alibaba_openb2023_shared.csv"))}
-	for i := 1; i <= 10; i++ {
-		all = append(all, readTraceFile(tb, filepath.Join(dir, "peers", fmt.Sprintf("itp_cluster%02d.csv", i))))
+	all := []*Trace{
+		readTraceFile(tb, filepath.Join("testdata", "alibaba_openb2023_head300.csv")),
+		readTraceFile(tb, filepath.Join("testdata", "itp_cluster04_head300.csv")),
 	}
 	tr, err := Synthesize(SynthSpec{Jobs: jobs, ClusterGPUs: clusterGPUs, Load: 0.9, MaxGPUs: 64,
 		MaxDuration: 7 * 24 * 3600, Seed: 1}, all, all)
@@ -55,6 +39,26 @@ func synthTrace(tb testing.TB, jobs, clusterGPUs int) *Trace {
 		tb.Fatal(err)
 	}
 	return tr
+}
+
+// TestSynthTrace checks the benchmarks' input: the fixtures load, and the
+// synthetic trace has the asked size, GPU counts within 1..64 and the
+// offered load.
+func TestSynthTrace(t *testing.T) {
+	tr := synthTrace(t, 10_000, 1024)
+	var work float64
+	for _, j := range tr.Jobs {
+		if j.GPUs < 1 || j.GPUs > 64 || j.Duration > 7*24*3600 {
+			t.Fatalf("job %s out of range: %+v", j.ID, j)
+		}
+		work += float64(j.GPUs) * j.Duration
+	}
+	if len(tr.Jobs) != 10_000 {
+		t.Fatalf("%d jobs, want 10000", len(tr.Jobs))
+	}
+	if load := work / (1024 * tr.Jobs[len(tr.Jobs)-1].Submit); load < 0.85 || load > 0.95 {
+		t.Errorf("offered load %.3f, want about 0.9", load)
+	}
 }
 
 func TestSynthesize(t *testing.T) {
@@ -103,7 +107,8 @@ func benchSimulate(b *testing.B, jobs int, policy string, skip bool) {
 }
 
 // BenchmarkSimulate100k is the scale target: 100,000 jobs resampled from
-// the Alibaba and ITP traces on 1,024 GPUs (128 × 8) with smd (≤ 60 s).
+// the Alibaba and ITP fixtures (synthTrace) on 1,024 GPUs (128 × 8) with smd
+// (≤ 60 s).
 // It plans at every tick, as production does.
 func BenchmarkSimulate100k(b *testing.B) { benchSimulate(b, 100_000, "smd", false) }
 

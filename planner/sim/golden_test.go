@@ -116,22 +116,14 @@ func TestPoliciesAreApplicable(t *testing.T) {
 
 // TestSkipUnchanged: for fifo and sjf (no aging), asking for a plan only when the
 // cluster changed gives the same results as asking at every tick, on the
-// tiny trace and on the first Pollux workload when the shared traces are
-// at hand (STRATA_SHARED_TRACES or ../shared/traces).
+// tiny trace and on the first Pollux workload.
 func TestSkipUnchanged(t *testing.T) {
-	type run struct {
+	runs := []struct {
 		name, trace, scaling string
 		cluster              ClusterSpec
-	}
-	runs := []run{{"tiny", "testdata/tiny.csv", "testdata/tiny_scaling.csv", ClusterSpec{Nodes: 4, GPUsPerNode: 4, GPUType: "t4"}}}
-	for _, d := range []string{os.Getenv("STRATA_SHARED_TRACES"), "../../../shared/traces"} {
-		if d != "" {
-			if _, err := os.Stat(d + "/peers/pollux_workload1.csv"); err == nil {
-				runs = append(runs, run{"pollux_workload1", d + "/peers/pollux_workload1.csv", d + "/peers/pollux_scaling.csv",
-					ClusterSpec{Nodes: 16, GPUsPerNode: 4, GPUType: "t4"}})
-				break
-			}
-		}
+	}{
+		{"tiny", "testdata/tiny.csv", "testdata/tiny_scaling.csv", ClusterSpec{Nodes: 4, GPUsPerNode: 4, GPUType: "t4"}},
+		{"pollux_workload1", "testdata/pollux_workload1.csv", "testdata/pollux_scaling.csv", ClusterSpec{Nodes: 16, GPUsPerNode: 4, GPUType: "t4"}},
 	}
 	for _, rn := range runs {
 		name, cluster := rn.name, rn.cluster
