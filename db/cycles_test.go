@@ -59,6 +59,7 @@ func TestSaveCycleRoundTripAndCounts(t *testing.T) {
 		t.Fatalf("second save of the same cycle: %v", err)
 	}
 	c2 := testCycle("c1", at.Add(time.Minute), map[int64]guard.Outcome{7: guard.Applied})
+	c2.Inputs.Settings = map[string]string{"planner.energy-weight": "0.5"}
 	if err := st.SaveCycle(ctx, c2); err != nil || c2.ID <= c1.ID {
 		t.Fatalf("save without ID: id %d, err %v", c2.ID, err)
 	}
@@ -88,7 +89,7 @@ func TestSaveCycleRoundTripAndCounts(t *testing.T) {
 		t.Fatalf("decisions for job 7: %d rows, want the two cycles newest first: %+v", len(got), got)
 	}
 	want := db.StoredDecision{CycleDecision: c2.Decisions[0], CycleID: c2.ID, Cluster: "c1", Policy: "smd",
-		Enforce: true, SnapshotID: "c1-snap", DecidedAt: c2.StartedAt}
+		Enforce: true, SnapshotID: "c1-snap", DecidedAt: c2.StartedAt, Settings: c2.Inputs.Settings}
 	if diff := cmp.Diff(want, got[0]); diff != "" {
 		t.Errorf("stored decision round trip (-want +got):\n%s", diff)
 	}
@@ -96,7 +97,7 @@ func TestSaveCycleRoundTripAndCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if last.ID != c2.ID || last.Inputs != c2.Inputs || last.Duration != c2.Duration {
+	if last.ID != c2.ID || !cmp.Equal(last.Inputs, c2.Inputs) || last.Duration != c2.Duration {
 		t.Errorf("latest cycle %+v, want cycle %d with its inputs", last, c2.ID)
 	}
 	n, err := st.PruneCycles(ctx, at.Add(30*time.Second))

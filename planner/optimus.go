@@ -104,6 +104,20 @@ func (c *cycle) optimusJobs(isl *island) []*optJob {
 				oj.grid = append(oj.grid, w)
 			}
 		}
+		if tl := ji.job.TimeLimit; tl > 0 && ji.job.State == JobPending && len(oj.grid) > 1 {
+			// Slurm kills a job at its time limit: never a size too slow for it.
+			fastest := oj.grid[len(oj.grid)-1]
+			kept := oj.grid[:0]
+			for _, w := range oj.grid {
+				if _, d, _ := c.bestPS(ji, w); d <= tl {
+					kept = append(kept, w)
+				}
+			}
+			if len(kept) == 0 {
+				kept = append(kept, fastest)
+			}
+			oj.grid = kept
+		}
 		if ji.job.State == JobRunning {
 			_, d, _ := c.bestPS(ji, max(1, ji.req))
 			done := ji.job.AttainedGPUSeconds / (d.Seconds() * float64(max(1, ji.req)))

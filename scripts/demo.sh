@@ -7,9 +7,11 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 cd "$HERE/.."
 export PATH=/usr/local/go/bin:$PATH
 STRATA=${STRATA:-$PWD/bin/strata}
-SHARED=${SHARED:-$(cd "$PWD/.." && pwd)/shared}
+# Pollux workload 1 and its scaling curves, kept in the repository (sources
+# and license: planner/sim/testdata/README.md).
+TRACES=${TRACES:-$PWD/planner/sim/testdata}
 [ -x "$STRATA" ] || { echo "demo.sh: $STRATA is missing: run make demo (it builds it)" >&2; exit 1; }
-[ -d "$SHARED/traces" ] || { echo "demo.sh: the shared traces are missing ($SHARED/traces); set SHARED=DIR" >&2; exit 1; }
+[ -f "$TRACES/pollux_workload1.csv" ] || { echo "demo.sh: $TRACES/pollux_workload1.csv is missing; set TRACES=DIR" >&2; exit 1; }
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 run() { printf '$ %s\n' "$*"; "$@"; }
@@ -38,7 +40,7 @@ while IFS=, read -r id name submit dur gpus nodes model batch iters rest; do
   secs=$(( dur / 60 < 15 ? 15 : (dur / 60 > 90 ? 90 : dur / 60) ))
  sb "$user" -J "$name" --gres="gpu:$g" -t 30 \
     --comment="strata: model=$model batch=$batch iters=$iters gpus=1-$g" --wrap="sleep $secs" >/dev/null
-done < "$SHARED/traces/peers/pollux_workload1.csv"
+done < "$TRACES/pollux_workload1.csv"
 sb bob -J plain-2gpu --gres=gpu:2 -t 20 --wrap='sleep 30' >/dev/null
 sb alice -J typo-job --gres=gpu:2 -t 20 --comment='strata: model=resnet50 gpus=4-2' --wrap='sleep 30' >/dev/null
 sb bob -J keep-mine --gres=gpu:2 -t 20 --comment='strata: model=vgg16 batch=32 iters=500 gpus=1-2 rewrite=no' --wrap='sleep 30' >/dev/null
@@ -71,8 +73,8 @@ run "$STRATA" report energy --by job -S now-7days --format JobID,User,GPUHours,E
 run "$STRATA" report decisions -S now-1hour
 
 say "9. The same policies on a real public trace: Pollux workload 1 (160 jobs) on 16 nodes x 4 T4"
-run "$STRATA" simulate --trace "$SHARED/traces/peers/pollux_workload1.csv" \
-  --scaling "$SHARED/traces/peers/pollux_scaling.csv" \
+run "$STRATA" simulate --trace "$TRACES/pollux_workload1.csv" \
+  --scaling "$TRACES/pollux_scaling.csv" \
   --cluster 16x4:t4 --policy fifo,tiresias,optimus,smd --interval 60s
 echo "   (docs/evaluation.md compares all six workloads with the published figures; make evaluate)"
 

@@ -117,7 +117,7 @@ func avg(x *Result) string {
 	if x == nil {
 		return "–"
 	}
-	if n := x.Unfinished + x.Dropped; n > 0 {
+	if n := x.Unfinished + x.Dropped + x.TimeLimitKills; n > 0 {
 		return fmt.Sprintf("%s ⚠ %d unfinished", num(x.AvgJCT), n)
 	}
 	return num(x.AvgJCT)
@@ -133,7 +133,7 @@ func ratio(x *Result, pub float64, ok func(float64) bool) string {
 	s := fmt.Sprintf("%.2f", q)
 	switch {
 	case ok == nil:
-	case ok(q) && x.Unfinished+x.Dropped == 0:
+	case ok(q) && x.Unfinished+x.Dropped+x.TimeLimitKills == 0:
 		s += " ✓"
 	default:
 		s += " ✗"

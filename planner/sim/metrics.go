@@ -51,7 +51,9 @@ type Result struct {
 	Unfinished int `json:"unfinished"`
 	PlanCalls  int `json:"plan_calls"`
 	// Slurm mode: Writes counts job updates Strata wrote (after the
-	// guards); TimeLimitKills jobs Slurm killed at their time limit.
+	// guards); TimeLimitKills jobs Slurm killed at their time limit, work
+	// unfinished (left out of Jobs and the JCT statistics, like unfinished
+	// jobs).
 	Writes         int `json:"writes,omitempty"`
 	TimeLimitKills int `json:"time_limit_kills,omitempty"`
 
@@ -89,6 +91,9 @@ func (e *engine) result() *Result {
 			continue
 		}
 		last = max(last, j.end)
+		if j.killed {
+			continue
+		}
 		jct := j.end - j.tj.Submit
 		r.JCTs = append(r.JCTs, jct)
 		sumJCT += jct

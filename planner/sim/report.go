@@ -92,6 +92,7 @@ func flags(x *Result) string {
 	add(x.LinearScaled, "linear-scaled")
 	add(x.Dropped, "dropped")
 	add(x.Unfinished, "unfinished")
+	add(x.TimeLimitKills, "killed-at-time-limit")
 	if s == "" {
 		return "-"
 	}

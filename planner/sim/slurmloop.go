@@ -170,6 +170,7 @@ func (e *engine) advanceSlurm(t float64) int {
 		if j.killAt <= t && j.killAt < j.endAt() {
 			e.account(j, j.killAt-j.lastT)
 			j.lastT, j.penalty, j.remaining = j.killAt, 0, 0 // ends at its limit, below
+			j.killed = true
 			e.res.TimeLimitKills++
 		}
 	}

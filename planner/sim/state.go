@@ -47,6 +47,9 @@ type job struct {
 	// written by Strata, so it sticks), its begin time (s; 0 = none) and
 	// the part of it Strata wrote, and when a running job hits its limit.
 	limit, begin, strataBegin, killAt float64
+	// killed: Slurm ended the job at its time limit, its work unfinished
+	// (left out of the JCT statistics, counted in TimeLimitKills).
+	killed bool
 	prio                              int64
 	prioSet                           bool
 }
