@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Regenerates docs/evaluation.md and the plots under docs/img/eval/ from the
-# shared traces (`make evaluate`). Every number in the tables comes from
+# public traces (`make evaluate`; their folder is not part of this
+# repository: Pollux artifact workloads, Alibaba GPU 2023). Every number in the tables comes from
 # `strata simulate --json`; the Markdown tables are written by
 # `strata simulate --markdown` from those JSON files, not by hand.
 #
 # Environment:
-#   STRATA_SHARED_TRACES  the traces folder (default ../shared/traces, then /work/shared/traces)
+#   STRATA_TRACES         the traces folder (peers/pollux_workload*.csv, peers/pollux_scaling.csv,
+#                         peers/shockwave_tacc120.csv, alibaba_openb2023_shared.csv);
+#                         default ../shared/traces when it exists
 #   STRATA_BIN            a strata binary to use (default: build one from the sources)
 #   STRATA_EVAL_BENCH=1   also re-run the 100,000-job benchmark (minutes); otherwise the
 #                         Scale section uses the last raw result, docs/img/eval/bench100k.txt
@@ -14,11 +17,11 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-traces=${STRATA_SHARED_TRACES:-}
-for d in "$traces" ../shared/traces /work/shared/traces; do
+traces=${STRATA_TRACES:-${STRATA_SHARED_TRACES:-}}
+for d in "$traces" ../shared/traces; do
 	if [[ -n "$d" && -f "$d/peers/pollux_scaling.csv" ]]; then traces=$d; break; fi
 done
-[[ -f "$traces/peers/pollux_scaling.csv" ]] || { echo "evaluate: shared traces not found; set STRATA_SHARED_TRACES" >&2; exit 1; }
+[[ -f "$traces/peers/pollux_scaling.csv" ]] || { echo "evaluate: traces not found; set STRATA_TRACES to the folder holding peers/pollux_scaling.csv" >&2; exit 1; }
 peers=$traces/peers
 
 bin=${STRATA_BIN:-}
@@ -33,18 +36,23 @@ img=docs/img/eval
 rm -rf "$img"/pollux_workload*
 mkdir -p "$img"
 common=(--scaling "$peers/pollux_scaling.csv" --cluster 16x4:t4 --interval 60s --json)
-main=() whatif=()
+slurm=() main=() whatif=()
 for w in 1 2 3 4 5 6; do
 	name=pollux_workload$w
 	echo "evaluate: $name" >&2
-	mkdir -p "$img/$name"
-	"$bin" simulate --trace "$peers/$name.csv" "${common[@]}" --policy fifo,sjf,tiresias,optimus,smd \
-		--plot "$img/$name" >"$img/$name/summary.json"
-	"$bin" simulate --trace "$peers/$name.csv" "${common[@]}" --policy smd --gpu-range 2 \
+	mkdir -p "$img/$name" "$img/$name/ideal"
+	# The product's figure: Slurm starts the jobs from what Strata wrote.
+	"$bin" simulate --trace "$peers/$name.csv" "${common[@]}" --scheduler slurm \
+		--policy slurm,fifo,qssf,tiresias,optimus,smd --plot "$img/$name" >"$img/$name/slurm.json"
+	slurm+=("$img/$name/slurm.json")
+	# The published comparison: Strata starts the jobs itself.
+	"$bin" simulate --trace "$peers/$name.csv" "${common[@]}" --scheduler ideal --policy fifo,sjf,tiresias,optimus,smd \
+		--plot "$img/$name/ideal" >"$img/$name/summary.json"
+	"$bin" simulate --trace "$peers/$name.csv" "${common[@]}" --scheduler ideal --policy smd --gpu-range 2 \
 		--label "$name, users allow up to 2× the request (what-if)" >"$img/$name/smd-range2.json"
-	"$bin" simulate --trace "$peers/$name.csv" "${common[@]}" --policy smd-elastic \
+	"$bin" simulate --trace "$peers/$name.csv" "${common[@]}" --scheduler ideal --policy smd-elastic \
 		--label "$name, resizes running jobs (what-if, impossible on Slurm)" >"$img/$name/smd-elastic.json"
-	"$bin" simulate --trace "$peers/$name.csv" "${common[@]}" --policy tiresias --tiresias-threshold 0 \
+	"$bin" simulate --trace "$peers/$name.csv" "${common[@]}" --scheduler ideal --policy tiresias --tiresias-threshold 0 \
 		--label "$name, the planner's default 1 GPU-h threshold" >"$img/$name/tiresias-1gpuh.json"
 	main+=("$img/$name/summary.json")
 	whatif+=("$img/$name/smd-range2.json" "$img/$name/smd-elastic.json" "$img/$name/tiresias-1gpuh.json")
@@ -54,15 +62,24 @@ done
 echo "evaluate: shockwave_tacc120" >&2
 rm -rf "$img/shockwave_tacc120"
 mkdir -p "$img/shockwave_tacc120"
-"$bin" simulate --trace "$peers/shockwave_tacc120.csv" --cluster 8x4:v100 --interval 120s --json \
+"$bin" simulate --trace "$peers/shockwave_tacc120.csv" --cluster 8x4:v100 --interval 120s --json --scheduler ideal \
 	--policy fifo,sjf,tiresias,optimus,smd --plot "$img/shockwave_tacc120" >"$img/shockwave_tacc120/summary.json"
+
+# The Alibaba GPU 2023 slice in Slurm mode, on a cluster small enough that
+# its queue is contended (ALIBABA_CLUSTER; see the prose for why this size).
+ali=${ALIBABA_CLUSTER:-8x8:t4}
+echo "evaluate: alibaba_openb2023 on $ali" >&2
+rm -rf "$img/alibaba_openb2023"
+mkdir -p "$img/alibaba_openb2023"
+"$bin" simulate --trace "$traces/alibaba_openb2023_shared.csv" --cluster "$ali" --interval 60s --json --scheduler slurm \
+	--policy slurm,fifo,qssf,tiresias,optimus,smd --label "alibaba_openb2023 on $ali" >"$img/alibaba_openb2023/slurm.json"
 
 # The 100,000-job benchmark takes minutes on a shared 2-core machine, so it
 # runs only with STRATA_EVAL_BENCH=1; its raw `go test -bench` lines are kept
 # in $img/bench100k.txt and the Scale section is rendered from that file.
 if [[ "${STRATA_EVAL_BENCH:-0}" == 1 ]]; then
 	echo "evaluate: BenchmarkSimulate100k (minutes)" >&2
-	out=$(STRATA_SHARED_TRACES=$(cd "$traces" && pwd) go test ./planner/sim/ -run '^$' -bench 'Simulate100k' \
+	out=$(go test ./planner/sim/ -run '^$' -bench 'Simulate100k' \
 		-benchtime 1x -timeout 60m | grep '^BenchmarkSimulate100k' || true)
 	if [[ -n "$out" ]]; then
 		{ echo "# $(date -u +%Y-%m-%dT%H:%MZ) commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"; echo "$out"; } >"$img/bench100k.txt"
@@ -82,6 +99,12 @@ fi
 
 {
 	sed -n '/^## head$/,/^## end-head$/p' "$0" | sed '1d;$d'
+	echo
+	"$bin" simulate --markdown "${slurm[@]}" "$img/alibaba_openb2023/slurm.json"
+	echo
+	sed -n '/^## slurm-gaps$/,/^## end-slurm-gaps$/p' "$0" | sed '1d;$d'
+	echo
+	sed -n '/^## ideal$/,/^## end-ideal$/p' "$0" | sed '1d;$d'
 	echo
 	"$bin" simulate --markdown "${main[@]}"
 	echo
@@ -104,14 +127,37 @@ exit 0
 # the sed commands above cut the sections out by their "## name" markers).
 : <<'PROSE'
 ## head
-# Evaluation: Strata's policies against published schedulers
+# Evaluation: Strata's policies on Slurm, and against published schedulers
 
-Generated by `make evaluate` (`scripts/evaluate.sh`) from the traces in `../shared/traces`; do not
-edit by hand. Every figure in the tables below comes from `strata simulate --json` (the JSON files
-are next to the plots in `docs/img/eval/<workload>/`), and the tables are rendered from that JSON by
+Generated by `make evaluate` (`scripts/evaluate.sh`) from the public traces (the Pollux artifact's
+workloads and scaling curves, Shockwave's TACC trace, the Alibaba GPU 2023 jobs; sources and
+licenses in `planner/sim/testdata/README.md`); do not edit by hand. Every figure in the tables below
+comes from `strata simulate --json` (the JSON files are next to the plots in
+`docs/img/eval/<workload>/`), and the tables are rendered from that JSON by
 `strata simulate --markdown`.
 
-## The peer comparison: Pollux workloads 1–6
+## The product's figure: Slurm starts the jobs (`--scheduler slurm`)
+
+Strata does not start jobs: it writes priorities, GPU requests and begin times to pending jobs, and
+slurmctld starts jobs from them, between Strata's cycles, with backfill. So the main table runs
+every policy with the simulator's model of slurmctld as the scheduler: multifactor priority (age
+and job size, weight 1000 each; a priority Strata wrote sticks), the main scheduler on completions,
+after submissions and updates (at most every 3 s) and every 60 s, stopping at the first job that
+does not fit; EASY backfill every 30 s by time limits (each job's limit is 2 × its run time at the
+requested size, in whole minutes, as users tend to over-ask; a job is killed at its limit);
+per-node GPU requests placed like `select/cons_tres`. Strata's cycle runs every 60 s and writes
+through the same guards as the daemon (pending jobs only, 20 rewrites per cycle, 3 resizes per job,
+hysteresis, begin times at most 30 minutes ahead). `slurm` is Slurm alone, with nothing written: the
+baseline every site has today. Setup otherwise as in the Pollux artifact: 64 GPUs = 16 nodes × 4 T4,
+the 160 jobs of each workload with their "TunedJobs" request and measured scaling curves, true
+durations (oracle) for every policy.
+## end-head
+## slurm-gaps
+@SLURM_GAPS@
+## end-slurm-gaps
+## ideal
+## For comparison with published simulators: Strata starts the jobs itself (`--scheduler ideal`)
+
 
 Setup, as in the Pollux artifact: 64 GPUs = 16 nodes × 4 T4, 60 s scheduling interval, the 160 jobs
 of each workload with the "TunedJobs" request (`gpus`, `batch_size` columns) and the measured
@@ -121,7 +167,7 @@ workload files (`jct_pollux`, `jct_optimus`, `jct_tiresias`), which match the ar
 `strata run` uses) driven by `planner/sim`; fifo and smd never preempt or resize a running job
 (production honesty), tiresias preempts and optimus re-allocates every interval, as their
 published versions do. All policies see the true durations (oracle predictor).
-## end-head
+## end-ideal
 ## gaps
 ### Reading the table: where we stand and why
 
@@ -184,7 +230,20 @@ policy like Gavel LAS, should land near LAS), not as a target.
 ## method
 ## Method
 
-**Simulator** (`planner/sim`, `strata simulate`). Discrete events at 60 s ticks, as in the Pollux
+**Slurm mode** (`--scheduler slurm`, the default; `planner/sim/slurm*.go`). Events are exact
+(submissions, completions, time-limit kills, the main scheduler's and backfill's passes at their
+intervals, Strata's cycles every `--interval`). Strata's cycle plans the snapshot, passes the plan
+through the daemon's guards (`slurm/guard`) and writes what passes to the pending jobs; writes stay
+on the job until changed. Slurm then starts jobs on its own schedule: priority order (age, job size,
+or what Strata wrote), the first job that does not fit blocks the main pass, backfill starts later
+jobs that end (by their time limit) before the blocked job's reservation. Options:
+`--slurm-backfill easy|conservative`, `--time-limit-factor`, `--priority-weight-age`,
+`--priority-weight-job-size`, `--sched-interval`, `--bf-interval`, `--batch-sched-delay`; a
+trace's `time_limit_s` column gives the limits directly. `TestContract` checks on whole runs that
+right after each Strata cycle Slurm starts exactly the jobs the plan starts. `make evaluate-slurm`
+compares this model with the real Slurm 24.11 of the test bed (section at the end).
+
+**Ideal mode** (`--scheduler ideal`; `planner/sim`). Discrete events at 60 s ticks, as in the Pollux
 artifact's simulator: a job submitted at *t* is first seen by the policy at the next tick; starts,
 preemptions and resizes happen at ticks; completions are exact. At each tick the simulator builds a
 `planner.Snapshot` (nodes with their allocated GPUs, running jobs with `GPUAlloc`, `StartTime`,
@@ -234,13 +293,13 @@ default 1 GPU-h threshold" show the effect.
 ## Running it yourself
 
 ```
-strata simulate --trace ../shared/traces/peers/pollux_workload6.csv \
-    --scaling ../shared/traces/peers/pollux_scaling.csv --cluster 16x4:t4 \
-    --policy fifo,tiresias,optimus,smd [--interval 60s] [--json] [--plot DIR]
+strata simulate --trace $STRATA_TRACES/peers/pollux_workload6.csv \
+    --scaling $STRATA_TRACES/peers/pollux_scaling.csv --cluster 16x4:t4 \
+    --policy slurm,fifo,tiresias,optimus,smd [--scheduler slurm|ideal] [--interval 60s] [--json] [--plot DIR]
 ```
 
-Any trace with `job_id,submit_time,duration_s,gpus` columns works (every file in
-`../shared/traces` and `peers/`); `model`, `batch_size`, `nodes`, `user`, `job_name`/`name`,
+Any trace with `job_id,submit_time,duration_s,gpus` columns works (e.g. every trace named above,
+and `planner/sim/testdata/pollux_workload1.csv` in this repository); `model`, `batch_size`, `nodes`, `user`, `job_name`/`name`,
 `iterations`, `cpus`, `bb_bytes` (burst-buffer data, with `--burst-buffer`) and `jct_*`
 (published JCTs) are used when present, other columns ignored,
 CPU-only rows (gpus = 0) dropped and counted. A malformed row stops the run with its line number

@@ -284,5 +284,8 @@ func simMarkdown(c *cli.Context) error {
 	if c.Bool("whatif") {
 		return sim.WriteWhatIfs(c.App.Writer, reps)
 	}
+	if len(reps[0].Results) > 0 && reps[0].Results[0].Scheduler == sim.SchedulerSlurm {
+		return sim.WriteSlurmEvaluation(c.App.Writer, reps)
+	}
 	return sim.WriteEvaluation(c.App.Writer, reps)
 }

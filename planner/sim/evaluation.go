@@ -62,6 +62,60 @@ func WriteEvaluation(w io.Writer, reps []*Report) error {
 	return nil
 }
 
+// SlurmTarget is the largest acceptable smd / Slurm-alone average JCT in
+// Slurm mode (issue 11).
+const SlurmTarget = 0.6
+
+// WriteSlurmEvaluation writes the Slurm-mode table: per report (workload)
+// the average JCT of Slurm alone and of each policy as Slurm lets it act,
+// then smd against Slurm alone on average JCT, p95 and GPU utilization,
+// then a detail table per workload.
+func WriteSlurmEvaluation(w io.Writer, reps []*Report) error {
+	var b strings.Builder
+	pols := []string{"slurm", "fifo", "qssf", "tiresias", "optimus", "smd"}
+	b.WriteString("| workload | " + strings.Join(pols, " | ") + " | smd / slurm | p95 smd / slurm | GPU util smd vs slurm |\n")
+	b.WriteString("| --- |" + strings.Repeat(" ---: |", len(pols)+3) + "\n")
+	for _, r := range reps {
+		ours := map[string]*Result{}
+		for _, x := range r.Results {
+			ours[x.Policy] = x
+		}
+		fmt.Fprintf(&b, "| %s |", r.name())
+		for _, p := range pols {
+			fmt.Fprintf(&b, " %s |", avg(ours[p]))
+		}
+		base, smd := ours["slurm"], ours["smd"]
+		var p95, util string = "–", "–"
+		if base != nil && smd != nil && base.P95JCT > 0 {
+			p95 = fmt.Sprintf("%.2f", smd.P95JCT/base.P95JCT)
+			p95 += mark(smd.P95JCT <= base.P95JCT)
+			util = fmt.Sprintf("%.3f vs %.3f", smd.GPUUtil, base.GPUUtil) + mark(smd.GPUUtil >= base.GPUUtil)
+		}
+		var avgJCT float64
+		if base != nil {
+			avgJCT = base.AvgJCT
+		}
+		fmt.Fprintf(&b, " %s | %s | %s |\n", ratio(smd, avgJCT, func(q float64) bool { return q <= SlurmTarget }), p95, util)
+	}
+	b.WriteString("\nAverage JCT in seconds, Slurm as the scheduler (`--scheduler slurm`). ✓/✗: smd at most 0.6 × Slurm" +
+		" alone; smd's p95 not above Slurm alone's; smd's GPU utilization not below. \"⚠ N unfinished\": N jobs" +
+		" never ran or were killed at their time limit, so the average covers only the others and the target counts as missed.\n")
+	for _, r := range reps {
+		writeDetail(&b, r)
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("write evaluation: %w", err)
+	}
+	return nil
+}
+
+func mark(ok bool) string {
+	if ok {
+		return " ✓"
+	}
+	return " ✗"
+}
+
 // WriteWhatIfs writes one row per policy run of the reports (variants
 // and what-ifs), with the ratios to the published Tiresias and Pollux.
 func WriteWhatIfs(w io.Writer, reps []*Report) error {

@@ -91,3 +91,28 @@ func TestStepLine(t *testing.T) {
 	s = []Point{{T: 0, Busy: 1}, {T: 7, Busy: 3}, {T: 7, Busy: 1}, {T: 10 * 7}}
 	_ = stepLine(s, func(p Point) float64 { return float64(p.Busy) })
 }
+
+func TestWriteSlurmEvaluation(t *testing.T) {
+	res := func(p string, avg, p95, util float64, kills int) *Result {
+		return &Result{Policy: p, Scheduler: SchedulerSlurm, Jobs: 10, AvgJCT: avg, P95JCT: p95, GPUUtil: util, TimeLimitKills: kills}
+	}
+	reps := []*Report{
+		{Label: "good", Results: []*Result{res("slurm", 1000, 5000, 0.7, 0), res("smd", 500, 4000, 0.8, 0)}},
+		{Label: "bad", Results: []*Result{res("slurm", 1000, 5000, 0.7, 0), res("smd", 700, 6000, 0.6, 0)}},
+		{Label: "killed", Results: []*Result{res("slurm", 1000, 5000, 0.7, 0), res("smd", 500, 4000, 0.8, 2)}},
+	}
+	var b strings.Builder
+	if err := WriteSlurmEvaluation(&b, reps); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| good | 1000 | – | – | – | – | 500 | 0.50 ✓ | 0.80 ✓ | 0.800 vs 0.700 ✓ |",
+		"| bad | 1000 | – | – | – | – | 700 | 0.70 ✗ | 1.20 ✗ | 0.600 vs 0.700 ✗ |",
+		"| killed | 1000 | – | – | – | – | 500 ⚠ 2 unfinished | 0.50 ✗ |",
+		"2 killed-at-time-limit",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, b.String())
+		}
+	}
+}
