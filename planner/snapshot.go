@@ -122,6 +122,19 @@ type Job struct {
 	Nodes       int    `json:"nodes"` // minimum node count requested (≥1)
 	CPUs        int    `json:"cpus"`  // total CPUs requested
 	MemoryMB    int64  `json:"memory_mb,omitempty"`
+	// The request as Slurm holds it, so that a rewrite loses nothing:
+	// TRESPerNode and TRESPerJob are the raw TRES strings (other GRES such
+	// as gres/nvme stay when the GPU count changes); CPUsPerTask and
+	// MemoryPerNodeMB are what the job asked per task and per node (0: not
+	// asked that way), scaled with the GPU count by the writer unless the
+	// job asked for CPUs or memory per GPU (CPUsPerGPU, MemoryPerGPU), which
+	// Slurm scales itself. The planner reads none of them.
+	TRESPerNode     string `json:"tres_per_node,omitempty"`
+	TRESPerJob      string `json:"tres_per_job,omitempty"`
+	CPUsPerTask     int    `json:"cpus_per_task,omitempty"`
+	MemoryPerNodeMB int64  `json:"memory_per_node_mb,omitempty"`
+	CPUsPerGPU      bool   `json:"cpus_per_gpu,omitempty"`
+	MemoryPerGPU    bool   `json:"memory_per_gpu,omitempty"`
 
 	// Comment is the user's --comment; the planner parses its strata: segment.
 	Comment      string `json:"comment,omitempty"`

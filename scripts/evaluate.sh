@@ -67,7 +67,7 @@ mkdir -p "$img/shockwave_tacc120"
 
 # The Alibaba GPU 2023 slice in Slurm mode, on a cluster small enough that
 # its queue is contended (ALIBABA_CLUSTER; see the prose for why this size).
-ali=${ALIBABA_CLUSTER:-8x8:t4}
+ali=${ALIBABA_CLUSTER:-3x8:t4}
 echo "evaluate: alibaba_openb2023 on $ali" >&2
 rm -rf "$img/alibaba_openb2023"
 mkdir -p "$img/alibaba_openb2023"

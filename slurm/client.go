@@ -40,6 +40,14 @@ type JobUpdate struct {
 	// BeginTime, when set, is the job's new begin time (Unix seconds):
 	// Slurm does not consider the job before it; now releases it.
 	BeginTime int64 `json:"begin_time,omitempty"`
+	// CPUsPerTask, MinimumCPUs, MinimumCPUsPerNode and MemoryPerNodeMB,
+	// when set, scale a per-task CPU and per-node memory request with a
+	// new GPU count (all three CPU fields: Slurm keeps the job's old CPU
+	// count when only cpus_per_task changes).
+	CPUsPerTask        int   `json:"cpus_per_task,omitempty"`
+	MinimumCPUs        int   `json:"minimum_cpus,omitempty"`
+	MinimumCPUsPerNode int   `json:"minimum_cpus_per_node,omitempty"`
+	MemoryPerNodeMB    int64 `json:"memory_per_node,omitempty"`
 }
 
 // adapters maps the OpenAPI versions Strata speaks to their adapters, in

@@ -175,6 +175,32 @@ func parseIndexList(s string) ([]int, error) {
 
 // formatGPUTRES renders a GPU request for tres_per_node / tres_per_job:
 // "gres/gpu:4" or "gres/gpu:a100:4".
+// withGPUCount returns the TRES string raw (as Slurm holds it, e.g.
+// "gres/gpu:a100:4,gres/nvme:1") with its GPUs set to n of type typ: every
+// other item is kept in place, the GPU items become one at the position of
+// the first.
+func withGPUCount(raw, typ string, n int) string {
+	gpu := formatGPUTRES(typ, n)
+	var items []string
+	placed := false
+	for _, item := range strings.Split(raw, ",") {
+		item = strings.TrimSpace(item)
+		switch {
+		case item == "":
+		case item == "gres/gpu" || strings.HasPrefix(item, "gres/gpu:") || strings.HasPrefix(item, "gres/gpu="):
+			if !placed {
+				items, placed = append(items, gpu), true
+			}
+		default:
+			items = append(items, item)
+		}
+	}
+	if !placed {
+		items = append(items, gpu)
+	}
+	return strings.Join(items, ",")
+}
+
 func formatGPUTRES(typ string, n int) string {
 	if typ == "" || strings.Contains(typ, "+") {
 		return "gres/gpu:" + strconv.Itoa(n)

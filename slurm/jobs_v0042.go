@@ -122,9 +122,18 @@ func jobFromV0042(in *jobWireV0042) planner.Job {
 			errs = append(errs, err.Error())
 		}
 	}
-	if t, ok := in.Tasks.value(); ok && j.GPUsPerTask > 0 {
-		j.Tasks = int(t) // only a per-task GPU request needs the task count
+	if t, ok := in.Tasks.value(); ok && (j.GPUsPerTask > 0 || t > 1) {
+		j.Tasks = int(t) // a per-task GPU request, or CPUs to scale per task
 	}
+	j.TRESPerNode, j.TRESPerJob = in.TresPerNode, in.TresPerJob
+	if c, ok := in.CpusPerTask.value(); ok && c > 0 {
+		j.CPUsPerTask = int(c)
+	}
+	if m, ok := in.MemoryPerNode.value(); ok && m > 0 {
+		j.MemoryPerNodeMB = m
+	}
+	j.CPUsPerGPU = strings.Contains(in.CpusPerTres, "gres/gpu")
+	j.MemoryPerGPU = strings.Contains(in.MemoryPerTres, "gres/gpu")
 	if len(errs) > 0 {
 		j.Unreadable = fmt.Sprintf("job %d: %s", j.ID, strings.Join(errs, "; "))
 	}

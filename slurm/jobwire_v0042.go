@@ -51,6 +51,7 @@ type jobWireV0042 struct {
 	TresPerJob    string     `json:"tres_per_job"`
 	TresPerTask   string     `json:"tres_per_task"`
 	Tasks         noValV0042 `json:"tasks"`
+	CpusPerTask   noValV0042 `json:"cpus_per_task"`
 	CpusPerTres   string     `json:"cpus_per_tres"`
 	MemoryPerTres string     `json:"memory_per_tres"`
 	ArrayJobID    noValV0042 `json:"array_job_id"`

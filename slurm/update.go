@@ -22,11 +22,11 @@ func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64, now time.Tim
 		nodes := max(1, d.NodeCount)
 		if cur.GPUsPerJob > 0 && cur.GPUsPerNode == 0 {
 			if total := d.GPUsPerNode * nodes; total != cur.GPUsPerJob {
-				s := formatGPUTRES(cur.GPUType, total)
+				s := withGPUCount(cur.TRESPerJob, cur.GPUType, total)
 				u.TresPerJob, changed = &s, true
 			}
 		} else if d.GPUsPerNode != cur.GPUsPerNode {
-			s := formatGPUTRES(cur.GPUType, d.GPUsPerNode)
+			s := withGPUCount(cur.TRESPerNode, cur.GPUType, d.GPUsPerNode)
 			u.TresPerNode, changed = &s, true
 		}
 		if nodes != cur.Nodes {
@@ -34,6 +34,7 @@ func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64, now time.Tim
 			// and planned on 1 would become "1-2" and might still span 2.
 			u.MinimumNodes, u.MaximumNodes, changed = nodes, nodes, true
 		}
+		scaleCPUsAndMemory(&u, cur, d.GPUsPerNode*nodes, nodes)
 	}
 	switch {
 	case !d.NotBefore.IsZero() && !d.NotBefore.Equal(cur.DeferredUntil):
@@ -47,6 +48,34 @@ func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64, now time.Tim
 		u.AdminComment, changed = &ac, true
 	}
 	return u, changed
+}
+
+// scaleCPUsAndMemory scales a per-task CPU and a per-node memory request
+// with the job's new GPU count (newGPUs on nodes nodes), as the planner's
+// knapsack assumes: 4 GPUs with -c 32 --mem=128G rewritten to 1 GPU ask 8
+// CPUs and 32 GiB. Requests per GPU (--cpus-per-gpu, --mem-per-gpu) and per
+// CPU (--mem-per-cpu) follow by themselves; a job without -c keeps its CPUs.
+func scaleCPUsAndMemory(u *JobUpdate, cur planner.Job, newGPUs, nodes int) {
+	oldGPUs := cur.GPUsPerJob
+	if cur.GPUsPerNode > 0 {
+		oldGPUs = cur.GPUsPerNode * max(1, cur.Nodes)
+	}
+	if oldGPUs <= 0 || newGPUs == oldGPUs {
+		return
+	}
+	// Both scale by the GPUs each node gets (tasks per node unchanged).
+	num, den := int64(newGPUs)*int64(max(1, cur.Nodes)), int64(oldGPUs)*int64(nodes)
+	if cur.CPUsPerTask > 1 && !cur.CPUsPerGPU {
+		if cpt := int(max(1, (int64(cur.CPUsPerTask)*num+den-1)/den)); cpt != cur.CPUsPerTask {
+			total := cpt * max(1, cur.Tasks)
+			u.CPUsPerTask, u.MinimumCPUs, u.MinimumCPUsPerNode = cpt, total, max(cpt, (total+nodes-1)/nodes)
+		}
+	}
+	if cur.MemoryPerNodeMB > 0 && !cur.MemoryPerGPU {
+		if m := max(1, (cur.MemoryPerNodeMB*num+den-1)/den); m != cur.MemoryPerNodeMB {
+			u.MemoryPerNodeMB = m
+		}
+	}
 }
 
 // shapeFits checks cheaply that some NodeCount usable nodes (of the job's
@@ -90,6 +119,12 @@ func (c *Client) verify(ctx context.Context, id int64, u JobUpdate) error {
 		if g, _ := parseTRESGPU(*u.TresPerJob); got.GPUsPerJob != g.Count {
 			diffs = append(diffs, fmt.Sprintf("gpus per job %d, want %d", got.GPUsPerJob, g.Count))
 		}
+	}
+	if u.CPUsPerTask > 0 && got.CPUsPerTask != u.CPUsPerTask {
+		diffs = append(diffs, fmt.Sprintf("cpus per task %d, want %d", got.CPUsPerTask, u.CPUsPerTask))
+	}
+	if u.MemoryPerNodeMB > 0 && got.MemoryPerNodeMB != u.MemoryPerNodeMB {
+		diffs = append(diffs, fmt.Sprintf("memory per node %d MB, want %d", got.MemoryPerNodeMB, u.MemoryPerNodeMB))
 	}
 	if u.MinimumNodes > 0 && got.Nodes != u.MinimumNodes {
 		diffs = append(diffs, fmt.Sprintf("nodes %d, want %d", got.Nodes, u.MinimumNodes))

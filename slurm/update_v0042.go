@@ -23,6 +23,14 @@ func descV0042(u JobUpdate) api.V0042JobDescMsg {
 		n := int32(u.MaximumNodes)
 		d.MaximumNodes = &n
 	}
+	if u.CPUsPerTask > 0 {
+		c, m, n := int32(u.CPUsPerTask), int32(u.MinimumCPUs), int32(u.MinimumCPUsPerNode)
+		d.CpusPerTask, d.MinimumCpus, d.MinimumCpusPerNode = &c, &m, &n
+	}
+	if u.MemoryPerNodeMB > 0 {
+		set, m := true, u.MemoryPerNodeMB
+		d.MemoryPerNode = &api.V0042Uint64NoValStruct{Set: &set, Number: &m}
+	}
 	if u.BeginTime > 0 {
 		set, t := true, u.BeginTime
 		d.BeginTime = &api.V0042Uint64NoValStruct{Set: &set, Number: &t}

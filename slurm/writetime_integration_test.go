@@ -119,3 +119,38 @@ func TestIntegrationDeferAndRelease(t *testing.T) {
 		t.Errorf("admin comment %q still records a deferral", j.AdminComment)
 	}
 }
+
+// A GPU rewrite keeps the rest of the request and scales CPUs per task and
+// memory per node with the GPUs (issue 13.5): -c 8 --mem=8000 with 4 GPUs
+// planned on 1 runs with 2 CPUs and 2000 MB, and Slurm starts it so.
+func TestIntegrationRewriteScalesCPUsAndMemory(t *testing.T) {
+	cl, c := integration(t)
+	id := cl.Sbatch(t, "-J", tag(t)+"-scale", "--gres=gpu:4", "-c", "8", "--mem=8000", "--begin=now+3600",
+		"--comment=strata: gpus=1-4", "--wrap=sleep 1")
+	s, err := c.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j, _ := findJob(s, id); j.CPUsPerTask != 8 || j.MemoryPerNodeMB != 8000 || j.TRESPerNode != "gres/gpu:4" {
+		t.Fatalf("job read as cpus/task %d, memory/node %d, tres %q", j.CPUsPerTask, j.MemoryPerNodeMB, j.TRESPerNode)
+	}
+	d := planner.Decision{JobID: id, Action: planner.ActionUpdate, Workers: 1, GPUsPerNode: 1, NodeCount: 1, Rank: 1, Priority: 77777}
+	rep, err := c.Apply(context.Background(), []planner.Decision{d}, slurm.ApplyOptions{Cycle: 9, Nodes: s.Nodes})
+	if err != nil || rep.Results[0].Outcome != guard.Applied {
+		t.Fatalf("apply: %v %+v", err, rep.Results)
+	}
+	itoa := strconv.FormatInt(id, 10)
+	kv := cl.ShowJob(t, id)
+	for k, want := range map[string]string{"TresPerNode": "gres/gpu:1", "NumCPUs": "2", "CPUs/Task": "2", "MinMemoryNode": "2000M"} {
+		if kv[k] != want {
+			t.Errorf("after the rewrite %s=%q, want %q", k, kv[k], want)
+		}
+	}
+	cl.MustExec(t, "scontrol", "update", "jobid="+itoa, "StartTime=now")
+	if st := cl.WaitState(t, id, "COMPLETED", 60*time.Second); st != "COMPLETED" && st != "RUNNING" {
+		t.Fatalf("job %d did not run: %s", id, st)
+	}
+	if got := cl.ShowJob(t, id)["NumCPUs"]; got != "2" {
+		t.Errorf("ran with NumCPUs=%s, want 2", got)
+	}
+}

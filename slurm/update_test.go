@@ -1,0 +1,77 @@
+package slurm
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-hpc/strata/planner"
+)
+
+func TestWithGPUCount(t *testing.T) {
+	tests := []struct {
+		raw, typ string
+		n        int
+		want     string
+	}{
+		{"", "", 2, "gres/gpu:2"},
+		{"gres/gpu:4", "", 1, "gres/gpu:1"},
+		{"gres/gpu:a100:4,gres/nvme:1", "a100", 8, "gres/gpu:a100:8,gres/nvme:1"},
+		{"gres/nvme:1,gres/gpu=4", "", 2, "gres/nvme:1,gres/gpu:2"},
+		{"gres/gpu:a100:2,gres/gpu:v100:2,license/matlab:1", "a100+v100", 3, "gres/gpu:3,license/matlab:1"},
+		{"gres/nvme:1", "", 2, "gres/nvme:1,gres/gpu:2"},
+	}
+	for _, tt := range tests {
+		if got := withGPUCount(tt.raw, tt.typ, tt.n); got != tt.want {
+			t.Errorf("withGPUCount(%q, %q, %d) = %q, want %q", tt.raw, tt.typ, tt.n, got, tt.want)
+		}
+	}
+}
+
+// TestJobUpdateKeepsTheRestOfTheRequest: a rewrite of the GPU count keeps
+// every other GRES and scales CPUs per task and memory per node with the
+// GPUs (issue 13.5: gres/nvme was dropped and a 1-GPU job kept 32 CPUs).
+func TestJobUpdateKeepsTheRestOfTheRequest(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	base := planner.Job{ID: 1, State: planner.JobPending, SubmitTime: now.Add(-time.Hour), Priority: 10,
+		GPUType: "a100", GPUsPerNode: 4, Nodes: 1, TRESPerNode: "gres/gpu:a100:4,gres/nvme:1",
+		CPUs: 32, CPUsPerTask: 32, Tasks: 1, MemoryMB: 128000, MemoryPerNodeMB: 128000}
+	one := planner.Decision{JobID: 1, Workers: 1, GPUsPerNode: 1, NodeCount: 1, Priority: 10}
+	s := func(v string) *string { return &v }
+	tests := []struct {
+		name string
+		job  func(j *planner.Job)
+		d    planner.Decision
+		want JobUpdate
+	}{
+		{"per node: scaled", nil, one, JobUpdate{TresPerNode: s("gres/gpu:a100:1,gres/nvme:1"),
+			CPUsPerTask: 8, MinimumCPUs: 8, MinimumCPUsPerNode: 8, MemoryPerNodeMB: 32000}},
+		{"per GPU: Slurm scales", func(j *planner.Job) { j.CPUsPerGPU, j.MemoryPerGPU = true, true }, one,
+			JobUpdate{TresPerNode: s("gres/gpu:a100:1,gres/nvme:1")}},
+		{"no -c: CPUs kept", func(j *planner.Job) { j.CPUsPerTask, j.MemoryPerNodeMB = 1, 0 }, one,
+			JobUpdate{TresPerNode: s("gres/gpu:a100:1,gres/nvme:1")}},
+		{"two nodes of 4 from one: memory per node stays", nil,
+			planner.Decision{JobID: 1, Workers: 8, GPUsPerNode: 4, NodeCount: 2, Priority: 10},
+			JobUpdate{MinimumNodes: 2, MaximumNodes: 2}},
+		{"8 on two nodes to 2 on one", func(j *planner.Job) {
+			j.Nodes, j.Tasks, j.CPUs, j.TRESPerNode, j.GPUType = 2, 2, 64, "gres/gpu:4", ""
+		}, planner.Decision{JobID: 1, Workers: 2, GPUsPerNode: 2, NodeCount: 1, Priority: 10},
+			JobUpdate{TresPerNode: s("gres/gpu:2"), MinimumNodes: 1, MaximumNodes: 1,
+				CPUsPerTask: 16, MinimumCPUs: 32, MinimumCPUsPerNode: 32, MemoryPerNodeMB: 64000}},
+		{"same size: nothing", nil, planner.Decision{JobID: 1, Workers: 4, GPUsPerNode: 4, NodeCount: 1, Priority: 10}, JobUpdate{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j := base
+			if tt.job != nil {
+				tt.job(&j)
+			}
+			u, _ := jobUpdateFor(j, tt.d, 0, now)
+			u.AdminComment = nil // covered by the guard's codec tests
+			if diff := cmp.Diff(tt.want, u); diff != "" {
+				t.Errorf("update (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
