@@ -12,6 +12,8 @@ import (
 	"syscall"
 
 	"github.com/rs/zerolog"
+
+	"github.com/strata-hpc/strata/cmd/strata/internal/term"
 	"github.com/urfave/cli/v2"
 )
 
@@ -27,19 +29,29 @@ type exitCoder interface{ ExitCode() int }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := newApp(os.Stdout, os.Stderr).RunContext(ctx, os.Args)
+	code := runCLI(ctx, os.Args, os.Stdout, os.Stderr)
 	stop()
-	if err != nil {
-		var ec exitCoder
-		if errors.As(err, &ec) {
-			if msg := err.Error(); msg != "" {
-				fmt.Fprintln(os.Stderr, "strata:", msg)
-			}
-			os.Exit(ec.ExitCode())
-		}
-		fmt.Fprintln(os.Stderr, "strata:", err)
-		os.Exit(1)
+	os.Exit(code)
+}
+
+// runCLI runs the CLI and returns the exit status. Job names, comments and
+// hint errors come from users: they never drive the terminal (term.Writer
+// shows control characters instead of sending them).
+func runCLI(ctx context.Context, args []string, out, errOut io.Writer) int {
+	stdout, stderr := term.Writer(out), term.Writer(errOut)
+	err := newApp(stdout, stderr).RunContext(ctx, args)
+	if err == nil {
+		return 0
 	}
+	var ec exitCoder
+	if errors.As(err, &ec) {
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintln(stderr, "strata:", msg)
+		}
+		return ec.ExitCode()
+	}
+	fmt.Fprintln(stderr, "strata:", err)
+	return 1
 }
 
 // newApp assembles the CLI. Every subcommand lives in its own file and is
