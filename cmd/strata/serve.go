@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/strata-hpc/strata/cmd/strata/internal/report"
 )
 
 // Flag names of `strata serve`.
@@ -51,7 +53,7 @@ func serveCommandWith(open openSourceFunc) *cli.Command {
 
 func runServe(c *cli.Context, open openSourceFunc) error {
 	lg := logger(c).With().Str("component", "serve").Logger()
-	loc, err := loadZone(c.String(flagReportTZ))
+	loc, err := report.LoadZone(c.String(flagReportTZ))
 	if err != nil {
 		return usageError(err)
 	}
@@ -79,7 +81,7 @@ func runServe(c *cli.Context, open openSourceFunc) error {
 	}
 	defer closeSrc()
 	h, err := newWebServer(webConfig{Source: src, Location: loc, Log: lg, Users: users,
-		Factors: energyFactors{CostPerKWh: c.Float64(flagReportCost), Currency: c.String(flagReportCurrency),
+		Factors: report.EnergyFactors{CostPerKWh: c.Float64(flagReportCost), Currency: c.String(flagReportCurrency),
 			CO2KgPerKWh: c.Float64(flagReportCO2)}})
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package main
 import (
 	"net/http"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/report"
 	"github.com/strata-hpc/strata/db"
 )
 
@@ -21,9 +22,9 @@ func (s *webServer) apiEnergy(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	sortEnergyRows(rows)
-	s.writeAPI(w, energyReport{Window: reportWindow{a.Filter.From, a.Filter.To}, By: a.By,
-		Factors: s.cfg.Factors, Rows: energyOutputs(rows, s.cfg.Factors)})
+	report.SortEnergyRows(rows)
+	s.writeAPI(w, report.EnergyDoc{Window: report.Window{Start: a.Filter.From, End: a.Filter.To}, By: a.By,
+		Factors: s.cfg.Factors, Rows: report.EnergyOutputs(rows, s.cfg.Factors)})
 }
 
 func (s *webServer) apiUsage(w http.ResponseWriter, r *http.Request) {
@@ -42,7 +43,7 @@ func (s *webServer) apiUsage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	s.writeAPI(w, usageReport{Window: reportWindow{a.Filter.From, a.Filter.To}, By: a.By, Rows: usageOutputs(rows)})
+	s.writeAPI(w, report.UsageDoc{Window: report.Window{Start: a.Filter.From, End: a.Filter.To}, By: a.By, Rows: report.UsageOutputs(rows)})
 }
 
 func (s *webServer) apiDecisions(w http.ResponseWriter, r *http.Request) {
@@ -60,7 +61,7 @@ func (s *webServer) apiDecisions(w http.ResponseWriter, r *http.Request) {
 	if rows == nil {
 		rows = []db.DecisionRow{}
 	}
-	s.writeAPI(w, decisionReport{Window: reportWindow{a.Filter.From, a.Filter.To}, Rows: rows})
+	s.writeAPI(w, report.DecisionDoc{Window: report.Window{Start: a.Filter.From, End: a.Filter.To}, Rows: rows})
 }
 
 func (s *webServer) apiJob(w http.ResponseWriter, r *http.Request) {

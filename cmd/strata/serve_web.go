@@ -13,6 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/report"
 	"github.com/strata-hpc/strata/db"
 )
 
@@ -21,8 +22,8 @@ var webFS embed.FS
 
 // webConfig configures the web server.
 type webConfig struct {
-	Source   reportSource
-	Factors  energyFactors
+	Source   report.Source
+	Factors  report.EnergyFactors
 	Location *time.Location
 	Log      zerolog.Logger
 	// Users enables basic auth when non-nil.
@@ -98,7 +99,7 @@ func securityHeaders(h http.Handler) http.Handler {
 // webQuery is a page's or API call's parsed query string.
 type webQuery struct {
 	Start, End string // as typed (for the form)
-	Args       reportArgs
+	Args       report.Query
 }
 
 // parseWebQuery reads start, end, by, user, account, partition, cluster and job
@@ -116,10 +117,10 @@ func (s *webServer) parseWebQuery(r *http.Request, defaultBy string) (webQuery, 
 	a.Loc = s.cfg.Location
 	now := s.cfg.Now()
 	var err error
-	if a.Filter.From, err = parseSlurmTime(wq.Start, now, a.Loc); err != nil {
+	if a.Filter.From, err = report.ParseTime(wq.Start, now, a.Loc); err != nil {
 		return wq, fmt.Errorf("start: %w", err)
 	}
-	if a.Filter.To, err = parseSlurmTime(wq.End, now, a.Loc); err != nil {
+	if a.Filter.To, err = report.ParseTime(wq.End, now, a.Loc); err != nil {
 		return wq, fmt.Errorf("end: %w", err)
 	}
 	if err := a.Filter.Validate(); err != nil {
@@ -127,7 +128,7 @@ func (s *webServer) parseWebQuery(r *http.Request, defaultBy string) (webQuery, 
 	}
 	a.Filter.Users, a.Filter.Accounts, a.Filter.Partitions = q["user"], q["account"], q["partition"]
 	a.Filter.Clusters = q["cluster"]
-	if a.Filter.Jobs, err = parseJobIDs(q["job"]); err != nil {
+	if a.Filter.Jobs, err = report.ParseJobIDs(q["job"]); err != nil {
 		return wq, err
 	}
 	by := q["by"]
@@ -160,7 +161,7 @@ func (s *webServer) fail(w http.ResponseWriter, r *http.Request, status int, err
 	if isAPI(r) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
-		_ = writeJSON(w, map[string]string{"error": msg})
+		_ = report.WriteJSON(w, map[string]string{"error": msg})
 		return
 	}
 	s.render(w, r, status, "error", map[string]any{"Title": http.StatusText(status), "Status": status, "Message": msg})
@@ -186,5 +187,5 @@ func (s *webServer) render(w http.ResponseWriter, r *http.Request, status int, p
 func (s *webServer) writeAPI(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	_ = writeJSON(w, v)
+	_ = report.WriteJSON(w, v)
 }
