@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"bytes"
@@ -17,45 +17,45 @@ import (
 	"github.com/strata-hpc/strata/db"
 )
 
-//go:embed web/templates/*.html web/static/*
+//go:embed templates/*.html static/*
 var webFS embed.FS
 
-// webConfig configures the web server.
-type webConfig struct {
+// Config configures the web server.
+type Config struct {
 	Source   report.Source
 	Factors  report.EnergyFactors
 	Location *time.Location
 	Log      zerolog.Logger
 	// Users enables basic auth when non-nil.
-	Users htpasswd
+	Users Htpasswd
 	// Now is the clock for relative windows (nil: time.Now).
 	Now func() time.Time
 }
 
-type webServer struct {
-	cfg   webConfig
+type server struct {
+	cfg   Config
 	pages map[string]*template.Template
 }
 
-// newWebServer returns the read-only handler: pages, JSON API and the
+// New returns the read-only handler: pages, JSON API and the
 // embedded static assets. Only GET and HEAD are served.
-func newWebServer(cfg webConfig) (http.Handler, error) {
+func New(cfg Config) (http.Handler, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	if cfg.Location == nil {
 		cfg.Location = time.UTC
 	}
-	s := &webServer{cfg: cfg, pages: map[string]*template.Template{}}
+	s := &server{cfg: cfg, pages: map[string]*template.Template{}}
 	for _, p := range []string{"overview", "job", "error"} {
 		t, err := template.New("layout.html").Funcs(s.funcs()).ParseFS(webFS,
-			"web/templates/layout.html", "web/templates/"+p+".html")
+			"templates/layout.html", "templates/"+p+".html")
 		if err != nil {
 			return nil, fmt.Errorf("parse web templates: %w", err)
 		}
 		s.pages[p] = t
 	}
-	static, err := fs.Sub(webFS, "web/static")
+	static, err := fs.Sub(webFS, "static")
 	if err != nil {
 		return nil, fmt.Errorf("web static files: %w", err)
 	}
@@ -104,7 +104,7 @@ type webQuery struct {
 
 // parseWebQuery reads start, end, by, user, account, partition, cluster and job
 // (sacct forms; defaults now-7days .. now) from the URL.
-func (s *webServer) parseWebQuery(r *http.Request, defaultBy string) (webQuery, error) {
+func (s *server) parseWebQuery(r *http.Request, defaultBy string) (webQuery, error) {
 	q := r.URL.Query()
 	wq := webQuery{Start: q.Get("start"), End: q.Get("end")}
 	if wq.Start == "" {
@@ -149,7 +149,7 @@ func pathJobID(r *http.Request) (int64, error) {
 
 // fail answers an error: 400 for bad input, 404 for unknown jobs, 500 (and
 // a log line) otherwise; pages get HTML, the API JSON.
-func (s *webServer) fail(w http.ResponseWriter, r *http.Request, status int, err error) {
+func (s *server) fail(w http.ResponseWriter, r *http.Request, status int, err error) {
 	if errors.Is(err, db.ErrNotFound) {
 		status = http.StatusNotFound
 	}
@@ -171,7 +171,7 @@ func isAPI(r *http.Request) bool { return len(r.URL.Path) >= 5 && r.URL.Path[:5]
 
 // render executes a page template into a buffer first, so that a template
 // error becomes a clean 500 instead of half a page.
-func (s *webServer) render(w http.ResponseWriter, r *http.Request, status int, page string, data any) {
+func (s *server) render(w http.ResponseWriter, r *http.Request, status int, page string, data any) {
 	var buf bytes.Buffer
 	if err := s.pages[page].ExecuteTemplate(&buf, "layout.html", data); err != nil {
 		s.cfg.Log.Error().Err(err).Str("page", page).Msg("render page")
@@ -184,7 +184,7 @@ func (s *webServer) render(w http.ResponseWriter, r *http.Request, status int, p
 	_, _ = w.Write(buf.Bytes())
 }
 
-func (s *webServer) writeAPI(w http.ResponseWriter, v any) {
+func (s *server) writeAPI(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	_ = report.WriteJSON(w, v)

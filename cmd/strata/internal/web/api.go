@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"net/http"
@@ -10,7 +10,7 @@ import (
 // The JSON API returns the documents of the CLI's --json output, so a
 // script can use either.
 
-func (s *webServer) apiEnergy(w http.ResponseWriter, r *http.Request) {
+func (s *server) apiEnergy(w http.ResponseWriter, r *http.Request) {
 	wq, err := s.parseWebQuery(r, "user")
 	if err != nil {
 		s.fail(w, r, http.StatusBadRequest, err)
@@ -27,7 +27,7 @@ func (s *webServer) apiEnergy(w http.ResponseWriter, r *http.Request) {
 		Factors: s.cfg.Factors, Rows: report.EnergyOutputs(rows, s.cfg.Factors)})
 }
 
-func (s *webServer) apiUsage(w http.ResponseWriter, r *http.Request) {
+func (s *server) apiUsage(w http.ResponseWriter, r *http.Request) {
 	wq, err := s.parseWebQuery(r, "user")
 	if err != nil {
 		s.fail(w, r, http.StatusBadRequest, err)
@@ -46,7 +46,7 @@ func (s *webServer) apiUsage(w http.ResponseWriter, r *http.Request) {
 	s.writeAPI(w, report.UsageDoc{Window: report.Window{Start: a.Filter.From, End: a.Filter.To}, By: a.By, Rows: report.UsageOutputs(rows)})
 }
 
-func (s *webServer) apiDecisions(w http.ResponseWriter, r *http.Request) {
+func (s *server) apiDecisions(w http.ResponseWriter, r *http.Request) {
 	wq, err := s.parseWebQuery(r, "")
 	if err != nil {
 		s.fail(w, r, http.StatusBadRequest, err)
@@ -64,7 +64,7 @@ func (s *webServer) apiDecisions(w http.ResponseWriter, r *http.Request) {
 	s.writeAPI(w, report.DecisionDoc{Window: report.Window{Start: a.Filter.From, End: a.Filter.To}, Rows: rows})
 }
 
-func (s *webServer) apiJob(w http.ResponseWriter, r *http.Request) {
+func (s *server) apiJob(w http.ResponseWriter, r *http.Request) {
 	if jr, ok := s.loadJob(w, r); ok {
 		s.writeAPI(w, jr)
 	}
@@ -72,7 +72,7 @@ func (s *webServer) apiJob(w http.ResponseWriter, r *http.Request) {
 
 // loadJob reads the job named by the request path for a page or the API,
 // answering 400 or 500 itself when it cannot.
-func (s *webServer) loadJob(w http.ResponseWriter, r *http.Request) (db.JobReport, bool) {
+func (s *server) loadJob(w http.ResponseWriter, r *http.Request) (db.JobReport, bool) {
 	id, err := pathJobID(r)
 	if err != nil {
 		s.fail(w, r, http.StatusBadRequest, err)

@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"html/template"
@@ -99,7 +99,7 @@ type overviewData struct {
 	Stale    string // non-empty: the rollups lag behind the GPU activity
 }
 
-func (s *webServer) overview(w http.ResponseWriter, r *http.Request) {
+func (s *server) overview(w http.ResponseWriter, r *http.Request) {
 	wq, err := s.parseWebQuery(r, "")
 	if err != nil {
 		s.fail(w, r, http.StatusBadRequest, err)
@@ -185,7 +185,7 @@ func idleJobs(jobs []report.EnergyOut, n int) []report.EnergyOut {
 	return out
 }
 
-func (s *webServer) overviewTables(wq webQuery, step string, series, users, accounts, idle []report.EnergyOut,
+func (s *server) overviewTables(wq webQuery, step string, series, users, accounts, idle []report.EnergyOut,
 	decisions []db.DecisionRow) []webTable {
 	f, loc := s.cfg.Factors, s.cfg.Location
 	all := report.EnergyFields(f, loc)
@@ -232,7 +232,7 @@ type jobChart struct {
 	Power []float64 `json:"power"`
 }
 
-func (s *webServer) jobPage(w http.ResponseWriter, r *http.Request) {
+func (s *server) jobPage(w http.ResponseWriter, r *http.Request) {
 	jr, ok := s.loadJob(w, r)
 	if !ok {
 		return
@@ -258,7 +258,7 @@ func (s *webServer) jobPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, "job", d)
 }
 
-func (s *webServer) jobTables(jr db.JobReport) []webTable {
+func (s *server) jobTables(jr db.JobReport) []webTable {
 	loc := s.cfg.Location
 	ts := func(t time.Time) string { return report.FmtBucket(t, loc, "2006-01-02T15:04:05") }
 	totals := report.EnergyOutputs([]db.EnergyRow{jr.Totals}, s.cfg.Factors)
@@ -297,7 +297,7 @@ func (s *webServer) jobTables(jr db.JobReport) []webTable {
 	}
 }
 
-func (s *webServer) funcs() template.FuncMap {
+func (s *server) funcs() template.FuncMap {
 	return template.FuncMap{
 		"kwh":  report.FmtKWh,
 		"gpuh": report.FmtGPUh,

@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"bytes"
@@ -23,9 +23,9 @@ import (
 )
 
 // newTestWeb serves src with a fixed clock just after the demo window.
-func newTestWeb(t *testing.T, src report.Source, users htpasswd) *httptest.Server {
+func newTestWeb(t *testing.T, src report.Source, users Htpasswd) *httptest.Server {
 	t.Helper()
-	h, err := newWebServer(webConfig{Source: src, Location: time.UTC, Factors: report.EnergyFactors{Currency: "EUR"}, Log: zerolog.Nop(), Users: users,
+	h, err := New(Config{Source: src, Location: time.UTC, Factors: report.EnergyFactors{Currency: "EUR"}, Log: zerolog.Nop(), Users: users,
 		Now: func() time.Time { return time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC) }})
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +82,7 @@ func demoQuery(by []db.ReportDim, m report.OutputMode) report.Query {
 
 // cli prints what `strata report energy|decisions -P -n --format=format`
 // prints for q over src (the command hands its flags to these functions).
-func cliOut(t *testing.T, src report.Source, kind string, q report.Query) string {
+func cli(t *testing.T, src report.Source, kind string, q report.Query) string {
 	t.Helper()
 	var out bytes.Buffer
 	open := func() (report.Source, func(), error) { return src, func() {}, nil }
@@ -122,7 +122,7 @@ func TestOverviewMatchesCLI(t *testing.T) {
 		{"series", "energy", demoQuery([]db.ReportDim{db.DimHour}, bare("Hour,Jobs,GPUHours,Energy,IdleEnergy"))},
 		{"decisions", "decisions", demoQuery(nil, bare(""))},
 	} {
-		want := cliOut(t, src, tc.kind, tc.q)
+		want := cli(t, src, tc.kind, tc.q)
 		if d := cmp.Diff(want, tableRows(t, page, tc.table)); d != "" || want == "" {
 			t.Errorf("table %s vs strata report %s %+v (-cli +page):\n%s", tc.table, tc.kind, tc.q.Mode, d)
 		}
@@ -155,7 +155,7 @@ func TestAPIMatchesCLIJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &api); err != nil {
 		t.Fatalf("decode %s: %v", body, err)
 	}
-	out := cliOut(t, reporttest.Demo(), "energy", demoQuery([]db.ReportDim{db.DimUser, db.DimDay}, report.OutputMode{JSON: true}))
+	out := cli(t, reporttest.Demo(), "energy", demoQuery([]db.ReportDim{db.DimUser, db.DimDay}, report.OutputMode{JSON: true}))
 	if err := json.Unmarshal([]byte(out), &cliDoc); err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestJobPageAndErrors(t *testing.T) {
 }
 
 func TestBasicAuth(t *testing.T) {
-	h, err := hashPassword("correct horse")
+	h, err := HashPassword("correct horse")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,11 +206,11 @@ func TestBasicAuth(t *testing.T) {
 	if err := os.WriteFile(path, []byte("# admins\nalice:"+h+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readHtpasswd(path); err == nil {
+	if _, err := ReadHtpasswd(path); err == nil {
 		t.Errorf("a group-readable auth file was accepted")
 	}
 	os.Chmod(path, 0o600)
-	users, err := readHtpasswd(path)
+	users, err := ReadHtpasswd(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +296,7 @@ func TestOverviewPerDayForLongWindows(t *testing.T) {
 	_, _, page := get(t, srv.URL+"/?start=2026-11-15&end=2026-11-22")
 	q := demoQuery([]db.ReportDim{db.DimDay}, report.OutputMode{Parsable: true, NoHeader: true, Format: "Day,Jobs,GPUHours,Energy,IdleEnergy"})
 	q.Filter.From, q.Filter.To = time.Date(2026, 11, 15, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
-	want := cliOut(t, src, "energy", q)
+	want := cli(t, src, "energy", q)
 	if d := cmp.Diff(want, tableRows(t, page, "series")); d != "" || want == "" || !strings.Contains(page, `{"step":"day"`) {
 		t.Errorf("per-day series (-cli +page):\n%s", d)
 	}
