@@ -1,17 +1,12 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"os"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/strata-hpc/strata/db"
-	"github.com/strata-hpc/strata/dcgm"
-	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/cmd/strata/internal/collect"
 )
 
 const (
@@ -31,6 +26,7 @@ const (
 	flagSpoolMax        = "spool-max-bytes"
 	flagRollupEvery     = "rollup-every"
 	flagCluster         = "cluster"
+	flagSlurmMapping    = "slurm-mapping"
 )
 
 func collectCommand() *cli.Command {
@@ -81,164 +77,49 @@ func defaultSpoolPath() string {
 	return "/var/lib/strata/collect-spool.jsonl"
 }
 
-// gpuJobMapper says which jobs hold which GPUs at a moment. Implementations:
-// the prolog/epilog mapping directory, a recorded schedule (replays), the
-// exporter's hpc_job labels, and the Slurm queue's gres_detail (collect_slurm.go).
-type gpuJobMapper interface {
-	// Mapping returns the holdings at now; samples are the GPUs just read.
-	Mapping(ctx context.Context, now time.Time, samples []dcgm.Sample) (gpuMapping, error)
+// slurmMapperFlags are collect's flags for the Slurm mapping.
+func slurmMapperFlags() []cli.Flag {
+	return append([]cli.Flag{
+		&cli.BoolFlag{Name: flagSlurmMapping, EnvVars: []string{"STRATA_SLURM_MAPPING"},
+			Usage: "attribute GPUs to jobs from slurmrestd (running jobs' GRES indices); needs --slurm-url and a token"},
+	}, slurmFlags()...)
 }
 
-// gpuMapping is one observation of GPU holdings.
-type gpuMapping struct {
-	GPUs []dcgm.JobGPU
-	Kind dcgm.IndexKind // what GPUs[i].Index means
-	// Jobs carries job metadata when the mapper knows it (schedule, Slurm).
-	Jobs []planner.Job
-	Ends map[int64]time.Time
-}
-
-type mappingDirMapper struct{ dir, host string }
-
-func (m mappingDirMapper) Mapping(_ context.Context, _ time.Time, _ []dcgm.Sample) (gpuMapping, error) {
-	g, err := dcgm.ReadMappingDir(m.dir, m.host)
-	return gpuMapping{GPUs: g, Kind: dcgm.ByDeviceIndex}, err
-}
-
-type scheduleMapper struct{ sched dcgm.Schedule }
-
-func (m scheduleMapper) Mapping(_ context.Context, now time.Time, _ []dcgm.Sample) (gpuMapping, error) {
-	out := gpuMapping{GPUs: dcgm.FromSlurm(m.sched.Active(now)), Kind: dcgm.ByMinor, Ends: map[int64]time.Time{}}
-	for _, j := range m.sched.Jobs {
-		if now.Before(j.Start) {
-			continue
-		}
-		pj := planner.Job{ID: j.Job, Name: j.Name, User: j.User, Account: j.Account, Partition: j.Partition,
-			State: planner.JobRunning, SubmitTime: j.Submit, StartTime: j.Start}
-		for _, a := range j.Allocs {
-			pj.GPUsPerJob += len(a.Indices)
-			pj.NodeList = append(pj.NodeList, a.Node)
-		}
-		if !now.Before(j.End) {
-			pj.State, out.Ends[j.Job] = planner.JobCompleted, j.End
-		}
-		out.Jobs = append(out.Jobs, pj)
+// collectConfig reads the collect flags of c.
+func collectConfig(c *cli.Context) collect.Config {
+	return collect.Config{
+		Source: c.String(flagCollectSource), Interval: c.Duration(flagCollectInterval),
+		ExporterURLs: c.StringSlice(flagExporterURL),
+		ReplayFile:   c.String(flagReplayFile), ReplaySpeed: c.Float64(flagReplaySpeed), ReplayToNow: c.Bool(flagReplayToNow),
+		Schedule: c.String(flagSchedule), MappingDir: c.String(flagMappingDir),
+		Host: c.String(flagCollectHost), DCGMAddress: c.String(flagDCGMAddress),
+		BatchSamples: c.Int(flagBatchSamples), FlushEvery: c.Duration(flagFlushEvery),
+		SpoolFile: c.String(flagSpoolFile), SpoolMax: c.Int64(flagSpoolMax),
+		RollupEvery: c.Duration(flagRollupEvery), Cluster: c.String(flagCluster),
 	}
-	return out, nil
 }
 
-type exporterJobsMapper struct{ src *dcgm.ExporterSource }
-
-func (m exporterJobsMapper) Mapping(context.Context, time.Time, []dcgm.Sample) (gpuMapping, error) {
-	return gpuMapping{GPUs: m.src.Jobs(), Kind: dcgm.ByDeviceIndex}, nil
-}
-
+// runCollect wires the collector: slurmrestd (with --slurm-mapping), the
+// sample source, Postgres.
 func runCollect(c *cli.Context) error {
 	lg := logger(c).With().Str("cmd", "collect").Logger()
-	src, mapper, paced, closeSrc, err := collectSource(c)
+	cfg := collectConfig(c)
+	if c.Bool(flagSlurmMapping) {
+		cl, err := connectSlurm(c)
+		if err != nil {
+			return err
+		}
+		cfg.SlurmSnapshot = cl.Snapshot
+	}
+	in, err := collect.OpenInput(cfg)
 	if err != nil {
 		return err
 	}
-	defer closeSrc()
+	defer in.Close()
 	st, err := openDatabase(c, false)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := st.CheckSchema(c.Context); errors.Is(err, db.ErrSchemaBehind) || errors.Is(err, db.ErrSchemaAhead) {
-		return exitError{code: 2, err: fmt.Errorf("collect: %w", err)}
-	} else if err != nil {
-		lg.Warn().Err(err).Msg("database not reachable at start; spooling until it is")
-	}
-	spool, err := db.OpenSpool(c.String(flagSpoolFile), c.Int64(flagSpoolMax))
-	if err != nil {
-		return err
-	}
-	open, err := st.OpenAssignments(c.Context, "")
-	if err != nil {
-		lg.Warn().Err(err).Msg("cannot load open GPU assignments; starting with none")
-	}
-	co := &collector{src: src, mapper: mapper, paced: paced, store: st, in: db.NewIngester(st, spool),
-		tracker: dcgm.NewTracker(open), log: lg, cluster: c.String(flagCluster),
-		interval: c.Duration(flagCollectInterval), batchSamples: c.Int(flagBatchSamples),
-		flushEvery: c.Duration(flagFlushEvery), rollupEvery: c.Duration(flagRollupEvery),
-		jobsSent: map[int64]planner.JobState{}, touched: map[int64]bool{}}
-	return co.run(c.Context)
-}
-
-// collectSource builds the source (and the mapper that goes with it).
-// paced is true when the source keeps its own time (replay).
-func collectSource(c *cli.Context) (dcgm.Source, gpuJobMapper, bool, func(), error) {
-	noop := func() {}
-	mapper, err := newSlurmMapper(c)
-	if err != nil {
-		return nil, nil, false, noop, err
-	}
-	if d := c.String(flagMappingDir); d != "" && mapper == nil {
-		h, err := hostName(c)
-		if err != nil {
-			return nil, nil, false, noop, err
-		}
-		mapper = mappingDirMapper{dir: d, host: h}
-	}
-	switch s := c.String(flagCollectSource); s {
-	case "exporter":
-		src, err := dcgm.NewExporterSource(c.StringSlice(flagExporterURL), nil)
-		if err != nil {
-			return nil, nil, false, noop, exitError{code: 2, err: fmt.Errorf("--%s exporter: %w", flagCollectSource, err)}
-		}
-		if mapper == nil {
-			mapper = exporterJobsMapper{src: src}
-		}
-		return src, mapper, false, noop, nil
-	case "replay":
-		return replaySource(c, mapper)
-	case "dcgm":
-		src, err := dcgm.NewDCGMSource(dcgm.DCGMConfig{Address: c.String(flagDCGMAddress), Host: c.String(flagCollectHost)})
-		if err != nil {
-			return nil, nil, false, noop, err
-		}
-		return src, mapper, false, func() { src.Close() }, nil
-	case "nvml":
-		src, err := dcgm.NewNVMLSource(dcgm.NVMLConfig{Host: c.String(flagCollectHost)})
-		if err != nil {
-			return nil, nil, false, noop, err
-		}
-		return src, mapper, false, func() { src.Close() }, nil
-	default:
-		return nil, nil, false, noop, exitError{code: 2,
-			err: fmt.Errorf("--%s %q: want exporter, replay, dcgm or nvml", flagCollectSource, s)}
-	}
-}
-
-func replaySource(c *cli.Context, mapper gpuJobMapper) (dcgm.Source, gpuJobMapper, bool, func(), error) {
-	noop := func() {}
-	path := c.String(flagReplayFile)
-	if path == "" {
-		return nil, nil, false, noop, exitError{code: 2, err: fmt.Errorf("--%s replay needs --%s", flagCollectSource, flagReplayFile)}
-	}
-	cfg := dcgm.ReplayConfig{Speed: c.Float64(flagReplaySpeed)}
-	if c.Bool(flagReplayToNow) {
-		probe, err := dcgm.OpenReplay(path, dcgm.ReplayConfig{})
-		if err != nil {
-			return nil, nil, false, noop, err
-		}
-		cfg.Shift = time.Since(probe.LastTime()).Truncate(time.Second)
-	}
-	src, err := dcgm.OpenReplay(path, cfg)
-	if err != nil {
-		return nil, nil, false, noop, err
-	}
-	if p := c.String(flagSchedule); p != "" {
-		sched, err := dcgm.ReadSchedule(p)
-		if err != nil {
-			return nil, nil, false, noop, err
-		}
-		mapper = scheduleMapper{sched: sched.Shifted(cfg.Shift)}
-	}
-	return src, mapper, true, noop, nil
-}
-
-func hostName(c *cli.Context) (string, error) {
-	return dcgm.HostOrDefault(c.String(flagCollectHost))
+	return collect.Run(c.Context, cfg, in, st, lg)
 }

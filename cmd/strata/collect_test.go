@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"math"
 	"os"
 	"strconv"
@@ -13,25 +11,6 @@ import (
 	"github.com/strata-hpc/strata/db/dbtest"
 	"github.com/strata-hpc/strata/dcgm"
 )
-
-// TestMain gives the package's database-backed tests a Postgres server
-// (STRATA_TEST_DATABASE, or a throwaway one started by dbtest).
-func TestMain(m *testing.M) { os.Exit(dbtest.Main(m)) }
-
-func runStrataDB(t *testing.T, args ...string) (string, error) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	err := newApp(&out, &errOut).RunContext(context.Background(), append([]string{"strata", "--log-level", "warn"}, args...))
-	return out.String() + errOut.String(), err
-}
-
-func exitCodeOf(err error) int {
-	var ec exitCoder
-	if errors.As(err, &ec) {
-		return ec.ExitCode()
-	}
-	return -1
-}
 
 // strata db migrate, then strata collect --source replay of the demo
 // recording: every job's rolled-up energy within 0.5 % of the known truth.

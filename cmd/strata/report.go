@@ -1,35 +1,23 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/strata-hpc/strata/db"
 	"github.com/urfave/cli/v2"
+
+	"github.com/strata-hpc/strata/cmd/strata/internal/report"
+	"github.com/strata-hpc/strata/db"
 )
 
-// reportSource is what reports and the web page read. *db.Store implements
-// it; tests use an in-memory fake. Every method reads rollups, never raw
-// samples, except JobReport's per-job series (one job's GPUs only).
-type reportSource interface {
-	// EnergyReport groups pro-rated GPU time and energy by q.By.
-	EnergyReport(ctx context.Context, q db.EnergyQuery) ([]db.EnergyRow, error)
-	// UsageReport groups GPU time, queueing and JCT by q.By.
-	UsageReport(ctx context.Context, q db.UsageQuery) ([]db.UsageRow, error)
-	// DecisionReport counts the planner's decisions by action and reason.
-	DecisionReport(ctx context.Context, q db.DecisionQuery) ([]db.DecisionRow, error)
-	// JobReport returns one job's page; errors wrap db.ErrNotFound when
-	// the job is unknown.
-	JobReport(ctx context.Context, job int64) (db.JobReport, error)
-}
-
 // openSourceFunc opens the report source for a command; the returned
-// function releases it.
-type openSourceFunc func(c *cli.Context) (reportSource, func(), error)
+// function releases it. Tests pass one that returns fixed rows.
+type openSourceFunc func(c *cli.Context) (report.Source, func(), error)
+
+// opener binds open to the running command.
+func (open openSourceFunc) opener(c *cli.Context) report.Opener {
+	return func() (report.Source, func(), error) { return open(c) }
+}
 
 // Flag names of the report commands.
 const (
@@ -50,6 +38,7 @@ const (
 	flagReportCurrency  = "currency"
 	flagReportCO2       = "co2-kg-per-kwh"
 	flagReportTZ        = "timezone"
+	flagReportIdle      = "idle-below"
 )
 
 func reportCommand() *cli.Command { return reportCommandWith(openDBReportSource) }
@@ -63,14 +52,32 @@ func reportCommandWith(open openSourceFunc) *cli.Command {
 			"Example: strata report energy --by user -S now-7days -E now",
 		Subcommands: []*cli.Command{
 			{Name: "energy", Usage: "GPU-hours, energy (kWh, J), mean utilization, idle-GPU energy, cost, CO2",
-				Flags:  append(reportFlags("user"), energyFlags()...),
-				Action: func(c *cli.Context) error { return runEnergyReport(c, open) }},
+				Flags: append(reportFlags("user"), energyFlags()...),
+				Action: func(c *cli.Context) error {
+					q, err := reportQuery(c, time.Now())
+					if err != nil {
+						return err
+					}
+					return report.Energy(c.Context, c.App.Writer, open.opener(c), q, energyFactors(c), logger(c))
+				}},
 			{Name: "usage", Usage: "GPU-hours, queueing and job completion time by user/account/partition",
-				Flags:  reportFlags("user"),
-				Action: func(c *cli.Context) error { return runUsageReport(c, open) }},
+				Flags: reportFlags("user"),
+				Action: func(c *cli.Context) error {
+					q, err := reportQuery(c, time.Now())
+					if err != nil {
+						return err
+					}
+					return report.Usage(c.Context, c.App.Writer, open.opener(c), q)
+				}},
 			{Name: "decisions", Usage: "what the planner changed, by action and reason",
-				Flags:  reportFlags(""),
-				Action: func(c *cli.Context) error { return runDecisionReport(c, open) }},
+				Flags: reportFlags(""),
+				Action: func(c *cli.Context) error {
+					q, err := reportQuery(c, time.Now())
+					if err != nil {
+						return err
+					}
+					return report.Decisions(c.Context, c.App.Writer, open.opener(c), q)
+				}},
 			refreshCommand(open),
 		},
 	}
@@ -114,97 +121,90 @@ func energyFlags() []cli.Flag {
 	}
 }
 
-// reportArgs are the flags shared by every report, converted once.
-type reportArgs struct {
-	Filter db.ReportFilter
-	By     []db.ReportDim
-	Mode   outputMode
-	Loc    *time.Location
+// energyFactors reads the energyFlags of c.
+func energyFactors(c *cli.Context) report.EnergyFactors {
+	return report.EnergyFactors{CostPerKWh: c.Float64(flagReportCost), Currency: c.String(flagReportCurrency),
+		CO2KgPerKWh: c.Float64(flagReportCO2)}
 }
 
-func parseReportArgs(c *cli.Context, now time.Time) (reportArgs, error) {
-	var a reportArgs
-	loc, err := loadZone(c.String(flagReportTZ))
+// reportQuery reads the flags shared by every report.
+func reportQuery(c *cli.Context, now time.Time) (report.Query, error) {
+	var q report.Query
+	loc, err := report.LoadZone(c.String(flagReportTZ))
 	if err != nil {
-		return a, usageError(err)
+		return q, usageError(err)
 	}
-	a.Loc = loc
-	if a.Filter.From, err = parseSlurmTime(c.String(flagReportStart), now, loc); err != nil {
-		return a, usageError(fmt.Errorf("--%s: %w", flagReportStart, err))
+	q.Loc = loc
+	if q.Filter.From, err = report.ParseTime(c.String(flagReportStart), now, loc); err != nil {
+		return q, usageError(fmt.Errorf("--%s: %w", flagReportStart, err))
 	}
-	if a.Filter.To, err = parseSlurmTime(c.String(flagReportEnd), now, loc); err != nil {
-		return a, usageError(fmt.Errorf("--%s: %w", flagReportEnd, err))
+	if q.Filter.To, err = report.ParseTime(c.String(flagReportEnd), now, loc); err != nil {
+		return q, usageError(fmt.Errorf("--%s: %w", flagReportEnd, err))
 	}
-	if err := a.Filter.Validate(); err != nil {
-		return a, usageError(err)
+	if err := q.Filter.Validate(); err != nil {
+		return q, usageError(err)
 	}
-	a.Filter.Users = c.StringSlice(flagReportUser)
-	a.Filter.Accounts = c.StringSlice(flagReportAccount)
-	a.Filter.Partitions = c.StringSlice(flagReportPartition)
-	a.Filter.Clusters = c.StringSlice(flagReportClusters)
-	if a.Filter.Jobs, err = parseJobIDs(c.StringSlice(flagReportJobs)); err != nil {
-		return a, usageError(err)
+	q.Filter.Users = c.StringSlice(flagReportUser)
+	q.Filter.Accounts = c.StringSlice(flagReportAccount)
+	q.Filter.Partitions = c.StringSlice(flagReportPartition)
+	q.Filter.Clusters = c.StringSlice(flagReportClusters)
+	if q.Filter.Jobs, err = report.ParseJobIDs(c.StringSlice(flagReportJobs)); err != nil {
+		return q, usageError(err)
 	}
-	if a.By, err = db.ParseReportDims(c.StringSlice(flagReportBy)); err != nil {
-		return a, usageError(err)
+	if q.By, err = db.ParseReportDims(c.StringSlice(flagReportBy)); err != nil {
+		return q, usageError(err)
 	}
-	a.Mode = outputMode{Parsable: c.Bool(flagReportParsable), Trailing: c.Bool(flagReportTrailing),
+	q.Mode = report.OutputMode{Parsable: c.Bool(flagReportParsable), Trailing: c.Bool(flagReportTrailing),
 		NoHeader: c.Bool(flagReportNoHeader),
 		JSON:     c.Bool(flagReportJSON), Format: c.String(flagReportFormat)}
-	return a, nil
-}
-
-func parseJobIDs(values []string) ([]int64, error) {
-	var out []int64
-	for _, v := range values {
-		v = strings.TrimSpace(v)
-		if v == "" {
-			continue
-		}
-		id, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || id <= 0 {
-			return nil, fmt.Errorf("parse --%s %q: want a numeric job id", flagReportJobs, v)
-		}
-		out = append(out, id)
-	}
-	return out, nil
+	return q, nil
 }
 
 // usageError marks invalid input (exit status 2).
 func usageError(err error) error { return exitError{code: 2, err: err} }
 
-// reportWindow is the window echoed in JSON output.
-type reportWindow struct {
-	Start time.Time `json:"start"`
-	End   time.Time `json:"end"`
-}
-
-// loadZone loads a --timezone value. "Local" is resolved to the IANA name
-// of the local zone (from TZ or the /etc/localtime link) because Postgres
-// cuts day buckets by name: an abbreviation such as "EST" has no DST.
-func loadZone(name string) (*time.Location, error) {
-	if name == "" || name == "Local" {
-		for _, cand := range []string{os.Getenv("TZ"), localtimeLink()} {
-			if l, err := time.LoadLocation(strings.TrimPrefix(cand, ":")); err == nil && cand != "" {
-				return l, nil
+func refreshCommand(open openSourceFunc) *cli.Command {
+	return &cli.Command{
+		Name:  "refresh",
+		Usage: "rebuild the hourly report rollups of -S..-E from the stored samples",
+		Description: "The collector refreshes the hours it ingests; run this after importing or\n" +
+			"replaying old samples, or to change the idle threshold. Idempotent.",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: flagReportStart, Aliases: []string{"S"}, Value: "now-1days", Usage: "first hour to rebuild"},
+			&cli.StringFlag{Name: flagReportEnd, Aliases: []string{"E"}, Value: "now", Usage: "end of the rebuild"},
+			&cli.Float64Flag{Name: flagReportIdle, Value: db.DefaultIdleUtilPct,
+				Usage: "GPU utilization (%) below which an allocated GPU counts as idle"},
+		}, reportDBFlags()...),
+		Action: func(c *cli.Context) error {
+			now := time.Now()
+			loc, err := report.LoadZone("Local")
+			if err != nil {
+				return usageError(err)
 			}
-		}
-		return time.Local, nil
+			from, err := report.ParseTime(c.String(flagReportStart), now, loc)
+			if err != nil {
+				return usageError(fmt.Errorf("--%s: %w", flagReportStart, err))
+			}
+			to, err := report.ParseTime(c.String(flagReportEnd), now, loc)
+			if err != nil {
+				return usageError(fmt.Errorf("--%s: %w", flagReportEnd, err))
+			}
+			return report.Refresh(c.Context, open.opener(c), from, to, c.Float64(flagReportIdle), logger(c))
+		},
 	}
-	l, err := time.LoadLocation(name)
-	if err != nil {
-		return nil, fmt.Errorf("parse --%s: %w", flagReportTZ, err)
-	}
-	return l, nil
 }
 
-func localtimeLink() string {
-	p, err := os.Readlink("/etc/localtime")
+// reportDBFlags are the database flags of the report and serve commands
+// (the same as `strata db` and `strata collect`, so one configuration key
+// serves them all). A read-only database role is enough for reports.
+func reportDBFlags() []cli.Flag { return databaseFlags() }
+
+// openDBReportSource opens the Postgres store named by the database flags
+// and checks its schema is current.
+func openDBReportSource(c *cli.Context) (report.Source, func(), error) {
+	st, err := openDatabase(c, true)
 	if err != nil {
-		return ""
+		return nil, nil, err
 	}
-	if _, name, ok := strings.Cut(p, "zoneinfo/"); ok {
-		return name
-	}
-	return ""
+	return st, st.Close, nil
 }

@@ -1,138 +1,101 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/urfave/cli/v2"
+
+	"github.com/strata-hpc/strata/cmd/strata/internal/report"
+	"github.com/strata-hpc/strata/cmd/strata/internal/report/reporttest"
+	"github.com/strata-hpc/strata/db"
 )
 
-var cmpApprox = cmpopts.EquateApprox(0, 1e-9)
-
-func TestParseSlurmTime(t *testing.T) {
-	berlin, err := time.LoadLocation("Europe/Berlin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Date(2026, 11, 22, 15, 30, 45, 0, time.UTC)
-	tests := []struct {
-		in   string
-		loc  *time.Location
-		want time.Time
-		err  bool
-	}{
-		{in: "now", loc: time.UTC, want: now},
-		{in: "now-7days", loc: time.UTC, want: now.Add(-7 * 24 * time.Hour)},
-		{in: "NOW-2hours", loc: time.UTC, want: now.Add(-2 * time.Hour)},
-		{in: "now+30minutes", loc: time.UTC, want: now.Add(30 * time.Minute)},
-		{in: "now-90", loc: time.UTC, want: now.Add(-90 * time.Second)},
-		{in: "now-1weeks", loc: time.UTC, want: now.Add(-7 * 24 * time.Hour)},
-		{in: "today", loc: time.UTC, want: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)},
-		{in: "midnight", loc: berlin, want: time.Date(2026, 11, 22, 0, 0, 0, 0, berlin)},
-		{in: "yesterday", loc: time.UTC, want: time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)},
-		{in: "2026-11-20", loc: time.UTC, want: time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)},
-		{in: "2026-11-20T12:05", loc: berlin, want: time.Date(2026, 11, 20, 12, 5, 0, 0, berlin)},
-		{in: "2026-11-20T12:05:09", loc: time.UTC, want: time.Date(2026, 11, 20, 12, 5, 9, 0, time.UTC)},
-		{in: "2026-11-20T12:05:09Z", loc: berlin, want: time.Date(2026, 11, 20, 12, 5, 9, 0, time.UTC)},
-		{in: "11/20/26", loc: time.UTC, want: time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)},
-		{in: "08:15", loc: time.UTC, want: time.Date(2026, 11, 22, 8, 15, 0, 0, time.UTC)},
-		{in: "now-7fortnights", loc: time.UTC, err: true},
-		{in: "last tuesday", loc: time.UTC, err: true},
-		{in: "2026-13-01", loc: time.UTC, err: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			got, err := parseSlurmTime(tt.in, now, tt.loc)
-			if tt.err {
-				if err == nil {
-					t.Fatalf("got %v, want an error", got)
-				}
-				return
-			}
-			if err != nil || !got.Equal(tt.want) {
-				t.Errorf("got %v, %v; want %v", got, err, tt.want)
-			}
-		})
-	}
+// cliRun runs the app with the report and serve commands over src and
+// returns stdout and how often the source was opened.
+func cliRun(src report.Source, args ...string) (string, int, error) {
+	var out, errb strings.Builder
+	app := newApp(&out, &errb)
+	opened := 0
+	open := func(*cli.Context) (report.Source, func(), error) { opened++; return src, func() {}, nil }
+	app.Commands = []*cli.Command{reportCommandWith(open), serveCommandWith(open)}
+	err := app.Run(append([]string{"strata"}, args...))
+	return out.String(), opened, err
 }
+
+var errDatabaseDown = errors.New("database unavailable")
 
 const demoWindow = "-S=2026-11-20T22:00 -E=2026-11-21T03:00 --timezone=UTC"
 
-func run(t *testing.T, src reportSource, args string) string {
-	t.Helper()
-	out, err := cliRun(src, strings.Fields(args)...)
-	if err != nil {
-		t.Fatalf("strata %s: %v", args, err)
-	}
-	return out
-}
-
-func TestReportEnergyOutputs(t *testing.T) {
-	tests := []struct {
-		name, args, want string
-	}{
-		{"by user parsable", "report energy --by user -P " + demoWindow,
+// The commands print what package report prints for the query their flags
+// make (the formats themselves are tested there).
+func TestReportCommandsPrint(t *testing.T) {
+	tests := []struct{ args, want string }{
+		{"report energy -P " + demoWindow,
 			"User|Jobs|GPUh|Energy(kWh)|MeanUtil(%)|IdleEnergy(kWh)|Idle(%)\n" +
-				"alice|2|32.00|8.800|87.5|0.000|0.0\n" +
-				"bob|1|2.00|0.200|2.0|0.200|100.0\n"},
-		{"window edge pro-rates", "report energy -P -n -E 2026-11-21T02:00 -S 2026-11-20T22:00 --timezone UTC",
-			"alice|2|24.00|6.400|85.0|0.000|0.0\nbob|1|2.00|0.200|2.0|0.200|100.0\n"},
-		{"format picks and orders, raw joules", "report energy -P --format=energyraw,USER,GPUHours " + demoWindow,
-			"EnergyRaw(J)|User|GPUh\n31680000|alice|32.00\n720000|bob|2.00\n"},
-		{"by user,day in UTC", "report energy -P -n --by user,day --format=Day,User,GPUHours,Energy " + demoWindow,
-			"2026-11-20|alice|8.00|2.000\n2026-11-20|bob|2.00|0.200\n2026-11-21|alice|24.00|6.800\n"},
-		{"days cut in Europe/Berlin", "report energy -P -n --by day --by user --format=Day,User,Energy -S 2026-11-20T22:00:00Z -E 2026-11-21T03:00:00Z --timezone Europe/Berlin",
-			"2026-11-20|alice|1.000\n2026-11-21|alice|7.800\n2026-11-21|bob|0.200\n"},
-		{"filters", "report energy -P -n -u alice -A nlp --by job " + demoWindow,
-			"13|gpt|alice|1|16.00|4.800|95.0|0.000|0.0\n"},
-		{"cluster filter", "report energy -P -n -M other --format=User " + demoWindow, ""},
-		{"cost and CO2", "report energy -P --by account --cost-per-kwh 0.25 --currency CHF --co2-kg-per-kwh 0.4 --format account,energy,cost,co2 " + demoWindow,
-			"Account|Energy(kWh)|Cost(CHF)|CO2(kg)\nnlp|5.000|1.25|2.000\nvision|4.000|1.00|1.600\n"},
-		{"table with widths", "report energy --format=User%-6,Energy%5,IdlePct " + demoWindow,
-			"User   Ener+ Idle(%)\n------ ----- -------\nalice  8.800     0.0\nbob    0.200   100.0\n"},
-		{"parsable with trailing bar", "report energy -p --format=User,Jobs " + demoWindow,
-			"User|Jobs|\nalice|2|\nbob|1|\n"},
-		{"no dimension: total", "report energy --by= -P -n --format=Jobs,GPUHours,Energy,IdleEnergy " + demoWindow,
-			"3|34.00|9.000|0.200\n"},
-		{"usage", "report usage -P " + demoWindow,
-			"User|Jobs|GPUh|Completed|MeanWait|MaxWait|MeanJCT\nalice|2|32.00|1|00:30:00|00:30:00|04:30:00\nbob|1|2.00|1|01:00:00|01:00:00|02:00:00\n"},
-		{"decisions", "report decisions -P " + demoWindow,
-			"Action|Reason|Decisions|Applied|Jobs|Cycles|First|Last\nupdate|smd_optimal|3|1|2|3|2026-11-20T22:30:00|2026-11-20T23:30:00\n"},
+				"alice|2|32.00|8.800|87.5|0.000|0.0\nbob|1|2.00|0.200|2.0|0.200|100.0\n"},
+		{"report energy --by account --cost-per-kwh 0.25 --currency CHF --co2-kg-per-kwh 0.4 -p -n -o account,cost,co2 " + demoWindow,
+			"nlp|1.25|2.000|\nvision|1.00|1.600|\n"},
+		{"report energy --by= --noheader --parsable2 --format=Jobs,Energy " + demoWindow, "3|9.000\n"},
+		{"report energy --by user,day -P -n --format Day,User " + demoWindow, "2026-11-20|alice\n2026-11-20|bob\n2026-11-21|alice\n"},
+		{"report usage -P -n " + demoWindow, "alice|2|32.00|1|00:30:00|00:30:00|04:30:00\nbob|1|2.00|1|01:00:00|01:00:00|02:00:00\n"},
+		{"report decisions -o Action,First " + demoWindow, "Action               First\n------ -------------------\nupdate 2026-11-20T22:30:00\n"},
+		{"report decisions --json " + demoWindow, `{
+  "window": {
+    "start": "2026-11-20T22:00:00Z",
+    "end": "2026-11-21T03:00:00Z"
+  },
+  "rows": [
+    {
+      "action": "update",
+      "reason": "smd_optimal",
+      "decisions": 3,
+      "applied": 1,
+      "jobs": 2,
+      "cycles": 3,
+      "first": "2026-11-20T22:30:00Z",
+      "last": "2026-11-20T23:30:00Z"
+    }
+  ]
+}
+`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if d := cmp.Diff(tt.want, run(t, demoFake(), tt.args)); d != "" {
+		t.Run(tt.args, func(t *testing.T) {
+			out, _, err := cliRun(reporttest.Demo(), strings.Fields(tt.args)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.want, out); d != "" {
 				t.Errorf("strata %s (-want +got):\n%s", tt.args, d)
 			}
 		})
 	}
 }
 
-func TestReportEnergyJSON(t *testing.T) {
-	out := run(t, demoFake(), "report energy --json --by user --cost-per-kwh 0.5 "+demoWindow)
-	var doc energyReport
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatalf("decode %q: %v", out, err)
+// The flags make the query: window in the time zone, filters, grouping.
+func TestReportFlagsMakeTheQuery(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
 	}
-	type row struct {
-		User      string
-		KWh, Cost float64
-		Idle      float64
+	src := reporttest.Demo()
+	args := "report energy -P -u alice,bob -A nlp,vision -r gpu -j 13,11 -M demo --by day --by user " +
+		"-S 2026-11-20T22:00 -E 2026-11-21 --timezone Europe/Berlin"
+	if _, _, err := cliRun(src, strings.Fields(args)...); err != nil {
+		t.Fatal(err)
 	}
-	var got []row
-	for _, r := range doc.Rows {
-		got = append(got, row{r.User, r.EnergyKWh, *r.Cost, r.IdleEnergyKWh})
-	}
-	want := []row{{"alice", 8.8, 4.4, 0}, {"bob", 0.2, 0.1, 0.2}}
-	if d := cmp.Diff(want, got, cmpApprox); d != "" {
-		t.Errorf("rows (-want +got):\n%s", d)
-	}
-	if !doc.Window.Start.Equal(time.Date(2026, 11, 20, 22, 0, 0, 0, time.UTC)) || doc.Factors.CostPerKWh != 0.5 {
-		t.Errorf("window %v, factors %+v", doc.Window, doc.Factors)
+	want := []any{db.EnergyQuery{ReportFilter: db.ReportFilter{
+		From: time.Date(2026, 11, 20, 22, 0, 0, 0, berlin), To: time.Date(2026, 11, 21, 0, 0, 0, 0, berlin),
+		Users: []string{"alice", "bob"}, Accounts: []string{"nlp", "vision"}, Partitions: []string{"gpu"},
+		Jobs: []int64{13, 11}, Clusters: []string{"demo"}},
+		By: []db.ReportDim{db.DimDay, db.DimUser}, Location: berlin}}
+	zone := cmp.Comparer(func(a, b *time.Location) bool { return a.String() == b.String() })
+	if d := cmp.Diff(want, src.Queries(), zone); d != "" {
+		t.Errorf("strata %s queried (-want +got):\n%s", args, d)
 	}
 }
 
@@ -146,23 +109,29 @@ func TestReportRejectsBadInput(t *testing.T) {
 		"report energy -S now -E now-1days",
 		"report energy -j 12.batch",
 		"report usage --by node",
+		"report decisions -o ,",
 		"report energy --timezone Mars/Olympus",
+		"report refresh -E bogus",
+		"serve --timezone Mars/Olympus",
+		"serve --tls-cert cert.pem",
 	} {
 		t.Run(args, func(t *testing.T) {
-			_, err := cliRun(demoFake(), strings.Fields(args)...)
-			var ec exitCoder
-			if !errors.As(err, &ec) || ec.ExitCode() != 2 {
-				t.Errorf("err = %v, want exit status 2", err)
+			_, opened, err := cliRun(reporttest.Demo(), strings.Fields(args)...)
+			if code := exitCodeOf(err); code != 2 || opened != 0 {
+				t.Errorf("err = %v (exit %d), source opened %d times; want exit status 2 before opening", err, code, opened)
 			}
 		})
 	}
 }
 
 func TestReportSourceErrorIsReturned(t *testing.T) {
-	src := demoFake()
-	src.err = errors.New("database unavailable")
-	_, err := cliRun(src, "report", "energy")
-	if err == nil || !strings.Contains(err.Error(), "database unavailable") {
-		t.Errorf("err = %v, want the source's error", err)
+	src := reporttest.Demo()
+	src.Err = errDatabaseDown
+	_, _, err := cliRun(src, "report", "energy")
+	if err == nil || err.Error() != errDatabaseDown.Error() || exitCodeOf(err) != -1 {
+		t.Errorf("err = %v, want the source's error (exit status 1)", err)
+	}
+	if _, _, err := cliRun(src, "report", "refresh"); err == nil || !strings.Contains(err.Error(), "cannot rebuild rollups") {
+		t.Errorf("refresh over a source without rollups: err = %v", err)
 	}
 }

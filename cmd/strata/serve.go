@@ -1,15 +1,18 @@
 package main
 
 import (
-	"context"
-	"crypto/tls"
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"net"
-	"net/http"
-	"time"
+	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/strata-hpc/strata/cmd/strata/internal/report"
+	"github.com/strata-hpc/strata/cmd/strata/internal/web"
 )
 
 // Flag names of `strata serve`.
@@ -49,9 +52,11 @@ func serveCommandWith(open openSourceFunc) *cli.Command {
 	}
 }
 
+// runServe wires the web server: time zone, basic auth, TLS, the report
+// source, the listener.
 func runServe(c *cli.Context, open openSourceFunc) error {
 	lg := logger(c).With().Str("component", "serve").Logger()
-	loc, err := loadZone(c.String(flagReportTZ))
+	loc, err := report.LoadZone(c.String(flagReportTZ))
 	if err != nil {
 		return usageError(err)
 	}
@@ -59,28 +64,22 @@ func runServe(c *cli.Context, open openSourceFunc) error {
 	if (cert == "") != (key == "") {
 		return usageError(errors.New("serve: --tls-cert and --tls-key go together"))
 	}
-	var users htpasswd
+	var users web.Htpasswd
 	if path := c.String(flagServeAuthFile); path != "" {
-		if users, err = readHtpasswd(path); err != nil {
+		if users, err = web.ReadHtpasswd(path); err != nil {
 			return err
 		}
 	}
-	var tlsCfg *tls.Config
-	if cert != "" {
-		pair, err := tls.LoadX509KeyPair(cert, key)
-		if err != nil {
-			return fmt.Errorf("serve: load TLS certificate: %w", err)
-		}
-		tlsCfg = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+	tlsCfg, err := web.LoadTLS(cert, key)
+	if err != nil {
+		return err
 	}
 	src, closeSrc, err := open(c)
 	if err != nil {
 		return err
 	}
 	defer closeSrc()
-	h, err := newWebServer(webConfig{Source: src, Location: loc, Log: lg, Users: users,
-		Factors: energyFactors{CostPerKWh: c.Float64(flagReportCost), Currency: c.String(flagReportCurrency),
-			CO2KgPerKWh: c.Float64(flagReportCO2)}})
+	h, err := web.New(web.Config{Source: src, Location: loc, Log: lg, Users: users, Factors: energyFactors(c)})
 	if err != nil {
 		return err
 	}
@@ -88,46 +87,40 @@ func runServe(c *cli.Context, open openSourceFunc) error {
 	if err != nil {
 		return fmt.Errorf("serve: listen: %w", err)
 	}
-	if users == nil && !isLoopback(ln.Addr()) {
+	if users == nil && !web.IsLoopback(ln.Addr()) {
 		lg.Warn().Str("addr", ln.Addr().String()).Msg("serving without authentication on a non-loopback address")
 	}
-	if users != nil && cert == "" && !isLoopback(ln.Addr()) {
+	if users != nil && cert == "" && !web.IsLoopback(ln.Addr()) {
 		lg.Warn().Msg("basic auth without TLS sends passwords in clear text; set --tls-cert/--tls-key")
 	}
 	lg.Info().Str("addr", ln.Addr().String()).Bool("tls", tlsCfg != nil).Bool("auth", users != nil).Msg("serving")
-	return serveUntilDone(c.Context, ln, h, tlsCfg)
+	return web.Serve(c.Context, ln, h, tlsCfg)
 }
 
-// serveUntilDone serves on ln (with TLS when tlsCfg is set) until ctx
-// ends, then shuts down gracefully.
-func serveUntilDone(ctx context.Context, ln net.Listener, h http.Handler, tlsCfg *tls.Config) error {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		WriteTimeout: 60 * time.Second, IdleTimeout: 2 * time.Minute, TLSConfig: tlsCfg}
-	errc := make(chan error, 1)
-	go func() {
-		if tlsCfg != nil {
-			errc <- srv.ServeTLS(ln, "", "")
-			return
-		}
-		errc <- srv.Serve(ln)
-	}()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
+func passwdCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "passwd",
+		Usage:     "print a basic-auth file line for USER (password read from stdin)",
+		ArgsUsage: "USER",
+		Action: func(c *cli.Context) error {
+			user := c.Args().First()
+			if user == "" || strings.ContainsAny(user, ": \t") {
+				return usageError(errors.New("serve passwd: give one user name without ':' or spaces"))
+			}
+			pw, err := bufio.NewReader(os.Stdin).ReadString('\n')
+			if err != nil && !errors.Is(err, io.EOF) {
+				return fmt.Errorf("serve passwd: read password: %w", err)
+			}
+			pw = strings.TrimRight(pw, "\r\n")
+			if len(pw) < 8 {
+				return usageError(errors.New("serve passwd: password shorter than 8 characters"))
+			}
+			h, err := web.HashPassword(pw)
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(c.App.Writer, "%s:%s\n", user, h)
+			return err
+		},
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("serve: shutdown: %w", err)
-	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve: %w", err)
-	}
-	return nil
-}
-
-func isLoopback(a net.Addr) bool {
-	ta, ok := a.(*net.TCPAddr)
-	return ok && ta.IP.IsLoopback()
 }

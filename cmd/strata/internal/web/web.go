@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"bytes"
@@ -13,48 +13,49 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/report"
 	"github.com/strata-hpc/strata/db"
 )
 
-//go:embed web/templates/*.html web/static/*
+//go:embed templates/*.html static/*
 var webFS embed.FS
 
-// webConfig configures the web server.
-type webConfig struct {
-	Source   reportSource
-	Factors  energyFactors
+// Config configures the web server.
+type Config struct {
+	Source   report.Source
+	Factors  report.EnergyFactors
 	Location *time.Location
 	Log      zerolog.Logger
 	// Users enables basic auth when non-nil.
-	Users htpasswd
+	Users Htpasswd
 	// Now is the clock for relative windows (nil: time.Now).
 	Now func() time.Time
 }
 
-type webServer struct {
-	cfg   webConfig
+type server struct {
+	cfg   Config
 	pages map[string]*template.Template
 }
 
-// newWebServer returns the read-only handler: pages, JSON API and the
+// New returns the read-only handler: pages, JSON API and the
 // embedded static assets. Only GET and HEAD are served.
-func newWebServer(cfg webConfig) (http.Handler, error) {
+func New(cfg Config) (http.Handler, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	if cfg.Location == nil {
 		cfg.Location = time.UTC
 	}
-	s := &webServer{cfg: cfg, pages: map[string]*template.Template{}}
+	s := &server{cfg: cfg, pages: map[string]*template.Template{}}
 	for _, p := range []string{"overview", "job", "error"} {
 		t, err := template.New("layout.html").Funcs(s.funcs()).ParseFS(webFS,
-			"web/templates/layout.html", "web/templates/"+p+".html")
+			"templates/layout.html", "templates/"+p+".html")
 		if err != nil {
 			return nil, fmt.Errorf("parse web templates: %w", err)
 		}
 		s.pages[p] = t
 	}
-	static, err := fs.Sub(webFS, "web/static")
+	static, err := fs.Sub(webFS, "static")
 	if err != nil {
 		return nil, fmt.Errorf("web static files: %w", err)
 	}
@@ -98,12 +99,12 @@ func securityHeaders(h http.Handler) http.Handler {
 // webQuery is a page's or API call's parsed query string.
 type webQuery struct {
 	Start, End string // as typed (for the form)
-	Args       reportArgs
+	Args       report.Query
 }
 
 // parseWebQuery reads start, end, by, user, account, partition, cluster and job
 // (sacct forms; defaults now-7days .. now) from the URL.
-func (s *webServer) parseWebQuery(r *http.Request, defaultBy string) (webQuery, error) {
+func (s *server) parseWebQuery(r *http.Request, defaultBy string) (webQuery, error) {
 	q := r.URL.Query()
 	wq := webQuery{Start: q.Get("start"), End: q.Get("end")}
 	if wq.Start == "" {
@@ -116,10 +117,10 @@ func (s *webServer) parseWebQuery(r *http.Request, defaultBy string) (webQuery, 
 	a.Loc = s.cfg.Location
 	now := s.cfg.Now()
 	var err error
-	if a.Filter.From, err = parseSlurmTime(wq.Start, now, a.Loc); err != nil {
+	if a.Filter.From, err = report.ParseTime(wq.Start, now, a.Loc); err != nil {
 		return wq, fmt.Errorf("start: %w", err)
 	}
-	if a.Filter.To, err = parseSlurmTime(wq.End, now, a.Loc); err != nil {
+	if a.Filter.To, err = report.ParseTime(wq.End, now, a.Loc); err != nil {
 		return wq, fmt.Errorf("end: %w", err)
 	}
 	if err := a.Filter.Validate(); err != nil {
@@ -127,7 +128,7 @@ func (s *webServer) parseWebQuery(r *http.Request, defaultBy string) (webQuery, 
 	}
 	a.Filter.Users, a.Filter.Accounts, a.Filter.Partitions = q["user"], q["account"], q["partition"]
 	a.Filter.Clusters = q["cluster"]
-	if a.Filter.Jobs, err = parseJobIDs(q["job"]); err != nil {
+	if a.Filter.Jobs, err = report.ParseJobIDs(q["job"]); err != nil {
 		return wq, err
 	}
 	by := q["by"]
@@ -148,7 +149,7 @@ func pathJobID(r *http.Request) (int64, error) {
 
 // fail answers an error: 400 for bad input, 404 for unknown jobs, 500 (and
 // a log line) otherwise; pages get HTML, the API JSON.
-func (s *webServer) fail(w http.ResponseWriter, r *http.Request, status int, err error) {
+func (s *server) fail(w http.ResponseWriter, r *http.Request, status int, err error) {
 	if errors.Is(err, db.ErrNotFound) {
 		status = http.StatusNotFound
 	}
@@ -160,7 +161,7 @@ func (s *webServer) fail(w http.ResponseWriter, r *http.Request, status int, err
 	if isAPI(r) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
-		_ = writeJSON(w, map[string]string{"error": msg})
+		_ = report.WriteJSON(w, map[string]string{"error": msg})
 		return
 	}
 	s.render(w, r, status, "error", map[string]any{"Title": http.StatusText(status), "Status": status, "Message": msg})
@@ -170,7 +171,7 @@ func isAPI(r *http.Request) bool { return len(r.URL.Path) >= 5 && r.URL.Path[:5]
 
 // render executes a page template into a buffer first, so that a template
 // error becomes a clean 500 instead of half a page.
-func (s *webServer) render(w http.ResponseWriter, r *http.Request, status int, page string, data any) {
+func (s *server) render(w http.ResponseWriter, r *http.Request, status int, page string, data any) {
 	var buf bytes.Buffer
 	if err := s.pages[page].ExecuteTemplate(&buf, "layout.html", data); err != nil {
 		s.cfg.Log.Error().Err(err).Str("page", page).Msg("render page")
@@ -183,8 +184,8 @@ func (s *webServer) render(w http.ResponseWriter, r *http.Request, status int, p
 	_, _ = w.Write(buf.Bytes())
 }
 
-func (s *webServer) writeAPI(w http.ResponseWriter, v any) {
+func (s *server) writeAPI(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	_ = writeJSON(w, v)
+	_ = report.WriteJSON(w, v)
 }

@@ -1,4 +1,4 @@
-package main
+package collect
 
 import (
 	"context"
@@ -17,8 +17,8 @@ import (
 // collector owns the sampling loop of `strata collect`.
 type collector struct {
 	src     dcgm.Source
-	mapper  gpuJobMapper // nil: samples only
-	paced   bool         // the source keeps its own time (replay): no ticker
+	mapper  Mapper // nil: samples only
+	paced   bool   // the source keeps its own time (replay): no ticker
 	store   *db.Store
 	in      *db.Ingester
 	tracker *dcgm.Tracker

@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"bufio"
@@ -9,14 +9,11 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/urfave/cli/v2"
 )
 
 // Password hashes in the basic-auth file are PBKDF2-HMAC-SHA256 (the Go
@@ -32,10 +29,11 @@ const (
 	hashLen        = 32
 )
 
-// htpasswd maps a user to the stored hash line.
-type htpasswd map[string]string
+// Htpasswd maps a user to the stored hash line.
+type Htpasswd map[string]string
 
-func readHtpasswd(path string) (htpasswd, error) {
+// ReadHtpasswd reads a basic-auth file; it refuses one that others can read.
+func ReadHtpasswd(path string) (Htpasswd, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read basic auth file: %w", err)
@@ -44,7 +42,7 @@ func readHtpasswd(path string) (htpasswd, error) {
 	if st, err := f.Stat(); err == nil && st.Mode().Perm()&0o077 != 0 {
 		return nil, fmt.Errorf("basic auth file %s has mode %04o: run chmod 600 %s", path, st.Mode().Perm(), path)
 	}
-	users := htpasswd{}
+	users := Htpasswd{}
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
@@ -83,8 +81,8 @@ func parseHash(s string) (iter int, salt, sum []byte, err error) {
 	return iter, salt, sum, nil
 }
 
-// hashPassword returns the stored form of a password with a fresh salt.
-func hashPassword(password string) (string, error) {
+// HashPassword returns the stored form of a password with a fresh salt.
+func HashPassword(password string) (string, error) {
 	salt := make([]byte, 16)
 	if _, err := rand.Read(salt); err != nil {
 		return "", fmt.Errorf("hash password: %w", err)
@@ -109,7 +107,7 @@ func checkPassword(stored, password string) bool {
 // basicAuth guards h with the users' passwords. Verified credentials are
 // remembered (by a SHA-256 of the header) so that every static file does not
 // pay for PBKDF2 again.
-func basicAuth(users htpasswd, h http.Handler) http.Handler {
+func basicAuth(users Htpasswd, h http.Handler) http.Handler {
 	var mu sync.Mutex
 	ok := map[[32]byte]bool{}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -134,32 +132,4 @@ func basicAuth(users htpasswd, h http.Handler) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
-}
-
-func passwdCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "passwd",
-		Usage:     "print a basic-auth file line for USER (password read from stdin)",
-		ArgsUsage: "USER",
-		Action: func(c *cli.Context) error {
-			user := c.Args().First()
-			if user == "" || strings.ContainsAny(user, ": \t") {
-				return usageError(errors.New("serve passwd: give one user name without ':' or spaces"))
-			}
-			pw, err := bufio.NewReader(os.Stdin).ReadString('\n')
-			if err != nil && !errors.Is(err, io.EOF) {
-				return fmt.Errorf("serve passwd: read password: %w", err)
-			}
-			pw = strings.TrimRight(pw, "\r\n")
-			if len(pw) < 8 {
-				return usageError(errors.New("serve passwd: password shorter than 8 characters"))
-			}
-			h, err := hashPassword(pw)
-			if err != nil {
-				return err
-			}
-			_, err = fmt.Fprintf(c.App.Writer, "%s:%s\n", user, h)
-			return err
-		},
-	}
 }

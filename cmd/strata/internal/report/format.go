@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"encoding/json"
@@ -9,16 +9,16 @@ import (
 	"unicode/utf8"
 )
 
-// field is one selectable report column. Name is what --format matches
+// Field is one selectable report column. Name is what --format matches
 // (case-insensitively); Header is printed and carries the unit.
-type field[R any] struct {
+type Field[R any] struct {
 	Name   string
 	Header string
 	Value  func(R) string
 }
 
-// outputMode is how a report is printed.
-type outputMode struct {
+// OutputMode is how a report is printed.
+type OutputMode struct {
 	Parsable bool   // -P: '|'-separated, no padding, no trailing '|'
 	Trailing bool   // -p: like Parsable, each line ending in '|'
 	NoHeader bool   // -n
@@ -26,28 +26,28 @@ type outputMode struct {
 	Format   string // --format=Field[%[-]width],...
 }
 
-// selected is a field with the width and alignment --format asked for.
-type selected[R any] struct {
-	field[R]
+// Selected is a field with the width and alignment --format asked for.
+type Selected[R any] struct {
+	Field[R]
 	width int  // 0: fit the content
 	left  bool // "%-N": left-justified
 }
 
-// selectFields resolves --format against the available fields; an empty
+// SelectFields resolves --format against the available fields; an empty
 // format selects defaults (names of fields, in order).
-func selectFields[R any](all []field[R], format string, defaults []string) ([]selected[R], error) {
+func SelectFields[R any](all []Field[R], format string, defaults []string) ([]Selected[R], error) {
 	specs := defaults
 	if strings.TrimSpace(format) != "" {
 		specs = strings.Split(format, ",")
 	}
-	var out []selected[R]
+	var out []Selected[R]
 	for _, spec := range specs {
 		spec = strings.TrimSpace(spec)
 		if spec == "" {
 			continue
 		}
 		name, width, _ := strings.Cut(spec, "%")
-		s := selected[R]{}
+		s := Selected[R]{}
 		if width != "" {
 			s.left = strings.HasPrefix(width, "-")
 			n, err := strconv.Atoi(strings.TrimPrefix(width, "-"))
@@ -56,11 +56,11 @@ func selectFields[R any](all []field[R], format string, defaults []string) ([]se
 			}
 			s.width = n
 		}
-		f, ok := lookupField(all, name)
+		f, ok := LookupField(all, name)
 		if !ok {
 			return nil, fmt.Errorf("parse --format: unknown field %q (fields: %s)", name, fieldNames(all))
 		}
-		s.field = f
+		s.Field = f
 		out = append(out, s)
 	}
 	if len(out) == 0 {
@@ -69,22 +69,24 @@ func selectFields[R any](all []field[R], format string, defaults []string) ([]se
 	return out, nil
 }
 
-func lookupField[R any](all []field[R], name string) (field[R], bool) {
+// LookupField finds a field by name (case-insensitively, sacct aliases
+// included).
+func LookupField[R any](all []Field[R], name string) (Field[R], bool) {
 	for _, f := range all {
 		if strings.EqualFold(f.Name, name) {
 			return f, true
 		}
 	}
 	if alias, ok := fieldAliases[strings.ToLower(name)]; ok {
-		return lookupField(all, alias)
+		return LookupField(all, alias)
 	}
-	return field[R]{}, false
+	return Field[R]{}, false
 }
 
 // fieldAliases accepts sacct's field names where ours differ.
 var fieldAliases = map[string]string{"jobid": "Job", "jobidraw": "Job", "consumedenergy": "EnergyRaw", "consumedenergyraw": "EnergyRaw"}
 
-func fieldNames[R any](all []field[R]) string {
+func fieldNames[R any](all []Field[R]) string {
 	names := make([]string, len(all))
 	for i, f := range all {
 		names[i] = f.Name
@@ -92,10 +94,10 @@ func fieldNames[R any](all []field[R]) string {
 	return strings.Join(names, ",")
 }
 
-// writeTable prints rows the way sacct does: a right-justified table with a
+// WriteTable prints rows the way sacct does: a right-justified table with a
 // dashed rule under the header (or, with Parsable, '|'-separated values).
 // A column with an explicit width truncates longer values, ending them in '+'.
-func writeTable[R any](w io.Writer, cols []selected[R], rows []R, m outputMode) error {
+func WriteTable[R any](w io.Writer, cols []Selected[R], rows []R, m OutputMode) error {
 	cells := make([][]string, 0, len(rows)+1)
 	if !m.NoHeader {
 		hdr := make([]string, len(cols))
@@ -146,7 +148,7 @@ func writeTable[R any](w io.Writer, cols []selected[R], rows []R, m outputMode) 
 	return err
 }
 
-func columnWidths[R any](cols []selected[R], cells [][]string) []int {
+func columnWidths[R any](cols []Selected[R], cells [][]string) []int {
 	widths := make([]int, len(cols))
 	for i, c := range cols {
 		if c.width > 0 {
@@ -180,8 +182,8 @@ func pad(v string, width int, left bool) string {
 	return strings.Repeat(" ", n) + v
 }
 
-// writeJSON prints v as indented JSON.
-func writeJSON(w io.Writer, v any) error {
+// WriteJSON prints v as indented JSON.
+func WriteJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
@@ -190,7 +192,7 @@ func writeJSON(w io.Writer, v any) error {
 	return nil
 }
 
-// fmtFloat prints a number with a fixed number of decimals.
-func fmtFloat(v float64, decimals int) string {
+// FmtFloat prints a number with a fixed number of decimals.
+func FmtFloat(v float64, decimals int) string {
 	return strconv.FormatFloat(v, 'f', decimals, 64)
 }

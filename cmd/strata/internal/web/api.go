@@ -1,15 +1,16 @@
-package main
+package web
 
 import (
 	"net/http"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/report"
 	"github.com/strata-hpc/strata/db"
 )
 
 // The JSON API returns the documents of the CLI's --json output, so a
 // script can use either.
 
-func (s *webServer) apiEnergy(w http.ResponseWriter, r *http.Request) {
+func (s *server) apiEnergy(w http.ResponseWriter, r *http.Request) {
 	wq, err := s.parseWebQuery(r, "user")
 	if err != nil {
 		s.fail(w, r, http.StatusBadRequest, err)
@@ -21,12 +22,12 @@ func (s *webServer) apiEnergy(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	sortEnergyRows(rows)
-	s.writeAPI(w, energyReport{Window: reportWindow{a.Filter.From, a.Filter.To}, By: a.By,
-		Factors: s.cfg.Factors, Rows: energyOutputs(rows, s.cfg.Factors)})
+	report.SortEnergyRows(rows)
+	s.writeAPI(w, report.EnergyDoc{Window: report.Window{Start: a.Filter.From, End: a.Filter.To}, By: a.By,
+		Factors: s.cfg.Factors, Rows: report.EnergyOutputs(rows, s.cfg.Factors)})
 }
 
-func (s *webServer) apiUsage(w http.ResponseWriter, r *http.Request) {
+func (s *server) apiUsage(w http.ResponseWriter, r *http.Request) {
 	wq, err := s.parseWebQuery(r, "user")
 	if err != nil {
 		s.fail(w, r, http.StatusBadRequest, err)
@@ -42,10 +43,10 @@ func (s *webServer) apiUsage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	s.writeAPI(w, usageReport{Window: reportWindow{a.Filter.From, a.Filter.To}, By: a.By, Rows: usageOutputs(rows)})
+	s.writeAPI(w, report.UsageDoc{Window: report.Window{Start: a.Filter.From, End: a.Filter.To}, By: a.By, Rows: report.UsageOutputs(rows)})
 }
 
-func (s *webServer) apiDecisions(w http.ResponseWriter, r *http.Request) {
+func (s *server) apiDecisions(w http.ResponseWriter, r *http.Request) {
 	wq, err := s.parseWebQuery(r, "")
 	if err != nil {
 		s.fail(w, r, http.StatusBadRequest, err)
@@ -60,10 +61,10 @@ func (s *webServer) apiDecisions(w http.ResponseWriter, r *http.Request) {
 	if rows == nil {
 		rows = []db.DecisionRow{}
 	}
-	s.writeAPI(w, decisionReport{Window: reportWindow{a.Filter.From, a.Filter.To}, Rows: rows})
+	s.writeAPI(w, report.DecisionDoc{Window: report.Window{Start: a.Filter.From, End: a.Filter.To}, Rows: rows})
 }
 
-func (s *webServer) apiJob(w http.ResponseWriter, r *http.Request) {
+func (s *server) apiJob(w http.ResponseWriter, r *http.Request) {
 	if jr, ok := s.loadJob(w, r); ok {
 		s.writeAPI(w, jr)
 	}
@@ -71,7 +72,7 @@ func (s *webServer) apiJob(w http.ResponseWriter, r *http.Request) {
 
 // loadJob reads the job named by the request path for a page or the API,
 // answering 400 or 500 itself when it cannot.
-func (s *webServer) loadJob(w http.ResponseWriter, r *http.Request) (db.JobReport, bool) {
+func (s *server) loadJob(w http.ResponseWriter, r *http.Request) (db.JobReport, bool) {
 	id, err := pathJobID(r)
 	if err != nil {
 		s.fail(w, r, http.StatusBadRequest, err)

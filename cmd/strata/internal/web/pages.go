@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"html/template"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/report"
 	"github.com/strata-hpc/strata/db"
 )
 
@@ -40,7 +41,7 @@ func isNumeric(v string) bool {
 	return err == nil
 }
 
-func buildTable[R any](id, caption string, cols []selected[R], rows []R, href func(R) string) webTable {
+func buildTable[R any](id, caption string, cols []report.Selected[R], rows []R, href func(R) string) webTable {
 	t := webTable{ID: id, Caption: caption, Empty: "No data in this window."}
 	for _, c := range cols {
 		t.Cols = append(t.Cols, webCol{Name: c.Name, Header: c.Header})
@@ -65,11 +66,11 @@ func buildTable[R any](id, caption string, cols []selected[R], rows []R, href fu
 	return t
 }
 
-func mustSelect[R any](all []field[R], names ...string) []selected[R] {
-	var out []selected[R]
+func mustSelect[R any](all []report.Field[R], names ...string) []report.Selected[R] {
+	var out []report.Selected[R]
 	for _, n := range names {
-		if f, ok := lookupField(all, n); ok {
-			out = append(out, selected[R]{field: f})
+		if f, ok := report.LookupField(all, n); ok {
+			out = append(out, report.Selected[R]{Field: f})
 		}
 	}
 	return out
@@ -89,8 +90,8 @@ type seriesChart struct {
 type overviewData struct {
 	Title    string
 	Query    webQuery
-	Window   reportWindow
-	Total    energyOut
+	Window   report.Window
+	Total    report.EnergyOut
 	HasTotal bool
 	Step     string
 	Chart    seriesChart
@@ -98,19 +99,19 @@ type overviewData struct {
 	Stale    string // non-empty: the rollups lag behind the GPU activity
 }
 
-func (s *webServer) overview(w http.ResponseWriter, r *http.Request) {
+func (s *server) overview(w http.ResponseWriter, r *http.Request) {
 	wq, err := s.parseWebQuery(r, "")
 	if err != nil {
 		s.fail(w, r, http.StatusBadRequest, err)
 		return
 	}
 	ctx, f, a := r.Context(), s.cfg.Factors, wq.Args
-	energy := func(by ...db.ReportDim) ([]energyOut, error) {
+	energy := func(by ...db.ReportDim) ([]report.EnergyOut, error) {
 		rows, err := s.cfg.Source.EnergyReport(ctx, db.EnergyQuery{ReportFilter: a.Filter, By: by, Location: a.Loc})
-		sortEnergyRows(rows)
-		return energyOutputs(rows, f), err
+		report.SortEnergyRows(rows)
+		return report.EnergyOutputs(rows, f), err
 	}
-	d := overviewData{Title: "GPU energy", Query: wq, Window: reportWindow{a.Filter.From, a.Filter.To}, Step: "hour"}
+	d := overviewData{Title: "GPU energy", Query: wq, Window: report.Window{Start: a.Filter.From, End: a.Filter.To}, Step: "hour"}
 	if a.Filter.To.Sub(a.Filter.From) > 3*24*time.Hour {
 		d.Step = "day"
 	}
@@ -129,7 +130,7 @@ func (s *webServer) overview(w http.ResponseWriter, r *http.Request) {
 	if len(total) > 0 {
 		d.Total, d.HasTotal = total[0], true
 	}
-	d.Stale = staleness(ctx, s.cfg.Source, a.Filter.To, a.Loc)
+	d.Stale = report.Staleness(ctx, s.cfg.Source, a.Filter.To, a.Loc)
 	d.Chart = chartOf(d.Step, series, a.Filter.From, a.Filter.To, a.Loc)
 	d.Tables = s.overviewTables(wq, d.Step, series, users, accounts, idleJobs(jobs, 10), decisions)
 	s.render(w, r, http.StatusOK, "overview", d)
@@ -137,10 +138,10 @@ func (s *webServer) overview(w http.ResponseWriter, r *http.Request) {
 
 // chartOf lays the series on every bucket of the window (zero where
 // nothing ran), so that the chart's time axis spans the window.
-func chartOf(step string, rows []energyOut, from, to time.Time, loc *time.Location) seriesChart {
+func chartOf(step string, rows []report.EnergyOut, from, to time.Time, loc *time.Location) seriesChart {
 	c := seriesChart{Step: step, From: from.Unix(), To: to.Unix(),
 		X: []int64{}, KWh: []float64{}, GPUh: []float64{}, Idle: []float64{}}
-	byBucket := map[int64]energyOut{}
+	byBucket := map[int64]report.EnergyOut{}
 	for _, r := range rows {
 		byBucket[r.Bucket.Unix()] = r
 	}
@@ -165,8 +166,8 @@ func chartOf(step string, rows []energyOut, from, to time.Time, loc *time.Locati
 }
 
 // idleJobs returns the n jobs that wasted the most energy on idle GPUs.
-func idleJobs(jobs []energyOut, n int) []energyOut {
-	var out []energyOut
+func idleJobs(jobs []report.EnergyOut, n int) []report.EnergyOut {
+	var out []report.EnergyOut
 	for _, j := range jobs {
 		if j.IdleEnergyJ > 0 {
 			out = append(out, j)
@@ -184,10 +185,10 @@ func idleJobs(jobs []energyOut, n int) []energyOut {
 	return out
 }
 
-func (s *webServer) overviewTables(wq webQuery, step string, series, users, accounts, idle []energyOut,
+func (s *server) overviewTables(wq webQuery, step string, series, users, accounts, idle []report.EnergyOut,
 	decisions []db.DecisionRow) []webTable {
 	f, loc := s.cfg.Factors, s.cfg.Location
-	all := energyFields(f, loc)
+	all := report.EnergyFields(f, loc)
 	figures := []string{"Jobs", "GPUHours", "Energy", "EnergyRaw", "MeanUtil", "IdleEnergy", "IdlePct"}
 	if f.CostPerKWh > 0 {
 		figures = append(figures, "Cost")
@@ -195,25 +196,25 @@ func (s *webServer) overviewTables(wq webQuery, step string, series, users, acco
 	if f.CO2KgPerKWh > 0 {
 		figures = append(figures, "CO2")
 	}
-	jobHref := func(r energyOut) string { return "/job/" + strconv.FormatInt(r.Job, 10) }
+	jobHref := func(r report.EnergyOut) string { return "/job/" + strconv.FormatInt(r.Job, 10) }
 	// Users and accounts link to the overview filtered on them.
-	filtered := func(key string, value func(energyOut) string) func(energyOut) string {
-		return func(r energyOut) string {
+	filtered := func(key string, value func(report.EnergyOut) string) func(report.EnergyOut) string {
+		return func(r report.EnergyOut) string {
 			v := url.Values{"start": {wq.Start}, "end": {wq.End}, key: {value(r)}}
 			return "/?" + v.Encode()
 		}
 	}
-	userHref := filtered("user", func(r energyOut) string { return r.User })
-	accountHref := filtered("account", func(r energyOut) string { return r.Account })
+	userHref := filtered("user", func(r report.EnergyOut) string { return r.User })
+	accountHref := filtered("account", func(r report.EnergyOut) string { return r.Account })
 	return []webTable{
 		buildTable("users", "Energy by user", mustSelect(all, append([]string{"User"}, figures...)...), users, userHref),
 		buildTable("accounts", "Energy by account", mustSelect(all, append([]string{"Account"}, figures...)...), accounts, accountHref),
 		buildTable("idle", "Idle-GPU waste: jobs with the most energy on allocated GPUs below 5 % utilization",
 			mustSelect(all, "Job", "JobName", "User", "GPUHours", "Energy", "IdleGPUHours", "IdleEnergy", "IdlePct"), idle, jobHref),
 		buildTable("decisions", "Planner decisions by action and reason",
-			mustSelect(decisionFields(loc), decisionDefaults...), decisions, nil),
+			mustSelect(report.DecisionFields(loc), report.DecisionDefaults...), decisions, nil),
 		buildTable("series", "Energy and GPU-hours over time (chart data)",
-			mustSelect(all, dimField(db.ReportDim(step)), "Jobs", "GPUHours", "Energy", "IdleEnergy"), series, nil),
+			mustSelect(all, report.DimField(db.ReportDim(step)), "Jobs", "GPUHours", "Energy", "IdleEnergy"), series, nil),
 	}
 }
 
@@ -231,22 +232,22 @@ type jobChart struct {
 	Power []float64 `json:"power"`
 }
 
-func (s *webServer) jobPage(w http.ResponseWriter, r *http.Request) {
+func (s *server) jobPage(w http.ResponseWriter, r *http.Request) {
 	jr, ok := s.loadJob(w, r)
 	if !ok {
 		return
 	}
 	loc := s.cfg.Location
-	ts := func(t time.Time) string { return fmtBucket(t, loc, "2006-01-02 15:04:05") }
+	ts := func(t time.Time) string { return report.FmtBucket(t, loc, "2006-01-02 15:04:05") }
 	d := jobData{Title: "Job " + strconv.FormatInt(jr.Job, 10), Job: jr,
 		Chart: jobChart{X: []int64{}, Util: []float64{}, Power: []float64{}}}
 	d.Facts = [][2]string{{"Name", jr.Name}, {"User", jr.User}, {"Account", jr.Account},
 		{"Partition", jr.Partition}, {"Submitted", ts(jr.Submit)}, {"Started", ts(jr.Start)}, {"Ended", ts(jr.End)}}
 	if !jr.Start.IsZero() && !jr.Submit.IsZero() {
-		d.Facts = append(d.Facts, [2]string{"Waited", fmtDuration(jr.Start.Sub(jr.Submit).Seconds())})
+		d.Facts = append(d.Facts, [2]string{"Waited", report.FmtDuration(jr.Start.Sub(jr.Submit).Seconds())})
 	}
 	if !jr.End.IsZero() && !jr.Start.IsZero() {
-		d.Facts = append(d.Facts, [2]string{"Ran", fmtDuration(jr.End.Sub(jr.Start).Seconds())})
+		d.Facts = append(d.Facts, [2]string{"Ran", report.FmtDuration(jr.End.Sub(jr.Start).Seconds())})
 	}
 	for _, p := range jr.Series {
 		d.Chart.X = append(d.Chart.X, p.T.Unix())
@@ -257,27 +258,27 @@ func (s *webServer) jobPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, "job", d)
 }
 
-func (s *webServer) jobTables(jr db.JobReport) []webTable {
+func (s *server) jobTables(jr db.JobReport) []webTable {
 	loc := s.cfg.Location
-	ts := func(t time.Time) string { return fmtBucket(t, loc, "2006-01-02T15:04:05") }
-	totals := energyOutputs([]db.EnergyRow{jr.Totals}, s.cfg.Factors)
-	gpuCols := []field[db.JobGPUSpan]{
-		{"Node", "Node", func(g db.JobGPUSpan) string { return g.Host }},
-		{"UUID", "GPU UUID", func(g db.JobGPUSpan) string { return g.UUID }},
-		{"From", "From", func(g db.JobGPUSpan) string { return ts(g.From) }},
-		{"To", "To", func(g db.JobGPUSpan) string { return ts(g.To) }},
+	ts := func(t time.Time) string { return report.FmtBucket(t, loc, "2006-01-02T15:04:05") }
+	totals := report.EnergyOutputs([]db.EnergyRow{jr.Totals}, s.cfg.Factors)
+	gpuCols := []report.Field[db.JobGPUSpan]{
+		{Name: "Node", Header: "Node", Value: func(g db.JobGPUSpan) string { return g.Host }},
+		{Name: "UUID", Header: "GPU UUID", Value: func(g db.JobGPUSpan) string { return g.UUID }},
+		{Name: "From", Header: "From", Value: func(g db.JobGPUSpan) string { return ts(g.From) }},
+		{Name: "To", Header: "To", Value: func(g db.JobGPUSpan) string { return ts(g.To) }},
 	}
-	decCols := []field[db.JobDecision]{
-		{"Cycle", "Cycle", func(d db.JobDecision) string { return strconv.FormatInt(d.Cycle, 10) }},
-		{"At", "At", func(d db.JobDecision) string { return ts(d.At) }},
-		{"Action", "Action", func(d db.JobDecision) string { return d.Action }},
-		{"Reason", "Reason", func(d db.JobDecision) string { return d.Reason }},
-		{"Detail", "Outcome / detail", func(d db.JobDecision) string { return d.Detail }},
+	decCols := []report.Field[db.JobDecision]{
+		{Name: "Cycle", Header: "Cycle", Value: func(d db.JobDecision) string { return strconv.FormatInt(d.Cycle, 10) }},
+		{Name: "At", Header: "At", Value: func(d db.JobDecision) string { return ts(d.At) }},
+		{Name: "Action", Header: "Action", Value: func(d db.JobDecision) string { return d.Action }},
+		{Name: "Reason", Header: "Reason", Value: func(d db.JobDecision) string { return d.Reason }},
+		{Name: "Detail", Header: "Outcome / detail", Value: func(d db.JobDecision) string { return d.Detail }},
 	}
-	pointCols := []field[db.JobPoint]{
-		{"Time", "Time", func(p db.JobPoint) string { return ts(p.T) }},
-		{"Util", "MeanUtil(%)", func(p db.JobPoint) string { return fmtPct(p.UtilGPU) }},
-		{"Power", "Power(W)", func(p db.JobPoint) string { return fmtFloat(p.PowerW, 1) }},
+	pointCols := []report.Field[db.JobPoint]{
+		{Name: "Time", Header: "Time", Value: func(p db.JobPoint) string { return ts(p.T) }},
+		{Name: "Util", Header: "MeanUtil(%)", Value: func(p db.JobPoint) string { return report.FmtPct(p.UtilGPU) }},
+		{Name: "Power", Header: "Power(W)", Value: func(p db.JobPoint) string { return report.FmtFloat(p.PowerW, 1) }},
 	}
 	figures := []string{"GPUHours", "Energy", "EnergyRaw", "MeanUtil", "IdleGPUHours", "IdleEnergy", "IdlePct"}
 	if s.cfg.Factors.CostPerKWh > 0 {
@@ -287,7 +288,7 @@ func (s *webServer) jobTables(jr db.JobReport) []webTable {
 		figures = append(figures, "CO2")
 	}
 	return []webTable{
-		buildTable("energy", "Energy", mustSelect(energyFields(s.cfg.Factors, loc), figures...), totals, nil),
+		buildTable("energy", "Energy", mustSelect(report.EnergyFields(s.cfg.Factors, loc), figures...), totals, nil),
 		buildTable("gpus", "GPUs held", mustSelect(gpuCols, "Node", "UUID", "From", "To"), jr.GPUs, nil),
 		buildTable("decisions", "What the planner decided and why",
 			mustSelect(decCols, "Cycle", "At", "Action", "Reason", "Detail"), jr.Decisions, nil),
@@ -296,11 +297,11 @@ func (s *webServer) jobTables(jr db.JobReport) []webTable {
 	}
 }
 
-func (s *webServer) funcs() template.FuncMap {
+func (s *server) funcs() template.FuncMap {
 	return template.FuncMap{
-		"kwh":  fmtKWh,
-		"gpuh": fmtGPUh,
-		"pct":  fmtPct,
-		"ts":   func(t time.Time) string { return fmtBucket(t, s.cfg.Location, "2006-01-02 15:04") },
+		"kwh":  report.FmtKWh,
+		"gpuh": report.FmtGPUh,
+		"pct":  report.FmtPct,
+		"ts":   func(t time.Time) string { return report.FmtBucket(t, s.cfg.Location, "2006-01-02 15:04") },
 	}
 }

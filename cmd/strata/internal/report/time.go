@@ -1,7 +1,8 @@
-package main
+package report
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -28,12 +29,12 @@ var absLayouts = []string{
 	"01/02/06", "01/02/2006",
 }
 
-// parseSlurmTime parses a time as sacct's -S/-E do, relative to now in loc:
+// ParseTime parses a time as sacct's -S/-E do, relative to now in loc:
 // YYYY-MM-DD[THH:MM[:SS]], MM/DD[/YY], HH:MM[:SS] (today), now,
 // now-7days / now+2hours (units: seconds, minutes, hours, days, weeks; the
 // default is seconds), today and midnight (00:00 today), noon, yesterday,
 // tomorrow. RFC 3339 with a zone is accepted too.
-func parseSlurmTime(s string, now time.Time, loc *time.Location) (time.Time, error) {
+func ParseTime(s string, now time.Time, loc *time.Location) (time.Time, error) {
 	v := strings.ToLower(strings.TrimSpace(s))
 	now = now.In(loc)
 	midnight := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
@@ -81,4 +82,34 @@ func parseSlurmTime(s string, now time.Time, loc *time.Location) (time.Time, err
 		}
 	}
 	return time.Time{}, fmt.Errorf("parse time %q: want YYYY-MM-DD[THH:MM[:SS]], HH:MM[:SS], now[-N{minutes|hours|days|weeks}], today or midnight", s)
+}
+
+// LoadZone loads a --timezone value. "Local" is resolved to the IANA name
+// of the local zone (from TZ or the /etc/localtime link) because Postgres
+// cuts day buckets by name: an abbreviation such as "EST" has no DST.
+func LoadZone(name string) (*time.Location, error) {
+	if name == "" || name == "Local" {
+		for _, cand := range []string{os.Getenv("TZ"), localtimeLink()} {
+			if l, err := time.LoadLocation(strings.TrimPrefix(cand, ":")); err == nil && cand != "" {
+				return l, nil
+			}
+		}
+		return time.Local, nil
+	}
+	l, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, fmt.Errorf("parse --timezone: %w", err)
+	}
+	return l, nil
+}
+
+func localtimeLink() string {
+	p, err := os.Readlink("/etc/localtime")
+	if err != nil {
+		return ""
+	}
+	if _, name, ok := strings.Cut(p, "zoneinfo/"); ok {
+		return name
+	}
+	return ""
 }

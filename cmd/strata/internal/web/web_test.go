@@ -1,6 +1,7 @@
-package main
+package web
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -15,12 +16,16 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/rs/zerolog"
+
+	"github.com/strata-hpc/strata/cmd/strata/internal/report"
+	"github.com/strata-hpc/strata/cmd/strata/internal/report/reporttest"
+	"github.com/strata-hpc/strata/db"
 )
 
-// newTestWeb serves demoFake with a fixed clock just after the demo.
-func newTestWeb(t *testing.T, users htpasswd) *httptest.Server {
+// newTestWeb serves src with a fixed clock just after the demo window.
+func newTestWeb(t *testing.T, src report.Source, users Htpasswd) *httptest.Server {
 	t.Helper()
-	h, err := newWebServer(webConfig{Source: demoFake(), Location: time.UTC, Factors: energyFactors{Currency: "EUR"}, Log: zerolog.Nop(), Users: users,
+	h, err := New(Config{Source: src, Location: time.UTC, Factors: report.EnergyFactors{Currency: "EUR"}, Log: zerolog.Nop(), Users: users,
 		Now: func() time.Time { return time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC) }})
 	if err != nil {
 		t.Fatal(err)
@@ -70,9 +75,33 @@ func tableRows(t *testing.T, page, id string) string {
 	return b.String()
 }
 
+// demoQuery is the demo window in UTC as `strata report` would make it.
+func demoQuery(by []db.ReportDim, m report.OutputMode) report.Query {
+	return report.Query{Filter: db.ReportFilter{From: reporttest.DemoStart, To: reporttest.DemoEnd}, By: by, Mode: m, Loc: time.UTC}
+}
+
+// cli prints what `strata report energy|decisions -P -n --format=format`
+// prints for q over src (the command hands its flags to these functions).
+func cli(t *testing.T, src report.Source, kind string, q report.Query) string {
+	t.Helper()
+	var out bytes.Buffer
+	open := func() (report.Source, func(), error) { return src, func() {}, nil }
+	var err error
+	if kind == "decisions" {
+		err = report.Decisions(context.Background(), &out, open, q)
+	} else {
+		err = report.Energy(context.Background(), &out, open, q, report.EnergyFactors{Currency: "EUR"}, zerolog.Nop())
+	}
+	if err != nil {
+		t.Fatalf("report %s: %v", kind, err)
+	}
+	return out.String()
+}
+
 // The page's tables show exactly what the CLI prints for the same window.
 func TestOverviewMatchesCLI(t *testing.T) {
-	srv := newTestWeb(t, nil)
+	src := reporttest.Demo()
+	srv := newTestWeb(t, src, nil)
 	code, hdr, page := get(t, srv.URL+"/?start=2026-11-20T22:00&end=2026-11-21T03:00")
 	if code != 200 {
 		t.Fatalf("GET / = %d: %s", code, page)
@@ -80,16 +109,22 @@ func TestOverviewMatchesCLI(t *testing.T) {
 	if csp := hdr.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") {
 		t.Errorf("CSP %q does not restrict scripts to the server", csp)
 	}
+	bare := func(format string) report.OutputMode {
+		return report.OutputMode{Parsable: true, NoHeader: true, Format: format}
+	}
 	figures := "Jobs,GPUHours,Energy,EnergyRaw,MeanUtil,IdleEnergy,IdlePct"
-	for _, tc := range []struct{ table, args string }{
-		{"users", "report energy -P -n --by user --format=User," + figures},
-		{"accounts", "report energy -P -n --by account --format=Account," + figures},
-		{"series", "report energy -P -n --by hour --format=Hour,Jobs,GPUHours,Energy,IdleEnergy"},
-		{"decisions", "report decisions -P -n"},
+	for _, tc := range []struct {
+		table, kind string
+		q           report.Query
+	}{
+		{"users", "energy", demoQuery([]db.ReportDim{db.DimUser}, bare("User,"+figures))},
+		{"accounts", "energy", demoQuery([]db.ReportDim{db.DimAccount}, bare("Account,"+figures))},
+		{"series", "energy", demoQuery([]db.ReportDim{db.DimHour}, bare("Hour,Jobs,GPUHours,Energy,IdleEnergy"))},
+		{"decisions", "decisions", demoQuery(nil, bare(""))},
 	} {
-		want := run(t, demoFake(), tc.args+" "+demoWindow)
-		if d := cmp.Diff(want, tableRows(t, page, tc.table)); d != "" {
-			t.Errorf("table %s vs strata %s (-cli +page):\n%s", tc.table, tc.args, d)
+		want := cli(t, src, tc.kind, tc.q)
+		if d := cmp.Diff(want, tableRows(t, page, tc.table)); d != "" || want == "" {
+			t.Errorf("table %s vs strata report %s %+v (-cli +page):\n%s", tc.table, tc.kind, tc.q.Mode, d)
 		}
 	}
 	if got, want := tableRows(t, page, "idle"), "12|bert|bob|2.00|0.200|2.00|0.200|100.0\n"; got != want {
@@ -105,25 +140,32 @@ func TestOverviewMatchesCLI(t *testing.T) {
 	if strings.Contains(page, "http://") || strings.Contains(page, "https://") {
 		t.Errorf("page refers to an external URL (must work air-gapped)")
 	}
+	// Every query covered the window, with days and hours cut in the server's zone.
+	for _, q := range src.Queries() {
+		if e, ok := q.(db.EnergyQuery); ok && (!e.From.Equal(reporttest.DemoStart) || !e.To.Equal(reporttest.DemoEnd) || e.Location != time.UTC) {
+			t.Errorf("query %+v, want the demo window in UTC", e)
+		}
+	}
 }
 
 func TestAPIMatchesCLIJSON(t *testing.T) {
-	srv := newTestWeb(t, nil)
+	srv := newTestWeb(t, reporttest.Demo(), nil)
 	_, _, body := get(t, srv.URL+"/api/energy?by=user&by=day&start=2026-11-20T22:00&end=2026-11-21T03:00")
-	var api, cli energyReport
+	var api, cliDoc report.EnergyDoc
 	if err := json.Unmarshal([]byte(body), &api); err != nil {
 		t.Fatalf("decode %s: %v", body, err)
 	}
-	if err := json.Unmarshal([]byte(run(t, demoFake(), "report energy --json --by user,day "+demoWindow)), &cli); err != nil {
+	out := cli(t, reporttest.Demo(), "energy", demoQuery([]db.ReportDim{db.DimUser, db.DimDay}, report.OutputMode{JSON: true}))
+	if err := json.Unmarshal([]byte(out), &cliDoc); err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(cli, api); d != "" || len(api.Rows) != 3 {
+	if d := cmp.Diff(cliDoc, api); d != "" || len(api.Rows) != 3 {
 		t.Errorf("api vs cli (-cli +api), %d rows:\n%s", len(api.Rows), d)
 	}
 }
 
 func TestJobPageAndErrors(t *testing.T) {
-	srv := newTestWeb(t, nil)
+	srv := newTestWeb(t, reporttest.Demo(), nil)
 	code, _, page := get(t, srv.URL+"/job/13")
 	if code != 200 || !strings.Contains(page, "Job 13 <small>gpt</small>") {
 		t.Fatalf("GET /job/13 = %d: %.300s", code, page)
@@ -139,7 +181,7 @@ func TestJobPageAndErrors(t *testing.T) {
 		want         int
 	}{
 		{"GET", "/job/999", 404}, {"GET", "/job/abc", 400}, {"GET", "/api/job/999", 404},
-		{"GET", "/?start=yesterday-ish", 400}, {"GET", "/api/energy?by=team", 400},
+		{"GET", "/?start=yesterday-ish", 400}, {"GET", "/api/energy?by=team", 400}, {"GET", "/api/usage?by=node", 400},
 		{"POST", "/", 405}, {"DELETE", "/api/energy", 405}, {"GET", "/nope", 404},
 		{"GET", "/static/uPlot.iife.min.js", 200}, {"GET", "/static/charts.js", 200}, {"HEAD", "/", 200},
 	} {
@@ -156,7 +198,7 @@ func TestJobPageAndErrors(t *testing.T) {
 }
 
 func TestBasicAuth(t *testing.T) {
-	h, err := hashPassword("correct horse")
+	h, err := HashPassword("correct horse")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,15 +206,15 @@ func TestBasicAuth(t *testing.T) {
 	if err := os.WriteFile(path, []byte("# admins\nalice:"+h+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readHtpasswd(path); err == nil {
+	if _, err := ReadHtpasswd(path); err == nil {
 		t.Errorf("a group-readable auth file was accepted")
 	}
 	os.Chmod(path, 0o600)
-	users, err := readHtpasswd(path)
+	users, err := ReadHtpasswd(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := newTestWeb(t, users)
+	srv := newTestWeb(t, reporttest.Demo(), users)
 	for _, tc := range []struct {
 		user, pass string
 		want       int
@@ -192,25 +234,15 @@ func TestBasicAuth(t *testing.T) {
 	}
 }
 
-// staleFake's rollups stop at 23:00 while GPUs ran until 03:00.
-type staleFake struct{ *fakeSource }
-
-func (staleFake) ReportFreshness(context.Context) (time.Time, time.Time, error) {
-	return time.Date(2026, 11, 20, 23, 0, 0, 0, time.UTC), time.Date(2026, 11, 21, 3, 0, 0, 0, time.UTC), nil
-}
-
 func TestStaleRollupsAreShown(t *testing.T) {
+	stale := reporttest.Stale{Source: reporttest.Demo(),
+		RolledUp: time.Date(2026, 11, 20, 23, 0, 0, 0, time.UTC), Activity: time.Date(2026, 11, 21, 3, 0, 0, 0, time.UTC)}
 	for _, tc := range []struct {
-		src  reportSource
+		src  report.Source
 		want bool
-	}{{demoFake(), false}, {staleFake{demoFake()}, true}} {
-		h, err := newWebServer(webConfig{Source: tc.src, Location: time.UTC, Log: zerolog.Nop()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := httptest.NewServer(h)
+	}{{reporttest.Demo(), false}, {stale, true}} {
+		srv := newTestWeb(t, tc.src, nil)
 		_, _, page := get(t, srv.URL+"/?start=2026-11-20T22:00&end=2026-11-21T03:00")
-		srv.Close()
 		got := strings.Contains(page, `id="stale">Incomplete: the report rollups reach 2026-11-20 23:00 but GPUs were in use until 2026-11-21 03:00`)
 		if got != tc.want {
 			t.Errorf("%T: stale notice shown = %v, want %v", tc.src, got, tc.want)
@@ -219,25 +251,33 @@ func TestStaleRollupsAreShown(t *testing.T) {
 }
 
 func TestOverviewKeepsFilters(t *testing.T) {
-	srv := newTestWeb(t, nil)
-	_, _, page := get(t, srv.URL+"/?start=2026-11-20T22:00&end=2026-11-21T03:00&user=alice")
+	src := reporttest.Demo()
+	srv := newTestWeb(t, src, nil)
+	_, _, page := get(t, srv.URL+"/?start=2026-11-20T22:00&end=2026-11-21T03:00&user=alice&job=13")
 	for _, s := range []string{`<input type="hidden" name="user" value="alice">`, "only user alice"} {
 		if !strings.Contains(page, s) {
 			t.Errorf("filtered page lacks %q", s)
 		}
 	}
-	if got, want := tableRows(t, page, "users"), "alice|2|32.00|8.800|31680000|87.5|0.000|0.0\n"; got != want {
-		t.Errorf("users table = %q, want %q", got, want)
+	if len(src.Queries()) != 6 {
+		t.Errorf("the overview made %d queries, want 6 (5 energy, 1 decisions)", len(src.Queries()))
+	}
+	for _, q := range src.Queries() {
+		var f db.ReportFilter
+		switch q := q.(type) {
+		case db.EnergyQuery:
+			f = q.ReportFilter
+		case db.DecisionQuery:
+			f = q.ReportFilter
+		}
+		if d := cmp.Diff([]string{"alice"}, f.Users); d != "" || len(f.Jobs) != 1 || f.Jobs[0] != 13 {
+			t.Errorf("query %+v is not filtered on user alice and job 13", q)
+		}
 	}
 }
 
 func TestEmptyDatabasePages(t *testing.T) {
-	h, err := newWebServer(webConfig{Source: &fakeSource{}, Location: time.UTC, Log: zerolog.Nop()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
+	srv := newTestWeb(t, &reporttest.Source{}, nil)
 	code, _, page := get(t, srv.URL+"/")
 	if code != 200 || !strings.Contains(page, "No GPU time recorded in this window.") ||
 		!strings.Contains(page, `"x":[`) || strings.Count(page, "No data in this window.") != 5 {
@@ -251,10 +291,13 @@ func TestEmptyDatabasePages(t *testing.T) {
 
 // Windows longer than three days are charted per day.
 func TestOverviewPerDayForLongWindows(t *testing.T) {
-	srv := newTestWeb(t, nil)
+	src := reporttest.Demo()
+	srv := newTestWeb(t, src, nil)
 	_, _, page := get(t, srv.URL+"/?start=2026-11-15&end=2026-11-22")
-	want := run(t, demoFake(), "report energy -P -n --by day --format=Day,Jobs,GPUHours,Energy,IdleEnergy -S 2026-11-15 -E 2026-11-22 --timezone UTC")
-	if d := cmp.Diff(want, tableRows(t, page, "series")); d != "" || !strings.Contains(page, `{"step":"day"`) {
+	q := demoQuery([]db.ReportDim{db.DimDay}, report.OutputMode{Parsable: true, NoHeader: true, Format: "Day,Jobs,GPUHours,Energy,IdleEnergy"})
+	q.Filter.From, q.Filter.To = time.Date(2026, 11, 15, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
+	want := cli(t, src, "energy", q)
+	if d := cmp.Diff(want, tableRows(t, page, "series")); d != "" || want == "" || !strings.Contains(page, `{"step":"day"`) {
 		t.Errorf("per-day series (-cli +page):\n%s", d)
 	}
 }

@@ -1,0 +1,173 @@
+package collect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/strata-hpc/strata/db"
+	"github.com/strata-hpc/strata/dcgm"
+	"github.com/strata-hpc/strata/planner"
+)
+
+// Config is what `strata collect` is told: the sample source, how GPUs
+// are attributed to jobs, and how samples are batched, spooled and rolled up.
+type Config struct {
+	// Source is exporter, replay, dcgm (build tag dcgm) or nvml (build tag nvml).
+	Source string
+	// Interval is the sampling interval of live sources.
+	Interval time.Duration
+	// ExporterURLs are the dcgm-exporter endpoints (Source exporter).
+	ExporterURLs []string
+	// ReplayFile is the recording to replay (Source replay), at ReplaySpeed
+	// (1: real time, 0: as fast as possible), shifted to end now with
+	// ReplayToNow.
+	ReplayFile  string
+	ReplaySpeed float64
+	ReplayToNow bool
+	// Schedule is a recorded Slurm allocation file that maps the GPUs of a replay.
+	Schedule string
+	// MappingDir is a prolog/epilog GPU→job mapping directory.
+	MappingDir string
+	// Host is the host name recorded for local sources ("": this host).
+	Host string
+	// DCGMAddress is the nv-hostengine address of Source dcgm ("": embedded).
+	DCGMAddress string
+	// BatchSamples and FlushEvery: a batch is written once it holds this
+	// many samples, and at least this often.
+	BatchSamples int
+	FlushEvery   time.Duration
+	// SpoolFile holds batches while Postgres is unreachable, up to SpoolMax bytes.
+	SpoolFile string
+	SpoolMax  int64
+	// RollupEvery is how often per-job energy rollups are refreshed.
+	RollupEvery time.Duration
+	// Cluster is the Slurm cluster name stored with jobs.
+	Cluster string
+	// SlurmSnapshot, when set, attributes GPUs to the running jobs of
+	// Slurm's queue (a slurm.Client's Snapshot), before MappingDir and the
+	// exporter's labels (a replay's Schedule still wins).
+	SlurmSnapshot func(ctx context.Context) (*planner.Snapshot, error)
+}
+
+// ConfigError is a configuration that cannot work (an unknown source, a
+// replay without a recording, a database schema that is not current): the
+// CLI exits with status 2.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// ExitCode is the CLI's exit status for a configuration error.
+func (e *ConfigError) ExitCode() int { return 2 }
+
+// Input is where samples come from, and who holds the GPUs.
+type Input struct {
+	src    dcgm.Source
+	mapper Mapper // nil: samples only
+	paced  bool   // the source keeps its own time (replay)
+	close  func()
+}
+
+// Close releases the sample source.
+func (in *Input) Close() { in.close() }
+
+// OpenInput builds the sample source of cfg and the GPU→job mapper that
+// goes with it.
+func OpenInput(cfg Config) (*Input, error) {
+	in := &Input{close: func() {}}
+	if cfg.SlurmSnapshot != nil {
+		in.mapper = slurmMapper{snapshot: cfg.SlurmSnapshot}
+	}
+	if d := cfg.MappingDir; d != "" && in.mapper == nil {
+		h, err := dcgm.HostOrDefault(cfg.Host)
+		if err != nil {
+			return nil, err
+		}
+		in.mapper = mappingDirMapper{dir: d, host: h}
+	}
+	switch s := cfg.Source; s {
+	case "exporter":
+		src, err := dcgm.NewExporterSource(cfg.ExporterURLs, nil)
+		if err != nil {
+			return nil, &ConfigError{fmt.Errorf("--source exporter: %w", err)}
+		}
+		if in.mapper == nil {
+			in.mapper = exporterJobsMapper{src: src}
+		}
+		in.src = src
+	case "replay":
+		return openReplay(cfg, in)
+	case "dcgm":
+		src, err := dcgm.NewDCGMSource(dcgm.DCGMConfig{Address: cfg.DCGMAddress, Host: cfg.Host})
+		if err != nil {
+			return nil, err
+		}
+		in.src, in.close = src, func() { src.Close() }
+	case "nvml":
+		src, err := dcgm.NewNVMLSource(dcgm.NVMLConfig{Host: cfg.Host})
+		if err != nil {
+			return nil, err
+		}
+		in.src, in.close = src, func() { src.Close() }
+	default:
+		return nil, &ConfigError{fmt.Errorf("--source %q: want exporter, replay, dcgm or nvml", s)}
+	}
+	return in, nil
+}
+
+func openReplay(cfg Config, in *Input) (*Input, error) {
+	if cfg.ReplayFile == "" {
+		return nil, &ConfigError{errors.New("--source replay needs --replay-file")}
+	}
+	rc := dcgm.ReplayConfig{Speed: cfg.ReplaySpeed}
+	if cfg.ReplayToNow {
+		probe, err := dcgm.OpenReplay(cfg.ReplayFile, dcgm.ReplayConfig{})
+		if err != nil {
+			return nil, err
+		}
+		rc.Shift = time.Since(probe.LastTime()).Truncate(time.Second)
+	}
+	src, err := dcgm.OpenReplay(cfg.ReplayFile, rc)
+	if err != nil {
+		return nil, err
+	}
+	if p := cfg.Schedule; p != "" {
+		sched, err := dcgm.ReadSchedule(p)
+		if err != nil {
+			return nil, err
+		}
+		in.mapper = scheduleMapper{sched: sched.Shifted(rc.Shift)}
+	}
+	in.src, in.paced = src, true
+	return in, nil
+}
+
+// Run samples in into st until ctx ends or a finite source is exhausted,
+// then writes what is left and refreshes the rollups of the jobs it saw.
+// An unreachable database only delays the writes (batches are spooled); a
+// schema that is not current stops it at once.
+func Run(ctx context.Context, cfg Config, in *Input, st *db.Store, log zerolog.Logger) error {
+	if err := st.CheckSchema(ctx); errors.Is(err, db.ErrSchemaBehind) || errors.Is(err, db.ErrSchemaAhead) {
+		return &ConfigError{fmt.Errorf("collect: %w", err)}
+	} else if err != nil {
+		log.Warn().Err(err).Msg("database not reachable at start; spooling until it is")
+	}
+	spool, err := db.OpenSpool(cfg.SpoolFile, cfg.SpoolMax)
+	if err != nil {
+		return err
+	}
+	open, err := st.OpenAssignments(ctx, "")
+	if err != nil {
+		log.Warn().Err(err).Msg("cannot load open GPU assignments; starting with none")
+	}
+	co := &collector{src: in.src, mapper: in.mapper, paced: in.paced, store: st, in: db.NewIngester(st, spool),
+		tracker: dcgm.NewTracker(open), log: log, cluster: cfg.Cluster,
+		interval: cfg.Interval, batchSamples: cfg.BatchSamples,
+		flushEvery: cfg.FlushEvery, rollupEvery: cfg.RollupEvery,
+		jobsSent: map[int64]planner.JobState{}, touched: map[int64]bool{}}
+	return co.run(ctx)
+}

@@ -1,0 +1,61 @@
+package collect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/strata-hpc/strata/planner"
+)
+
+const (
+	recording = "../../../../dcgm/testdata/recording.jsonl"
+	schedule  = "../../../../dcgm/testdata/schedule.json"
+)
+
+// OpenInput picks the source and the GPU→job mapper as the flags say; a
+// configuration that cannot work is a ConfigError (exit status 2).
+func TestOpenInput(t *testing.T) {
+	snap := func(context.Context) (*planner.Snapshot, error) { return &planner.Snapshot{}, nil }
+	tests := []struct {
+		name   string
+		cfg    Config
+		mapper string // the mapper's type, "<nil>" for none
+		paced  bool
+		err    string // "" = no error; else the message of a ConfigError
+	}{
+		{"replay with schedule", Config{Source: "replay", ReplayFile: recording, Schedule: schedule}, "collect.scheduleMapper", true, ""},
+		{"schedule wins over slurm", Config{Source: "replay", ReplayFile: recording, Schedule: schedule, SlurmSnapshot: snap},
+			"collect.scheduleMapper", true, ""},
+		{"replay with slurm", Config{Source: "replay", ReplayFile: recording, SlurmSnapshot: snap}, "collect.slurmMapper", true, ""},
+		{"replay, samples only", Config{Source: "replay", ReplayFile: recording}, "<nil>", true, ""},
+		{"exporter labels", Config{Source: "exporter", ExporterURLs: []string{"http://gpu1:9400/metrics"}}, "collect.exporterJobsMapper", false, ""},
+		{"mapping dir over exporter labels", Config{Source: "exporter", ExporterURLs: []string{"http://gpu1:9400/metrics"}, MappingDir: t.TempDir(), Host: "gpu1"},
+			"collect.mappingDirMapper", false, ""},
+		{"slurm over mapping dir", Config{Source: "exporter", ExporterURLs: []string{"http://gpu1:9400/metrics"}, MappingDir: t.TempDir(), SlurmSnapshot: snap},
+			"collect.slurmMapper", false, ""},
+		{"unknown source", Config{Source: "bogus"}, "", false, `--source "bogus": want exporter, replay, dcgm or nvml`},
+		{"replay without recording", Config{Source: "replay"}, "", false, "--source replay needs --replay-file"},
+		{"exporter without targets", Config{Source: "exporter"}, "", false, "--source exporter: exporter source: no targets"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in, err := OpenInput(tt.cfg)
+			if tt.err != "" {
+				var ce *ConfigError
+				if !errors.As(err, &ce) || ce.ExitCode() != 2 || err.Error() != tt.err {
+					t.Fatalf("err = %v (%T), want ConfigError %q", err, err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer in.Close()
+			if got := fmt.Sprintf("%T", in.mapper); got != tt.mapper || in.paced != tt.paced {
+				t.Errorf("mapper %s, paced %v; want %s, %v", got, in.paced, tt.mapper, tt.paced)
+			}
+		})
+	}
+}

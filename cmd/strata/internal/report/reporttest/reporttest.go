@@ -1,0 +1,100 @@
+// Package reporttest gives tests a report.Source of fixed rows. It
+// computes nothing: each energy or usage query gets the rows set for its
+// grouping, whatever its window and filters (the database's semantics are
+// tested in package db against Postgres), and every query is recorded so
+// that tests can check what the CLI or the web page asked for.
+package reporttest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/strata-hpc/strata/db"
+)
+
+// Source is a report.Source of fixed rows.
+type Source struct {
+	// Energy and Usage map a grouping, the query's dimensions joined with
+	// ',' ("" for totals, "user", "user,day"), to the rows returned.
+	Energy map[string][]db.EnergyRow
+	Usage  map[string][]db.UsageRow
+	// Decisions are returned for every decision query.
+	Decisions []db.DecisionRow
+	// Jobs are the job pages; other jobs are not found.
+	Jobs map[int64]db.JobReport
+	// Err, when set, fails every query.
+	Err error
+
+	mu      sync.Mutex
+	queries []any
+}
+
+// Queries returns the queries received, in order: db.EnergyQuery,
+// db.UsageQuery, db.DecisionQuery values and job ids (int64).
+func (s *Source) Queries() []any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.queries)
+}
+
+func (s *Source) record(q any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queries = append(s.queries, q)
+}
+
+// Grouping is the key of Energy and Usage for dimensions by.
+func Grouping(by []db.ReportDim) string {
+	parts := make([]string, len(by))
+	for i, d := range by {
+		parts[i] = string(d)
+	}
+	return strings.Join(parts, ",")
+}
+
+// EnergyReport returns a copy of the rows set for q.By.
+func (s *Source) EnergyReport(_ context.Context, q db.EnergyQuery) ([]db.EnergyRow, error) {
+	s.record(q)
+	return slices.Clone(s.Energy[Grouping(q.By)]), s.Err
+}
+
+// UsageReport returns a copy of the rows set for q.By.
+func (s *Source) UsageReport(_ context.Context, q db.UsageQuery) ([]db.UsageRow, error) {
+	s.record(q)
+	return slices.Clone(s.Usage[Grouping(q.By)]), s.Err
+}
+
+// DecisionReport returns a copy of Decisions.
+func (s *Source) DecisionReport(_ context.Context, q db.DecisionQuery) ([]db.DecisionRow, error) {
+	s.record(q)
+	return slices.Clone(s.Decisions), s.Err
+}
+
+// JobReport returns Jobs[job], or an error wrapping db.ErrNotFound.
+func (s *Source) JobReport(_ context.Context, job int64) (db.JobReport, error) {
+	s.record(job)
+	if s.Err != nil {
+		return db.JobReport{}, s.Err
+	}
+	jr, ok := s.Jobs[job]
+	if !ok {
+		return db.JobReport{}, fmt.Errorf("job report %d: %w", job, db.ErrNotFound)
+	}
+	return jr, nil
+}
+
+// Stale is a Source whose rollups reach RolledUp while GPUs were in use
+// until Activity (the reports warn).
+type Stale struct {
+	*Source
+	RolledUp, Activity time.Time
+}
+
+// ReportFreshness returns RolledUp and Activity.
+func (s Stale) ReportFreshness(context.Context) (time.Time, time.Time, error) {
+	return s.RolledUp, s.Activity, nil
+}

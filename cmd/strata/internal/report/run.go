@@ -1,0 +1,155 @@
+package report
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/strata-hpc/strata/db"
+)
+
+// Query is what a report reads and how it prints it: the window and
+// filters, the grouping, the output mode and the time zone of times and
+// day buckets.
+type Query struct {
+	Filter db.ReportFilter
+	By     []db.ReportDim
+	Mode   OutputMode
+	Loc    *time.Location
+}
+
+// Window is the window echoed in JSON output.
+type Window struct {
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+}
+
+// InputError is invalid input (a --format, a grouping a report does not
+// have): the CLI exits with status 2.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// ExitCode is the CLI's exit status for invalid input.
+func (e *InputError) ExitCode() int { return 2 }
+
+func inputError(err error) error { return &InputError{Err: err} }
+
+// ParseJobIDs reads --jobs values (and the web's job parameters).
+func ParseJobIDs(values []string) ([]int64, error) {
+	var out []int64
+	for _, v := range values {
+		v = strings.TrimSpace(v)
+		if v == "" {
+			continue
+		}
+		id, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || id <= 0 {
+			return nil, fmt.Errorf("parse --jobs %q: want a numeric job id", v)
+		}
+		out = append(out, id)
+	}
+	return out, nil
+}
+
+// EnergyDoc is the JSON document of `report energy --json` and of the
+// web page's /api/energy.
+type EnergyDoc struct {
+	Window  Window         `json:"window"`
+	By      []db.ReportDim `json:"by"`
+	Factors EnergyFactors  `json:"factors"`
+	Rows    []EnergyOut    `json:"rows"`
+}
+
+// Energy prints the energy report of q to w (a table, or JSON with
+// q.Mode.JSON). The source is opened once q is known to be valid; log gets
+// a warning when the rollups lag behind the GPU activity in the window.
+func Energy(ctx context.Context, w io.Writer, open Opener, q Query, f EnergyFactors, log zerolog.Logger) error {
+	cols, err := SelectFields(EnergyFields(f, q.Loc), q.Mode.Format, energyDefaults(q.By, f))
+	if err != nil {
+		return inputError(err)
+	}
+	src, closeSrc, err := open()
+	if err != nil {
+		return err
+	}
+	defer closeSrc()
+	rows, err := src.EnergyReport(ctx, db.EnergyQuery{ReportFilter: q.Filter, By: q.By, Location: q.Loc})
+	if err != nil {
+		return err
+	}
+	if msg := Staleness(ctx, src, q.Filter.To, q.Loc); msg != "" {
+		log.Warn().Msg(msg)
+	}
+	SortEnergyRows(rows)
+	out := EnergyOutputs(rows, f)
+	if q.Mode.JSON {
+		return WriteJSON(w, EnergyDoc{Window: Window{q.Filter.From, q.Filter.To}, By: q.By, Factors: f, Rows: out})
+	}
+	return WriteTable(w, cols, out, q.Mode)
+}
+
+// UsageDoc is the JSON document of `report usage --json`.
+type UsageDoc struct {
+	Window Window         `json:"window"`
+	By     []db.ReportDim `json:"by"`
+	Rows   []UsageOut     `json:"rows"`
+}
+
+// Usage prints the usage report of q to w.
+func Usage(ctx context.Context, w io.Writer, open Opener, q Query) error {
+	if err := db.CheckUsageDims(q.By); err != nil {
+		return inputError(err)
+	}
+	cols, err := SelectFields(usageFields(), q.Mode.Format, usageDefaults(q.By))
+	if err != nil {
+		return inputError(err)
+	}
+	src, closeSrc, err := open()
+	if err != nil {
+		return err
+	}
+	defer closeSrc()
+	rows, err := src.UsageReport(ctx, db.UsageQuery{ReportFilter: q.Filter, By: q.By})
+	if err != nil {
+		return err
+	}
+	out := UsageOutputs(rows)
+	if q.Mode.JSON {
+		return WriteJSON(w, UsageDoc{Window: Window{q.Filter.From, q.Filter.To}, By: q.By, Rows: out})
+	}
+	return WriteTable(w, cols, out, q.Mode)
+}
+
+// DecisionDoc is the JSON document of `report decisions --json`.
+type DecisionDoc struct {
+	Window Window           `json:"window"`
+	Rows   []db.DecisionRow `json:"rows"`
+}
+
+// Decisions prints the planner-decision report of q to w.
+func Decisions(ctx context.Context, w io.Writer, open Opener, q Query) error {
+	cols, err := SelectFields(DecisionFields(q.Loc), q.Mode.Format, DecisionDefaults)
+	if err != nil {
+		return inputError(err)
+	}
+	src, closeSrc, err := open()
+	if err != nil {
+		return err
+	}
+	defer closeSrc()
+	rows, err := src.DecisionReport(ctx, db.DecisionQuery{ReportFilter: q.Filter})
+	if err != nil {
+		return err
+	}
+	if q.Mode.JSON {
+		return WriteJSON(w, DecisionDoc{Window: Window{q.Filter.From, q.Filter.To}, Rows: rows})
+	}
+	return WriteTable(w, cols, rows, q.Mode)
+}
