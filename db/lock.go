@@ -54,8 +54,10 @@ func (s *Store) TryLock(ctx context.Context, name string) (*Lock, bool, error) {
 }
 
 // Check verifies that the lock is still held: its session answers and
-// still owns the lock. Any failure wraps ErrLockLost; the lock is then
-// dropped (its connection closed) and must not be used to write.
+// still owns the lock. Any failure wraps ErrLockLost, also a check that
+// did not answer before ctx ended (a black-holed or stalled Postgres): the
+// lock is then dropped (its connection closed, so that a standby can take
+// it over) and must not be used to write. Give ctx a deadline.
 func (l *Lock) Check(ctx context.Context) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -69,10 +71,10 @@ func (l *Lock) Check(ctx context.Context) error {
 	if err == nil && held {
 		return nil
 	}
-	if ctx.Err() != nil {
-		return fmt.Errorf("check lock %s: %w", l.name, ctx.Err())
-	}
 	l.drop()
+	if ctx.Err() != nil {
+		return fmt.Errorf("check lock %s: %w: no answer in time: %w", l.name, ErrLockLost, ctx.Err())
+	}
 	if err != nil {
 		return fmt.Errorf("check lock %s: %w: %w", l.name, ErrLockLost, interpretError("query", err))
 	}

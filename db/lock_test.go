@@ -3,6 +3,8 @@ package db_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 
 	"github.com/strata-hpc/strata/db"
 	"github.com/strata-hpc/strata/db/dbtest"
+	"github.com/strata-hpc/strata/slurm/slurmtest"
 )
 
 // TestLockOneHolderAndTakeover: two stores (two daemons) on one database;
@@ -86,5 +89,50 @@ func killSessionsHolding(t *testing.T, url, name string) {
 		WHERE locktype = 'advisory' AND ((classid::bigint << 32) | objid::bigint) = $1`, db.LockKey(name)).Scan(&n)
 	if err != nil || n != 1 {
 		t.Fatalf("terminate the holder's session: %d sessions, %v", n, err)
+	}
+}
+
+// TestLockCheckOnABlackHoledPostgres: the network to Postgres drops every
+// packet. Check must give up within its context's deadline and report the
+// lock lost (issue 13.10: it blocked for more than 25 s).
+func TestLockCheckOnABlackHoledPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Postgres (skipped only under -short)")
+	}
+	url := dbtest.URL(t)
+	dbtest.Open(t, url, true)
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := slurmtest.NewProxy(t, fmt.Sprintf("%s:%d", cfg.Host, cfg.Port))
+	st, err := db.Open(context.Background(), db.Config{URL: strings.Replace(url,
+		fmt.Sprintf("%s:%d", cfg.Host, cfg.Port), proxy.Addr(), 1), MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	defer proxy.Down() // first: cut what the black hole keeps waiting
+	l, ok, err := st.TryLock(context.Background(), "black-hole")
+	if err != nil || !ok {
+		t.Fatalf("TryLock: %v %v", ok, err)
+	}
+	proxy.Stall()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	t0 := time.Now()
+	err = l.Check(ctx)
+	if !errors.Is(err, db.ErrLockLost) {
+		t.Errorf("Check on a black-holed connection: %v, want ErrLockLost", err)
+	}
+	if d := time.Since(t0); d > 5*time.Second {
+		t.Errorf("Check took %v with a 300 ms deadline", d)
+	}
+	// The lock is dropped: its connection is closed, and Postgres frees the
+	// lock once that close reaches it (pgx gives up a stalled connection
+	// within 15 s; across a network that drops packets, when TCP keepalive
+	// gives up), so a standby can take over then.
+	if err := l.Check(context.Background()); !errors.Is(err, db.ErrLockLost) {
+		t.Errorf("a dropped lock checks %v, want ErrLockLost", err)
 	}
 }

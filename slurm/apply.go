@@ -23,6 +23,11 @@ type ApplyOptions struct {
 	// Now is the snapshot's time: a begin time Strata set that is still
 	// ahead of it is released when the decision wants none.
 	Now time.Time
+	// Fence, when set, is called right before each write is sent (not in a
+	// dry run): an error (the writer lock is lost) stops the writes, and
+	// this and every later decision are reported not-sent. It fences the
+	// writes of a daemon that lost its lock in the middle of a cycle.
+	Fence func(ctx context.Context) error
 }
 
 // ApplyResult is the outcome for one job. Body is the JSON request body
@@ -65,8 +70,13 @@ func (r ApplyReport) Count(o guard.Outcome) int {
 func (c *Client) Apply(ctx context.Context, decisions []planner.Decision, opts ApplyOptions) (ApplyReport, error) {
 	rep := ApplyReport{DryRun: opts.DryRun}
 	nodes := opts.Nodes
+	var fenced error
 	for _, d := range decisions {
 		if d.Action != planner.ActionUpdate {
+			continue
+		}
+		if fenced != nil {
+			rep.Results = append(rep.Results, skipped(ApplyResult{JobID: d.JobID}, guard.NotSent, "not sent: "+fenced.Error(), nil))
 			continue
 		}
 		if err := ctx.Err(); err != nil {
@@ -79,6 +89,9 @@ func (c *Client) Apply(ctx context.Context, decisions []planner.Decision, opts A
 			}
 		}
 		r := c.applyOne(ctx, d, nodes, opts)
+		if r.Err != nil && errors.Is(r.Err, errFenced) {
+			fenced = r.Err
+		}
 		c.log.Debug().Int64("job_id", r.JobID).Str("outcome", string(r.Outcome)).Str("detail", r.Detail).Msg("apply decision")
 		rep.Results = append(rep.Results, r)
 	}
@@ -119,6 +132,12 @@ func (c *Client) applyOne(ctx context.Context, d planner.Decision, nodes []plann
 	if opts.DryRun {
 		return skipped(res, guard.DryRun, "not sent (dry run)", nil)
 	}
+	if opts.Fence != nil {
+		if err := opts.Fence(ctx); err != nil {
+			err = fmt.Errorf("%w: %w", errFenced, err)
+			return skipped(res, guard.NotSent, "not sent: "+err.Error(), err)
+		}
+	}
 	if err := c.api.updateJob(ctx, d.JobID, u); err != nil {
 		if errors.Is(err, ErrNotPending) {
 			return skipped(res, guard.SkippedNotPending, err.Error(), nil)
@@ -134,6 +153,9 @@ func (c *Client) applyOne(ctx context.Context, d planner.Decision, nodes []plann
 	res.Outcome = guard.Applied
 	return res
 }
+
+// errFenced marks a write stopped by ApplyOptions.Fence.
+var errFenced = errors.New("write fenced (writer lock lost)")
 
 func skipped(r ApplyResult, o guard.Outcome, detail string, err error) ApplyResult {
 	r.Outcome, r.Detail, r.Err = o, detail, err

@@ -199,3 +199,40 @@ func TestAPIErrorKeepsSlurmErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyFencedByTheLock: a writer that loses its lock in the middle of a
+// cycle stops at once (issue 13.10): the write after the failed check and
+// every later one are not sent.
+func TestApplyFencedByTheLock(t *testing.T) {
+	srv, c := recorded(t)
+	calls := 0
+	fence := func(context.Context) error {
+		calls++
+		if calls > 1 {
+			return errors.New("check lock strata-run/testcluster: advisory lock lost")
+		}
+		return nil
+	}
+	ds := []planner.Decision{
+		{JobID: 5, Action: planner.ActionUpdate, Workers: 2, GPUsPerNode: 2, NodeCount: 1, Rank: 1, Priority: 100010},
+		{JobID: 3, Action: planner.ActionUpdate, Workers: 2, GPUsPerNode: 2, NodeCount: 1, Rank: 2, Priority: 100000},
+		{JobID: 99, Action: planner.ActionUpdate, Workers: 1, GPUsPerNode: 1, NodeCount: 1, Rank: 3},
+	}
+	rep, err := c.Apply(context.Background(), ds, slurm.ApplyOptions{Cycle: 9, Fence: fence})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int64]guard.Outcome{}
+	for _, r := range rep.Results {
+		got[r.JobID] = r.Outcome
+	}
+	if diff := cmp.Diff(map[int64]guard.Outcome{5: guard.Applied, 3: guard.NotSent, 99: guard.NotSent}, got); diff != "" {
+		t.Errorf("outcomes (-want +got):\n%s", diff)
+	}
+	if n := len(srv.Writes()); n != 1 {
+		t.Errorf("%d writes reached slurmrestd, want 1 (the one before the lock was lost)", n)
+	}
+	if calls != 2 {
+		t.Errorf("fence checked %d times, want 2 (no check after it failed)", calls)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -12,7 +13,9 @@ import (
 // recovery without stopping the shared slurmrestd other tests use. Down
 // closes the listener (new connections are refused, as when slurmrestd is
 // stopped) and cuts the connections in flight; Up listens again on the same
-// address.
+// address. Stall turns it into a black hole: connections stay open, bytes
+// sent are swallowed, nothing comes back (a network that drops packets).
+// It is plain TCP, so tests put it in front of Postgres too (Addr).
 type Proxy struct {
 	// URL is http://ADDR, to use instead of the real slurmrestd's URL.
 	URL    string
@@ -22,6 +25,33 @@ type Proxy struct {
 	ln     net.Listener
 	conns  map[net.Conn]bool
 	t      testing.TB
+	stall  atomic.Bool
+}
+
+// Addr is the proxy's host:port.
+func (p *Proxy) Addr() string { return p.addr }
+
+// Stall swallows everything from now on, in both directions, without
+// closing anything; Resume forwards again (bytes swallowed are lost).
+func (p *Proxy) Stall() { p.stall.Store(true) }
+
+// Resume ends a Stall.
+func (p *Proxy) Resume() { p.stall.Store(false) }
+
+// copyUnlessStalled copies src to dst, dropping what arrives while stalled.
+func (p *Proxy) copyUnlessStalled(dst io.Writer, src io.Reader) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 && !p.stall.Load() {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 // NewProxy starts a proxy to target ("host:port") on a free local port; it
@@ -94,8 +124,8 @@ func (p *Proxy) pipe(in net.Conn) {
 	p.conns[in], p.conns[out] = true, true
 	p.mu.Unlock()
 	done := make(chan struct{}, 2)
-	go func() { _, _ = io.Copy(out, in); done <- struct{}{} }()
-	go func() { _, _ = io.Copy(in, out); done <- struct{}{} }()
+	go func() { p.copyUnlessStalled(out, in); done <- struct{}{} }()
+	go func() { p.copyUnlessStalled(in, out); done <- struct{}{} }()
 	<-done
 	in.Close()
 	out.Close()

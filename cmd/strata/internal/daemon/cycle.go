@@ -111,12 +111,17 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 		return fail("database", err)
 	}
 	if st != nil {
-		if status, err := d.lead(ctx, st, snap.Cluster); status != cycleOK || err != nil {
+		lctx, cancel := d.dbContext(ctx)
+		status, err := d.lead(lctx, st, snap.Cluster)
+		cancel()
+		if status != cycleOK || err != nil {
 			return res, status, err
 		}
 	}
 	scoped, inScope := d.opts.Scope.apply(snap)
-	counts, id, err := d.history(ctx, st, scoped)
+	hctx, cancel := d.dbContext(ctx)
+	counts, id, err := d.history(hctx, st, scoped)
+	cancel()
 	if err != nil {
 		if d.opts.Enforce {
 			return fail("database", err)
@@ -137,10 +142,22 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 	jobs := jobIndex(scoped)
 	verdicts := guard.Plan(plan, jobs, counts, snap.Now, d.opts.Guard)
 	res.Verdicts = verdicts
+	var fence func(context.Context) error
 	if d.opts.Enforce {
-		if err := d.lock.Check(ctx); err != nil {
+		lctx, cancel := d.dbContext(ctx)
+		err := d.lock.Check(lctx)
+		cancel()
+		if err != nil {
 			d.loseLock()
 			return fail("lock", err)
+		}
+		// Every write re-checks the lock: a daemon that loses it in the
+		// middle of a cycle stops writing at once, not a cycle later.
+		lock := d.lock
+		fence = func(ctx context.Context) error {
+			fctx, cancel := d.dbContext(ctx)
+			defer cancel()
+			return lock.Check(fctx)
 		}
 	}
 	var rep slurm.ApplyReport
@@ -148,8 +165,11 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 	if applyErr == nil {
 		actx, release := applyContext(ctx)
 		rep, applyErr = cl.Apply(actx, toSend(verdicts), slurm.ApplyOptions{DryRun: !d.opts.Enforce, Cycle: id,
-			Nodes: snap.Nodes, Now: snap.Now})
+			Nodes: snap.Nodes, Now: snap.Now, Fence: fence})
 		release()
+		if fenced(rep) {
+			d.loseLock()
+		}
 	}
 	res.Report = rep
 	rec := d.record(snap, plan, jobs, verdicts, rep, id, start)
@@ -163,6 +183,23 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 		return fail("apply", applyErr)
 	}
 	return res, cycleOK, nil
+}
+
+// dbContext bounds one round of database calls (Options.DBTimeout): a
+// black-holed Postgres must not stall the cycle, and a lock check that
+// cannot answer in time counts as a lost lock.
+func (d *Daemon) dbContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, d.opts.dbTimeout())
+}
+
+// fenced reports whether Apply stopped because the lock was lost.
+func fenced(rep slurm.ApplyReport) bool {
+	for _, r := range rep.Results {
+		if r.Outcome == guard.NotSent && r.Err != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // applyGrace is how long an Apply already under way may go on after the
@@ -247,6 +284,13 @@ func (d *Daemon) lead(ctx context.Context, st Store, clusterName string) (cycleS
 }
 
 func (d *Daemon) loseLock() {
+	if l := d.lock; l != nil {
+		// A lock whose check failed is already dropped; one fenced by a
+		// failure elsewhere is given up here, never left on a session.
+		ctx, cancel := context.WithTimeout(context.Background(), d.opts.dbTimeout())
+		_ = l.Release(ctx)
+		cancel()
+	}
 	d.lock = nil
 	d.m.leader.Set(0)
 	d.log.Error().Str("lock", d.lockName).Msg("writer lock lost: no writes until it is taken again")
@@ -321,7 +365,7 @@ func (d *Daemon) save(ctx context.Context, rec *db.Cycle) {
 		d.m.unsaved.Set(float64(len(d.unsaved)))
 		return
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d.opts.dbTimeout())
 	defer cancel()
 	d.flush(sctx)
 }
@@ -374,6 +418,8 @@ func (d *Daemon) housekeeping(ctx context.Context) {
 	if hk == nil {
 		return
 	}
+	ctx, cancel := d.dbContext(ctx)
+	defer cancel()
 	now := d.deps.Now()
 	if ts, err := hk.LatestSampleTime(ctx, now.Add(-24*time.Hour)); err != nil {
 		d.log.Debug().Err(err).Msg("ingestion lag unknown")

@@ -24,6 +24,7 @@ type fakeCluster struct {
 	applyCalls    int
 	onSnapshot    func() // test hook, called unlocked
 	onApply       func() // test hook, called unlocked at the start of Apply
+	onWrite       func() // test hook, called (locked) after each applied write
 }
 
 func newFakeCluster(s *planner.Snapshot) *fakeCluster { return &fakeCluster{snap: *s} }
@@ -51,6 +52,7 @@ func (f *fakeCluster) Apply(ctx context.Context, ds []planner.Decision, o slurm.
 	defer f.mu.Unlock()
 	f.applyCalls++
 	rep := slurm.ApplyReport{DryRun: o.DryRun}
+	var fenced error
 	for _, d := range ds {
 		if err := ctx.Err(); err != nil {
 			return rep, fmt.Errorf("apply: %w", err)
@@ -64,7 +66,16 @@ func (f *fakeCluster) Apply(ctx context.Context, ds []planner.Decision, o slurm.
 			r.Outcome, r.Body = guard.SkippedNotPending, ""
 		case o.DryRun:
 			r.Outcome = guard.DryRun
+		case fenced != nil:
+			r.Outcome, r.Body, r.Err = guard.NotSent, "", fenced
 		default:
+			if o.Fence != nil { // as slurm.Client.Apply: check right before the write
+				if err := o.Fence(ctx); err != nil {
+					fenced = err
+					r.Outcome, r.Body, r.Err = guard.NotSent, "", err
+					break
+				}
+			}
 			if d.Priority > 0 {
 				j.Priority = d.Priority
 			}
@@ -74,6 +85,9 @@ func (f *fakeCluster) Apply(ctx context.Context, ds []planner.Decision, o slurm.
 			j.AdminComment = guard.Written{Workers: d.Workers, PS: d.PS, Rank: d.Rank, Cycle: o.Cycle, Defer: d.NotBefore}.String()
 			f.writes = append(f.writes, d)
 			r.Outcome = guard.Applied
+			if f.onWrite != nil {
+				f.onWrite()
+			}
 		}
 		rep.Results = append(rep.Results, r)
 	}
@@ -114,6 +128,9 @@ type fakePostgres struct {
 	session int
 	// latestSample is what LatestSampleTime returns.
 	latestSample time.Time
+	// blackHole makes lock checks hang until their context ends, as on a
+	// connection whose packets are dropped.
+	blackHole bool
 }
 
 func newFakePostgres() *fakePostgres { return &fakePostgres{locks: map[string]*fakeLock{}} }
@@ -209,6 +226,11 @@ type fakeLock struct {
 
 func (l *fakeLock) Check(ctx context.Context) error {
 	l.pg.mu.Lock()
+	if l.pg.blackHole {
+		l.pg.mu.Unlock()
+		<-ctx.Done()
+		return fmt.Errorf("check lock: %w", ctx.Err())
+	}
 	defer l.pg.mu.Unlock()
 	if l.pg.down || l.pg.session != l.session || l.pg.locks[l.name] != l {
 		return fmt.Errorf("check lock: %w", db.ErrLockLost)

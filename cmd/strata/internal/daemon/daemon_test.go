@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"slices"
@@ -433,4 +434,81 @@ func TestDaemonUsesPlannerSettings(t *testing.T) {
 		return
 	}
 	t.Error("no stored decision for job 10")
+}
+
+// TestDaemonFencesWritesWithTheLock: the lock is lost right after the first
+// write of a cycle; the daemon sends nothing more in that cycle, records
+// the rest as not sent, and gives the lock up (issue 13.10).
+func TestDaemonFencesWritesWithTheLock(t *testing.T) {
+	snap := plannertest.Cluster("snap", testNow).Partition("gpu", true).
+		Nodes("node", 4, 4, 16, 64000, "gpu", "").
+		Pending(10, 1, "strata: model=resnet50 batch=64 epochs=1 samples=200000 gpus=1-4").
+		Pending(11, 1, "strata: model=resnet50 batch=64 epochs=1 samples=300000 gpus=1-4").
+		Pending(12, 1, "strata: model=resnet50 batch=64 epochs=1 samples=400000 gpus=1-4").
+		Build()
+	bed := testBed{cl: newFakeCluster(snap), pg: newFakePostgres(), m: NewMetrics()}
+	bed.cl.onWrite = func() {
+		bed.pg.mu.Lock()
+		bed.pg.session++ // Postgres restarted: the session holding the lock is gone
+		bed.pg.mu.Unlock()
+	}
+	o := testOptions()
+	o.Enforce = true
+	d := newTestDaemon(t, bed, o)
+	res, err := d.RunOnce(context.Background())
+	if err == nil {
+		t.Log("cycle ended without error")
+	}
+	if n := len(bed.cl.Writes()); n != 1 {
+		t.Fatalf("%d writes, want 1: the lock was lost after the first", n)
+	}
+	notSent := 0
+	for _, r := range res.Report.Results {
+		if r.Outcome == guard.NotSent {
+			notSent++
+		}
+	}
+	if notSent < 1 {
+		t.Errorf("results %+v: want the writes after the loss reported not-sent", res.Report.Results)
+	}
+	if d.lock != nil {
+		t.Error("the daemon still thinks it holds the lock")
+	}
+}
+
+// TestDaemonBoundsDatabaseCalls: a black-holed Postgres (lock checks never
+// answer) fails the cycle within DBTimeout instead of blocking it.
+func TestDaemonBoundsDatabaseCalls(t *testing.T) {
+	bed := testBed{cl: newFakeCluster(testSnapshot()), pg: newFakePostgres(), m: NewMetrics()}
+	o := testOptions()
+	o.Enforce, o.DBTimeout = true, 100*time.Millisecond
+	d := newTestDaemon(t, bed, o)
+	if _, err := d.RunOnce(context.Background()); err != nil { // takes the lock
+		t.Fatal(err)
+	}
+	bed.pg.mu.Lock()
+	bed.pg.blackHole = true
+	bed.pg.mu.Unlock()
+	writes := len(bed.cl.Writes())
+	done := make(chan error, 1)
+	go func() {
+		res, err := d.RunOnce(context.Background())
+		if err == nil && !res.Standby {
+			err = nil
+			done <- errors.New("no error and not standing by")
+			return
+		}
+		done <- nil
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("a cycle whose lock check never answered: %v", err)
+		}
+		if n := len(bed.cl.Writes()); n != writes {
+			t.Errorf("%d writes without a confirmed lock", n-writes)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the cycle is still blocked on the black-holed database after 5 s (DBTimeout 100 ms)")
+	}
 }

@@ -32,6 +32,16 @@ type Options struct {
 	MaxBackoff  time.Duration
 	// AuditRetention: cycles older than this are deleted (0 = keep all).
 	AuditRetention time.Duration
+	// DBTimeout bounds each round of database calls of a cycle (lock,
+	// history, save, housekeeping); 0 = 10 s.
+	DBTimeout time.Duration
+}
+
+func (o Options) dbTimeout() time.Duration {
+	if o.DBTimeout > 0 {
+		return o.DBTimeout
+	}
+	return 10 * time.Second
 }
 
 // Validate reports every invalid option at once, naming its flag.
