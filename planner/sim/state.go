@@ -49,9 +49,9 @@ type job struct {
 	limit, begin, strataBegin, killAt float64
 	// killed: Slurm ended the job at its time limit, its work unfinished
 	// (left out of the JCT statistics, counted in TimeLimitKills).
-	killed bool
-	prio                              int64
-	prioSet                           bool
+	killed  bool
+	prio    int64
+	prioSet bool
 }
 
 // endAt is the completion time of a running job if nothing changes.
