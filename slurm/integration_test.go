@@ -247,3 +247,79 @@ func TestIntegrationRESTStoppedMidRun(t *testing.T) {
 		t.Error("snapshot after restart has no nodes")
 	}
 }
+
+// TestIntegrationRESTStopsInTheMiddleOfApply (fault suite, issue 13):
+// slurmrestd goes away after the first of three writes of a cycle. No job
+// is left half-written (each is either as planned, read back, or exactly
+// as submitted), and the next cycle, with slurmrestd back, writes the rest.
+func TestIntegrationRESTStopsInTheMiddleOfApply(t *testing.T) {
+	cl, _ := integration(t)
+	u, err := url.Parse(cl.Config.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := slurmtest.NewProxy(t, u.Host)
+	cfg := cl.Config
+	cfg.URL, cfg.Retries, cfg.RetryBackoff, cfg.Timeout = proxy.URL, 1, 50*time.Millisecond, 3*time.Second
+	c, err := slurm.New(context.Background(), cfg, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	var ds []planner.Decision
+	for i := 0; i < 3; i++ {
+		id := cl.Sbatch(t, "-J", fmt.Sprintf("%s-%d", tag(t), i), "--gres=gpu:1", "--begin=now+3600",
+			"--comment=strata: gpus=1-2", "--wrap=sleep 30")
+		ids = append(ids, id)
+		ds = append(ds, planner.Decision{JobID: id, Action: planner.ActionUpdate, Workers: 2, GPUsPerNode: 2,
+			NodeCount: 1, Rank: i + 1, Priority: int64(90000 - i)})
+	}
+	before := map[int64]map[string]string{}
+	for _, id := range ids {
+		before[id] = cl.ShowJob(t, id)
+	}
+	writes := 0
+	rep, err := c.Apply(context.Background(), ds, slurm.ApplyOptions{Cycle: 11, Fence: func(context.Context) error {
+		writes++
+		if writes == 2 {
+			proxy.Down() // slurmrestd stops right before the second write
+		}
+		return nil
+	}})
+	if err != nil {
+		t.Logf("Apply: %v", err)
+	}
+	outcome := map[int64]guard.Outcome{}
+	for _, r := range rep.Results {
+		outcome[r.JobID] = r.Outcome
+	}
+	if outcome[ids[0]] != guard.Applied {
+		t.Errorf("first job (written before the outage): %q, want applied", outcome[ids[0]])
+	}
+	for _, id := range ids {
+		kv := cl.ShowJob(t, id)
+		switch outcome[id] {
+		case guard.Applied:
+			if kv["TresPerNode"] != "gres/gpu:2" || kv["Priority"] == before[id]["Priority"] {
+				t.Errorf("job %d reported applied but shows %s priority %s", id, kv["TresPerNode"], kv["Priority"])
+			}
+		default:
+			for _, k := range []string{"TresPerNode", "Priority", "AdminComment"} {
+				if kv[k] != before[id][k] {
+					t.Errorf("job %d (%s) half-written: %s changed from %q to %q", id, outcome[id], k, before[id][k], kv[k])
+				}
+			}
+		}
+	}
+	// The next cycle, slurmrestd back: everything is as planned.
+	proxy.Up()
+	rep, err = c.Apply(context.Background(), ds, slurm.ApplyOptions{Cycle: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Results {
+		if !r.Outcome.InEffect() {
+			t.Errorf("next cycle: job %d %s (%s)", r.JobID, r.Outcome, r.Detail)
+		}
+	}
+}
