@@ -135,6 +135,14 @@ type Job struct {
 	MemoryPerNodeMB int64  `json:"memory_per_node_mb,omitempty"`
 	CPUsPerGPU      bool   `json:"cpus_per_gpu,omitempty"`
 	MemoryPerGPU    bool   `json:"memory_per_gpu,omitempty"`
+	// Requeue: Slurm's record allows the job to be requeued (sbatch
+	// --requeue). A job may be preempted only when it also opts in by its
+	// hint.
+	Requeue bool `json:"requeue,omitempty"`
+	// NonCooperative: the job was sent its checkpoint signal and did not
+	// requeue itself in time (Strata's admin comment says so); it is never
+	// signalled again.
+	NonCooperative bool `json:"non_cooperative,omitempty"`
 
 	// Comment is the user's --comment; the planner parses its strata: segment.
 	Comment      string `json:"comment,omitempty"`
@@ -156,7 +164,8 @@ type Job struct {
 	// (for least-attained-service policies). The slurm adapter fills it as
 	// GPUs × elapsed; the simulator tracks it across preemptions.
 	AttainedGPUSeconds float64 `json:"attained_gpu_seconds,omitempty"`
-	// Restarts counts how often a job was preempted or resized (simulation).
+	// Restarts counts how often a job was restarted: Slurm's restart_cnt
+	// (requeues), or the simulator's count of preemptions and resizes.
 	Restarts int `json:"restarts,omitempty"`
 	// ArrayJobID is the job array a job belongs to (0: none); a pending
 	// array's record stands for all its remaining tasks. HetJobID is the

@@ -23,6 +23,11 @@ type ApplyOptions struct {
 	// Now is the snapshot's time: a begin time Strata set that is still
 	// ahead of it is released when the decision wants none.
 	Now time.Time
+	// Preemptible says whether a running job may be sent its checkpoint
+	// signal, and which (e.g. "USR1"): the job opted in by its hint. Nil:
+	// no job is ever signalled. Apply also requires Slurm's record to allow
+	// a requeue and the job not to have ignored an earlier signal.
+	Preemptible func(planner.Job) (signal string, ok bool)
 	// Fence, when set, is called right before each write is sent (not in a
 	// dry run): an error (the writer lock is lost) stops the writes, and
 	// this and every later decision are reported not-sent. It fences the
@@ -72,7 +77,7 @@ func (c *Client) Apply(ctx context.Context, decisions []planner.Decision, opts A
 	nodes := opts.Nodes
 	var fenced error
 	for _, d := range decisions {
-		if d.Action != planner.ActionUpdate {
+		if d.Action != planner.ActionUpdate && d.Action != planner.ActionPreempt {
 			continue
 		}
 		if fenced != nil {
@@ -88,7 +93,12 @@ func (c *Client) Apply(ctx context.Context, decisions []planner.Decision, opts A
 				return rep, fmt.Errorf("apply: %w", err)
 			}
 		}
-		r := c.applyOne(ctx, d, nodes, opts)
+		var r ApplyResult
+		if d.Action == planner.ActionPreempt {
+			r = c.preemptOne(ctx, d, opts)
+		} else {
+			r = c.applyOne(ctx, d, nodes, opts)
+		}
 		if r.Err != nil && errors.Is(r.Err, errFenced) {
 			fenced = r.Err
 		}
@@ -152,6 +162,85 @@ func (c *Client) applyOne(ctx context.Context, d planner.Decision, nodes []plann
 	}
 	res.Outcome = guard.Applied
 	return res
+}
+
+// preemptOne sends a running job that opted in its checkpoint signal. The
+// admin comment is written first (sig=, with the size to restart at), so
+// that Strata knows, after the job requeued itself, that the begin time
+// Slurm set is its requeue delay, and when a job that stays running has
+// ignored the signal.
+func (c *Client) preemptOne(ctx context.Context, d planner.Decision, opts ApplyOptions) ApplyResult {
+	res := ApplyResult{JobID: d.JobID}
+	cur, err := c.api.job(ctx, d.JobID)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return skipped(res, guard.SkippedGone, "job no longer known to slurmctld", nil)
+	case err != nil:
+		return skipped(res, guard.Failed, err.Error(), err)
+	case cur.State != planner.JobRunning:
+		return skipped(res, guard.SkippedNotRunning, "job is "+string(cur.State), nil)
+	case cur.NonCooperative:
+		return skipped(res, guard.Refused, "the job ignored an earlier checkpoint signal (noncoop): it is never signalled again", nil)
+	case !cur.Requeue:
+		return skipped(res, guard.Refused, "Slurm's record does not allow a requeue (sbatch --requeue)", nil)
+	}
+	signal, ok := "", false
+	if opts.Preemptible != nil {
+		signal, ok = opts.Preemptible(cur)
+	}
+	if !ok || signal == "" {
+		return skipped(res, guard.Refused, "the job did not opt in to preemption (hint preempt=yes)", nil)
+	}
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	w, _ := guard.ParseAdminComment(cur.AdminComment)
+	w.Workers, w.PS, w.Rank, w.Cycle, w.Signalled = d.Workers, d.PS, d.Rank, opts.Cycle, now.UTC().Truncate(time.Second)
+	ac := guard.MergeAdminComment(cur.AdminComment, w)
+	u := JobUpdate{AdminComment: &ac}
+	body, err := c.api.updateBody(u)
+	if err != nil {
+		return skipped(res, guard.Failed, err.Error(), err)
+	}
+	res.Body = fmt.Sprintf(`%s then DELETE ?signal=SIG%s&flags=BATCH_JOB`, body, signal)
+	if opts.DryRun {
+		return skipped(res, guard.DryRun, "not sent (dry run)", nil)
+	}
+	if opts.Fence != nil {
+		if err := opts.Fence(ctx); err != nil {
+			err = fmt.Errorf("%w: %w", errFenced, err)
+			return skipped(res, guard.NotSent, "not sent: "+err.Error(), err)
+		}
+	}
+	if err := c.api.updateJob(ctx, d.JobID, u); err != nil {
+		return skipped(res, guard.Failed, err.Error(), err)
+	}
+	if err := c.api.signalJob(ctx, d.JobID, signal); err != nil {
+		return skipped(res, guard.Failed, err.Error(), err)
+	}
+	res.Outcome, res.Detail = guard.Signalled, "sent SIG"+signal+" to the batch shell; the job checkpoints and requeues itself"
+	return res
+}
+
+// MarkNonCooperative records in job id's admin comment that it ignored its
+// checkpoint signal (it is still running the run Strata signalled): it is
+// never signalled again. Other text in the admin comment is kept.
+func (c *Client) MarkNonCooperative(ctx context.Context, id int64) error {
+	cur, err := c.api.job(ctx, id)
+	if err != nil {
+		return fmt.Errorf("mark job %d non-cooperative: %w", id, err)
+	}
+	w, _ := guard.ParseAdminComment(cur.AdminComment)
+	if w.NonCooperative {
+		return nil
+	}
+	w.NonCooperative = true
+	ac := guard.MergeAdminComment(cur.AdminComment, w)
+	if err := c.api.updateJob(ctx, id, JobUpdate{AdminComment: &ac}); err != nil {
+		return fmt.Errorf("mark job %d non-cooperative: %w", id, err)
+	}
+	return nil
 }
 
 // errFenced marks a write stopped by ApplyOptions.Fence.

@@ -27,6 +27,8 @@ type restAPI interface {
 	updateBody(u JobUpdate) ([]byte, error)
 	// updateJob writes u to job id.
 	updateJob(ctx context.Context, id int64, u JobUpdate) error
+	// signalJob sends a signal ("USR1") to the job's batch shell.
+	signalJob(ctx context.Context, id int64, signal string) error
 }
 
 // JobUpdate is a change to one pending job; nil/zero fields are left alone.

@@ -95,10 +95,15 @@ func jobFromV0042(in *jobWireV0042) planner.Job {
 	if j.State == planner.JobRunning || j.State == planner.JobSuspended {
 		j.StartTime = unixSeconds(in.StartTime)
 	}
+	w, strata := guard.ParseAdminComment(j.AdminComment)
+	j.NonCooperative = strata && w.NonCooperative
+	j.Requeue, j.Restarts = in.Requeue, in.RestartCnt
 	if b := unixSeconds(in.EligibleTime); j.State == planner.JobPending && b.After(j.SubmitTime) {
 		// sbatch --begin, a requeue delay, or a begin time Strata wrote: the
-		// admin comment's defer= tells Strata's own apart.
-		if w, ok := guard.ParseAdminComment(j.AdminComment); ok && w.Defer.Equal(b) {
+		// admin comment tells Strata's own apart — defer= is a begin time it
+		// wrote, and after sig= (Strata preempted the job) the begin time is
+		// Slurm's requeue delay (about 2 minutes), which Strata lifts.
+		if strata && (w.Defer.Equal(b) || !w.Signalled.IsZero() && b.After(w.Signalled)) {
 			j.DeferredUntil = b
 		} else {
 			j.BeginTime = b

@@ -52,6 +52,8 @@ type jobWireV0042 struct {
 	TresPerTask   string     `json:"tres_per_task"`
 	Tasks         noValV0042 `json:"tasks"`
 	CpusPerTask   noValV0042 `json:"cpus_per_task"`
+	Requeue       bool       `json:"requeue"`
+	RestartCnt    int        `json:"restart_cnt"`
 	CpusPerTres   string     `json:"cpus_per_tres"`
 	MemoryPerTres string     `json:"memory_per_tres"`
 	ArrayJobID    noValV0042 `json:"array_job_id"`

@@ -44,6 +44,9 @@ func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64, now time.Tim
 		u.BeginTime, changed = max(1, cur.SubmitTime.Unix()), true
 	}
 	w := guard.Written{Workers: d.Workers, PS: d.PS, Rank: d.Rank, Cycle: cycle, Defer: d.NotBefore}
+	if old, ok := guard.ParseAdminComment(cur.AdminComment); ok { // what Strata knows of the job's past stays
+		w.Signalled, w.NonCooperative = old.Signalled, old.NonCooperative
+	}
 	if ac := guard.MergeAdminComment(cur.AdminComment, w); ac != cur.AdminComment {
 		u.AdminComment, changed = &ac, true
 	}

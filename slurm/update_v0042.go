@@ -59,3 +59,20 @@ func (v *v0042) updateJob(ctx context.Context, id int64, u JobUpdate) error {
 	}
 	return nil
 }
+
+// signalJob sends signal (e.g. "USR1") to job id's batch shell, where the
+// job's trap saves a checkpoint and requeues the job.
+func (v *v0042) signalJob(ctx context.Context, id int64, signal string) error {
+	sig, flags := "SIG"+signal, api.SlurmV0042DeleteJobParamsFlags("BATCH_JOB")
+	resp, err := v.raw.SlurmV0042DeleteJob(ctx, jobIDString(id), &api.SlurmV0042DeleteJobParams{Signal: &sig, Flags: &flags})
+	if err != nil {
+		return fmt.Errorf("signal job %d: %w", id, err)
+	}
+	var body api.V0042OpenapiKillJobResp
+	if err := decodeV0042(resp, &body, func() (*api.V0042OpenapiErrors, *api.V0042OpenapiWarnings) {
+		return body.Errors, body.Warnings
+	}); err != nil {
+		return fmt.Errorf("signal job %d: %w", id, err)
+	}
+	return nil
+}

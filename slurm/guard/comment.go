@@ -8,12 +8,17 @@ import (
 )
 
 // Written is what Strata's segment of a job's admin comment records: the
-// decision it last wrote, in which cycle, and the begin time it set (zero
-// when none): "strata: workers=W ps=P rank=R cycle=C [defer=UNIX]".
+// decision it last wrote, in which cycle, the begin time it set (zero when
+// none), when it last sent the job its checkpoint signal (zero when never),
+// and whether the job ignored such a signal (non-cooperative: never
+// signalled again): "strata: workers=W ps=P rank=R cycle=C [defer=UNIX]
+// [sig=UNIX] [noncoop=1]".
 type Written struct {
 	Workers, PS, Rank int
 	Cycle             int64
 	Defer             time.Time
+	Signalled         time.Time
+	NonCooperative    bool
 }
 
 // String is the segment, e.g. "strata: workers=4 ps=0 rank=2 cycle=17".
@@ -21,6 +26,12 @@ func (w Written) String() string {
 	s := fmt.Sprintf("strata: workers=%d ps=%d rank=%d cycle=%d", w.Workers, w.PS, w.Rank, w.Cycle)
 	if !w.Defer.IsZero() {
 		s += " defer=" + strconv.FormatInt(w.Defer.Unix(), 10)
+	}
+	if !w.Signalled.IsZero() {
+		s += " sig=" + strconv.FormatInt(w.Signalled.Unix(), 10)
+	}
+	if w.NonCooperative {
+		s += " noncoop=1"
 	}
 	return s
 }
@@ -56,7 +67,7 @@ func ParseAdminComment(s string) (Written, bool) {
 		if !ok {
 			break
 		}
-		if k != "workers" && k != "ps" && k != "rank" && k != "cycle" && k != "defer" {
+		if k != "workers" && k != "ps" && k != "rank" && k != "cycle" && k != "defer" && k != "sig" && k != "noncoop" {
 			break
 		}
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -74,6 +85,10 @@ func ParseAdminComment(s string) (Written, bool) {
 			w.Cycle = n
 		case "defer":
 			w.Defer = time.Unix(n, 0).UTC()
+		case "sig":
+			w.Signalled = time.Unix(n, 0).UTC()
+		case "noncoop":
+			w.NonCooperative = n != 0
 		}
 		seen++
 	}

@@ -151,10 +151,12 @@ func TestAdminCommentRoundTrip(t *testing.T) {
 		want   Written
 		wantOK bool
 	}{
-		{"strata: workers=4 ps=1 rank=2 cycle=17", Written{4, 1, 2, 17, time.Time{}}, true},
-		{"site note; strata: workers=2 ps=0 rank=1 cycle=3", Written{2, 0, 1, 3, time.Time{}}, true},
-		{"strata: workers=2 ps=0 rank=1 cycle=3 defer=1795521785", Written{2, 0, 1, 3, time.Unix(1795521785, 0).UTC()}, true},
-		{"strata: workers=2 ps=0 rank=1 cycle=3 Other=1", Written{2, 0, 1, 3, time.Time{}}, true},
+		{"strata: workers=4 ps=1 rank=2 cycle=17", Written{Workers: 4, PS: 1, Rank: 2, Cycle: 17}, true},
+		{"site note; strata: workers=2 ps=0 rank=1 cycle=3", Written{Workers: 2, Rank: 1, Cycle: 3}, true},
+		{"strata: workers=2 ps=0 rank=1 cycle=3 defer=1795521785", Written{Workers: 2, Rank: 1, Cycle: 3, Defer: time.Unix(1795521785, 0).UTC()}, true},
+		{"strata: workers=2 ps=0 rank=1 cycle=3 sig=1795521785 noncoop=1",
+			Written{Workers: 2, Rank: 1, Cycle: 3, Signalled: time.Unix(1795521785, 0).UTC(), NonCooperative: true}, true},
+		{"strata: workers=2 ps=0 rank=1 cycle=3 Other=1", Written{Workers: 2, Rank: 1, Cycle: 3}, true},
 		{"", Written{}, false},
 		{`{"jobstats": 1}`, Written{}, false},
 		{"strata: workers=x", Written{}, false},

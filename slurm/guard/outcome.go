@@ -34,6 +34,11 @@ const (
 	Refused Outcome = "refused"
 	// Failed: slurmrestd rejected the write, or the read-back differs.
 	Failed Outcome = "failed"
+	// Signalled: a running job that opted in was sent its checkpoint
+	// signal; it saves, requeues itself and waits to be restarted.
+	Signalled Outcome = "signalled"
+	// SkippedNotRunning: a preemption found the job no longer running.
+	SkippedNotRunning Outcome = "skipped-not-running"
 )
 
 // Outcomes decided before any write.
@@ -50,7 +55,7 @@ const (
 
 // Wrote reports outcomes of an attempted write (worth an audit row every
 // time): written, failed or refused.
-func (o Outcome) Wrote() bool { return o == Applied || o == Failed || o == Refused }
+func (o Outcome) Wrote() bool { return o == Applied || o == Failed || o == Refused || o == Signalled }
 
 // InEffect reports outcomes after which the job shows the decision.
 func (o Outcome) InEffect() bool { return o == Applied || o == Unchanged }

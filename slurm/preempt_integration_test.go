@@ -1,0 +1,95 @@
+package slurm_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/slurm"
+	"github.com/strata-hpc/strata/slurm/guard"
+)
+
+// countingJob counts to 15, one step a second, keeping its count in a
+// checkpoint file; on SIGUSR1 it saves and requeues itself (the site idiom
+// of docs/preemption.md), and on restart resumes from the checkpoint. Its
+// log says where it resumed and on how many GPUs it finished.
+const countingJob = `ck=/tmp/strata-ck.$SLURM_JOB_ID; n=0
+if [ -f $ck ]; then n=$(cat $ck); echo "resumed at $n" >> $ck.log; fi
+trap 'echo $n > $ck; scontrol requeue $SLURM_JOB_ID; exit 0' USR1
+while [ $n -lt 15 ]; do sleep 1 & wait $!; n=$((n+1)); done
+echo "done n=$n gpus=$SLURM_GPUS_ON_NODE" >> $ck.log`
+
+// TestIntegrationPreemptRequeueResize (issue 14): a running job that opted
+// in is sent its checkpoint signal, requeues itself, is rewritten to 1 GPU
+// while pending (the requeue delay lifted), resumes from its checkpoint and
+// finishes on 1 GPU. A job that did not ask for --requeue is never signalled.
+func TestIntegrationPreemptRequeueResize(t *testing.T) {
+	cl, c := integration(t)
+	ctx := context.Background()
+	id := cl.SbatchAs(t, "alice", "-J", tag(t)+"-ck", "-D", "/tmp", "-o", "/dev/null", "--requeue", "--gres=gpu:2",
+		"-t", "5", "--comment=strata: gpus=1-2", "--wrap="+countingJob)
+	plain := cl.SbatchAs(t, "alice", "-J", tag(t)+"-plain", "-D", "/tmp", "-o", "/dev/null", "--no-requeue",
+		"--gres=gpu:1", "-t", "5", "--wrap=sleep 30")
+	for _, j := range []int64{id, plain} {
+		if st := cl.WaitState(t, j, "RUNNING", 60*time.Second); st != "RUNNING" {
+			t.Fatalf("job %d: %s", j, st)
+		}
+	}
+	time.Sleep(4 * time.Second) // some progress to keep
+	// Who opted in is the caller's rule (the daemon passes the planner's:
+	// hint preempt=yes); here, the counting job.
+	optedIn := func(j planner.Job) (string, bool) { return "USR1", strings.HasSuffix(j.Name, "-ck") }
+	ds := []planner.Decision{
+		{JobID: id, Action: planner.ActionPreempt, Workers: 1, GPUsPerNode: 1, NodeCount: 1, Rank: 1},
+		{JobID: plain, Action: planner.ActionPreempt, Workers: 1, GPUsPerNode: 1, NodeCount: 1, Rank: 2},
+	}
+	rep, err := c.Apply(ctx, ds, slurm.ApplyOptions{Cycle: 21, Preemptible: optedIn, Now: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int64]guard.Outcome{}
+	for _, r := range rep.Results {
+		got[r.JobID] = r.Outcome
+	}
+	if got[id] != guard.Signalled || got[plain] != guard.Refused {
+		t.Fatalf("outcomes %v: want the opted-in job signalled, the other refused", rep.Results)
+	}
+	if st := cl.WaitState(t, id, "PENDING", 30*time.Second); st != "PENDING" {
+		t.Fatalf("signalled job did not requeue itself: %s", st)
+	}
+	if st := cl.ShowJob(t, plain)["JobState"]; st != "RUNNING" {
+		t.Errorf("the job without --requeue is %s, want RUNNING (never signalled)", st)
+	}
+	// The next cycle sees a pending job with Slurm's requeue delay, which
+	// Strata's own sig= marks as lifted, and rewrites it to 1 GPU.
+	s, err := c.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, _ := findJob(s, id)
+	if j.DeferredUntil.IsZero() || !j.BeginTime.IsZero() {
+		t.Errorf("requeued job read with begin time %v, deferred until %v: the requeue delay should count as Strata's", j.BeginTime, j.DeferredUntil)
+	}
+	up := planner.Decision{JobID: id, Action: planner.ActionUpdate, Workers: 1, GPUsPerNode: 1, NodeCount: 1, Rank: 1, Priority: 99000}
+	rep, err = c.Apply(ctx, []planner.Decision{up}, slurm.ApplyOptions{Cycle: 22, Nodes: s.Nodes, Now: s.Now})
+	if err != nil || rep.Results[0].Outcome != guard.Applied {
+		t.Fatalf("rewrite of the requeued job: %v %+v", err, rep.Results)
+	}
+	if st := cl.WaitState(t, id, "COMPLETED", 60*time.Second); st != "COMPLETED" {
+		t.Fatalf("requeued job did not finish within a minute (requeue delay not lifted?): %s", st)
+	}
+	log := cl.MustExec(t, "cat", "/tmp/strata-ck."+strconv.FormatInt(id, 10)+".log")
+	if !strings.Contains(log, "resumed at ") || strings.Contains(log, "resumed at 0\n") || !strings.Contains(log, "done n=15 gpus=1") {
+		t.Errorf("job log %q: want a resume from a non-zero checkpoint and the end on 1 GPU", log)
+	}
+	kv := cl.ShowJob(t, id)
+	if kv["Restarts"] != "1" {
+		t.Errorf("Restarts=%s, want 1", kv["Restarts"])
+	}
+	if !strings.Contains(kv["AdminComment"], "sig=") {
+		t.Errorf("admin comment %q lacks sig=", kv["AdminComment"])
+	}
+}
