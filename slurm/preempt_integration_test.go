@@ -2,6 +2,8 @@ package slurm_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,15 +14,22 @@ import (
 	"github.com/strata-hpc/strata/slurm/guard"
 )
 
-// countingJob counts to 15, one step a second, keeping its count in a
-// checkpoint file; on SIGUSR1 it saves and requeues itself (the site idiom
-// of docs/preemption.md), and on restart resumes from the checkpoint. Its
-// log says where it resumed and on how many GPUs it finished.
-const countingJob = `ck=/tmp/strata-ck.$SLURM_JOB_ID; n=0
-if [ -f $ck ]; then n=$(cat $ck); echo "resumed at $n" >> $ck.log; fi
-trap 'echo $n > $ck; scontrol requeue $SLURM_JOB_ID; exit 0' USR1
-while [ $n -lt 15 ]; do sleep 1 & wait $!; n=$((n+1)); done
-echo "done n=$n gpus=$SLURM_GPUS_ON_NODE" >> $ck.log`
+// countingJob is the documented job-side example itself
+// (scripts/examples/checkpoint-requeue.sh): it counts to 15, one step a
+// second, keeps its count in a checkpoint file, saves and requeues itself
+// on SIGUSR1, and resumes from the checkpoint on restart.
+func countingJob(t *testing.T) string {
+	t.Helper()
+	root := os.Getenv("STRATA_REPO_ROOT")
+	if root == "" {
+		root = ".."
+	}
+	b, err := os.ReadFile(filepath.Join(root, "scripts", "examples", "checkpoint-requeue.sh"))
+	if err != nil {
+		t.Fatalf("the job-side example: %v", err)
+	}
+	return string(b)
+}
 
 // TestIntegrationPreemptRequeueResize (issue 14): a running job that opted
 // in is sent its checkpoint signal, requeues itself, is rewritten to 1 GPU
@@ -30,7 +39,7 @@ func TestIntegrationPreemptRequeueResize(t *testing.T) {
 	cl, c := integration(t)
 	ctx := context.Background()
 	id := cl.SbatchAs(t, "alice", "-J", tag(t)+"-ck", "-D", "/tmp", "-o", "/dev/null", "--requeue", "--gres=gpu:2",
-		"-t", "5", "--comment=strata: gpus=1-2", "--wrap="+countingJob)
+		"-t", "5", "--comment=strata: gpus=1-2", "--wrap="+countingJob(t))
 	plain := cl.SbatchAs(t, "alice", "-J", tag(t)+"-plain", "-D", "/tmp", "-o", "/dev/null", "--no-requeue",
 		"--gres=gpu:1", "-t", "5", "--wrap=sleep 30")
 	for _, j := range []int64{id, plain} {
