@@ -151,6 +151,7 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 			d.loseLock()
 			return fail("lock", err)
 		}
+		d.followSignalled(ctx, cl, snap)
 		// Every write re-checks the lock: a daemon that loses it in the
 		// middle of a cycle stops writing at once, not a cycle later.
 		lock := d.lock
@@ -183,6 +184,28 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 		return fail("apply", applyErr)
 	}
 	return res, cycleOK, nil
+}
+
+// followSignalled marks the jobs that were sent their checkpoint signal
+// and still run the same run after RequeueTimeout as non-cooperative: they
+// are never signalled again (docs/preemption.md). Enforce mode only, under
+// the writer lock.
+func (d *Daemon) followSignalled(ctx context.Context, cl Cluster, snap *planner.Snapshot) {
+	for _, j := range snap.Jobs {
+		if j.State != planner.JobRunning || j.NonCooperative {
+			continue
+		}
+		w, ok := guard.ParseAdminComment(j.AdminComment)
+		if !ok || w.Signalled.IsZero() || j.StartTime.After(w.Signalled) || snap.Now.Sub(w.Signalled) < d.opts.requeueTimeout() {
+			continue
+		}
+		if err := cl.MarkNonCooperative(ctx, j.ID); err != nil {
+			d.log.Warn().Err(err).Int64("job_id", j.ID).Msg("cannot mark a job that ignored its checkpoint signal")
+			continue
+		}
+		d.log.Warn().Int64("job_id", j.ID).Time("signalled", w.Signalled).
+			Msg("job ignored its checkpoint signal: marked non-cooperative, never signalled again")
+	}
 }
 
 // dbContext bounds one round of database calls (Options.DBTimeout): a

@@ -94,6 +94,20 @@ func (f *fakeCluster) Apply(ctx context.Context, ds []planner.Decision, o slurm.
 	return rep, nil
 }
 
+func (f *fakeCluster) MarkNonCooperative(ctx context.Context, id int64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	j := f.job(id)
+	if j == nil {
+		return fmt.Errorf("job %d: %w", id, slurm.ErrNotFound)
+	}
+	w, _ := guard.ParseAdminComment(j.AdminComment)
+	w.NonCooperative = true
+	j.AdminComment = guard.MergeAdminComment(j.AdminComment, w)
+	j.NonCooperative = true
+	return nil
+}
+
 func (f *fakeCluster) job(id int64) *planner.Job {
 	for i := range f.snap.Jobs {
 		if f.snap.Jobs[i].ID == id {

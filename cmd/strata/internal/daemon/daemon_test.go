@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -510,5 +511,35 @@ func TestDaemonBoundsDatabaseCalls(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the cycle is still blocked on the black-holed database after 5 s (DBTimeout 100 ms)")
+	}
+}
+
+// TestDaemonMarksJobsThatIgnoreTheirSignal: a job signalled 10 minutes ago
+// that still runs the same run is marked non-cooperative; one that
+// restarted since, and one signalled a minute ago, are not.
+func TestDaemonMarksJobsThatIgnoreTheirSignal(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	snap := plannertest.Cluster("snap", now).Partition("gpu", true).
+		Nodes("node", 2, 4, 16, 64000, "gpu", "").
+		Running(1, 1, "node0001", now.Add(-time.Hour)).
+		Running(2, 1, "node0001", now.Add(-2*time.Minute)).
+		Running(3, 1, "node0002", now.Add(-time.Hour)).
+		Build()
+	sig := func(at time.Time) string { return guard.Written{Workers: 1, Cycle: 1, Signalled: at}.String() }
+	snap.Jobs[0].AdminComment = sig(now.Add(-10 * time.Minute)) // ignored it
+	snap.Jobs[1].AdminComment = sig(now.Add(-10 * time.Minute)) // requeued and restarted since
+	snap.Jobs[2].AdminComment = sig(now.Add(-time.Minute))      // still within the timeout
+	bed := testBed{cl: newFakeCluster(snap), pg: newFakePostgres(), m: NewMetrics()}
+	o := testOptions()
+	o.Enforce = true
+	if _, err := newTestDaemon(t, bed, o).RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := []bool{bed.cl.Job(1).NonCooperative, bed.cl.Job(2).NonCooperative, bed.cl.Job(3).NonCooperative}
+	if diff := cmp.Diff([]bool{true, false, false}, got); diff != "" {
+		t.Errorf("non-cooperative marks (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(bed.cl.Job(1).AdminComment, "noncoop=1") {
+		t.Errorf("admin comment %q lacks noncoop=1", bed.cl.Job(1).AdminComment)
 	}
 }

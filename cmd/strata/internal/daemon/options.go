@@ -35,6 +35,17 @@ type Options struct {
 	// DBTimeout bounds each round of database calls of a cycle (lock,
 	// history, save, housekeeping); 0 = 10 s.
 	DBTimeout time.Duration
+	// RequeueTimeout: a job sent its checkpoint signal that still runs the
+	// same run this long after is marked non-cooperative (never signalled
+	// again); 0 = 5 minutes.
+	RequeueTimeout time.Duration
+}
+
+func (o Options) requeueTimeout() time.Duration {
+	if o.RequeueTimeout > 0 {
+		return o.RequeueTimeout
+	}
+	return 5 * time.Minute
 }
 
 func (o Options) dbTimeout() time.Duration {
