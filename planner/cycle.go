@@ -263,8 +263,30 @@ func (c *cycle) newJobInfo(j *Job) *jobInfo {
 func (c *cycle) setDynamic(ji *jobInfo) {
 	j := ji.job
 	ji.bbPool = c.poolIndex(j.BurstBufferPool, ji.bb)
-	ji.aged = j.State == JobPending && c.s.Now.Sub(j.SubmitTime) > c.o.StarvationAge && !j.SubmitTime.IsZero()
+	ji.aged = c.starved(ji)
 	ji.notYet = c.eligibleIn(j)
+}
+
+// starved says whether a pending job waited long enough to be promoted
+// ahead of the plan's order: longer than StarvationAge, and either longer
+// than StarvationMaxWait or StarvationStretch times its own modelled run
+// time. Relative to the job's length, so that a queue in which every job
+// waits a day does not turn into age order (short jobs are promoted long
+// before long ones), and bounded, so that no job waits forever.
+func (c *cycle) starved(ji *jobInfo) bool {
+	j := ji.job
+	if j.State != JobPending || j.SubmitTime.IsZero() {
+		return false
+	}
+	wait := c.s.Now.Sub(j.SubmitTime)
+	if wait <= c.o.StarvationAge {
+		return false
+	}
+	if wait >= c.o.StarvationMaxWait || c.o.StarvationStretch < 0 {
+		return true
+	}
+	d, _ := c.durationAt(ji, max(1, ji.size), 0)
+	return float64(wait) >= c.o.StarvationStretch*float64(d)
 }
 
 // staticJobInfo derives what depends only on the job's request, its hints

@@ -68,9 +68,13 @@ type Options struct {
 	// DefaultDuration is assumed for a job with no hint, no prediction and
 	// no time limit. Default 1 h.
 	DefaultDuration time.Duration
-	// StarvationAge: a pending job that waited longer is promoted ahead of
-	// the normal order (aging). Default 24 h.
-	StarvationAge time.Duration
+	// StarvationAge: a pending job that waited longer, and also longer
+	// than StarvationStretch × its modelled run time (or longer than
+	// StarvationMaxWait), is promoted ahead of the normal order (aging).
+	// Defaults 24 h, 4 (negative: the age alone), 7 days.
+	StarvationAge     time.Duration
+	StarvationStretch float64
+	StarvationMaxWait time.Duration
 	// MaxOptionsPerJob caps SMD's worker counts per job (each with up to
 	// four PS counts). Default 12.
 	MaxOptionsPerJob int

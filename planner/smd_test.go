@@ -2,6 +2,7 @@ package planner_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -80,6 +81,7 @@ func TestSMDScenarios(t *testing.T) {
 		},
 		{
 			name: "aged job reserves: long jobs wait, short ones backfill",
+			o:    planner.Options{StarvationStretch: -1}, // age alone
 			snap: pt.Cluster("aged", t0).Partition("gpu", true).Nodes("n", 1, 8, 64, 512<<10, "gpu", "").
 				Running(1, 6, "n0001", t0.Add(-time.Hour), pt.TimeLimit(2*time.Hour)).
 				Pending(2, 8, "waited long", pt.Submitted(t0.Add(-30*time.Hour))).
@@ -95,6 +97,7 @@ func TestSMDScenarios(t *testing.T) {
 		},
 		{
 			name: "long jobs hold at most a quarter of the partition",
+			o:    planner.Options{StarvationStretch: -1}, // age alone
 			snap: pt.Cluster("long", t0).Partition("gpu", true).Nodes("n", 4, 4, 64, 512<<10, "gpu", "").
 				Pending(1, 4, "long a", pt.TimeLimit(10*time.Hour), pt.Submitted(t0.Add(-2*time.Hour))).
 				Pending(2, 4, "long b", pt.TimeLimit(10*time.Hour), pt.Submitted(t0.Add(-time.Hour))).
@@ -297,6 +300,46 @@ func TestArrayHetAndPerTaskJobs(t *testing.T) {
 		}
 		if d := ds[3]; d.Action != planner.ActionUpdate || d.Workers != 3 {
 			t.Errorf("%s: per-task job: %+v, want an update keeping its 3 GPUs", policy, d)
+		}
+	}
+}
+
+// TestStarvationIsRelativeToTheJobsLength: both jobs waited 30 h, past the
+// starvation age; the 1 h job waited 30 times its length and is promoted,
+// the 10 h job (3 times) is not yet: in a queue where everyone waits a day,
+// aging must not turn the plan into age order. Past StarvationMaxWait every
+// job is promoted.
+func TestStarvationIsRelativeToTheJobsLength(t *testing.T) {
+	snap := func(wait time.Duration) *planner.Snapshot {
+		return pt.Cluster("stretch", t0).Partition("gpu", true).Nodes("n", 1, 4, 64, 512<<10, "gpu", "").
+			Running(9, 4, "n0001", t0.Add(-time.Hour), pt.TimeLimit(2*time.Hour)).
+			Pending(1, 4, "long", pt.TimeLimit(10*time.Hour), pt.Submitted(t0.Add(-wait-time.Minute))).
+			Pending(2, 4, "short", pt.TimeLimit(time.Hour), pt.Submitted(t0.Add(-wait))).Build()
+	}
+	tests := []struct {
+		name      string
+		wait      time.Duration
+		wantAged  map[int64]bool
+		wantFirst int64
+	}{
+		{"30 h", 30 * time.Hour, map[int64]bool{1: false, 2: true}, 2},
+		{"8 days", 8 * 24 * time.Hour, map[int64]bool{1: true, 2: true}, 1}, // both aged: the older first
+	}
+	for _, tt := range tests {
+		for _, policy := range []string{"smd", "fifo"} {
+			t.Run(policy+"/"+tt.name, func(t *testing.T) {
+				ds := plan(t, policy, planner.Options{}, snap(tt.wait))
+				for id, want := range tt.wantAged {
+					if got := slices.Contains(ds[id].Reasons, planner.ReasonAged); got != want {
+						t.Errorf("job %d aged = %v, want %v (reasons %v)", id, got, want, ds[id].Reasons)
+					}
+				}
+				other := 3 - tt.wantFirst
+				if ds[tt.wantFirst].Rank >= ds[other].Rank {
+					t.Errorf("job %d ranked %d, job %d ranked %d: want job %d first", tt.wantFirst, ds[tt.wantFirst].Rank,
+						other, ds[other].Rank, tt.wantFirst)
+				}
+			})
 		}
 	}
 }

@@ -28,6 +28,12 @@ func (o Options) modelDefaults() Options {
 	if o.StarvationAge <= 0 {
 		o.StarvationAge = 24 * time.Hour
 	}
+	if o.StarvationStretch == 0 {
+		o.StarvationStretch = 4
+	}
+	if o.StarvationMaxWait <= 0 {
+		o.StarvationMaxWait = 7 * 24 * time.Hour
+	}
 	if o.MaxOptionsPerJob <= 0 {
 		o.MaxOptionsPerJob = 12
 	}

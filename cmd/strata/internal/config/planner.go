@@ -29,7 +29,9 @@ import (
 //	reference-tflops = 10          # sustained TFLOP/s of the reference GPU (params=/flops= hints)
 //	node-gpus = 8
 //	default-duration = "1h"        # a job with no hint, no prediction, no time limit
-//	starvation-age = "24h"
+//	starvation-age = "24h"         # promoted ahead after waiting this long ...
+//	starvation-stretch = 4         # ... and this many times its own run time (-1: age alone)
+//	starvation-max-wait = "168h"   # ... or this long, whatever its length
 //	max-options-per-job = 12
 //	long-job = "2h"
 //	long-job-share = 0.25
@@ -52,6 +54,8 @@ type Planner struct {
 	ReferenceTFLOPS                                  float64
 	NodeGPUs, MaxOptionsPerJob                       int
 	DefaultDuration, StarvationAge, LongJob          time.Duration
+	StarvationStretch                                float64
+	StarvationMaxWait                                time.Duration
 	LongJobShare                                     float64
 	GPUSpeed                                         map[string]float64
 	GPUMemoryMiB                                     map[string]int64
@@ -93,6 +97,18 @@ var plannerKeys = []plannerKey{
 	{"max-options-per-job", count(func(p *Planner) *int { return &p.MaxOptionsPerJob })},
 	{"default-duration", dur(func(p *Planner) *time.Duration { return &p.DefaultDuration })},
 	{"starvation-age", dur(func(p *Planner) *time.Duration { return &p.StarvationAge })},
+	{"starvation-stretch", func(p *Planner, v any) error {
+		f, ok := v.(float64)
+		if n, isInt := v.(int64); isInt {
+			f, ok = float64(n), true
+		}
+		if !ok || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 && f != -1 {
+			return fmt.Errorf("want a factor ≥ 0 (0: the default 4), or -1 for the age alone")
+		}
+		p.StarvationStretch = f
+		return nil
+	}},
+	{"starvation-max-wait", dur(func(p *Planner) *time.Duration { return &p.StarvationMaxWait })},
 	{"long-job", dur(func(p *Planner) *time.Duration { return &p.LongJob })},
 	{"long-job-share", func(p *Planner, v any) error {
 		if err := num(func(p *Planner) *float64 { return &p.LongJobShare })(p, v); err != nil {
@@ -331,6 +347,7 @@ func (p Planner) Options() planner.Options {
 		IntraNodeBps: p.IntraNodeGbps * gbps, InterNodeBps: p.InterNodeGbps * gbps,
 		ReferenceFLOPS: p.ReferenceTFLOPS * 1e12, NodeGPUs: p.NodeGPUs, MaxOptionsPerJob: p.MaxOptionsPerJob,
 		DefaultDuration: p.DefaultDuration, StarvationAge: p.StarvationAge, LongJob: p.LongJob,
+		StarvationStretch: p.StarvationStretch, StarvationMaxWait: p.StarvationMaxWait,
 		LongJobShare: p.LongJobShare, GPUSpeed: p.GPUSpeed, Limits: p.Limits,
 	}
 	if len(p.GPUMemoryMiB) > 0 {
