@@ -150,7 +150,7 @@ func runCollect(c *cli.Context) error {
 	} else if err != nil {
 		lg.Warn().Err(err).Msg("database not reachable at start; spooling until it is")
 	}
-	spool, err := db.OpenSpool(c.String(flagSpoolFile), c.Int64(flagSpoolMax))
+	spool, err := db.OpenSpool(c.String(flagSpoolFile), c.Int64(flagSpoolMax), db.WithSpoolLogger(lg))
 	if err != nil {
 		return err
 	}
