@@ -114,11 +114,8 @@ func TestJobEnergyMatchesRecording(t *testing.T) {
 	}
 	s := dbtest.New(t)
 	ingestRecording(t, db.NewIngester(s, openSpool(t)), rec.Samples, rec.Schedule, 6, nil)
-	var ids []int64
-	for _, j := range rec.Schedule.Jobs {
-		ids = append(ids, j.Job)
-	}
-	if _, err := s.RollupJobs(ctx, ids, time.Now()); err != nil {
+	first, last := rec.Samples[0].Time, rec.Samples[len(rec.Samples)-1].Time
+	if _, err := s.RefreshReportRollups(ctx, first, last.Add(time.Second), 0); err != nil {
 		t.Fatal(err)
 	}
 	for _, j := range rec.Schedule.Jobs {

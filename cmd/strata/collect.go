@@ -162,7 +162,7 @@ func runCollect(c *cli.Context) error {
 		tracker: dcgm.NewTracker(open), log: lg, cluster: c.String(flagCluster),
 		interval: c.Duration(flagCollectInterval), batchSamples: c.Int(flagBatchSamples),
 		flushEvery: c.Duration(flagFlushEvery), rollupEvery: c.Duration(flagRollupEvery),
-		jobsSent: map[int64]planner.JobState{}, touched: map[int64]bool{}}
+		jobsSent: map[int64]planner.JobState{}}
 	return co.run(c.Context)
 }
 

@@ -9,10 +9,14 @@ DELETE FROM job_gpu_hour WHERE hour >= $1::timestamptz AND hour < $2::timestampt
 -- name: InsertJobGPUHours
 -- $1, $2: hour-aligned refresh window; $3: end of still-open assignments
 -- (now, at most $2); $4: idle threshold in percent GPU utilization.
--- Consecutive samples of a GPU form a segment whose counter delta is spread
--- linearly over it; a negative delta is a counter reset (driver reload) and
--- counts like InsertRollups does. A segment overlapping n assignments of
--- the same GPU in an hour (a shared GPU) gives each 1/n.
+-- This is the one definition of per-job energy (Store.JobEnergyTotal and
+-- every report sum these rows). Consecutive samples of a GPU form a
+-- segment whose counter delta is spread linearly over it; a negative delta
+-- is a counter reset (driver reload): the segment counts the larger of the
+-- new counter value and the trapezoid of its two power readings, and the
+-- reset is counted once per assignment (in the hour its overlap ends). A
+-- segment overlapping n assignments of the same GPU in an hour (a shared
+-- GPU) gives each 1/n.
 WITH a AS (
     SELECT job_id, host, gpu_uuid,
            greatest(t_from, $1::timestamptz) AS f,
@@ -21,7 +25,7 @@ WITH a AS (
     WHERE t_from < $2::timestamptz AND (t_to IS NULL OR t_to > $1::timestamptz)
 ),
 iv AS (
-    SELECT gpu_uuid, prev_ts AS s0, ts AS s1, util_gpu,
+    SELECT gpu_uuid, prev_ts AS s0, ts AS s1, util_gpu, energy_mj < prev_e AS reset,
            CASE WHEN energy_mj >= prev_e THEN (energy_mj - prev_e) / 1000.0
                 ELSE greatest(energy_mj / 1000.0, (power_w + prev_p) / 2.0 * date_part('epoch', ts - prev_ts))
            END AS e_j,
@@ -39,6 +43,7 @@ iv AS (
 ),
 p AS (
     SELECT a.job_id, a.gpu_uuid, h.hour, iv.e_j, iv.util_gpu, iv.dur,
+           iv.reset AND h.hour = date_trunc('hour', least(iv.s1, a.t) - interval '1 microsecond') AS reset,
            date_part('epoch', least(iv.s1, a.t, h.hour + interval '1 hour')
                             - greatest(iv.s0, a.f, h.hour)) AS sec,
            count(*) OVER (PARTITION BY iv.gpu_uuid, iv.s0, h.hour) AS sharers
@@ -54,7 +59,8 @@ used AS (
            sum(util_gpu * sec) AS util_gpu_seconds,
            sum(sec) AS sampled_seconds,
            coalesce(sum(sec) FILTER (WHERE util_gpu < $4::float8), 0) AS idle_gpu_seconds,
-           coalesce(sum(e_j * sec / dur / sharers) FILTER (WHERE util_gpu < $4::float8), 0) AS idle_energy_j
+           coalesce(sum(e_j * sec / dur / sharers) FILTER (WHERE util_gpu < $4::float8), 0) AS idle_energy_j,
+           count(*) FILTER (WHERE reset) AS counter_resets
     FROM p WHERE sec > 0
     GROUP BY job_id, gpu_uuid, hour
 ),
@@ -70,10 +76,10 @@ alloc AS (
     GROUP BY a.job_id, a.gpu_uuid, h.hour
 )
 INSERT INTO job_gpu_hour (hour, job_id, gpu_uuid, host, t_lo, t_hi, gpu_seconds, energy_j,
-                          util_gpu_seconds, sampled_seconds, idle_gpu_seconds, idle_energy_j)
+                          util_gpu_seconds, sampled_seconds, idle_gpu_seconds, idle_energy_j, counter_resets)
 SELECT al.hour, al.job_id, al.gpu_uuid, al.host, al.t_lo, al.t_hi, al.gpu_seconds,
        coalesce(u.energy_j, 0), coalesce(u.util_gpu_seconds, 0), coalesce(u.sampled_seconds, 0),
-       coalesce(u.idle_gpu_seconds, 0), coalesce(u.idle_energy_j, 0)
+       coalesce(u.idle_gpu_seconds, 0), coalesce(u.idle_energy_j, 0), coalesce(u.counter_resets, 0)
 FROM alloc al LEFT JOIN used u USING (job_id, gpu_uuid, hour);
 
 -- name: ReportEnergy
