@@ -2,6 +2,7 @@ package db_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -10,6 +11,8 @@ import (
 
 	"github.com/strata-hpc/strata/db"
 	"github.com/strata-hpc/strata/db/dbtest"
+	"github.com/strata-hpc/strata/dcgm"
+	"github.com/strata-hpc/strata/planner"
 )
 
 // at3 returns a store and a raw connection on a fresh database at schema
@@ -98,5 +101,123 @@ func TestMigrate004JobEnergy(t *testing.T) {
 				t.Errorf("JobEnergyTotal after 004 (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// Migration 004 keeps the jobs, assignments and rollups written under 003:
+// each assignment and rollup row takes its job row's cluster (” without
+// one), an unknown submit time stays unknown, and the reports read the
+// rows as before; rollups recomputed afterwards agree.
+func TestMigrate003To004KeepsData(t *testing.T) {
+	ctx := context.Background()
+	s, conn := at3(t)
+	t0 := synthT0
+	type gpuJob struct {
+		id      int64
+		cluster string // "-": no job row
+		user    string
+		submit  *time.Time
+		gpu     string
+		powerW  float64
+	}
+	sub := t0.Add(-time.Minute)
+	jobs := []gpuJob{
+		{1, "c1", "alice", &sub, "GPU-1", 100},
+		{2, "", "bob", nil, "GPU-2", 200},
+		{3, "-", "", nil, "GPU-3", 300},
+	}
+	var samples []dcgm.Sample
+	for _, j := range jobs {
+		energy := uint64(1e9)
+		for ts := t0.Add(-time.Minute); !ts.After(t0.Add(11 * time.Minute)); ts = ts.Add(10 * time.Second) {
+			energy += uint64(j.powerW * 10 * 1000)
+			samples = append(samples, dcgm.Sample{Time: ts, Host: "n", UUID: j.gpu, UtilGPU: 50, PowerW: j.powerW,
+				EnergyMJ: energy, Source: "replay"})
+		}
+		if j.cluster != "-" {
+			mustExec(t, conn, `INSERT INTO job (job_id, cluster, name, user_name, account, partition, state, gpus,
+				submit_time, start_time, end_time) VALUES ($1, $2, $3, $4, 'acct', 'gpu', 'COMPLETED', 1, $5, $6, $7)`,
+				j.id, j.cluster, fmt.Sprintf("job%d", j.id), j.user, j.submit, t0, t0.Add(10*time.Minute))
+		}
+		mustExec(t, conn, `INSERT INTO gpu_assignment (job_id, host, gpu_uuid, t_from, t_to) VALUES ($1, 'n', $2, $3, $4)`,
+			j.id, j.gpu, t0, t0.Add(10*time.Minute))
+		// The 003 rollup of the job's hour, as InsertJobGPUHours wrote it.
+		mustExec(t, conn, `INSERT INTO job_gpu_hour (hour, job_id, gpu_uuid, host, t_lo, t_hi, gpu_seconds, energy_j,
+			util_gpu_seconds, sampled_seconds, idle_gpu_seconds, idle_energy_j)
+			VALUES ($1, $2, $3, 'n', $1, $4, 600, $5, 30000, 600, 0, 0)`, t0, j.id, j.gpu, t0.Add(10*time.Minute), j.powerW*600)
+	}
+	if err := s.InsertSamples(ctx, samples); err != nil { // same queries at 003 and 004
+		t.Fatal(err)
+	}
+	if applied, err := s.Migrate(ctx); err != nil || len(applied) == 0 || applied[0] != 4 {
+		t.Fatalf("migrate 003 → latest: %v, %v", applied, err)
+	}
+	if d := cmp.Diff([]string{"/2@? bob COMPLETED", "c1/1@07:59 alice COMPLETED"}, jobRows(t, conn)); d != "" {
+		t.Errorf("jobs after 004 (-want +got):\n%s", d)
+	}
+	clusters := func(table string) map[int64]string {
+		rows, err := conn.Query(ctx, `SELECT job_id, cluster FROM `+table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[int64]string{}
+		for rows.Next() {
+			var id int64
+			var c string
+			if err := rows.Scan(&id, &c); err != nil {
+				t.Fatal(err)
+			}
+			out[id] = c
+		}
+		return out
+	}
+	want := map[int64]string{1: "c1", 2: "", 3: ""}
+	for _, table := range []string{"gpu_assignment", "job_gpu_hour"} {
+		if d := cmp.Diff(want, clusters(table)); d != "" {
+			t.Errorf("%s clusters (-want +got):\n%s", table, d)
+		}
+	}
+	type row struct {
+		Job           int64
+		Cluster, User string
+		Energy        float64
+	}
+	report := func() []row {
+		rs, err := s.EnergyReport(ctx, db.EnergyQuery{ReportFilter: db.ReportFilter{From: t0, To: t0.Add(time.Hour)},
+			By: []db.ReportDim{db.DimJob}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []row
+		for _, r := range rs {
+			out = append(out, row{r.Job, r.Cluster, r.User, r.EnergyJ})
+		}
+		return out
+	}
+	wantRows := []row{{1, "c1", "alice", 60000}, {2, "", "bob", 120000}, {3, "", "", 180000}}
+	if d := cmp.Diff(wantRows, report(), approx(1e-9)); d != "" {
+		t.Errorf("energy by job from the rollups written under 003 (-want +got):\n%s", d)
+	}
+	refreshAll(t, s, t0, t0.Add(time.Hour))
+	if d := cmp.Diff(wantRows, report(), approx(1e-6)); d != "" {
+		t.Errorf("energy by job recomputed after 004 (-want +got):\n%s", d)
+	}
+	// Waits need a known submit time: job 2's stays unknown, as under 003.
+	usage, err := s.UsageReport(ctx, db.UsageQuery{ReportFilter: db.ReportFilter{From: t0, To: t0.Add(time.Hour)},
+		By: []db.ReportDim{db.DimUser}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantUsage := []db.UsageRow{{User: "", Jobs: 1, GPUSeconds: 600}, {User: "alice", Jobs: 1, GPUSeconds: 600,
+		Completed: 1, MeanWaitSec: 60, MaxWaitSec: 60, MeanJCTSec: 660}, {User: "bob", Jobs: 1, GPUSeconds: 600}}
+	if d := cmp.Diff(wantUsage, usage, approx(1e-9)); d != "" {
+		t.Errorf("usage by user (-want +got):\n%s", d)
+	}
+	// The collector then reports job 2's submit time: the same job, now known.
+	if err := s.UpsertJobs(ctx, "", []planner.Job{{ID: 2, User: "bob", State: planner.JobCompleted, SubmitTime: t0.Add(-2 * time.Minute)}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"/2@07:58 bob COMPLETED", "c1/1@07:59 alice COMPLETED"}, jobRows(t, conn)); d != "" {
+		t.Errorf("jobs after job 2's submit time is known (-want +got):\n%s", d)
 	}
 }
