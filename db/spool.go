@@ -74,6 +74,7 @@ type Spool struct {
 
 type segment struct {
 	seq  int
+	name string
 	size int64
 }
 
@@ -148,7 +149,7 @@ func (s *Spool) load() error {
 		if err != nil {
 			return err
 		}
-		s.sealed = append(s.sealed, segment{seq: seq, size: st.Size()})
+		s.sealed = append(s.sealed, segment{seq: seq, name: m, size: st.Size()})
 		s.nextSeq = max(s.nextSeq, seq+1)
 	}
 	sort.Slice(s.sealed, func(i, j int) bool { return s.sealed[i].seq < s.sealed[j].seq })
@@ -294,11 +295,12 @@ func (s *Spool) seal() error {
 		return err
 	}
 	seq := s.nextSeq
-	if err := os.Rename(s.path, s.segPath(seq)); err != nil {
+	name := s.segPath(seq)
+	if err := os.Rename(s.path, name); err != nil {
 		return fmt.Errorf("seal spool segment: %w", err)
 	}
 	s.nextSeq++
-	s.sealed = append(s.sealed, segment{seq: seq, size: size})
+	s.sealed = append(s.sealed, segment{seq: seq, name: name, size: size})
 	return syncDir(filepath.Dir(s.path))
 }
 
@@ -338,7 +340,7 @@ func (s *Spool) Drain(write func(Batch) error) (int, error) {
 				return n, err
 			}
 		}
-		if err := os.Remove(s.segPath(seg.seq)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := os.Remove(seg.name); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return n, fmt.Errorf("spool drain: %w", err)
 		}
 		s.sealed = s.sealed[1:]
@@ -348,7 +350,7 @@ func (s *Spool) Drain(write func(Batch) error) (int, error) {
 // drainSegment writes the batches of one sealed segment from off on,
 // recording progress after each; it stops at the first write error.
 func (s *Spool) drainSegment(seg segment, off int64, write func(Batch) error) (int, error) {
-	name := s.segPath(seg.seq)
+	name := seg.name
 	f, err := os.Open(name)
 	if err != nil {
 		return 0, fmt.Errorf("spool drain: %w", err)
