@@ -69,6 +69,13 @@ func benchSpool(b *testing.B, size int64) (*db.Spool, string) {
 // spool, fail to connect, append the batch). Neither should grow with the
 // spool. Postgres "down" is a closed port: the refusal is immediate, so the
 // figure is the spool's own cost.
+//
+// Measured (2-core development machine, load 2.7, `go test -run '^$' -bench
+// BenchmarkSpool -benchtime 50x -count 3 ./db`), per op, 5 MB / 200 MB:
+// append 0.8-1.5 ms / 0.9-1.4 ms (the fsync); flush with Postgres down
+// 4.3-4.9 ms / 3.9-5.3 ms. The spool before segments and checkpoints
+// (re-read, decode and rewrite of the whole file): flush 86-94 ms /
+// 2.5-2.6 s, append 1.5-1.8 ms / 1.0-1.6 ms.
 func BenchmarkSpool(b *testing.B) {
 	ctx := context.Background()
 	down, err := db.Open(ctx, db.Config{URL: "postgres://strata@127.0.0.1:1/strata?connect_timeout=2"})
