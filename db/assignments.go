@@ -10,10 +10,11 @@ import (
 	"github.com/strata-hpc/strata/planner"
 )
 
-// SaveAssignments inserts or closes GPU assignments: an assignment is
-// identified by (job, GPU UUID, From); saving it again with To set closes it.
-// Saving the same assignment twice is harmless.
-func (s *Store) SaveAssignments(ctx context.Context, as []dcgm.Assignment) error {
+// SaveAssignments inserts or closes GPU assignments of one cluster's jobs
+// (Slurm's ClusterName, as UpsertJobs): an assignment is identified by
+// (job, GPU UUID, From); saving it again with To set closes it. Saving the
+// same assignment twice is harmless; another cluster cannot close it.
+func (s *Store) SaveAssignments(ctx context.Context, cluster string, as []dcgm.Assignment) error {
 	as = lastAssignments(as)
 	if len(as) == 0 {
 		return nil
@@ -32,7 +33,7 @@ func (s *Store) SaveAssignments(ctx context.Context, as []dcgm.Assignment) error
 	if err != nil {
 		return err
 	}
-	_, err = s.pool.Exec(ctx, q, jobs, hosts, uuids, from, to)
+	_, err = s.pool.Exec(ctx, q, jobs, hosts, uuids, from, to, cluster)
 	return interpretError("save assignments", err)
 }
 
@@ -55,7 +56,8 @@ func (s *Store) OpenAssignments(ctx context.Context, host string) ([]dcgm.Assign
 	return out, interpretError("open assignments", err)
 }
 
-// JobAssignments returns every assignment of one job.
+// JobAssignments returns every assignment of one job id (of every cluster
+// and every job with that id; JobReport keeps those of one job).
 func (s *Store) JobAssignments(ctx context.Context, job int64) ([]dcgm.Assignment, error) {
 	q, err := s.q.get("JobAssignments")
 	if err != nil {
@@ -65,22 +67,31 @@ func (s *Store) JobAssignments(ctx context.Context, job int64) ([]dcgm.Assignmen
 	if err != nil {
 		return nil, interpretError("job assignments", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (dcgm.Assignment, error) {
-		var a dcgm.Assignment
-		var to *time.Time
-		err := r.Scan(&a.Job, &a.Host, &a.UUID, &a.From, &to)
-		if to != nil {
-			a.To = *to
-		}
-		return a, err
-	})
+	out, err := pgx.CollectRows(rows, scanAssignment)
 	return out, interpretError("job assignments", err)
 }
 
+// scanAssignment reads job_id, host, gpu_uuid, t_from, t_to.
+func scanAssignment(r pgx.CollectableRow) (dcgm.Assignment, error) {
+	var a dcgm.Assignment
+	var to *time.Time
+	err := r.Scan(&a.Job, &a.Host, &a.UUID, &a.From, &to)
+	if to != nil {
+		a.To = *to
+	}
+	return a, err
+}
+
 // UpsertJobs records Slurm jobs (identity and accounting fields used by
-// reports). cluster is Slurm's ClusterName. Times left zero keep what is
-// stored; EndTime is taken from end, which the caller knows for finished
-// jobs (planner.Job has no end time); pass a zero time when unknown.
+// reports). cluster is Slurm's ClusterName. A job is identified by
+// (cluster, ID, SubmitTime), so that two clusters' jobs with one ID, and a
+// job whose ID a cluster reused (Slurm's IDs wrap), stay apart: a new
+// SubmitTime for a known ID is a new job. A zero SubmitTime means unknown:
+// the cluster's latest job of that ID is updated (created if there is
+// none, and adopted by the first SubmitTime reported later). Other times
+// left zero keep what is stored; EndTime is taken from end, which the
+// caller knows for finished jobs (planner.Job has no end time); pass a zero
+// time when unknown.
 func (s *Store) UpsertJobs(ctx context.Context, cluster string, jobs []planner.Job, end map[int64]time.Time) error {
 	jobs = lastJobs(jobs)
 	if len(jobs) == 0 {
@@ -88,19 +99,36 @@ func (s *Store) UpsertJobs(ctx context.Context, cluster string, jobs []planner.J
 	}
 	n := len(jobs)
 	ids, gpus := make([]int64, n), make([]int32, n)
-	cl, names, users, accts, parts, states := make([]string, n), make([]string, n), make([]string, n),
+	names, users, accts, parts, states := make([]string, n), make([]string, n),
 		make([]string, n), make([]string, n), make([]string, n)
 	sub, sta, en := make([]*time.Time, n), make([]*time.Time, n), make([]*time.Time, n)
+	var knownIDs []int64
+	var knownSub []time.Time
 	for i, j := range jobs {
-		ids[i], gpus[i], cl[i] = j.ID, int32(j.GPUs()), cluster
+		ids[i], gpus[i] = j.ID, int32(j.GPUs())
 		names[i], users[i], accts[i], parts[i], states[i] = j.Name, j.User, j.Account, j.Partition, string(j.State)
 		sub[i], sta[i], en[i] = timePtr(j.SubmitTime), timePtr(j.StartTime), timePtr(end[j.ID])
+		if !j.SubmitTime.IsZero() {
+			knownIDs, knownSub = append(knownIDs, j.ID), append(knownSub, j.SubmitTime)
+		}
 	}
-	q, err := s.q.get("UpsertJobs")
+	adopt, err := s.q.get("AdoptJobSubmitTimes")
 	if err != nil {
 		return err
 	}
-	_, err = s.pool.Exec(ctx, q, ids, cl, names, users, accts, parts, states, gpus, sub, sta, en)
+	upsert, err := s.q.get("UpsertJobs")
+	if err != nil {
+		return err
+	}
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if len(knownIDs) > 0 {
+			if _, err := tx.Exec(ctx, adopt, knownIDs, knownSub, cluster); err != nil {
+				return err
+			}
+		}
+		_, err := tx.Exec(ctx, upsert, cluster, ids, names, users, accts, parts, states, gpus, sub, sta, en)
+		return err
+	})
 	return interpretError("upsert jobs", err)
 }
 
@@ -134,16 +162,33 @@ func lastAssignments(as []dcgm.Assignment) []dcgm.Assignment {
 	return out
 }
 
-// lastJobs keeps the last entry of each job ID.
+// lastJobs keeps the last entry of each job (ID and SubmitTime), and drops
+// the entries without a SubmitTime of an ID that has one in the batch: one
+// statement may not touch a row twice.
 func lastJobs(jobs []planner.Job) []planner.Job {
-	pos := map[int64]int{}
+	type key struct {
+		id     int64
+		known  bool
+		submit int64
+	}
+	known := map[int64]bool{}
+	for _, j := range jobs {
+		if !j.SubmitTime.IsZero() {
+			known[j.ID] = true
+		}
+	}
+	pos := map[key]int{}
 	var out []planner.Job
 	for _, j := range jobs {
-		if i, ok := pos[j.ID]; ok {
+		if j.SubmitTime.IsZero() && known[j.ID] {
+			continue
+		}
+		k := key{j.ID, !j.SubmitTime.IsZero(), j.SubmitTime.UnixNano()}
+		if i, ok := pos[k]; ok {
 			out[i] = j
 			continue
 		}
-		pos[j.ID] = len(out)
+		pos[k] = len(out)
 		out = append(out, j)
 	}
 	return out

@@ -85,5 +85,5 @@ func (s *Store) WriteBatch(ctx context.Context, b Batch) error {
 	if err := s.UpsertJobs(ctx, b.Cluster, b.Jobs, b.JobEnds); err != nil {
 		return err
 	}
-	return s.SaveAssignments(ctx, b.Assignments)
+	return s.SaveAssignments(ctx, b.Cluster, b.Assignments)
 }

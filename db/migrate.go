@@ -73,9 +73,24 @@ const createVersionTable = `CREATE TABLE IF NOT EXISTS strata_schema_version (
 // in its own transaction together with its version row, and returns the
 // versions applied. Concurrent migrators wait for each other.
 func (s *Store) Migrate(ctx context.Context) ([]int, error) {
+	latest, err := LatestVersion()
+	if err != nil {
+		return nil, err
+	}
+	return s.MigrateTo(ctx, latest)
+}
+
+// MigrateTo applies the migrations newer than the database's version up to
+// and including version (to test a migration against data written by the
+// schema before it), like Migrate. A database already past version is left
+// alone with an error wrapping ErrSchemaAhead; migrations are never undone.
+func (s *Store) MigrateTo(ctx context.Context, version int) ([]int, error) {
 	ms, err := Migrations()
 	if err != nil {
 		return nil, err
+	}
+	if version < 0 || version > len(ms) {
+		return nil, fmt.Errorf("migrate to %d: this strata knows versions 1..%d", version, len(ms))
 	}
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
@@ -93,8 +108,11 @@ func (s *Store) Migrate(ctx context.Context) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cur > version {
+		return nil, fmt.Errorf("migrate to %d: at version %d: %w", version, cur, ErrSchemaAhead)
+	}
 	var applied []int
-	for _, m := range ms[min(cur, len(ms)):] {
+	for _, m := range ms[cur:version] {
 		if err := applyOne(ctx, conn.Conn(), m); err != nil {
 			return applied, err
 		}

@@ -95,12 +95,15 @@ type EnergyQuery struct {
 }
 
 // EnergyRow is one group of an energy report. Only the fields of the
-// query's dimensions are set (grouping by job also sets the job's user,
-// account and partition); the others are zero. GPU-seconds, energies and
-// the utilization integral are pro-rated to the window.
+// query's dimensions are set (grouping by job also sets the job's cluster,
+// user, account and partition); the others are zero. GPU-seconds, energies
+// and the utilization integral are pro-rated to the window. Grouping by job
+// gives one row per job, not per id: two clusters' jobs with one id, or a
+// job whose id its cluster reused later, are separate rows.
 type EnergyRow struct {
 	Job       int64     `json:"job,omitempty"`
 	JobName   string    `json:"job_name,omitempty"`
+	Cluster   string    `json:"cluster,omitempty"`
 	User      string    `json:"user,omitempty"`
 	Account   string    `json:"account,omitempty"`
 	Partition string    `json:"partition,omitempty"`
@@ -161,9 +164,12 @@ type DecisionRow struct {
 	Last      time.Time `json:"last"`
 }
 
-// JobReport is everything the per-job page shows.
+// JobReport is everything the per-job page shows. When several jobs have
+// the id (clusters sharing the database, or an id reused), it shows the one
+// submitted last.
 type JobReport struct {
 	Job       int64     `json:"job"`
+	Cluster   string    `json:"cluster,omitempty"`
 	Name      string    `json:"name"`
 	User      string    `json:"user"`
 	Account   string    `json:"account"`

@@ -120,7 +120,7 @@ func (c *benchCluster) saveJobs(ctx context.Context, s *db.Store) error {
 	if err := s.UpsertJobs(ctx, "bench", jobs, ends); err != nil {
 		return err
 	}
-	return s.SaveAssignments(ctx, as)
+	return s.SaveAssignments(ctx, "bench", as)
 }
 
 // BenchmarkReportEnergyByUser: the by-user energy report over 1 day of

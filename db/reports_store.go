@@ -118,16 +118,17 @@ func (s *Store) EnergyReport(ctx context.Context, q EnergyQuery) ([]EnergyRow, e
 func scanEnergyRow(r pgx.CollectableRow) (EnergyRow, error) {
 	var e EnergyRow
 	var job *int64
-	var name, user, account, partition, node *string
+	var name, cluster, user, account, partition, node *string
 	var bucket *time.Time
 	var jobs int64
 	var utilSec, sampled float64
-	err := r.Scan(&job, &name, &user, &account, &partition, &node, &bucket, &jobs,
+	err := r.Scan(&job, &name, &cluster, &user, &account, &partition, &node, &bucket, &jobs,
 		&e.GPUSeconds, &e.EnergyJ, &utilSec, &sampled, &e.IdleGPUSeconds, &e.IdleEnergyJ)
 	if err != nil {
 		return e, err
 	}
-	e.Job, e.JobName, e.User, e.Account = deref(job), deref(name), deref(user), deref(account)
+	e.Job, e.JobName, e.Cluster = deref(job), deref(name), deref(cluster)
+	e.User, e.Account = deref(user), deref(account)
 	e.Partition, e.Node, e.Jobs = deref(partition), deref(node), int(jobs)
 	if bucket != nil {
 		e.Bucket = bucket.UTC()
@@ -269,18 +270,37 @@ func (s *Store) DecisionReport(ctx context.Context, q DecisionQuery) ([]Decision
 // maxJobPoints bounds the per-job series (bins widen for long jobs).
 const maxJobPoints = 300
 
+// jobOwner restricts the per-job page to one job of an id: its cluster
+// (nil: any, when the id has no job row) and the time from which its rows
+// are its own (nil: always; later than the previous job of the id's).
+type jobOwner struct {
+	cluster *string
+	from    *time.Time
+}
+
 // JobReport returns one job's facts, GPU assignments, rollup totals, its
 // utilization/power series (from that job's samples only, in at most 300
-// bins) and the planner's decisions about it. An unknown job (no job row
-// and no assignment) gives an error wrapping ErrNotFound.
+// bins) and the planner's decisions about it. When several jobs have the
+// id, it is the one submitted last, and only its own assignments and
+// rollups count. An unknown job (no job row and no assignment) gives an
+// error wrapping ErrNotFound.
 func (s *Store) JobReport(ctx context.Context, job int64) (JobReport, error) {
 	jr := JobReport{Job: job}
-	if err := s.loadJobFacts(ctx, &jr); err != nil {
-		return jr, err
-	}
-	as, err := s.JobAssignments(ctx, job)
+	own, err := s.loadJobFacts(ctx, &jr)
 	if err != nil {
 		return jr, err
+	}
+	q, err := s.q.get("ReportJobAssignments")
+	if err != nil {
+		return jr, err
+	}
+	rows, err := s.pool.Query(ctx, q, job, own.cluster, own.from)
+	if err != nil {
+		return jr, interpretError("job report assignments", err)
+	}
+	as, err := pgx.CollectRows(rows, scanAssignment)
+	if err != nil {
+		return jr, interpretError("job report assignments", err)
 	}
 	for _, a := range as {
 		jr.GPUs = append(jr.GPUs, JobGPUSpan{Host: a.Host, UUID: a.UUID, From: a.From.UTC(), To: a.To.UTC()})
@@ -288,28 +308,28 @@ func (s *Store) JobReport(ctx context.Context, job int64) (JobReport, error) {
 	if jr.Name == "" && jr.User == "" && len(jr.GPUs) == 0 {
 		return jr, fmt.Errorf("job report %d: %w", job, ErrNotFound)
 	}
-	if err := s.loadJobTotals(ctx, &jr); err != nil {
+	if err := s.loadJobTotals(ctx, &jr, own); err != nil {
 		return jr, err
 	}
-	if err := s.loadJobSeries(ctx, &jr); err != nil {
+	if err := s.loadJobSeries(ctx, &jr, own); err != nil {
 		return jr, err
 	}
-	return jr, s.loadJobDecisions(ctx, &jr)
+	return jr, s.loadJobDecisions(ctx, &jr, own)
 }
 
-func (s *Store) loadJobFacts(ctx context.Context, jr *JobReport) error {
+func (s *Store) loadJobFacts(ctx context.Context, jr *JobReport) (jobOwner, error) {
 	q, err := s.q.get("ReportJob")
 	if err != nil {
-		return err
+		return jobOwner{}, err
 	}
-	var submit, start, end *time.Time
-	err = s.pool.QueryRow(ctx, q, jr.Job).Scan(&jr.Job, &jr.Name, &jr.User, &jr.Account, &jr.Partition,
-		&submit, &start, &end)
+	var submit, start, end, from *time.Time
+	err = s.pool.QueryRow(ctx, q, jr.Job).Scan(&jr.Job, &jr.Cluster, &jr.Name, &jr.User, &jr.Account, &jr.Partition,
+		&submit, &start, &end, &from)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil // assignments may still exist
+		return jobOwner{}, nil // assignments may still exist
 	}
 	jr.Submit, jr.Start, jr.End = utcOrZero(submit), utcOrZero(start), utcOrZero(end)
-	return interpretError("job report", err)
+	return jobOwner{cluster: &jr.Cluster, from: from}, interpretError("job report", err)
 }
 
 func utcOrZero(t *time.Time) time.Time {
@@ -319,7 +339,7 @@ func utcOrZero(t *time.Time) time.Time {
 	return t.UTC()
 }
 
-func (s *Store) loadJobTotals(ctx context.Context, jr *JobReport) error {
+func (s *Store) loadJobTotals(ctx context.Context, jr *JobReport, own jobOwner) error {
 	q, err := s.q.get("ReportJobTotals")
 	if err != nil {
 		return err
@@ -327,19 +347,19 @@ func (s *Store) loadJobTotals(ctx context.Context, jr *JobReport) error {
 	t := &jr.Totals
 	var n int64
 	var utilSec, sampled float64
-	err = s.pool.QueryRow(ctx, q, jr.Job).Scan(&n, &t.GPUSeconds, &t.EnergyJ, &utilSec, &sampled,
+	err = s.pool.QueryRow(ctx, q, jr.Job, own.cluster, own.from).Scan(&n, &t.GPUSeconds, &t.EnergyJ, &utilSec, &sampled,
 		&t.IdleGPUSeconds, &t.IdleEnergyJ)
 	if n > 0 {
 		t.Jobs = 1
 	}
-	t.Job, t.JobName, t.User, t.Account, t.Partition = jr.Job, jr.Name, jr.User, jr.Account, jr.Partition
+	t.Job, t.JobName, t.Cluster, t.User, t.Account, t.Partition = jr.Job, jr.Name, jr.Cluster, jr.User, jr.Account, jr.Partition
 	if sampled > 0 {
 		t.UtilGPU = utilSec / sampled
 	}
 	return interpretError("job report totals", err)
 }
 
-func (s *Store) loadJobSeries(ctx context.Context, jr *JobReport) error {
+func (s *Store) loadJobSeries(ctx context.Context, jr *JobReport, own jobOwner) error {
 	var lo, hi time.Time
 	for _, g := range jr.GPUs {
 		to := g.To
@@ -359,7 +379,7 @@ func (s *Store) loadJobSeries(ctx context.Context, jr *JobReport) error {
 	if err != nil {
 		return err
 	}
-	rows, err := s.pool.Query(ctx, q, jr.Job, step)
+	rows, err := s.pool.Query(ctx, q, jr.Job, own.cluster, own.from, step)
 	if err != nil {
 		return interpretError("job report series", err)
 	}
@@ -379,12 +399,12 @@ func maxTime(a, b time.Time) time.Time {
 	return a
 }
 
-func (s *Store) loadJobDecisions(ctx context.Context, jr *JobReport) error {
+func (s *Store) loadJobDecisions(ctx context.Context, jr *JobReport, own jobOwner) error {
 	q, err := s.q.get("ReportJobDecisions")
 	if err != nil {
 		return err
 	}
-	rows, err := s.pool.Query(ctx, q, jr.Job)
+	rows, err := s.pool.Query(ctx, q, jr.Job, own.from)
 	if err != nil {
 		return interpretError("job report decisions", err)
 	}

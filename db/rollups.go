@@ -7,8 +7,10 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// JobEnergy is the energy rollup of one job on one UTC day (or, from
-// JobEnergyTotal, over all days, with Day zero).
+// JobEnergy is a job's energy on one UTC day (or, from JobEnergyTotal, over
+// all days, with Day zero), summed from the hourly per-job, per-GPU rollups
+// that the reports read (job_gpu_hour, filled by RefreshReportRollups): one
+// definition of per-job energy.
 type JobEnergy struct {
 	JobID int64
 	Day   time.Time
@@ -16,11 +18,13 @@ type JobEnergy struct {
 	EnergyJ float64
 	// GPUSeconds is the GPU time held (sum over the job's GPUs).
 	GPUSeconds float64
-	// UtilGPUSeconds is Σ utilisation × time / 100: MeanUtil() divides it
-	// by GPUSeconds.
+	// UtilGPUSeconds is Σ utilisation × sampled time / 100: MeanUtil()
+	// divides it by CoveredSeconds.
 	UtilGPUSeconds float64
 	// IdleGPUSeconds and IdleEnergyJ cover the held time during which the
-	// GPU ran no kernel (utilisation below 1 %).
+	// GPU's utilisation was below the idle threshold of the rollup refresh
+	// (DefaultIdleUtilPct unless `strata report refresh --idle-below` set
+	// another).
 	IdleGPUSeconds float64
 	IdleEnergyJ    float64
 	// CoveredSeconds is the held GPU time covered by samples; less than
@@ -30,43 +34,19 @@ type JobEnergy struct {
 	CounterResets int
 }
 
-// MeanUtil is the time-weighted mean GPU utilisation in percent.
+// MeanUtil is the time-weighted mean GPU utilisation in percent over the
+// sampled time (the energy report's MeanUtil).
 func (e JobEnergy) MeanUtil() float64 {
-	if e.GPUSeconds == 0 {
+	if e.CoveredSeconds == 0 {
 		return 0
 	}
-	return 100 * e.UtilGPUSeconds / e.GPUSeconds
+	return 100 * e.UtilGPUSeconds / e.CoveredSeconds
 }
 
-// RollupJobs recomputes the energy rollups of the given jobs from their
-// assignments and samples, replacing earlier rollups. Open assignments count
-// up to now. It returns the number of (job, day) rows written.
-func (s *Store) RollupJobs(ctx context.Context, jobs []int64, now time.Time) (int, error) {
-	if len(jobs) == 0 {
-		return 0, nil
-	}
-	del, err := s.q.get("DeleteRollups")
-	if err != nil {
-		return 0, err
-	}
-	ins, err := s.q.get("InsertRollups")
-	if err != nil {
-		return 0, err
-	}
-	var n int64
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, del, jobs); err != nil {
-			return err
-		}
-		tag, err := tx.Exec(ctx, ins, jobs, now)
-		n = tag.RowsAffected()
-		return err
-	})
-	return int(n), interpretError("rollup jobs", err)
-}
-
-// RefreshRollups recomputes the rollups of every job whose assignments are
-// open or ended at or after since, and returns those jobs.
+// RefreshRollups refreshes the hourly rollups (RefreshReportRollups, with
+// the default idle threshold) of every hour from the start of the earliest
+// assignment open or ended at or after since up to now, and returns the
+// jobs of those assignments.
 func (s *Store) RefreshRollups(ctx context.Context, since, now time.Time) ([]int64, error) {
 	q, err := s.q.get("JobsTouchedSince")
 	if err != nil {
@@ -80,14 +60,30 @@ func (s *Store) RefreshRollups(ctx context.Context, since, now time.Time) ([]int
 	if err != nil {
 		return nil, interpretError("refresh rollups", err)
 	}
-	if _, err := s.RollupJobs(ctx, jobs, now); err != nil {
+	if len(jobs) == 0 {
+		return nil, nil
+	}
+	q, err = s.q.get("TouchedFrom")
+	if err != nil {
+		return nil, err
+	}
+	var from *time.Time
+	if err := s.pool.QueryRow(ctx, q, since).Scan(&from); err != nil {
+		return nil, interpretError("refresh rollups", err)
+	}
+	if from == nil || !from.Before(now) {
+		return jobs, nil
+	}
+	if _, err := s.RefreshReportRollups(ctx, *from, now, 0); err != nil {
 		return nil, err
 	}
 	return jobs, nil
 }
 
-// JobEnergyDays returns the rollups of one job, one per UTC day, or
-// ErrNotFound when the job has none.
+// JobEnergyDays returns the rollups of one job id, one per UTC day, or
+// ErrNotFound when it has none. Every cluster's job of that id counts, and
+// every job that reused the id: use EnergyReport with a cluster filter and
+// a window to tell them apart.
 func (s *Store) JobEnergyDays(ctx context.Context, job int64) ([]JobEnergy, error) {
 	q, err := s.q.get("JobEnergyDays")
 	if err != nil {
@@ -98,9 +94,10 @@ func (s *Store) JobEnergyDays(ctx context.Context, job int64) ([]JobEnergy, erro
 		return nil, interpretError("job energy", err)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (JobEnergy, error) {
-		var e JobEnergy
-		err := r.Scan(&e.JobID, &e.Day, &e.EnergyJ, &e.GPUSeconds, &e.UtilGPUSeconds, &e.IdleGPUSeconds,
+		e := JobEnergy{JobID: job}
+		err := r.Scan(&e.Day, &e.EnergyJ, &e.GPUSeconds, &e.UtilGPUSeconds, &e.IdleGPUSeconds,
 			&e.IdleEnergyJ, &e.CoveredSeconds, &e.CounterResets)
+		e.Day = e.Day.UTC()
 		return e, err
 	})
 	if err != nil {

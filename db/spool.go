@@ -2,12 +2,19 @@ package db
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/strata-hpc/strata/dcgm"
 	"github.com/strata-hpc/strata/planner"
@@ -27,39 +34,194 @@ type Batch struct {
 	JobEnds     map[int64]time.Time `json:"job_ends,omitempty"`
 }
 
-// Spool is a bounded, fsynced local file of batches that could not be
-// written to Postgres, kept in arrival order (one JSON batch per line).
-// It is not safe for concurrent use.
+// Spool is a bounded, fsynced local store of batches that could not be
+// written to Postgres, kept in arrival order (one JSON batch per line). It
+// is not safe for concurrent use.
+//
+// Files, for a spool at P:
+//
+//   - P, the active segment: Append only ever appends to it (O(batch),
+//     fsynced), never rewrites it.
+//   - P.00000001, P.00000002, …: sealed segments. The active segment is
+//     sealed (renamed: no copy) when it reaches its size bound or when a
+//     drain finds nothing else to read. Drain reads sealed segments in
+//     order, one batch at a time, and deletes a segment once it has stored
+//     every batch in it. A failed drain has read one batch and rewritten
+//     nothing.
+//   - P.pos, the checkpoint: the sealed segment and byte offset of the
+//     first batch not yet stored, replaced (write, fsync, rename) after
+//     every stored batch. A crash between storing a batch and recording it
+//     replays that one batch; the writes behind Drain are idempotent (sample
+//     key (gpu_uuid, ts), upserts), so the database keeps it once. Segment
+//     names are never reused while a checkpoint names them.
+//   - P.damaged: bytes that do not decode as a batch (a torn append from a
+//     crash, disk damage), moved aside with a log line and counted in Stats;
+//     the intact batches around them are drained.
+//
+// A spool written by an older strata (P alone, one batch per line) is read
+// as an active segment.
 type Spool struct {
 	path     string
 	maxBytes int64
+	segMax   int64
+	log      zerolog.Logger
+
+	sealed  []segment // oldest first
+	nextSeq int
+	ckpt    checkpoint // zero seq: none
+	damaged SpoolStats // the damage counters only
+}
+
+type segment struct {
+	seq  int
+	name string
+	size int64
+}
+
+type checkpoint struct {
+	seq int
+	off int64
+}
+
+// SpoolStats describes a spool, for logs and metrics.
+type SpoolStats struct {
+	// Bytes is the spool's size on disk (pending batches, plus what has
+	// been stored of the segment being drained).
+	Bytes int64
+	// DamagedRecords and DamagedBytes count what was moved to the
+	// .damaged file since the spool was opened (monotonic counters).
+	DamagedRecords int64
+	DamagedBytes   int64
+}
+
+// SpoolOption configures OpenSpool.
+type SpoolOption func(*Spool)
+
+// WithSpoolLogger sets the logger for damage reports (default: none).
+func WithSpoolLogger(l zerolog.Logger) SpoolOption {
+	return func(s *Spool) { s.log = l }
+}
+
+// WithSegmentBytes sets the size at which the active segment is sealed
+// (default: a sixteenth of the bound, between 1 MiB and 64 MiB).
+func WithSegmentBytes(n int64) SpoolOption {
+	return func(s *Spool) {
+		if n > 0 {
+			s.segMax = n
+		}
+	}
 }
 
 // OpenSpool returns a spool at path holding at most maxBytes (≤ 0: 1 GiB).
-// An existing file is kept: its batches are replayed first.
-func OpenSpool(path string, maxBytes int64) (*Spool, error) {
+// Existing segments are kept: their batches are replayed first.
+func OpenSpool(path string, maxBytes int64, opts ...SpoolOption) (*Spool, error) {
 	if maxBytes <= 0 {
 		maxBytes = 1 << 30
+	}
+	s := &Spool{path: path, maxBytes: maxBytes, segMax: min(max(maxBytes/16, 1<<20), 64<<20),
+		log: zerolog.Nop(), nextSeq: 1}
+	for _, o := range opts {
+		o(s)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("open spool: %w", err)
 	}
-	return &Spool{path: path, maxBytes: maxBytes}, nil
+	if err := s.load(); err != nil {
+		return nil, fmt.Errorf("open spool %s: %w", path, err)
+	}
+	return s, nil
 }
 
-// Size returns the spool's size in bytes (0 when empty).
-func (s *Spool) Size() (int64, error) {
+// load finds the sealed segments and the checkpoint, dropping a checkpoint
+// that names no existing segment (left by a crash after its segment was
+// deleted).
+func (s *Spool) load() error {
+	matches, err := filepath.Glob(globEscape(s.path) + ".*")
+	if err != nil {
+		return err
+	}
+	for _, m := range matches {
+		seq, ok := segmentSeq(s.path, m)
+		if !ok {
+			continue
+		}
+		st, err := os.Stat(m)
+		if err != nil {
+			return err
+		}
+		s.sealed = append(s.sealed, segment{seq: seq, name: m, size: st.Size()})
+		s.nextSeq = max(s.nextSeq, seq+1)
+	}
+	sort.Slice(s.sealed, func(i, j int) bool { return s.sealed[i].seq < s.sealed[j].seq })
+	os.Remove(s.ckptPath() + ".tmp")
+	ck, err := s.readCheckpoint()
+	if err != nil {
+		return err
+	}
+	s.nextSeq = max(s.nextSeq, ck.seq+1)
+	if ck.seq != 0 && (len(s.sealed) == 0 || s.sealed[0].seq != ck.seq) {
+		if err := s.removeCheckpoint(); err != nil {
+			return err
+		}
+		ck = checkpoint{}
+	}
+	s.ckpt = ck
+	return nil
+}
+
+func globEscape(p string) string {
+	r := strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `\`, `\\`)
+	return r.Replace(p)
+}
+
+// segmentSeq parses the sequence number of a sealed segment's name.
+func segmentSeq(base, name string) (int, bool) {
+	suf, ok := strings.CutPrefix(name, base+".")
+	if !ok || suf == "" || strings.Trim(suf, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(suf)
+	return n, err == nil && n > 0
+}
+
+func (s *Spool) segPath(seq int) string { return fmt.Sprintf("%s.%08d", s.path, seq) }
+func (s *Spool) ckptPath() string       { return s.path + ".pos" }
+
+// DamagedPath is the file that damaged spool bytes are moved to.
+func (s *Spool) DamagedPath() string { return s.path + ".damaged" }
+
+func (s *Spool) activeSize() (int64, error) {
 	st, err := os.Stat(s.path)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("spool size: %w", err)
+		return 0, err
 	}
 	return st.Size(), nil
 }
 
-// Append adds a batch at the end and fsyncs it.
+// Size returns the spool's size in bytes (0 when empty).
+func (s *Spool) Size() (int64, error) {
+	n, err := s.activeSize()
+	if err != nil {
+		return 0, fmt.Errorf("spool size: %w", err)
+	}
+	for _, g := range s.sealed {
+		n += g.size
+	}
+	return n, nil
+}
+
+// Stats returns the spool's size and damage counters.
+func (s *Spool) Stats() SpoolStats {
+	st := s.damaged
+	st.Bytes, _ = s.Size()
+	return st
+}
+
+// Append adds a batch at the end and fsyncs it. Its cost does not depend on
+// the spool's size.
 func (s *Spool) Append(b Batch) error {
 	line, err := json.Marshal(b)
 	if err != nil {
@@ -73,11 +235,42 @@ func (s *Spool) Append(b Batch) error {
 	if size+int64(len(line)) > s.maxBytes {
 		return fmt.Errorf("spool append: %d + %d bytes > %d: %w", size, len(line), s.maxBytes, ErrSpoolFull)
 	}
-	f, err := os.OpenFile(s.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	active, err := s.activeSize()
 	if err != nil {
 		return fmt.Errorf("spool append: %w", err)
 	}
+	if active > 0 && active+int64(len(line)) > s.segMax {
+		if err := s.seal(); err != nil {
+			return fmt.Errorf("spool append: %w", err)
+		}
+	}
+	f, err := os.OpenFile(s.path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("spool append: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("spool append: %w", err)
+	}
+	start := st.Size()
+	if start > 0 {
+		// A crash during an earlier append may have left a partial line:
+		// end it, so that it stays one damaged line of its own instead of
+		// swallowing this batch.
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, start-1); err != nil {
+			f.Close()
+			return fmt.Errorf("spool append: %w", err)
+		}
+		if last[0] != '\n' {
+			line = append([]byte{'\n'}, line...)
+		}
+	}
 	if _, err := f.Write(line); err != nil {
+		// Take back a partial write; if even that fails, the next append
+		// starts on a new line (above).
+		f.Truncate(start)
 		f.Close()
 		return fmt.Errorf("spool append: %w", err)
 	}
@@ -88,88 +281,254 @@ func (s *Spool) Append(b Batch) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("spool append: %w", err)
 	}
+	if start == 0 {
+		return syncDir(filepath.Dir(s.path))
+	}
+	return nil
+}
+
+// seal renames the active segment to the next sealed one (an empty or
+// missing active segment is left alone).
+func (s *Spool) seal() error {
+	size, err := s.activeSize()
+	if err != nil || size == 0 {
+		return err
+	}
+	seq := s.nextSeq
+	name := s.segPath(seq)
+	if err := os.Rename(s.path, name); err != nil {
+		return fmt.Errorf("seal spool segment: %w", err)
+	}
+	s.nextSeq++
+	s.sealed = append(s.sealed, segment{seq: seq, name: name, size: size})
 	return syncDir(filepath.Dir(s.path))
 }
 
 // Drain hands every spooled batch, oldest first, to write. Batches written
-// successfully are removed; at the first failure the rest is kept (rewritten
-// atomically) and the error returned. It returns the number drained.
+// successfully are removed; at the first failure the rest is kept as it is
+// and the error returned. Bytes that do not decode as a batch are moved to
+// DamagedPath (logged, counted in Stats) and the batches after them are
+// still drained. It returns the number of batches written.
 func (s *Spool) Drain(write func(Batch) error) (int, error) {
-	batches, err := s.read()
-	if err != nil || len(batches) == 0 {
-		return 0, err
-	}
-	for i, b := range batches {
-		if err := write(b); err != nil {
-			if rerr := s.rewrite(batches[i:]); rerr != nil {
-				return i, errors.Join(err, rerr)
+	n := 0
+	for {
+		if len(s.sealed) == 0 {
+			if err := s.seal(); err != nil {
+				return n, fmt.Errorf("spool drain: %w", err)
 			}
-			return i, err
+			if len(s.sealed) == 0 {
+				if s.ckpt.seq == 0 {
+					return n, nil
+				}
+				return n, s.removeCheckpoint()
+			}
 		}
+		seg := s.sealed[0]
+		off := int64(0)
+		if s.ckpt.seq == seg.seq {
+			off = s.ckpt.off
+		}
+		stored, err := s.drainSegment(seg, off, write)
+		n += stored
+		if err != nil {
+			return n, err
+		}
+		// Every batch of the segment is stored: the checkpoint names its
+		// end, so that a crash before or after the removal replays nothing.
+		if s.ckpt != (checkpoint{seg.seq, seg.size}) {
+			if err := s.writeCheckpoint(checkpoint{seg.seq, seg.size}); err != nil {
+				return n, err
+			}
+		}
+		if err := os.Remove(seg.name); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return n, fmt.Errorf("spool drain: %w", err)
+		}
+		s.sealed = s.sealed[1:]
 	}
-	if err := os.Remove(s.path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return len(batches), fmt.Errorf("spool drain: %w", err)
-	}
-	return len(batches), syncDir(filepath.Dir(s.path))
 }
 
-func (s *Spool) read() ([]Batch, error) {
-	f, err := os.Open(s.path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
+// drainSegment writes the batches of one sealed segment from off on,
+// recording progress after each; it stops at the first write error.
+func (s *Spool) drainSegment(seg segment, off int64, write func(Batch) error) (int, error) {
+	name := seg.name
+	f, err := os.Open(name)
 	if err != nil {
-		return nil, fmt.Errorf("spool read: %w", err)
+		return 0, fmt.Errorf("spool drain: %w", err)
 	}
 	defer f.Close()
-	var out []Batch
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<30)
-	for sc.Scan() {
-		var b Batch
-		if err := json.Unmarshal(sc.Bytes(), &b); err != nil {
-			// A torn last line (crash during append) is dropped; it was
-			// never acknowledged as spooled.
-			break
+	if off > seg.size {
+		s.log.Warn().Str("segment", name).Int64("offset", off).Int64("size", seg.size).
+			Msg("spool checkpoint beyond its segment; replaying the segment from its start")
+		off = 0
+	}
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		return 0, fmt.Errorf("spool drain: %w", err)
+	}
+	r := bufio.NewReaderSize(f, 1<<20)
+	n := 0
+	for pos := off; ; {
+		line, rerr := r.ReadBytes('\n')
+		if rerr != nil && !errors.Is(rerr, io.EOF) {
+			return n, fmt.Errorf("spool drain: read %s: %w", name, rerr)
 		}
-		out = append(out, b)
+		if len(line) == 0 {
+			return n, nil
+		}
+		next := pos + int64(len(line))
+		rec := decodeLine(line)
+		if rec.damaged > 0 {
+			if err := s.quarantine(name, pos, line[:rec.damaged]); err != nil {
+				return n, err
+			}
+			// Record progress past the damage, so that a replay does not
+			// quarantine it twice.
+			if err := s.writeCheckpoint(checkpoint{seg.seq, pos + int64(rec.damaged)}); err != nil {
+				return n, err
+			}
+		}
+		if rec.ok {
+			if err := write(rec.batch); err != nil {
+				return n, err
+			}
+			n++
+			if err := s.writeCheckpoint(checkpoint{seg.seq, next}); err != nil {
+				return n, err
+			}
+		}
+		pos = next
+		if errors.Is(rerr, io.EOF) {
+			return n, nil
+		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("spool read: %w", err)
-	}
-	return out, nil
 }
 
-// rewrite replaces the spool with batches via a fsynced temporary file.
-func (s *Spool) rewrite(batches []Batch) error {
-	tmp := s.path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-	if err != nil {
-		return fmt.Errorf("spool rewrite: %w", err)
+// record is one decoded spool line: a batch (ok), after damaged leading
+// bytes when damaged > 0.
+type record struct {
+	batch   Batch
+	ok      bool
+	damaged int
+}
+
+// batchStarts are how a marshalled Batch can begin (its first non-empty
+// field); no nested object begins so.
+var batchStarts = [][]byte{[]byte(`{"samples":`), []byte(`{"assignments":`), []byte(`{"cluster":`),
+	[]byte(`{"jobs":`), []byte(`{"job_ends":`), []byte(`{}`)}
+
+// decodeLine decodes one line. A line that does not decode is damaged, up
+// to the last batch start from which the rest decodes: a partial batch
+// (torn by a crash) followed on the same line by an intact one, as strata
+// before the segmented spool wrote after a crash, keeps the intact one.
+func decodeLine(line []byte) record {
+	body := bytes.TrimRight(line, "\r\n")
+	if len(bytes.TrimSpace(body)) == 0 {
+		return record{}
 	}
-	w := bufio.NewWriter(f)
-	enc := json.NewEncoder(w)
-	for _, b := range batches {
-		if err := enc.Encode(b); err != nil {
-			f.Close()
-			return fmt.Errorf("spool rewrite: %w", err)
+	var rec record
+	if body[0] == '{' && json.Unmarshal(body, &rec.batch) == nil {
+		rec.ok = true
+		return rec
+	}
+	for i := 1; i < len(body); i++ {
+		if body[i] != '{' || !startsBatch(body[i:]) {
+			continue
+		}
+		var b Batch
+		if json.Unmarshal(body[i:], &b) == nil {
+			return record{batch: b, ok: true, damaged: i}
 		}
 	}
-	if err := w.Flush(); err != nil {
+	return record{damaged: len(line)}
+}
+
+func startsBatch(b []byte) bool {
+	for _, p := range batchStarts {
+		if bytes.HasPrefix(b, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// quarantine appends damaged bytes (as one line) to DamagedPath, fsynced,
+// logs and counts them (a line end is not counted).
+func (s *Spool) quarantine(segment string, off int64, raw []byte) error {
+	path := s.DamagedPath()
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("spool quarantine: %w", err)
+	}
+	raw = bytes.TrimSuffix(raw, []byte{'\n'}) // the line's end is not damage
+	if _, err := f.Write(append(raw[:len(raw):len(raw)], '\n')); err != nil {
 		f.Close()
-		return fmt.Errorf("spool rewrite: %w", err)
+		return fmt.Errorf("spool quarantine: %w", err)
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
-		return fmt.Errorf("spool rewrite: fsync: %w", err)
+		return fmt.Errorf("spool quarantine: fsync: %w", err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("spool rewrite: %w", err)
+		return fmt.Errorf("spool quarantine: %w", err)
 	}
-	if err := os.Rename(tmp, s.path); err != nil {
-		return fmt.Errorf("spool rewrite: %w", err)
+	s.damaged.DamagedRecords++
+	s.damaged.DamagedBytes += int64(len(raw))
+	s.log.Error().Str("segment", segment).Int64("offset", off).Int("bytes", len(raw)).Str("moved_to", path).
+		Int64("damaged_total", s.damaged.DamagedRecords).
+		Msg("spool: bytes that are not a batch (torn append or disk damage) moved aside; the batches around them are kept")
+	return nil
+}
+
+// readCheckpoint reads the checkpoint (zero when there is none). An
+// unreadable one is removed: replaying its segment from the start loses
+// nothing.
+func (s *Spool) readCheckpoint() (checkpoint, error) {
+	b, err := os.ReadFile(s.ckptPath())
+	if errors.Is(err, os.ErrNotExist) {
+		return checkpoint{}, nil
 	}
+	if err != nil {
+		return checkpoint{}, fmt.Errorf("read spool checkpoint: %w", err)
+	}
+	var ck checkpoint
+	if _, err := fmt.Sscanf(string(b), "%d %d", &ck.seq, &ck.off); err != nil || ck.seq <= 0 || ck.off < 0 {
+		s.log.Warn().Str("file", s.ckptPath()).Msg("unreadable spool checkpoint removed; its segment is replayed from the start")
+		return checkpoint{}, s.removeCheckpoint()
+	}
+	return ck, nil
+}
+
+// writeCheckpoint replaces the checkpoint atomically (temporary file,
+// fsync, rename, directory fsync).
+func (s *Spool) writeCheckpoint(ck checkpoint) error {
+	tmp := s.ckptPath() + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return fmt.Errorf("spool checkpoint: %w", err)
+	}
+	if _, err := fmt.Fprintf(f, "%d %d\n", ck.seq, ck.off); err != nil {
+		f.Close()
+		return fmt.Errorf("spool checkpoint: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("spool checkpoint: fsync: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("spool checkpoint: %w", err)
+	}
+	if err := os.Rename(tmp, s.ckptPath()); err != nil {
+		return fmt.Errorf("spool checkpoint: %w", err)
+	}
+	s.ckpt = ck
 	return syncDir(filepath.Dir(s.path))
+}
+
+func (s *Spool) removeCheckpoint() error {
+	if err := os.Remove(s.ckptPath()); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("spool checkpoint: %w", err)
+	}
+	s.ckpt = checkpoint{}
+	return nil
 }
 
 func syncDir(dir string) error {

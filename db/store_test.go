@@ -51,6 +51,56 @@ func TestMigrateAndCheckSchema(t *testing.T) {
 	}
 }
 
+// MigrateTo stops at the version asked for, continues from there, and
+// refuses to go back.
+func TestMigrateTo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test (Postgres)")
+	}
+	ctx := context.Background()
+	s := dbtest.Open(t, dbtest.URL(t), false)
+	latest, err := db.LatestVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		to      int
+		applied []int
+		version int
+		err     error
+	}{
+		{to: 2, applied: []int{1, 2}, version: 2},
+		{to: 2, applied: nil, version: 2},
+		{to: 3, applied: []int{3}, version: 3},
+		{to: 1, version: 3, err: db.ErrSchemaAhead},
+		{to: latest, applied: seq(4, latest), version: latest},
+	}
+	for _, tt := range tests {
+		applied, err := s.MigrateTo(ctx, tt.to)
+		if !errors.Is(err, tt.err) {
+			t.Fatalf("MigrateTo(%d): err = %v, want %v", tt.to, err, tt.err)
+		}
+		if d := cmp.Diff(tt.applied, applied); d != "" {
+			t.Errorf("MigrateTo(%d) applied (-want +got):\n%s", tt.to, d)
+		}
+		if v, err := s.SchemaVersion(ctx); err != nil || v != tt.version {
+			t.Errorf("after MigrateTo(%d): version %d, %v; want %d", tt.to, v, err, tt.version)
+		}
+	}
+	if _, err := s.MigrateTo(ctx, latest+1); err == nil {
+		t.Errorf("MigrateTo(%d) past the latest version: no error", latest+1)
+	}
+}
+
+// seq returns from..to (nil when to < from).
+func seq(from, to int) []int {
+	var out []int
+	for v := from; v <= to; v++ {
+		out = append(out, v)
+	}
+	return out
+}
+
 // Per-job energy of the demo recording (shared node, reversed minors, a
 // multi-node job, a counter reset) must match the known truth within 0.5 %.
 func TestJobEnergyMatchesRecording(t *testing.T) {
@@ -64,11 +114,8 @@ func TestJobEnergyMatchesRecording(t *testing.T) {
 	}
 	s := dbtest.New(t)
 	ingestRecording(t, db.NewIngester(s, openSpool(t)), rec.Samples, rec.Schedule, 6, nil)
-	var ids []int64
-	for _, j := range rec.Schedule.Jobs {
-		ids = append(ids, j.Job)
-	}
-	if _, err := s.RollupJobs(ctx, ids, time.Now()); err != nil {
+	first, last := rec.Samples[0].Time, rec.Samples[len(rec.Samples)-1].Time
+	if _, err := s.RefreshReportRollups(ctx, first, last.Add(time.Second), 0); err != nil {
 		t.Fatal(err)
 	}
 	for _, j := range rec.Schedule.Jobs {

@@ -9,19 +9,23 @@ DELETE FROM job_gpu_hour WHERE hour >= $1::timestamptz AND hour < $2::timestampt
 -- name: InsertJobGPUHours
 -- $1, $2: hour-aligned refresh window; $3: end of still-open assignments
 -- (now, at most $2); $4: idle threshold in percent GPU utilization.
--- Consecutive samples of a GPU form a segment whose counter delta is spread
--- linearly over it; a negative delta is a counter reset (driver reload) and
--- counts like InsertRollups does. A segment overlapping n assignments of
--- the same GPU in an hour (a shared GPU) gives each 1/n.
+-- This is the one definition of per-job energy (Store.JobEnergyTotal and
+-- every report sum these rows). Consecutive samples of a GPU form a
+-- segment whose counter delta is spread linearly over it; a negative delta
+-- is a counter reset (driver reload): the segment counts the larger of the
+-- new counter value and the trapezoid of its two power readings, and the
+-- reset is counted once per assignment (in the hour its overlap ends). A
+-- segment overlapping n assignments of the same GPU in an hour (a shared
+-- GPU) gives each 1/n.
 WITH a AS (
-    SELECT job_id, host, gpu_uuid,
+    SELECT cluster, job_id, host, gpu_uuid,
            greatest(t_from, $1::timestamptz) AS f,
            least(coalesce(t_to, $3::timestamptz), $2::timestamptz) AS t
     FROM gpu_assignment
     WHERE t_from < $2::timestamptz AND (t_to IS NULL OR t_to > $1::timestamptz)
 ),
 iv AS (
-    SELECT gpu_uuid, prev_ts AS s0, ts AS s1, util_gpu,
+    SELECT gpu_uuid, prev_ts AS s0, ts AS s1, util_gpu, energy_mj < prev_e AS reset,
            CASE WHEN energy_mj >= prev_e THEN (energy_mj - prev_e) / 1000.0
                 ELSE greatest(energy_mj / 1000.0, (power_w + prev_p) / 2.0 * date_part('epoch', ts - prev_ts))
            END AS e_j,
@@ -38,7 +42,8 @@ iv AS (
     WHERE prev_ts IS NOT NULL AND ts > prev_ts
 ),
 p AS (
-    SELECT a.job_id, a.gpu_uuid, h.hour, iv.e_j, iv.util_gpu, iv.dur,
+    SELECT a.cluster, a.job_id, a.gpu_uuid, h.hour, iv.e_j, iv.util_gpu, iv.dur,
+           iv.reset AND h.hour = date_trunc('hour', least(iv.s1, a.t) - interval '1 microsecond') AS reset,
            date_part('epoch', least(iv.s1, a.t, h.hour + interval '1 hour')
                             - greatest(iv.s0, a.f, h.hour)) AS sec,
            count(*) OVER (PARTITION BY iv.gpu_uuid, iv.s0, h.hour) AS sharers
@@ -49,17 +54,18 @@ p AS (
                                        interval '1 hour') AS h(hour)
 ),
 used AS (
-    SELECT job_id, gpu_uuid, hour,
+    SELECT cluster, job_id, gpu_uuid, hour,
            sum(e_j * sec / dur / sharers) AS energy_j,
            sum(util_gpu * sec) AS util_gpu_seconds,
            sum(sec) AS sampled_seconds,
            coalesce(sum(sec) FILTER (WHERE util_gpu < $4::float8), 0) AS idle_gpu_seconds,
-           coalesce(sum(e_j * sec / dur / sharers) FILTER (WHERE util_gpu < $4::float8), 0) AS idle_energy_j
+           coalesce(sum(e_j * sec / dur / sharers) FILTER (WHERE util_gpu < $4::float8), 0) AS idle_energy_j,
+           count(*) FILTER (WHERE reset) AS counter_resets
     FROM p WHERE sec > 0
-    GROUP BY job_id, gpu_uuid, hour
+    GROUP BY cluster, job_id, gpu_uuid, hour
 ),
 alloc AS (
-    SELECT a.job_id, a.gpu_uuid, min(a.host) AS host, h.hour,
+    SELECT a.cluster, a.job_id, a.gpu_uuid, min(a.host) AS host, h.hour,
            min(greatest(a.f, h.hour)) AS t_lo,
            max(least(a.t, h.hour + interval '1 hour')) AS t_hi,
            sum(date_part('epoch', least(a.t, h.hour + interval '1 hour') - greatest(a.f, h.hour))) AS gpu_seconds
@@ -67,51 +73,65 @@ alloc AS (
     CROSS JOIN LATERAL generate_series(date_trunc('hour', a.f), a.t - interval '1 microsecond',
                                        interval '1 hour') AS h(hour)
     WHERE a.t > a.f
-    GROUP BY a.job_id, a.gpu_uuid, h.hour
+    GROUP BY a.cluster, a.job_id, a.gpu_uuid, h.hour
 )
-INSERT INTO job_gpu_hour (hour, job_id, gpu_uuid, host, t_lo, t_hi, gpu_seconds, energy_j,
-                          util_gpu_seconds, sampled_seconds, idle_gpu_seconds, idle_energy_j)
-SELECT al.hour, al.job_id, al.gpu_uuid, al.host, al.t_lo, al.t_hi, al.gpu_seconds,
+INSERT INTO job_gpu_hour (hour, cluster, job_id, gpu_uuid, host, t_lo, t_hi, gpu_seconds, energy_j,
+                          util_gpu_seconds, sampled_seconds, idle_gpu_seconds, idle_energy_j, counter_resets)
+SELECT al.hour, al.cluster, al.job_id, al.gpu_uuid, al.host, al.t_lo, al.t_hi, al.gpu_seconds,
        coalesce(u.energy_j, 0), coalesce(u.util_gpu_seconds, 0), coalesce(u.sampled_seconds, 0),
-       coalesce(u.idle_gpu_seconds, 0), coalesce(u.idle_energy_j, 0)
-FROM alloc al LEFT JOIN used u USING (job_id, gpu_uuid, hour);
+       coalesce(u.idle_gpu_seconds, 0), coalesce(u.idle_energy_j, 0), coalesce(u.counter_resets, 0)
+FROM alloc al LEFT JOIN used u USING (cluster, job_id, gpu_uuid, hour);
 
 -- name: ReportEnergy
 -- $1, $2: window; $3..$6: user/account/partition/job filters (empty: all);
 -- $7..$11: group by job/user/account/partition/node (a job brings its
--- user, account and partition along); $12: bucket
+-- cluster, user, account and partition along); $12: bucket
 -- ('', 'day' or 'hour'); $13: time zone of the buckets; $14: clusters.
+-- A rollup row belongs to the job of its cluster and id (jobs are keyed by
+-- cluster, id and submit time: migration 004) submitted last at or before
+-- the row's t_hi, and until the next job with that id was submitted; the
+-- first job also takes rows before its submit time (clock skew).
 WITH r AS (
     SELECT h.*, coalesce(
                greatest(0, date_part('epoch', least(h.t_hi, $2::timestamptz) - greatest(h.t_lo, $1::timestamptz)))
                / nullif(date_part('epoch', h.t_hi - h.t_lo), 0), 0) AS frac
     FROM job_gpu_hour h
     WHERE h.hour >= date_trunc('hour', $1::timestamptz) AND h.hour < $2::timestamptz
+      AND (cardinality($6::bigint[]) = 0 OR h.job_id = ANY ($6::bigint[]))
+      AND (cardinality($14::text[]) = 0 OR h.cluster = ANY ($14::text[]))
+),
+ji AS (
+    SELECT j.cluster, j.job_id, j.submit_time, j.name, j.user_name, j.account, j.partition,
+           row_number() OVER w = 1 AS first, lead(j.submit_time) OVER w AS next_submit
+    FROM job j
+    WHERE (j.cluster, j.job_id) IN (SELECT cluster, job_id FROM r)
+    WINDOW w AS (PARTITION BY j.cluster, j.job_id ORDER BY j.submit_time)
 )
 SELECT CASE WHEN $7::bool THEN r.job_id END AS job_id,
        CASE WHEN $7::bool THEN max(coalesce(j.name, '')) END AS job_name,
+       CASE WHEN $7::bool THEN r.cluster END AS cluster,
        CASE WHEN $8::bool OR $7::bool THEN coalesce(j.user_name, '') END AS user_name,
        CASE WHEN $9::bool OR $7::bool THEN coalesce(j.account, '') END AS account,
        CASE WHEN $10::bool OR $7::bool THEN coalesce(j.partition, '') END AS partition,
        CASE WHEN $11::bool THEN r.host END AS host,
        CASE $12::text WHEN 'day' THEN date_trunc('day', r.hour AT TIME ZONE $13::text) AT TIME ZONE $13::text
                       WHEN 'hour' THEN r.hour END AS bucket,
-       count(DISTINCT r.job_id) AS jobs,
+       count(DISTINCT (r.cluster, r.job_id, j.submit_time)) AS jobs,
        sum(r.gpu_seconds * r.frac) AS gpu_seconds,
        sum(r.energy_j * r.frac) AS energy_j,
        sum(r.util_gpu_seconds * r.frac) AS util_gpu_seconds,
        sum(r.sampled_seconds * r.frac) AS sampled_seconds,
        sum(r.idle_gpu_seconds * r.frac) AS idle_gpu_seconds,
        sum(r.idle_energy_j * r.frac) AS idle_energy_j
-FROM r LEFT JOIN job j ON j.job_id = r.job_id
+FROM r LEFT JOIN ji j
+  ON j.cluster = r.cluster AND j.job_id = r.job_id
+ AND (j.first OR j.submit_time <= r.t_hi) AND (j.next_submit IS NULL OR j.next_submit > r.t_hi)
 WHERE r.frac > 0
   AND (cardinality($3::text[]) = 0 OR j.user_name = ANY ($3::text[]))
   AND (cardinality($4::text[]) = 0 OR j.account = ANY ($4::text[]))
   AND (cardinality($5::text[]) = 0 OR j.partition = ANY ($5::text[]))
-  AND (cardinality($6::bigint[]) = 0 OR r.job_id = ANY ($6::bigint[]))
-  AND (cardinality($14::text[]) = 0 OR j.cluster = ANY ($14::text[]))
-GROUP BY 1, 3, 4, 5, 6, 7
-ORDER BY 7, 1, 3, 4, 5, 6;
+GROUP BY 1, 3, CASE WHEN $7::bool THEN j.submit_time END, 4, 5, 6, 7, 8
+ORDER BY 8, 1, 3, CASE WHEN $7::bool THEN j.submit_time END, 4, 5, 6, 7;
 
 -- name: ReportUsageCompleted
 -- Jobs that ended inside the window: count, wait and JCT per group.
@@ -126,7 +146,7 @@ SELECT CASE WHEN $7::bool THEN j.user_name END AS user_name,
        coalesce(avg(date_part('epoch', j.end_time - j.submit_time)), 0) AS mean_jct
 FROM job j
 WHERE j.end_time >= $1::timestamptz AND j.end_time < $2::timestamptz
-  AND j.start_time IS NOT NULL AND j.submit_time IS NOT NULL
+  AND j.start_time IS NOT NULL AND j.submit_time > '-infinity'
   AND (cardinality($3::text[]) = 0 OR j.user_name = ANY ($3::text[]))
   AND (cardinality($4::text[]) = 0 OR j.account = ANY ($4::text[]))
   AND (cardinality($5::text[]) = 0 OR j.partition = ANY ($5::text[]))
@@ -156,24 +176,48 @@ GROUP BY 1, 2
 ORDER BY count(*) DESC, 1, 2;
 
 -- name: ReportJob
-SELECT job_id, name, user_name, account, partition, submit_time, start_time, end_time
-FROM job WHERE job_id = $1;
+-- The latest job with id $1 (by submit time, of any cluster: a reused id
+-- shows its newest job), and from when it owns its id's rows (NULL when it
+-- is its cluster's first job with that id: it owns everything before; see
+-- ReportEnergy).
+SELECT job_id, cluster, name, user_name, account, partition, nullif(submit_time, '-infinity'),
+       start_time, end_time,
+       CASE WHEN EXISTS (SELECT 1 FROM job k WHERE k.cluster = j.cluster AND k.job_id = j.job_id
+                                              AND k.submit_time < j.submit_time)
+            THEN j.submit_time END
+FROM job j WHERE job_id = $1
+ORDER BY submit_time DESC, cluster
+LIMIT 1;
+
+-- The per-job page's queries take the job's owner as $2 (cluster; NULL:
+-- any, when the job has no row) and $3 (from when; NULL: always).
+
+-- name: ReportJobAssignments
+SELECT job_id, host, gpu_uuid, t_from, t_to
+FROM gpu_assignment
+WHERE job_id = $1 AND ($2::text IS NULL OR cluster = $2::text)
+  AND ($3::timestamptz IS NULL OR t_to IS NULL OR t_to >= $3::timestamptz)
+ORDER BY gpu_uuid, t_from;
 
 -- name: ReportJobTotals
 SELECT count(*) AS rows,
        coalesce(sum(gpu_seconds), 0), coalesce(sum(energy_j), 0), coalesce(sum(util_gpu_seconds), 0),
        coalesce(sum(sampled_seconds), 0), coalesce(sum(idle_gpu_seconds), 0), coalesce(sum(idle_energy_j), 0)
-FROM job_gpu_hour WHERE job_id = $1;
+FROM job_gpu_hour
+WHERE job_id = $1 AND ($2::text IS NULL OR cluster = $2::text)
+  AND ($3::timestamptz IS NULL OR t_hi >= $3::timestamptz);
 
 -- name: ReportJobSeries
 -- One job's GPUs over its assignments (a sample describes the period
--- before it, so the one taken at t_from is not the job's), in $2-second bins: mean utilization
+-- before it, so the one taken at t_from is not the job's), in $4-second bins: mean utilization
 -- over its GPUs and their summed power (mean per GPU within a bin).
 WITH a AS (
-    SELECT gpu_uuid, t_from, coalesce(t_to, now()) AS t_to FROM gpu_assignment WHERE job_id = $1
+    SELECT gpu_uuid, t_from, coalesce(t_to, now()) AS t_to FROM gpu_assignment
+    WHERE job_id = $1 AND ($2::text IS NULL OR cluster = $2::text)
+      AND ($3::timestamptz IS NULL OR t_to IS NULL OR t_to >= $3::timestamptz)
 ),
 per_gpu AS (
-    SELECT date_bin(make_interval(secs => $2::float8), s.ts, timestamptz '2000-01-01') AS t,
+    SELECT date_bin(make_interval(secs => $4::float8), s.ts, timestamptz '2000-01-01') AS t,
            s.gpu_uuid, avg(s.util_gpu) AS util, avg(s.power_w) AS power
     FROM a JOIN gpu_sample s ON s.gpu_uuid = a.gpu_uuid AND s.ts > a.t_from AND s.ts <= a.t_to
     GROUP BY 1, 2
@@ -181,10 +225,13 @@ per_gpu AS (
 SELECT t, avg(util), sum(power) FROM per_gpu GROUP BY t ORDER BY t;
 
 -- name: ReportJobDecisions
+-- $2: from when (the owner's $3 above). Not filtered by cluster: the
+-- planner's cycles carry Slurm's ClusterName, job rows the collector's
+-- --cluster, which may differ.
 SELECT d.cycle_id, c.started_at, d.action, array_to_string(d.reasons, ','),
        concat_ws('; ', nullif(d.outcome, ''), nullif(d.detail, ''))
 FROM plan_decision d JOIN plan_cycle c ON c.cycle_id = d.cycle_id
-WHERE d.job_id = $1
+WHERE d.job_id = $1 AND ($2::timestamptz IS NULL OR c.started_at >= $2::timestamptz)
 ORDER BY d.cycle_id;
 
 -- name: ReportFreshness

@@ -156,7 +156,7 @@ func Run(ctx context.Context, cfg Config, in *Input, st *db.Store, log zerolog.L
 	} else if err != nil {
 		log.Warn().Err(err).Msg("database not reachable at start; spooling until it is")
 	}
-	spool, err := db.OpenSpool(cfg.SpoolFile, cfg.SpoolMax)
+	spool, err := db.OpenSpool(cfg.SpoolFile, cfg.SpoolMax, db.WithSpoolLogger(log))
 	if err != nil {
 		return err
 	}
@@ -168,6 +168,6 @@ func Run(ctx context.Context, cfg Config, in *Input, st *db.Store, log zerolog.L
 		tracker: dcgm.NewTracker(open), log: log, cluster: cfg.Cluster,
 		interval: cfg.Interval, batchSamples: cfg.BatchSamples,
 		flushEvery: cfg.FlushEvery, rollupEvery: cfg.RollupEvery,
-		jobsSent: map[int64]planner.JobState{}, touched: map[int64]bool{}}
+		jobsSent: map[int64]planner.JobState{}}
 	return co.run(ctx)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"sort"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -34,7 +33,6 @@ type collector struct {
 	reportFrom time.Time // oldest sample written since the last report-rollup refresh
 	lastTime   time.Time // time of the latest sweep
 	jobsSent   map[int64]planner.JobState
-	touched    map[int64]bool // jobs whose rollups are due
 	stats      collectStats
 }
 
@@ -123,9 +121,6 @@ func (co *collector) attribute(ctx context.Context, now time.Time, samples []dcg
 	}
 	opened, closed := co.tracker.Observe(now, gpus)
 	co.batch.Assignments = append(append(co.batch.Assignments, opened...), closed...)
-	for _, a := range closed {
-		co.touched[a.Job] = true
-	}
 	for _, j := range m.Jobs {
 		if co.jobsSent[j.ID] == j.State {
 			continue
@@ -180,24 +175,9 @@ func (co *collector) flush(ctx context.Context) error {
 	return nil
 }
 
-// rollup recomputes the rollups of touched jobs and of jobs still running.
+// rollup refreshes the per-job energy rollups.
 func (co *collector) rollup(ctx context.Context) {
 	co.lastRollup = time.Now()
-	for _, a := range co.tracker.Open() {
-		co.touched[a.Job] = true
-	}
-	jobs := make([]int64, 0, len(co.touched))
-	for j := range co.touched {
-		jobs = append(jobs, j)
-	}
-	sort.Slice(jobs, func(a, b int) bool { return jobs[a] < jobs[b] })
-	n, err := co.store.RollupJobs(ctx, jobs, co.lastTime)
-	if err != nil {
-		co.log.Warn().Err(err).Int("jobs", len(jobs)).Msg("rollup failed; will retry")
-		return
-	}
-	co.log.Debug().Int("jobs", len(jobs)).Int("rows", n).Msg("rollups refreshed")
-	co.touched = map[int64]bool{}
 	// The hourly per-job-per-GPU rollups behind reports, for the hours the
 	// batches written since the last refresh touched (a drained spool included:
 	// the ingester replays it before any new batch).
