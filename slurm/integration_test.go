@@ -79,7 +79,8 @@ func TestIntegrationSnapshotRunningAndPending(t *testing.T) {
 		t.Fatalf("pending job %d not in snapshot", pend)
 	}
 	want := planner.Job{ID: pend, Name: tag(t) + "-pend", User: "root", Partition: "gpu", State: planner.JobPending,
-		Reason: "BeginTime", GPUsPerNode: 2, Nodes: 1, CPUs: 1, MemoryMB: 1000, Comment: "strata: model=resnet50 gpus=1-4"}
+		Reason: "BeginTime", GPUsPerNode: 2, Nodes: 1, CPUs: 1, MemoryMB: 1000, Comment: "strata: model=resnet50 gpus=1-4",
+		TRESPerNode: "gres/gpu:2", CPUsPerTask: 1, Requeue: true} // Slurm allows requeues by default (JobRequeue=1)
 	// The begin time is read (--begin=now+3600): about an hour after submission.
 	if d := p.BeginTime.Sub(p.SubmitTime); d < 3590*time.Second || d > 3610*time.Second {
 		t.Errorf("pending job begin time %v, submitted %v: want about an hour later", p.BeginTime, p.SubmitTime)
