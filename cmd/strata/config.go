@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -117,21 +116,9 @@ func withConfig(cmds []*cli.Command) []*cli.Command {
 	return cmds
 }
 
-// knownFlagNames lists every flag name of every command, for `config check`.
-func knownFlagNames(cmds []*cli.Command, into map[string]bool) {
-	for _, cmd := range cmds {
-		for _, f := range cmd.Flags {
-			for _, n := range f.Names() {
-				into[n] = true
-			}
-		}
-		knownFlagNames(cmd.Subcommands, into)
-	}
-}
-
 // validators check a command's options exactly as the command does when it
 // starts, from a context built from the file (config.Context).
-var validators = map[string]func(c *cli.Context, f *config.File) error{
+var validators = map[string]config.Validator{
 	"run": func(c *cli.Context, f *config.File) error { _, err := runOptionsFrom(c, f); return err },
 	"plan": func(c *cli.Context, f *config.File) error {
 		o := cycleOptionsFrom(c, f)
@@ -162,68 +149,11 @@ func configCheck(c *cli.Context) error {
 		return exitError{code: 2, err: fmt.Errorf("no configuration file: pass --config FILE or create %s", config.DefaultPath)}
 	}
 	f := l.file
-	var errs []error
-	if l.err != nil {
-		errs = append(errs, unwrapJoined(l.err)...)
-	}
-	known := map[string]bool{}
-	knownFlagNames(c.App.Commands, known)
-	for _, fl := range c.App.Flags {
-		for _, n := range fl.Names() {
-			known[n] = true
-		}
-	}
-	for _, k := range f.Keys() {
-		if !known[k] {
-			errs = append(errs, fmt.Errorf("unknown key %q (no flag --%s exists; see strata help)", k, k))
-			continue
-		}
-		if strings.HasSuffix(k, "-file") && (strings.Contains(k, "token") || strings.Contains(k, "password")) {
-			if err := config.CheckSecretFile(k, f.Values[k]); err != nil {
-				errs = append(errs, err)
-			}
-		}
-	}
-	seen := map[string]bool{}
-	for _, cmd := range c.App.Commands {
-		validate, ok := validators[cmd.Name]
-		if !ok {
-			continue
-		}
-		ctx, err := config.Context(c.App, cmd.Flags, f.Values, nil, nil)
-		for _, e := range append(unwrapJoined(err), unwrapJoined(validate(ctx, f))...) {
-			if !seen[e.Error()] {
-				seen[e.Error()] = true
-				errs = append(errs, e)
-			}
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return exitError{code: 2, err: fmt.Errorf("configuration %s is invalid (%d problems):\n%w", f.Path, len(errs), err)}
+	if errs := config.Check(c.App, f, l.err, validators); len(errs) > 0 {
+		return exitError{code: 2, err: fmt.Errorf("configuration %s is invalid (%d problems):\n%w", f.Path, len(errs), errors.Join(errs...))}
 	}
 	_, err := fmt.Fprintf(c.App.Writer, "%s: OK (%d keys)\n", f.Path, len(f.Values)+f.Planner.Len())
 	return err
-}
-
-// unwrapJoined flattens errors.Join trees (and a leading "configuration
-// FILE:" wrapper) into their parts.
-func unwrapJoined(err error) []error {
-	if err == nil {
-		return nil
-	}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		var out []error
-		for _, e := range j.Unwrap() {
-			out = append(out, unwrapJoined(e)...)
-		}
-		return out
-	}
-	if inner := errors.Unwrap(err); inner != nil {
-		if _, ok := inner.(interface{ Unwrap() []error }); ok {
-			return unwrapJoined(inner)
-		}
-	}
-	return []error{err}
 }
 
 // exitError carries an exit status to main.
