@@ -102,6 +102,14 @@ func runAction(c *cli.Context) error {
 	return nil
 }
 
+// newReloader returns the SIGHUP handler of `strata run`: the
+// configuration file re-read through the same flags and runOptionsFrom as
+// at start-up, flags and environment variables still winning
+// (config.Reloader).
+func newReloader(c *cli.Context) func() (daemon.Options, error) {
+	return config.Reloader(c, configFromContext(c.Context), reloadable, runOptionsFrom)
+}
+
 // daemonDeps builds the daemon's connections from the flags: slurmrestd
 // always, Postgres when --database-url is set (its schema checked now).
 func daemonDeps(c *cli.Context, log zerolog.Logger) (daemon.Deps, error) {
