@@ -155,13 +155,3 @@ func configCheck(c *cli.Context) error {
 	_, err := fmt.Fprintf(c.App.Writer, "%s: OK (%d keys)\n", f.Path, len(f.Values)+f.Planner.Len())
 	return err
 }
-
-// exitError carries an exit status to main.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e exitError) Error() string { return e.err.Error() }
-func (e exitError) Unwrap() error { return e.err }
-func (e exitError) ExitCode() int { return e.code }

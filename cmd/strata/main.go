@@ -27,6 +27,19 @@ var (
 // "invalid input") without calling os.Exit below main.
 type exitCoder interface{ ExitCode() int }
 
+// exitError carries an exit status to main.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
+func (e exitError) ExitCode() int { return e.code }
+
+// usageError marks invalid input (exit status 2).
+func usageError(err error) error { return exitError{code: 2, err: err} }
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := runCLI(ctx, os.Args, os.Stdout, os.Stderr)

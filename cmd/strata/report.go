@@ -137,9 +137,6 @@ func reportQuery(c *cli.Context, now time.Time) (report.Query, error) {
 	}.Query(now)
 }
 
-// usageError marks invalid input (exit status 2).
-func usageError(err error) error { return exitError{code: 2, err: err} }
-
 func refreshCommand(open openSourceFunc) *cli.Command {
 	return &cli.Command{
 		Name:  "refresh",
