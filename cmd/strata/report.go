@@ -52,31 +52,19 @@ func reportCommandWith(open openSourceFunc) *cli.Command {
 		Subcommands: []*cli.Command{
 			{Name: "energy", Usage: "GPU-hours, energy (kWh, J), mean utilization, idle-GPU energy, cost, CO2",
 				Flags: append(reportFlags("user"), energyFlags()...),
-				Action: func(c *cli.Context) error {
-					q, err := reportQuery(c, time.Now())
-					if err != nil {
-						return err
-					}
+				Action: withQuery(func(c *cli.Context, q report.Query) error {
 					return report.Energy(c.Context, c.App.Writer, open.opener(c), q, energyFactors(c), logger(c))
-				}},
+				})},
 			{Name: "usage", Usage: "GPU-hours, queueing and job completion time by user/account/partition",
 				Flags: reportFlags("user"),
-				Action: func(c *cli.Context) error {
-					q, err := reportQuery(c, time.Now())
-					if err != nil {
-						return err
-					}
+				Action: withQuery(func(c *cli.Context, q report.Query) error {
 					return report.Usage(c.Context, c.App.Writer, open.opener(c), q)
-				}},
+				})},
 			{Name: "decisions", Usage: "what the planner changed, by action and reason",
 				Flags: reportFlags(""),
-				Action: func(c *cli.Context) error {
-					q, err := reportQuery(c, time.Now())
-					if err != nil {
-						return err
-					}
+				Action: withQuery(func(c *cli.Context, q report.Query) error {
 					return report.Decisions(c.Context, c.App.Writer, open.opener(c), q)
-				}},
+				})},
 			refreshCommand(open),
 		},
 	}
@@ -124,6 +112,17 @@ func energyFlags() []cli.Flag {
 func energyFactors(c *cli.Context) report.EnergyFactors {
 	return report.EnergyFactors{CostPerKWh: c.Float64(flagReportCost), Currency: c.String(flagReportCurrency),
 		CO2KgPerKWh: c.Float64(flagReportCO2)}
+}
+
+// withQuery runs fn with the query the report flags of c make.
+func withQuery(fn func(c *cli.Context, q report.Query) error) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		q, err := reportQuery(c, time.Now())
+		if err != nil {
+			return err
+		}
+		return fn(c, q)
+	}
 }
 
 // reportQuery reads the flags shared by every report.

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -72,23 +69,11 @@ func passwdCommand() *cli.Command {
 		Usage:     "print a basic-auth file line for USER (password read from stdin)",
 		ArgsUsage: "USER",
 		Action: func(c *cli.Context) error {
-			user := c.Args().First()
-			if user == "" || strings.ContainsAny(user, ": \t") {
-				return usageError(errors.New("serve passwd: give one user name without ':' or spaces"))
-			}
-			pw, err := bufio.NewReader(os.Stdin).ReadString('\n')
-			if err != nil && !errors.Is(err, io.EOF) {
-				return fmt.Errorf("serve passwd: read password: %w", err)
-			}
-			pw = strings.TrimRight(pw, "\r\n")
-			if len(pw) < 8 {
-				return usageError(errors.New("serve passwd: password shorter than 8 characters"))
-			}
-			h, err := web.HashPassword(pw)
+			line, err := web.PasswdLine(c.Args().First(), os.Stdin)
 			if err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(c.App.Writer, "%s:%s\n", user, h)
+			_, err = fmt.Fprintln(c.App.Writer, line)
 			return err
 		},
 	}
