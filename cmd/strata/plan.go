@@ -8,7 +8,6 @@ import (
 
 	"github.com/strata-hpc/strata/cmd/strata/internal/daemon"
 	"github.com/strata-hpc/strata/cmd/strata/internal/plan"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 const (
@@ -60,19 +59,5 @@ func runPlan(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
-	if res.Standby {
-		return errors.New("plan: another strata daemon holds the writer lock for this cluster; nothing planned (stop it, or use shadow mode)")
-	}
-	if c.Bool(planFlagJSON) {
-		err = plan.WriteJSON(c.App.Writer, res)
-	} else {
-		err = plan.WriteTable(c.App.Writer, res, "v0.0.42")
-	}
-	if err != nil {
-		return err
-	}
-	if n := res.Report.Count(guard.Failed); n > 0 {
-		return fmt.Errorf("plan: %d of %d job updates failed (see the table)", n, len(res.Report.Results))
-	}
-	return nil
+	return plan.Print(c.App.Writer, res, c.Bool(planFlagJSON), "v0.0.42")
 }

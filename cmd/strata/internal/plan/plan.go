@@ -2,6 +2,7 @@ package plan
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -13,6 +14,29 @@ import (
 	"github.com/strata-hpc/strata/slurm"
 	"github.com/strata-hpc/strata/slurm/guard"
 )
+
+// Print writes the result of one cycle (a table with the request bodies
+// for slurmrestd's API version, or JSON with asJSON). It fails when another
+// daemon held the writer lock (nothing was planned, nothing is printed) and,
+// after printing, when job updates failed.
+func Print(w io.Writer, res daemon.Result, asJSON bool, version string) error {
+	if res.Standby {
+		return errors.New("plan: another strata daemon holds the writer lock for this cluster; nothing planned (stop it, or use shadow mode)")
+	}
+	var err error
+	if asJSON {
+		err = WriteJSON(w, res)
+	} else {
+		err = WriteTable(w, res, version)
+	}
+	if err != nil {
+		return err
+	}
+	if n := res.Report.Count(guard.Failed); n > 0 {
+		return fmt.Errorf("plan: %d of %d job updates failed (see the table)", n, len(res.Report.Results))
+	}
+	return nil
+}
 
 // WriteJSON writes the plan, the guards' verdict on each decision and the
 // apply report as one indented JSON document.

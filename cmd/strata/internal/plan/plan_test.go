@@ -54,3 +54,31 @@ func TestWriteTable(t *testing.T) {
 		})
 	}
 }
+
+func TestPrint(t *testing.T) {
+	tests := []struct {
+		name    string
+		res     daemon.Result
+		asJSON  bool
+		wantOut string // substring of the output ("" = none)
+		wantErr string
+	}{
+		{"dry run", result(true, guard.DryRun), false, "dry run: nothing sent", ""},
+		{"json", result(true, guard.DryRun), true, `"dry_run": true`, ""},
+		{"failed write: printed, then an error", result(false, guard.Failed), false, "failed: refused",
+			"plan: 1 of 1 job updates failed (see the table)"},
+		{"standby: nothing printed", daemon.Result{Standby: true}, false, "", "another strata daemon holds the writer lock"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			err := Print(&b, tt.res, tt.asJSON, "v0.0.42")
+			if (tt.wantErr == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Errorf("err = %v, want %q", err, tt.wantErr)
+			}
+			if out := b.String(); (tt.wantOut == "") != (out == "") || !strings.Contains(out, tt.wantOut) {
+				t.Errorf("output %q, want it to hold %q", out, tt.wantOut)
+			}
+		})
+	}
+}
