@@ -13,6 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/config"
 	"github.com/strata-hpc/strata/cmd/strata/internal/term"
 	"github.com/urfave/cli/v2"
 )
@@ -83,7 +84,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		EnableBashCompletion: true,
 		Flags:                globalFlags(),
 		Before: func(c *cli.Context) error {
-			if err := loadGlobalConfig(c); err != nil {
+			// The file sets the global flags (log level and format) too.
+			if err := config.Start(c, c.String(flagConfig), []string{flagLogLevel, flagLogFormat}); err != nil {
 				return err
 			}
 			lg, err := newLogger(c.String(flagLogLevel), c.String(flagLogFormat), stderr)
@@ -95,7 +97,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		},
 		// Errors (and exit codes) are reported once, by main.
 		ExitErrHandler: func(*cli.Context, error) {},
-		Commands:       withConfig(commands()),
+		Commands:       config.Wrap(commands()),
 	}
 	cli.VersionPrinter = func(c *cli.Context) {
 		fmt.Fprintf(c.App.Writer, "strata %s (commit %s)\n", version, commit)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/config"
 	"github.com/strata-hpc/strata/cmd/strata/internal/daemon"
 	"github.com/strata-hpc/strata/cmd/strata/internal/plan"
 )
@@ -36,7 +37,7 @@ func runPlan(c *cli.Context) error {
 	if c.Bool(planFlagDryRun) && c.Bool(flagRunEnforce) {
 		return exitError{code: 2, err: errors.New("--dry-run and --enforce exclude each other")}
 	}
-	opts := cycleOptionsFrom(c, configFromContext(c.Context))
+	opts := cycleOptionsFrom(c, config.FileFrom(c.Context))
 	if err := opts.Validate(); err != nil {
 		return exitError{code: 2, err: err}
 	}

@@ -70,7 +70,7 @@ func runCommand() *cli.Command {
 // runAction wires the daemon: connections, metrics server, signals, loop.
 func runAction(c *cli.Context) error {
 	log := logger(c).With().Str("component", "run").Logger()
-	opts, err := runOptionsFrom(c, configFromContext(c.Context))
+	opts, err := runOptionsFrom(c, config.FileFrom(c.Context))
 	if err != nil {
 		return exitError{code: 2, err: err}
 	}
@@ -107,7 +107,7 @@ func runAction(c *cli.Context) error {
 // at start-up, flags and environment variables still winning
 // (config.Reloader).
 func newReloader(c *cli.Context) func() (daemon.Options, error) {
-	return config.Reloader(c, configFromContext(c.Context), reloadable, runOptionsFrom)
+	return config.Reloader(c, config.FileFrom(c.Context), reloadable, runOptionsFrom)
 }
 
 // daemonDeps builds the daemon's connections from the flags: slurmrestd

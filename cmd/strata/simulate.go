@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/config"
 	"github.com/strata-hpc/strata/cmd/strata/internal/simulate"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/planner/sim"
@@ -90,7 +91,7 @@ func simulateOptions(c *cli.Context) simulate.Options {
 		TruthModel: c.Bool("truth-model"), SkipUnchanged: c.Bool("skip-unchanged"), SkipBad: c.Bool("skip-bad"),
 		Parallel: c.Int("parallel"), Label: c.String("label"), Plot: c.String("plot"), JSON: c.Bool("json"),
 	}
-	if f := configFromContext(c.Context); f != nil {
+	if f := config.FileFrom(c.Context); f != nil {
 		p := f.Planner.Options()
 		o.Planner = &p
 	}
