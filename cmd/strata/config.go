@@ -1,11 +1,8 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -14,124 +11,13 @@ import (
 
 // The configuration file is TOML (package config): every flag is also a
 // key, and [planner] holds the planner's settings. Precedence: flag >
-// environment > file > default.
-
-type configKey struct{}
-
-// loaded is the configuration file of this process and what was wrong
-// with it (only `config check` runs with a file that has problems).
-type loaded struct {
-	file *config.File
-	err  error
-}
-
-// configFromContext returns the configuration loaded by the app's Before
-// hook (nil when there is none).
-func configFromContext(ctx context.Context) *config.File {
-	l, _ := ctx.Value(configKey{}).(*loaded)
-	if l == nil {
-		return nil
-	}
-	return l.file
-}
-
-// loadGlobalConfig is called once from the app's Before hook.
-func loadGlobalConfig(c *cli.Context) error {
-	path := c.String(flagConfig)
-	if path == "" {
-		if _, err := os.Stat(config.DefaultPath); err != nil {
-			return nil
-		}
-		path = config.DefaultPath
-	}
-	f, err := config.Load(path)
-	if f == nil {
-		return exitError{code: 2, err: err}
-	}
-	c.Context = context.WithValue(c.Context, configKey{}, &loaded{file: f, err: err})
-	// Global flags (log level and format) come from the file too.
-	for _, name := range []string{flagLogLevel, flagLogFormat} {
-		if v, ok := f.Values[name]; ok && !c.IsSet(name) {
-			if err := c.Set(name, v); err != nil {
-				return exitError{code: 2, err: fmt.Errorf("configuration %s: key %q: %w", path, name, err)}
-			}
-		}
-	}
-	return nil
-}
-
-// applyConfig sets every flag of the running command that was given neither
-// on the command line nor through the environment from the configuration
-// file. A file with problems stops every command but `config check`.
-func applyConfig(c *cli.Context) error {
-	l, _ := c.Context.Value(configKey{}).(*loaded)
-	if l == nil {
-		return nil
-	}
-	if underConfig(c) {
-		return nil
-	}
-	if l.err != nil {
-		return exitError{code: 2, err: fmt.Errorf("%w\n(strata config check lists every problem)", l.err)}
-	}
-	for _, f := range c.Command.Flags {
-		name := f.Names()[0]
-		v, ok := l.file.Values[name]
-		if !ok || c.IsSet(name) {
-			continue
-		}
-		if err := c.Set(name, v); err != nil {
-			return exitError{code: 2, err: fmt.Errorf("configuration %s: key %q = %q: %w", l.file.Path, name, v, err)}
-		}
-	}
-	return nil
-}
-
-// underConfig reports whether c runs `strata config` or one of its
-// subcommands (they report the file's problems themselves).
-func underConfig(c *cli.Context) bool {
-	for _, a := range c.Lineage() {
-		if a.Command != nil && a.Command.Name == "config" {
-			return true
-		}
-	}
-	return false
-}
-
-// withConfig makes every command (recursively) apply the configuration file
-// to its flags before it runs.
-func withConfig(cmds []*cli.Command) []*cli.Command {
-	for _, cmd := range cmds {
-		before := cmd.Before
-		cmd.Before = func(c *cli.Context) error {
-			if err := applyConfig(c); err != nil {
-				return err
-			}
-			if before != nil {
-				return before(c)
-			}
-			return nil
-		}
-		withConfig(cmd.Subcommands)
-	}
-	return cmds
-}
-
-// knownFlagNames lists every flag name of every command, for `config check`.
-func knownFlagNames(cmds []*cli.Command, into map[string]bool) {
-	for _, cmd := range cmds {
-		for _, f := range cmd.Flags {
-			for _, n := range f.Names() {
-				into[n] = true
-			}
-		}
-		knownFlagNames(cmd.Subcommands, into)
-	}
-}
+// environment > file > default. The app's Before hook loads it
+// (config.Start), every command applies it to its flags (config.Wrap), and
+// `strata config check` lists its problems (config.Check).
 
 // validators check a command's options exactly as the command does when it
 // starts, from a context built from the file (config.Context).
-var validators = map[string]func(c *cli.Context, f *config.File) error{
+var validators = map[string]config.Validator{
 	"run": func(c *cli.Context, f *config.File) error { _, err := runOptionsFrom(c, f); return err },
 	"plan": func(c *cli.Context, f *config.File) error {
 		o := cycleOptionsFrom(c, f)
@@ -157,81 +43,14 @@ func configCommand() *cli.Command {
 }
 
 func configCheck(c *cli.Context) error {
-	l, _ := c.Context.Value(configKey{}).(*loaded)
+	l := config.LoadedFrom(c.Context)
 	if l == nil {
 		return exitError{code: 2, err: fmt.Errorf("no configuration file: pass --config FILE or create %s", config.DefaultPath)}
 	}
-	f := l.file
-	var errs []error
-	if l.err != nil {
-		errs = append(errs, unwrapJoined(l.err)...)
-	}
-	known := map[string]bool{}
-	knownFlagNames(c.App.Commands, known)
-	for _, fl := range c.App.Flags {
-		for _, n := range fl.Names() {
-			known[n] = true
-		}
-	}
-	for _, k := range f.Keys() {
-		if !known[k] {
-			errs = append(errs, fmt.Errorf("unknown key %q (no flag --%s exists; see strata help)", k, k))
-			continue
-		}
-		if strings.HasSuffix(k, "-file") && (strings.Contains(k, "token") || strings.Contains(k, "password")) {
-			if err := config.CheckSecretFile(k, f.Values[k]); err != nil {
-				errs = append(errs, err)
-			}
-		}
-	}
-	seen := map[string]bool{}
-	for _, cmd := range c.App.Commands {
-		validate, ok := validators[cmd.Name]
-		if !ok {
-			continue
-		}
-		ctx, err := config.Context(c.App, cmd.Flags, f.Values, nil, nil)
-		for _, e := range append(unwrapJoined(err), unwrapJoined(validate(ctx, f))...) {
-			if !seen[e.Error()] {
-				seen[e.Error()] = true
-				errs = append(errs, e)
-			}
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return exitError{code: 2, err: fmt.Errorf("configuration %s is invalid (%d problems):\n%w", f.Path, len(errs), err)}
+	f := l.File
+	if errs := config.Check(c.App, f, l.Err, validators); len(errs) > 0 {
+		return exitError{code: 2, err: fmt.Errorf("configuration %s is invalid (%d problems):\n%w", f.Path, len(errs), errors.Join(errs...))}
 	}
 	_, err := fmt.Fprintf(c.App.Writer, "%s: OK (%d keys)\n", f.Path, len(f.Values)+f.Planner.Len())
 	return err
 }
-
-// unwrapJoined flattens errors.Join trees (and a leading "configuration
-// FILE:" wrapper) into their parts.
-func unwrapJoined(err error) []error {
-	if err == nil {
-		return nil
-	}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		var out []error
-		for _, e := range j.Unwrap() {
-			out = append(out, unwrapJoined(e)...)
-		}
-		return out
-	}
-	if inner := errors.Unwrap(err); inner != nil {
-		if _, ok := inner.(interface{ Unwrap() []error }); ok {
-			return unwrapJoined(inner)
-		}
-	}
-	return []error{err}
-}
-
-// exitError carries an exit status to main.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e exitError) Error() string { return e.err.Error() }
-func (e exitError) Unwrap() error { return e.err }
-func (e exitError) ExitCode() int { return e.code }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/strata-hpc/strata/cmd/strata/internal/config"
 )
 
 func writeFile(t *testing.T, name, body string, mode os.FileMode) string {
@@ -41,7 +43,7 @@ func TestConfigPrecedence(t *testing.T) {
 			}
 			var out bytes.Buffer
 			app := newApp(&out, &out)
-			app.Commands = withConfig([]*cli.Command{{
+			app.Commands = config.Wrap([]*cli.Command{{
 				Name: "demo",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "demo-name", Value: "default", EnvVars: []string{"DEMO_NAME"}},
@@ -81,7 +83,7 @@ func TestConfigCheck(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
 			app := newApp(&out, &out)
-			app.Commands = withConfig([]*cli.Command{configCommand(), {
+			app.Commands = config.Wrap([]*cli.Command{configCommand(), {
 				Name:  "demo",
 				Flags: []cli.Flag{&cli.StringFlag{Name: "demo-token-file"}},
 			}})

@@ -1,19 +1,14 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"strings"
 	"time"
 
-	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
 
 	"github.com/strata-hpc/strata/cmd/strata/internal/config"
 	"github.com/strata-hpc/strata/cmd/strata/internal/daemon"
 	"github.com/strata-hpc/strata/planner"
-	"github.com/strata-hpc/strata/slurm"
 	"github.com/strata-hpc/strata/slurm/guard"
 )
 
@@ -115,19 +110,4 @@ func splitList(vs []string) []string {
 		}
 	}
 	return out
-}
-
-// slurmConnector builds the Slurm client on first use; slurm.New asks
-// slurmrestd for its API versions, so it fails while slurmrestd is down.
-func slurmConnector(cfg slurm.Config, log zerolog.Logger) func(ctx context.Context) (daemon.Cluster, error) {
-	return func(ctx context.Context) (daemon.Cluster, error) {
-		cl, err := slurm.New(ctx, cfg, log)
-		if err != nil {
-			if errors.Is(err, slurm.ErrUnsupportedVersion) {
-				log.Error().Err(err).Msg("slurmrestd api version unsupported")
-			}
-			return nil, fmt.Errorf("connect to slurmrestd: %w", err)
-		}
-		return cl, nil
-	}
 }

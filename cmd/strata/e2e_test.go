@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/explain"
 	"github.com/strata-hpc/strata/db"
 	"github.com/strata-hpc/strata/db/dbtest"
 	"github.com/strata-hpc/strata/slurm/guard"
@@ -87,7 +88,7 @@ func scontrolGPUs(t *testing.T, kv map[string]string) int {
 func latestDecision(t *testing.T, b *e2eBed, id int64) db.StoredDecision {
 	t.Helper()
 	out := b.strata(t, context.Background(), "explain", "--json", strconv.FormatInt(id, 10))
-	var ex explanation
+	var ex explain.Explanation
 	if err := json.Unmarshal([]byte(out), &ex); err != nil {
 		t.Fatalf("explain --json: %v\n%s", err, out)
 	}

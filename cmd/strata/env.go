@@ -1,19 +1,12 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"fmt"
-	"io"
 	"os"
-	"os/exec"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/strata-hpc/strata/slurm/guard"
+	"github.com/strata-hpc/strata/cmd/strata/internal/jobenv"
 )
 
 const (
@@ -44,80 +37,20 @@ func envAction(c *cli.Context) error {
 	if id <= 0 {
 		return exitError{code: 2, err: errors.New("no job: run inside a Slurm job or pass --job ID")}
 	}
-	log := logger(c)
-	a, ok, source := guard.Written{}, false, "none"
-	if s := c.String(flagEnvAdminComment); c.IsSet(flagEnvAdminComment) {
-		a, ok = guard.ParseAdminComment(s)
-		source = "flag"
-	} else if s, err := scontrolAdminComment(c.Context, id); err == nil {
-		a, ok = guard.ParseAdminComment(s)
-		source = "scontrol"
-	} else {
-		log.Debug().Err(err).Msg("scontrol cannot tell")
+	l := jobenv.Lookup{Log: logger(c)}
+	if c.IsSet(flagEnvAdminComment) {
+		s := c.String(flagEnvAdminComment)
+		l.AdminComment = &s
 	}
-	if !ok && c.String(flagDatabaseURL) != "" {
-		if d, found, err := dbAdminDecision(c, id); err != nil {
-			log.Warn().Err(err).Msg("database cannot tell")
-		} else if found {
-			a, ok, source = d, true, "database"
+	if c.String(flagDatabaseURL) != "" {
+		l.Open = func() (jobenv.Decisions, func(), error) {
+			st, err := openDatabase(c, false)
+			if err != nil {
+				return nil, nil, err
+			}
+			return st, st.Close, nil
 		}
 	}
-	return writeEnv(c.App.Writer, id, a, ok, source, os.Getenv)
-}
-
-// scontrolAdminComment asks scontrol for the job's admin comment.
-func scontrolAdminComment(ctx context.Context, id int64) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "scontrol", "show", "job", "-o", strconv.FormatInt(id, 10)).Output()
-	if err != nil {
-		return "", fmt.Errorf("scontrol show job %d: %w", id, err)
-	}
-	_, after, found := strings.Cut(string(out), "AdminComment=")
-	if !found {
-		return "", fmt.Errorf("scontrol show job %d: no AdminComment field", id)
-	}
-	return after, nil
-}
-
-// dbAdminDecision is the latest decision written to the job.
-func dbAdminDecision(c *cli.Context, id int64) (guard.Written, bool, error) {
-	st, err := openDatabase(c, false)
-	if err != nil {
-		return guard.Written{}, false, err
-	}
-	defer st.Close()
-	ds, err := st.DecisionsForJob(c.Context, id, "", 50)
-	if err != nil {
-		return guard.Written{}, false, err
-	}
-	for _, d := range ds {
-		if d.Outcome == guard.Applied {
-			return guard.Written{Workers: d.Workers, PS: d.PS, Rank: d.Rank, Cycle: d.CycleID}, true, nil
-		}
-	}
-	return guard.Written{}, false, nil
-}
-
-// writeEnv prints the exports. Values are integers, so no quoting is needed.
-func writeEnv(w io.Writer, id int64, a guard.Written, ok bool, source string, getenv func(string) string) error {
-	decided := 0
-	if ok {
-		decided = 1
-	} else {
-		a = guard.Written{Workers: ownGPUs(getenv)}
-	}
-	_, err := fmt.Fprintf(w, "export STRATA_JOB_ID=%d\nexport STRATA_DECIDED=%d\nexport STRATA_WORKERS=%d\n"+
-		"export STRATA_PS=%d\nexport STRATA_RANK=%d\nexport STRATA_CYCLE=%d\n# source: %s\n",
-		id, decided, a.Workers, a.PS, a.Rank, a.Cycle, source)
-	return err
-}
-
-// ownGPUs is the job's GPU allocation from Slurm's job environment.
-func ownGPUs(getenv func(string) string) int {
-	atoi := func(k string) int { n, _ := strconv.Atoi(getenv(k)); return n }
-	if n := atoi("SLURM_GPUS"); n > 0 {
-		return n
-	}
-	return atoi("SLURM_GPUS_ON_NODE") * max(1, atoi("SLURM_JOB_NUM_NODES"))
+	a, ok, source := l.Find(c.Context, id)
+	return jobenv.Write(c.App.Writer, id, a, ok, source, os.Getenv)
 }

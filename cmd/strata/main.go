@@ -13,6 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/config"
 	"github.com/strata-hpc/strata/cmd/strata/internal/term"
 	"github.com/urfave/cli/v2"
 )
@@ -26,6 +27,19 @@ var (
 // exitCoder lets a command choose the process exit status (e.g. 2 for
 // "invalid input") without calling os.Exit below main.
 type exitCoder interface{ ExitCode() int }
+
+// exitError carries an exit status to main.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
+func (e exitError) ExitCode() int { return e.code }
+
+// usageError marks invalid input (exit status 2).
+func usageError(err error) error { return exitError{code: 2, err: err} }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -70,7 +84,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		EnableBashCompletion: true,
 		Flags:                globalFlags(),
 		Before: func(c *cli.Context) error {
-			if err := loadGlobalConfig(c); err != nil {
+			// The file sets the global flags (log level and format) too.
+			if err := config.Start(c, c.String(flagConfig), []string{flagLogLevel, flagLogFormat}); err != nil {
 				return err
 			}
 			lg, err := newLogger(c.String(flagLogLevel), c.String(flagLogFormat), stderr)
@@ -82,7 +97,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		},
 		// Errors (and exit codes) are reported once, by main.
 		ExitErrHandler: func(*cli.Context, error) {},
-		Commands:       withConfig(commands()),
+		Commands:       config.Wrap(commands()),
 	}
 	cli.VersionPrinter = func(c *cli.Context) {
 		fmt.Fprintf(c.App.Writer, "strata %s (commit %s)\n", version, commit)

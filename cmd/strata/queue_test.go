@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/cmd/strata/internal/queue"
 	"github.com/strata-hpc/strata/slurm/slurmtest"
 )
 
@@ -55,7 +55,7 @@ func TestQueueJSONHasParsedHints(t *testing.T) {
 		t.Fatal(err)
 	}
 	var doc struct {
-		Jobs []queueRow `json:"jobs"`
+		Jobs []queue.Row `json:"jobs"`
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
@@ -71,49 +71,5 @@ func TestQueueJSONHasParsedHints(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[int64]string{1: "error", 3: "gpt2", 4: "error", 5: "resnet50"}, got); diff != "" {
 		t.Errorf("hints per job (-want +got):\n%s", diff)
-	}
-}
-
-func TestGPUShape(t *testing.T) {
-	tests := []struct {
-		job  planner.Job
-		want string
-	}{
-		{planner.Job{GPUsPerNode: 4, Nodes: 1}, "4"},
-		{planner.Job{GPUsPerNode: 4, Nodes: 2}, "2x4"},
-		{planner.Job{GPUsPerJob: 3, Nodes: 1}, "3/job"},
-		{planner.Job{GPUsPerNode: 2, Nodes: 1, GPUType: "a100"}, "2:a100"},
-		{planner.Job{Nodes: 1}, "0"},
-	}
-	for _, tc := range tests {
-		if got := gpuShape(tc.job); got != tc.want {
-			t.Errorf("gpuShape(%+v) = %q, want %q", tc.job, got, tc.want)
-		}
-	}
-}
-
-func TestHintTextKeepsOnlyTheSegment(t *testing.T) {
-	r := queueRow{Job: planner.Job{Comment: "my notes STRATA: model=bert   gpus=2 ; not hints"}, HasHint: true}
-	if got := hintText(r, 0); got != "STRATA: model=bert gpus=2" {
-		t.Errorf("hintText = %q", got)
-	}
-	if got := queueClip("abcdef", 4); got != "abc…" || !strings.HasSuffix(queueClip("x", 0), "x") {
-		t.Errorf("queueClip = %q", got)
-	}
-}
-
-// The HINT column shows the segment as written, found with the planner's own
-// rules: multi-byte text before it (whose lower case has another length)
-// and a "strata:" inside another word must not shift or crash it.
-func TestHintTextFindsTheSegmentAsWritten(t *testing.T) {
-	tests := []struct{ comment, want string }{
-		{strings.Repeat("Ⱥ", 40) + " strata: gpus=2", "strata: gpus=2"},
-		{"İİİ; STRATA: gpus=1-4;  mine", "STRATA: gpus=1-4"},
-		{"nostrata: x; strata:  gpus=2", "strata: gpus=2"},
-	}
-	for _, tt := range tests {
-		if got := hintText(queueRow{Job: planner.Job{Comment: tt.comment}, HasHint: true}, 0); got != tt.want {
-			t.Errorf("hintText(%q) = %q, want %q", tt.comment, got, tt.want)
-		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/urfave/cli/v2"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/config"
 	"github.com/strata-hpc/strata/cmd/strata/internal/daemon"
 )
 
@@ -41,8 +42,8 @@ func TestReloadTakesTheNewFileButKeepsPinnedKeys(t *testing.T) {
 	}
 	var got []view
 	app := newApp(&bytes.Buffer{}, &bytes.Buffer{})
-	app.Commands = withConfig([]*cli.Command{{Name: "run", Flags: runFlags(), Action: func(c *cli.Context) error {
-		o, err := runOptionsFrom(c, configFromContext(c.Context))
+	app.Commands = config.Wrap([]*cli.Command{{Name: "run", Flags: runFlags(), Action: func(c *cli.Context) error {
+		o, err := runOptionsFrom(c, config.FileFrom(c.Context))
 		if err != nil {
 			return err
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -53,31 +52,19 @@ func reportCommandWith(open openSourceFunc) *cli.Command {
 		Subcommands: []*cli.Command{
 			{Name: "energy", Usage: "GPU-hours, energy (kWh, J), mean utilization, idle-GPU energy, cost, CO2",
 				Flags: append(reportFlags("user"), energyFlags()...),
-				Action: func(c *cli.Context) error {
-					q, err := reportQuery(c, time.Now())
-					if err != nil {
-						return err
-					}
+				Action: withQuery(func(c *cli.Context, q report.Query) error {
 					return report.Energy(c.Context, c.App.Writer, open.opener(c), q, energyFactors(c), logger(c))
-				}},
+				})},
 			{Name: "usage", Usage: "GPU-hours, queueing and job completion time by user/account/partition",
 				Flags: reportFlags("user"),
-				Action: func(c *cli.Context) error {
-					q, err := reportQuery(c, time.Now())
-					if err != nil {
-						return err
-					}
+				Action: withQuery(func(c *cli.Context, q report.Query) error {
 					return report.Usage(c.Context, c.App.Writer, open.opener(c), q)
-				}},
+				})},
 			{Name: "decisions", Usage: "what the planner changed, by action and reason",
 				Flags: reportFlags(""),
-				Action: func(c *cli.Context) error {
-					q, err := reportQuery(c, time.Now())
-					if err != nil {
-						return err
-					}
+				Action: withQuery(func(c *cli.Context, q report.Query) error {
 					return report.Decisions(c.Context, c.App.Writer, open.opener(c), q)
-				}},
+				})},
 			refreshCommand(open),
 		},
 	}
@@ -127,41 +114,27 @@ func energyFactors(c *cli.Context) report.EnergyFactors {
 		CO2KgPerKWh: c.Float64(flagReportCO2)}
 }
 
-// reportQuery reads the flags shared by every report.
-func reportQuery(c *cli.Context, now time.Time) (report.Query, error) {
-	var q report.Query
-	loc, err := report.LoadZone(c.String(flagReportTZ))
-	if err != nil {
-		return q, usageError(err)
+// withQuery runs fn with the query the report flags of c make.
+func withQuery(fn func(c *cli.Context, q report.Query) error) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		q, err := reportQuery(c, time.Now())
+		if err != nil {
+			return err
+		}
+		return fn(c, q)
 	}
-	q.Loc = loc
-	if q.Filter.From, err = report.ParseTime(c.String(flagReportStart), now, loc); err != nil {
-		return q, usageError(fmt.Errorf("--%s: %w", flagReportStart, err))
-	}
-	if q.Filter.To, err = report.ParseTime(c.String(flagReportEnd), now, loc); err != nil {
-		return q, usageError(fmt.Errorf("--%s: %w", flagReportEnd, err))
-	}
-	if err := q.Filter.Validate(); err != nil {
-		return q, usageError(err)
-	}
-	q.Filter.Users = c.StringSlice(flagReportUser)
-	q.Filter.Accounts = c.StringSlice(flagReportAccount)
-	q.Filter.Partitions = c.StringSlice(flagReportPartition)
-	q.Filter.Clusters = c.StringSlice(flagReportClusters)
-	if q.Filter.Jobs, err = report.ParseJobIDs(c.StringSlice(flagReportJobs)); err != nil {
-		return q, usageError(err)
-	}
-	if q.By, err = db.ParseReportDims(c.StringSlice(flagReportBy)); err != nil {
-		return q, usageError(err)
-	}
-	q.Mode = report.OutputMode{Parsable: c.Bool(flagReportParsable), Trailing: c.Bool(flagReportTrailing),
-		NoHeader: c.Bool(flagReportNoHeader),
-		JSON:     c.Bool(flagReportJSON), Format: c.String(flagReportFormat)}
-	return q, nil
 }
 
-// usageError marks invalid input (exit status 2).
-func usageError(err error) error { return exitError{code: 2, err: err} }
+// reportQuery reads the flags shared by every report.
+func reportQuery(c *cli.Context, now time.Time) (report.Query, error) {
+	return report.Args{Start: c.String(flagReportStart), End: c.String(flagReportEnd), TimeZone: c.String(flagReportTZ),
+		Users: c.StringSlice(flagReportUser), Accounts: c.StringSlice(flagReportAccount),
+		Partitions: c.StringSlice(flagReportPartition), Clusters: c.StringSlice(flagReportClusters),
+		Jobs: c.StringSlice(flagReportJobs), By: c.StringSlice(flagReportBy),
+		Mode: report.OutputMode{Parsable: c.Bool(flagReportParsable), Trailing: c.Bool(flagReportTrailing),
+			NoHeader: c.Bool(flagReportNoHeader), JSON: c.Bool(flagReportJSON), Format: c.String(flagReportFormat)},
+	}.Query(now)
+}
 
 func refreshCommand(open openSourceFunc) *cli.Command {
 	return &cli.Command{
@@ -176,18 +149,10 @@ func refreshCommand(open openSourceFunc) *cli.Command {
 				Usage: "GPU utilization (%) below which an allocated GPU counts as idle"},
 		}, reportDBFlags()...),
 		Action: func(c *cli.Context) error {
-			now := time.Now()
-			loc, err := report.LoadZone("Local")
+			from, to, err := report.Args{Start: c.String(flagReportStart), End: c.String(flagReportEnd),
+				TimeZone: "Local"}.Window(time.Now())
 			if err != nil {
-				return usageError(err)
-			}
-			from, err := report.ParseTime(c.String(flagReportStart), now, loc)
-			if err != nil {
-				return usageError(fmt.Errorf("--%s: %w", flagReportStart, err))
-			}
-			to, err := report.ParseTime(c.String(flagReportEnd), now, loc)
-			if err != nil {
-				return usageError(fmt.Errorf("--%s: %w", flagReportEnd, err))
+				return err
 			}
 			return report.Refresh(c.Context, open.opener(c), from, to, c.Float64(flagReportIdle), logger(c))
 		},

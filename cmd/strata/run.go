@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -12,11 +10,9 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/strata-hpc/strata/cmd/strata/internal/config"
 	"github.com/strata-hpc/strata/cmd/strata/internal/daemon"
-	"github.com/strata-hpc/strata/db"
 )
 
 // reloadable are the run flags a SIGHUP re-reads from the configuration
@@ -74,7 +70,7 @@ func runCommand() *cli.Command {
 // runAction wires the daemon: connections, metrics server, signals, loop.
 func runAction(c *cli.Context) error {
 	log := logger(c).With().Str("component", "run").Logger()
-	opts, err := runOptionsFrom(c, configFromContext(c.Context))
+	opts, err := runOptionsFrom(c, config.FileFrom(c.Context))
 	if err != nil {
 		return exitError{code: 2, err: err}
 	}
@@ -92,30 +88,27 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return exitError{code: 2, err: err}
 	}
-	g, ctx := errgroup.WithContext(c.Context)
+	var ln net.Listener
 	if addr := c.String(flagRunMetricsListen); addr != "" {
 		// Listen before the loop starts, so a bad address fails at once.
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
+		if ln, err = net.Listen("tcp", addr); err != nil {
 			return exitError{code: 2, err: fmt.Errorf("--%s: %w", flagRunMetricsListen, err)}
 		}
-		g.Go(func() error { return daemon.ServeMetrics(ctx, ln, d.Metrics(), log) })
 	}
-	g.Go(func() error {
-		err := d.Run(ctx)
-		// The loop ended (SIGTERM or --cycles): stop the metrics server.
-		return errors.Join(err, errLoopDone)
-	})
-	if err := g.Wait(); err != nil && !errors.Is(err, errLoopDone) {
+	if err := d.RunWithMetrics(c.Context, ln); err != nil {
 		return err
 	}
 	log.Info().Msg("stopped")
 	return nil
 }
 
-// errLoopDone ends the errgroup (and so the metrics server) when the loop
-// returns normally.
-var errLoopDone = errors.New("loop done")
+// newReloader returns the SIGHUP handler of `strata run`: the
+// configuration file re-read through the same flags and runOptionsFrom as
+// at start-up, flags and environment variables still winning
+// (config.Reloader).
+func newReloader(c *cli.Context) func() (daemon.Options, error) {
+	return config.Reloader(c, config.FileFrom(c.Context), reloadable, runOptionsFrom)
+}
 
 // daemonDeps builds the daemon's connections from the flags: slurmrestd
 // always, Postgres when --database-url is set (its schema checked now).
@@ -124,46 +117,16 @@ func daemonDeps(c *cli.Context, log zerolog.Logger) (daemon.Deps, error) {
 	if err := scfg.Validate(); err != nil {
 		return daemon.Deps{}, exitError{code: 2, err: fmt.Errorf("slurm connection: %w", err)}
 	}
-	deps := daemon.Deps{Connect: slurmConnector(scfg, log), Now: time.Now}
+	deps := daemon.Deps{Connect: daemon.SlurmConnector(scfg, log), Now: time.Now}
 	if c.String(flagDatabaseURL) != "" {
 		cfg, err := databaseConfig(c)
 		if err != nil {
 			return deps, err
 		}
-		deps.Open = storeOpener(cfg)
-		if err := checkStoreAtStart(c.Context, deps.Open); err != nil {
-			return deps, err
+		deps.Open = daemon.StoreOpener(cfg)
+		if err := daemon.CheckSchemaAtStart(c.Context, deps.Open); err != nil {
+			return deps, exitError{code: 2, err: err}
 		}
 	}
 	return deps, nil
-}
-
-// storeOpener opens Postgres and refuses a schema that is not current.
-func storeOpener(cfg db.Config) func(ctx context.Context) (daemon.Store, error) {
-	return func(ctx context.Context) (daemon.Store, error) {
-		st, err := db.Open(ctx, cfg)
-		if err != nil {
-			return nil, err
-		}
-		if err := st.CheckSchema(ctx); err != nil {
-			st.Close()
-			return nil, err
-		}
-		return daemon.StoreOf(st), nil
-	}
-}
-
-// checkStoreAtStart refuses to start on a schema that is behind (or ahead);
-// an unreachable database only delays the first cycle.
-func checkStoreAtStart(ctx context.Context, open func(context.Context) (daemon.Store, error)) error {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	st, err := open(ctx)
-	switch {
-	case errors.Is(err, db.ErrSchemaBehind), errors.Is(err, db.ErrSchemaAhead):
-		return exitError{code: 2, err: fmt.Errorf("database: %w", err)}
-	case err == nil:
-		st.Close()
-	}
-	return nil
 }

@@ -1,13 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -52,49 +48,19 @@ func serveCommandWith(open openSourceFunc) *cli.Command {
 	}
 }
 
-// runServe wires the web server: time zone, basic auth, TLS, the report
-// source, the listener.
+// runServe checks the flags and serves the web page (web.Run).
 func runServe(c *cli.Context, open openSourceFunc) error {
-	lg := logger(c).With().Str("component", "serve").Logger()
 	loc, err := report.LoadZone(c.String(flagReportTZ))
 	if err != nil {
 		return usageError(err)
 	}
-	cert, key := c.String(flagServeTLSCert), c.String(flagServeTLSKey)
-	if (cert == "") != (key == "") {
+	site := web.Site{Listen: c.String(flagServeListen), AuthFile: c.String(flagServeAuthFile),
+		TLSCert: c.String(flagServeTLSCert), TLSKey: c.String(flagServeTLSKey)}
+	if (site.TLSCert == "") != (site.TLSKey == "") {
 		return usageError(errors.New("serve: --tls-cert and --tls-key go together"))
 	}
-	var users web.Htpasswd
-	if path := c.String(flagServeAuthFile); path != "" {
-		if users, err = web.ReadHtpasswd(path); err != nil {
-			return err
-		}
-	}
-	tlsCfg, err := web.LoadTLS(cert, key)
-	if err != nil {
-		return err
-	}
-	src, closeSrc, err := open(c)
-	if err != nil {
-		return err
-	}
-	defer closeSrc()
-	h, err := web.New(web.Config{Source: src, Location: loc, Log: lg, Users: users, Factors: energyFactors(c)})
-	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", c.String(flagServeListen))
-	if err != nil {
-		return fmt.Errorf("serve: listen: %w", err)
-	}
-	if users == nil && !web.IsLoopback(ln.Addr()) {
-		lg.Warn().Str("addr", ln.Addr().String()).Msg("serving without authentication on a non-loopback address")
-	}
-	if users != nil && cert == "" && !web.IsLoopback(ln.Addr()) {
-		lg.Warn().Msg("basic auth without TLS sends passwords in clear text; set --tls-cert/--tls-key")
-	}
-	lg.Info().Str("addr", ln.Addr().String()).Bool("tls", tlsCfg != nil).Bool("auth", users != nil).Msg("serving")
-	return web.Serve(c.Context, ln, h, tlsCfg)
+	lg := logger(c).With().Str("component", "serve").Logger()
+	return web.Run(c.Context, site, open.opener(c), web.Config{Location: loc, Log: lg, Factors: energyFactors(c)})
 }
 
 func passwdCommand() *cli.Command {
@@ -103,23 +69,11 @@ func passwdCommand() *cli.Command {
 		Usage:     "print a basic-auth file line for USER (password read from stdin)",
 		ArgsUsage: "USER",
 		Action: func(c *cli.Context) error {
-			user := c.Args().First()
-			if user == "" || strings.ContainsAny(user, ": \t") {
-				return usageError(errors.New("serve passwd: give one user name without ':' or spaces"))
-			}
-			pw, err := bufio.NewReader(os.Stdin).ReadString('\n')
-			if err != nil && !errors.Is(err, io.EOF) {
-				return fmt.Errorf("serve passwd: read password: %w", err)
-			}
-			pw = strings.TrimRight(pw, "\r\n")
-			if len(pw) < 8 {
-				return usageError(errors.New("serve passwd: password shorter than 8 characters"))
-			}
-			h, err := web.HashPassword(pw)
+			line, err := web.PasswdLine(c.Args().First(), os.Stdin)
 			if err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(c.App.Writer, "%s:%s\n", user, h)
+			_, err = fmt.Fprintln(c.App.Writer, line)
 			return err
 		},
 	}

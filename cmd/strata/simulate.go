@@ -1,28 +1,18 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"os"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/strata-hpc/strata/burstbuffer"
+	"github.com/urfave/cli/v2"
+
+	"github.com/strata-hpc/strata/cmd/strata/internal/config"
+	"github.com/strata-hpc/strata/cmd/strata/internal/simulate"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/planner/sim"
-	"github.com/urfave/cli/v2"
-	"golang.org/x/sync/errgroup"
 )
-
-// simUsageError is invalid input to `strata simulate` (exit status 2).
-type simUsageError struct{ err error }
-
-func (e simUsageError) Error() string { return e.err.Error() }
-func (e simUsageError) Unwrap() error { return e.err }
-func (e simUsageError) ExitCode() int { return 2 }
 
 func simulateCommand() *cli.Command {
 	return &cli.Command{
@@ -77,215 +67,33 @@ func simulateFlags() []cli.Flag {
 
 func runSimulate(c *cli.Context) error {
 	if c.Bool("markdown") {
-		return simMarkdown(c)
+		return simulate.Markdown(c.App.Writer, c.Args().Slice(), c.Bool("whatif"))
 	}
-	cfg, policies, err := simConfig(c)
-	if err != nil {
-		return simUsageError{err}
-	}
-	tr, err := simReadTrace(c.String("trace"), c.Bool("skip-bad"))
-	if err != nil {
-		return simUsageError{err}
-	}
-	lg := logger(c)
-	if tr.Skipped > 0 || tr.CPUOnly > 0 {
-		lg.Warn().Int("skipped_rows", tr.Skipped).Int("cpu_only_rows", tr.CPUOnly).Msg("trace rows not simulated")
-	}
-	rep := &sim.Report{Trace: c.String("trace"), Label: c.String("label"), Cluster: cfg.Cluster.String(), IntervalS: cfg.Interval.Seconds(),
-		TraceJobs: len(tr.Jobs), SkippedBad: tr.Skipped, CPUOnly: tr.CPUOnly, Published: sim.Published(tr)}
-	rep.Results, err = simRunAll(c.Context, c, cfg, tr, policies)
-	if err != nil {
-		return err
-	}
-	for _, r := range rep.Results {
-		lg.Debug().Str("policy", r.Policy).Int("plan_calls", r.PlanCalls).Dur("plan_time", r.PlanTime).Msg("policy run done")
-		if r.HonestyViolations+r.RejectedStarts+r.RejectedResizes > 0 {
-			lg.Warn().Str("policy", r.Policy).Int("honesty_violations", r.HonestyViolations).
-				Int("rejected_starts", r.RejectedStarts).Int("rejected_resizes", r.RejectedResizes).
-				Msg("policy returned decisions the simulator could not apply")
-		}
-	}
-	if dir := c.String("plot"); dir != "" {
-		if err := sim.WritePlots(dir, rep); err != nil {
-			return err
-		}
-	}
-	if c.Bool("json") {
-		return rep.WriteJSON(c.App.Writer)
-	}
-	return rep.WriteTable(c.App.Writer)
-}
-
-// simRunAll runs every policy (a few at once) and returns the results in
-// the order the policies were given.
-func simRunAll(ctx context.Context, c *cli.Context, cfg sim.Config, tr *sim.Trace, policies []string) ([]*sim.Result, error) {
 	st, _ := os.Stderr.Stat()
 	tty := st != nil && st.Mode()&os.ModeCharDevice != 0 && c.App.ErrWriter == os.Stderr
-	bar := sim.NewProgress(c.App.ErrWriter, tty, len(policies))
-	defer bar.Close()
-	out := make([]*sim.Result, len(policies))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(1, c.Int("parallel")))
-	for i, name := range policies {
-		g.Go(func() error {
-			pc := cfg
-			pc.Progress = bar.Func(i)
-			r, err := sim.RunNamed(gctx, pc, tr, name)
-			if err != nil {
-				return err
-			}
-			bar.Finish(i)
-			out[i] = r
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	return out, nil
+	out := simulate.Output{Out: c.App.Writer, Progress: c.App.ErrWriter, TTY: tty}
+	return simulate.Run(c.Context, simulateOptions(c), out, logger(c))
 }
 
-// simConfig validates the flags into a run configuration.
-func simConfig(c *cli.Context) (sim.Config, []string, error) {
-	var cfg sim.Config
-	if c.String("trace") == "" || c.String("cluster") == "" || c.String("policy") == "" {
-		return cfg, nil, errors.New("simulate needs --trace FILE, --cluster NODESxGPUS[:TYPE] and --policy P[,P...]")
+// simulateOptions reads the flags of c and the configuration's [planner]
+// section (the site's settings, as run and plan use them).
+func simulateOptions(c *cli.Context) simulate.Options {
+	o := simulate.Options{
+		Trace: c.String("trace"), Scaling: c.String("scaling"), Cluster: c.String("cluster"), Policy: c.String("policy"),
+		Scheduler: c.String("scheduler"), SlurmBackfill: c.String("slurm-backfill"),
+		TimeLimitFactor:   c.Float64("time-limit-factor"),
+		PriorityWeightAge: c.Float64("priority-weight-age"), PriorityWeightJobSize: c.Float64("priority-weight-job-size"),
+		SchedInterval: c.Duration("sched-interval"), BFInterval: c.Duration("bf-interval"),
+		BatchSchedDelay: c.Duration("batch-sched-delay"),
+		Interval:        c.Duration("interval"), RestartPenalty: c.Duration("restart-penalty"),
+		GPURange: c.Float64("gpu-range"), TiresiasThreshold: c.Float64("tiresias-threshold"),
+		Power: c.StringSlice("power"), BurstBuffer: c.String("burst-buffer"),
+		TruthModel: c.Bool("truth-model"), SkipUnchanged: c.Bool("skip-unchanged"), SkipBad: c.Bool("skip-bad"),
+		Parallel: c.Int("parallel"), Label: c.String("label"), Plot: c.String("plot"), JSON: c.Bool("json"),
 	}
-	cs, err := sim.ParseCluster(c.String("cluster"))
-	if err != nil {
-		return cfg, nil, err
+	if f := config.FileFrom(c.Context); f != nil {
+		p := f.Planner.Options()
+		o.Planner = &p
 	}
-	if bb := c.String("burst-buffer"); bb != "" {
-		if cs.BurstBufferBytes, err = burstbuffer.ParseSize(bb); err != nil {
-			return cfg, nil, fmt.Errorf("--burst-buffer: %w", err)
-		}
-	}
-	cfg = sim.Config{Cluster: cs, Interval: c.Duration("interval"),
-		RestartPenalty: c.Duration("restart-penalty"), Range: sim.HintRange{MaxFactor: c.Float64("gpu-range")},
-		TiresiasThreshold: c.Float64("tiresias-threshold") * 3600, SkipUnchanged: c.Bool("skip-unchanged")}
-	if cfg.Interval <= 0 || cfg.RestartPenalty < 0 || cfg.Range.MaxFactor < 1 || cfg.TiresiasThreshold < 0 {
-		return cfg, nil, errors.New("--interval must be > 0, --restart-penalty and --tiresias-threshold ≥ 0, --gpu-range ≥ 1")
-	}
-	if f := configFromContext(c.Context); f != nil {
-		o := f.Planner.Options() // the site's [planner] settings, as run and plan use them
-		cfg.Planner = &o
-	}
-	cfg.Scheduler = c.String("scheduler")
-	if cfg.Scheduler != sim.SchedulerSlurm && cfg.Scheduler != sim.SchedulerIdeal {
-		return cfg, nil, fmt.Errorf("--scheduler %q: want slurm or ideal", cfg.Scheduler)
-	}
-	sc := sim.DefaultSlurmConfig()
-	switch c.String("slurm-backfill") {
-	case "easy":
-		sc.Reservations = 1
-	case "conservative":
-		sc.Reservations = 0
-	default:
-		return cfg, nil, fmt.Errorf("--slurm-backfill %q: want easy or conservative", c.String("slurm-backfill"))
-	}
-	sc.TimeLimitFactor = c.Float64("time-limit-factor")
-	sc.PriorityWeightAge, sc.PriorityWeightJobSize = c.Float64("priority-weight-age"), c.Float64("priority-weight-job-size")
-	sc.SchedInterval, sc.BFInterval, sc.BatchSchedDelay = c.Duration("sched-interval"), c.Duration("bf-interval"), c.Duration("batch-sched-delay")
-	if sc.TimeLimitFactor < 1 || sc.SchedInterval <= 0 || sc.BFInterval <= 0 || sc.BatchSchedDelay < 0 {
-		return cfg, nil, errors.New("--time-limit-factor must be ≥ 1, --sched-interval and --bf-interval > 0, --batch-sched-delay ≥ 0")
-	}
-	if err := sc.Validate(); err != nil {
-		return cfg, nil, err
-	}
-	cfg.Slurm = sc
-	for _, s := range c.StringSlice("power") {
-		typ, p, err := sim.ParsePower(s)
-		if err != nil {
-			return cfg, nil, err
-		}
-		if cfg.Power.Overrides == nil {
-			cfg.Power.Overrides = map[string]sim.GPUPower{}
-		}
-		cfg.Power.Overrides[typ] = p
-	}
-	if f := c.String("scaling"); f != "" {
-		if cfg.Truth.Scaling, err = simReadScaling(f); err != nil {
-			return cfg, nil, err
-		}
-	}
-	if c.Bool("truth-model") {
-		cfg.Truth = sim.NewModelTruth(cfg.Truth.Scaling, cs.GPUsPerNode)
-	}
-	policies, err := simPolicies(c.String("policy"), cfg.Scheduler)
-	return cfg, policies, err
-}
-
-// simPolicies splits and checks --policy ("all" = every registered policy;
-// in Slurm mode also slurm, Slurm alone).
-func simPolicies(s, scheduler string) ([]string, error) {
-	known := planner.PolicyNames()
-	if scheduler == sim.SchedulerSlurm {
-		known = append([]string{sim.PolicySlurm}, known...)
-	}
-	if s == "all" {
-		return known, nil
-	}
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		p = strings.TrimSpace(p)
-		if !slices.Contains(known, p) {
-			return nil, fmt.Errorf("--policy %q: choose from %s (or all)", p, strings.Join(known, ", "))
-		}
-		out = append(out, p)
-	}
-	return out, nil
-}
-
-func simReadTrace(path string, skipBad bool) (*sim.Trace, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("open trace: %w", err)
-	}
-	defer f.Close()
-	tr, err := sim.ReadTrace(f, sim.ReadOptions{SkipBad: skipBad})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return tr, nil
-}
-
-func simReadScaling(path string) (*sim.Scaling, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("open scaling curves: %w", err)
-	}
-	defer f.Close()
-	s, err := sim.ReadScaling(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return s, nil
-}
-
-// simMarkdown writes the evaluation tables of the JSON reports named as
-// arguments (hidden mode used by scripts/evaluate.sh).
-func simMarkdown(c *cli.Context) error {
-	if c.NArg() == 0 {
-		return simUsageError{errors.New("--markdown needs JSON report files as arguments")}
-	}
-	var reps []*sim.Report
-	for _, path := range c.Args().Slice() {
-		f, err := os.Open(path)
-		if err != nil {
-			return fmt.Errorf("open report: %w", err)
-		}
-		r, err := sim.ReadReport(f)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		reps = append(reps, r)
-	}
-	if c.Bool("whatif") {
-		return sim.WriteWhatIfs(c.App.Writer, reps)
-	}
-	if len(reps[0].Results) > 0 && reps[0].Results[0].Scheduler == sim.SchedulerSlurm {
-		return sim.WriteSlurmEvaluation(c.App.Writer, reps)
-	}
-	return sim.WriteEvaluation(c.App.Writer, reps)
+	return o
 }

@@ -5,9 +5,10 @@
 // settings as typed keys (see Planner). Secrets are refused in the file:
 // they live in files of their own, named by *-file keys.
 //
-// The same flag definitions drive start-up, `config check` and SIGHUP
-// reloads (Context): a flag is defined once, and reading it is the same
-// code in all three.
+// The same flag definitions drive start-up (Start loads the file, Wrap
+// applies it to every command's flags), `config check` (Check) and SIGHUP
+// reloads (Reloader), through Context: a flag is defined once, and reading
+// it is the same code in all three.
 package config
 
 import (

@@ -8,7 +8,58 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/strata-hpc/strata/cmd/strata/internal/report"
 )
+
+// Site is where and how `strata serve` serves the page.
+type Site struct {
+	Listen   string // TCP address
+	AuthFile string // basic-auth file of user:pbkdf2-sha256$... lines ("" = no auth)
+	TLSCert  string // PEM certificate ("" = plain HTTP); set with TLSKey
+	TLSKey   string // PEM private key
+}
+
+// Run serves the page of cfg on s.Listen until ctx ends. cfg.Users comes
+// from s.AuthFile and cfg.Source from open, called once the auth file and
+// the certificate are read and released at the end. It warns when the
+// address is not loopback and there is no authentication, or basic auth
+// goes without TLS.
+func Run(ctx context.Context, s Site, open report.Opener, cfg Config) error {
+	var err error
+	if s.AuthFile != "" {
+		if cfg.Users, err = ReadHtpasswd(s.AuthFile); err != nil {
+			return err
+		}
+	}
+	tlsCfg, err := LoadTLS(s.TLSCert, s.TLSKey)
+	if err != nil {
+		return err
+	}
+	src, closeSrc, err := open()
+	if err != nil {
+		return err
+	}
+	defer closeSrc()
+	cfg.Source = src
+	h, err := New(cfg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", s.Listen)
+	if err != nil {
+		return fmt.Errorf("serve: listen: %w", err)
+	}
+	lg, users := cfg.Log, cfg.Users
+	if users == nil && !IsLoopback(ln.Addr()) {
+		lg.Warn().Str("addr", ln.Addr().String()).Msg("serving without authentication on a non-loopback address")
+	}
+	if users != nil && s.TLSCert == "" && !IsLoopback(ln.Addr()) {
+		lg.Warn().Msg("basic auth without TLS sends passwords in clear text; set --tls-cert/--tls-key")
+	}
+	lg.Info().Str("addr", ln.Addr().String()).Bool("tls", tlsCfg != nil).Bool("auth", users != nil).Msg("serving")
+	return Serve(ctx, ln, h, tlsCfg)
+}
 
 // LoadTLS returns the TLS configuration of a certificate and key (PEM
 // files); nil when cert is empty (plain HTTP).

@@ -1,4 +1,4 @@
-package main
+package explain
 
 import (
 	"fmt"
@@ -11,8 +11,8 @@ import (
 	"github.com/strata-hpc/strata/slurm/guard"
 )
 
-// writeExplanation tells the story of one job in words.
-func writeExplanation(w io.Writer, ex explanation, now time.Time) error {
+// writeText tells the story of one job in words.
+func writeText(w io.Writer, ex Explanation, now time.Time) error {
 	p := &printer{w: w}
 	if ex.Latest == nil {
 		p.f("Strata has no recorded decision for job %d.\n", ex.JobID)
@@ -61,6 +61,7 @@ func writeExplanation(w io.Writer, ex explanation, now time.Time) error {
 	return p.err
 }
 
+// printer writes formatted text and keeps the first error.
 type printer struct {
 	w   io.Writer
 	err error
@@ -132,6 +133,7 @@ func decisionSummary(d planner.Decision) string {
 	return string(d.Action)
 }
 
+// outcomeWords says what happened to the write to Slurm.
 func outcomeWords(c db.CycleDecision) string {
 	switch c.Outcome {
 	case guard.Applied:
@@ -152,6 +154,7 @@ func outcomeWords(c db.CycleDecision) string {
 	return s
 }
 
+// otherModeWords says what the other mode (shadow or enforce) would have done.
 func otherModeWords(c db.CycleDecision, enforce bool) string {
 	switch {
 	case enforce && c.Body != "":
@@ -166,6 +169,7 @@ func otherModeWords(c db.CycleDecision, enforce bool) string {
 	return "in enforce mode nothing would have been written either"
 }
 
+// alternativeWords says what a comparison policy would have done.
 func alternativeWords(a db.Alternative, now time.Time) string {
 	s := decisionSummary(planner.Decision{Action: a.Action, Workers: a.Workers, PS: a.PS, Rank: a.Rank})
 	if !a.PredictedStart.IsZero() {

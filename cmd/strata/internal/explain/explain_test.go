@@ -1,4 +1,4 @@
-package main
+package explain
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 	"github.com/strata-hpc/strata/slurm/guard"
 )
 
-// memDecisions is a decisionSource over stored rows (newest first).
+// memDecisions is a Source over stored rows (newest first).
 type memDecisions struct {
 	rows []db.StoredDecision
 	last *db.Cycle
@@ -91,7 +91,7 @@ func TestExplainText(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := explain(context.Background(), &buf, tt.src, 7, explainOpts{History: 5, Now: now}); err != nil {
+			if err := Explain(context.Background(), &buf, tt.src, 7, Options{History: 5, Now: now}); err != nil {
 				t.Fatal(err)
 			}
 			for _, w := range tt.want {
@@ -112,14 +112,14 @@ func TestExplainJSON(t *testing.T) {
 	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	src := memDecisions{rows: []db.StoredDecision{storedRow(9, true, "applied", "", "{}", at)}}
 	var buf bytes.Buffer
-	if err := explain(context.Background(), &buf, src, 7, explainOpts{History: 5, JSON: true, Now: at}); err != nil {
+	if err := Explain(context.Background(), &buf, src, 7, Options{History: 5, JSON: true, Now: at}); err != nil {
 		t.Fatal(err)
 	}
-	var got explanation
+	var got Explanation
 	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	want := explanation{JobID: 7, Found: true, Latest: &src.rows[0], Reasons: []reasonText{
+	want := Explanation{JobID: 7, Found: true, Latest: &src.rows[0], Reasons: []Reason{
 		{"wait_resources", planner.ReasonWaitResources.Describe()},
 		{"allocation_changed", planner.ReasonAllocationChanged.Describe()}}}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -137,35 +137,9 @@ func TestParseJobID(t *testing.T) {
 		{"123_4", 0, true}, {"abc", 0, true}, {"0", 0, true}, {"", 0, true},
 	}
 	for _, tt := range tests {
-		got, err := parseJobID(tt.in)
+		got, err := ParseJobID(tt.in)
 		if got != tt.want || (err != nil) != tt.wantErr {
-			t.Errorf("parseJobID(%q) = %d, %v; want %d, error %v", tt.in, got, err, tt.want, tt.wantErr)
+			t.Errorf("ParseJobID(%q) = %d, %v; want %d, error %v", tt.in, got, err, tt.want, tt.wantErr)
 		}
-	}
-}
-
-func TestWriteEnv(t *testing.T) {
-	env := map[string]string{"SLURM_GPUS_ON_NODE": "2", "SLURM_JOB_NUM_NODES": "3"}
-	tests := []struct {
-		name    string
-		comment string
-		want    string
-	}{
-		{"decided", "strata: workers=4 ps=1 rank=2 cycle=17 Comment=x",
-			"export STRATA_JOB_ID=9\nexport STRATA_DECIDED=1\nexport STRATA_WORKERS=4\nexport STRATA_PS=1\nexport STRATA_RANK=2\nexport STRATA_CYCLE=17\n# source: scontrol\n"},
-		{"no decision: own allocation", "(null) Comment=x",
-			"export STRATA_JOB_ID=9\nexport STRATA_DECIDED=0\nexport STRATA_WORKERS=6\nexport STRATA_PS=0\nexport STRATA_RANK=0\nexport STRATA_CYCLE=0\n# source: scontrol\n"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			a, ok := guard.ParseAdminComment(tt.comment)
-			var buf bytes.Buffer
-			if err := writeEnv(&buf, 9, a, ok, "scontrol", func(k string) string { return env[k] }); err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, buf.String()); diff != "" {
-				t.Errorf("exports (-want +got):\n%s", diff)
-			}
-		})
 	}
 }

@@ -1,0 +1,144 @@
+package queue
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/strata-hpc/strata/planner"
+)
+
+// Row is one job with its hint, as `strata queue` shows it.
+type Row struct {
+	planner.Job
+	HasHint   bool           `json:"has_hint"`
+	Hints     *planner.Hints `json:"hints,omitempty"`
+	HintError string         `json:"hint_error,omitempty"`
+}
+
+// Rows parses the hints of jobs, in their order.
+func Rows(jobs []planner.Job) []Row {
+	rows := make([]Row, 0, len(jobs))
+	for _, j := range jobs {
+		r := Row{Job: j}
+		h, ok, err := planner.ParseHints(j.Comment)
+		r.HasHint = ok
+		switch {
+		case err != nil:
+			r.HintError = err.Error()
+		case ok:
+			r.Hints = &h
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// WriteJSON writes the snapshot's identity, time, cluster and nodes with
+// rows as one indented JSON document.
+func WriteJSON(w io.Writer, snap *planner.Snapshot, rows []Row) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		SnapshotID string         `json:"snapshot_id"`
+		Now        time.Time      `json:"now"`
+		Cluster    string         `json:"cluster"`
+		Nodes      []planner.Node `json:"nodes"`
+		Jobs       []Row          `json:"jobs"`
+	}{snap.ID, snap.Now, snap.Cluster, snap.Nodes, rows})
+}
+
+var header = []string{"JOBID", "PARTITION", "NAME", "USER", "ST", "GPUS", "PRIORITY", "HINT"}
+
+func fields(r Row, width int) []string {
+	return []string{strconv.FormatInt(r.ID, 10), r.Partition, clip(r.Name, width), clip(r.User, width),
+		stateCode(r.State), gpuShape(r.Job), strconv.FormatInt(r.Priority, 10), hintText(r, 4*width)}
+}
+
+// WriteTable writes rows as aligned columns (names clipped to 12
+// characters), with a header line when withHeader is set.
+func WriteTable(w io.Writer, rows []Row, withHeader bool) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if withHeader {
+		fmt.Fprintln(tw, strings.Join(header, "\t"))
+	}
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(fields(r, 12), "\t"))
+	}
+	return tw.Flush()
+}
+
+// WriteParsable writes rows as '|'-separated lines (like sacct -P), nothing
+// clipped and '|' inside a field written as '/'.
+func WriteParsable(w io.Writer, rows []Row, withHeader bool) error {
+	if withHeader {
+		if _, err := fmt.Fprintln(w, strings.Join(header, "|")); err != nil {
+			return err
+		}
+	}
+	for _, r := range rows {
+		f := fields(r, 0)
+		for i := range f {
+			f[i] = strings.ReplaceAll(f[i], "|", "/")
+		}
+		if _, err := fmt.Fprintln(w, strings.Join(f, "|")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stateCode is squeue's compact state (PD, R, S, CG, ...).
+func stateCode(s planner.JobState) string {
+	switch s {
+	case planner.JobPending:
+		return "PD"
+	case planner.JobRunning:
+		return "R"
+	case planner.JobSuspended:
+		return "S"
+	}
+	return string(s)
+}
+
+// gpuShape renders the GPU request: "4", "2x4" (nodes × per node),
+// "3/job" (--gpus), with ":type" when typed; "0" without GPUs.
+func gpuShape(j planner.Job) string {
+	s := strconv.Itoa(j.GPUs())
+	switch {
+	case j.GPUsPerJob > 0:
+		s = strconv.Itoa(j.GPUsPerJob) + "/job"
+	case j.Nodes > 1 && j.GPUsPerNode > 0:
+		s = fmt.Sprintf("%dx%d", j.Nodes, j.GPUsPerNode)
+	}
+	if j.GPUType != "" {
+		s += ":" + j.GPUType
+	}
+	return s
+}
+
+// hintText is the HINT column: the strata: segment as written, the parse
+// error in plain words, or "-" without a hint.
+func hintText(r Row, width int) string {
+	switch {
+	case r.HintError != "":
+		return "ERROR " + r.HintError
+	case !r.HasHint:
+		return "-"
+	}
+	seg, _ := planner.HintSegment(r.Comment)
+	return clip(strings.Join(strings.Fields(seg), " "), width)
+}
+
+// clip shortens s to width runes with a trailing "…" (width 0: no limit).
+func clip(s string, width int) string {
+	r := []rune(s)
+	if width <= 0 || len(r) <= width {
+		return s
+	}
+	return string(r[:width-1]) + "…"
+}

@@ -1,0 +1,169 @@
+package simulate
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/strata-hpc/strata/burstbuffer"
+	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/planner/sim"
+)
+
+// Options are the settings of one `strata simulate` run, as its flags give
+// them (error messages name the flags).
+type Options struct {
+	Trace   string // trace CSV
+	Scaling string // scaling curves CSV ("" = none)
+	Cluster string // NODESxGPUS[:TYPE]
+	Policy  string // comma-separated policies, or all
+
+	Scheduler             string // sim.SchedulerSlurm or sim.SchedulerIdeal
+	SlurmBackfill         string // easy or conservative
+	TimeLimitFactor       float64
+	PriorityWeightAge     float64
+	PriorityWeightJobSize float64
+	SchedInterval         time.Duration
+	BFInterval            time.Duration
+	BatchSchedDelay       time.Duration
+
+	Interval          time.Duration
+	RestartPenalty    time.Duration
+	GPURange          float64 // users allow gpus=1-ceil(GPURange × request)
+	TiresiasThreshold float64 // GPU-hours
+	Power             []string
+	BurstBuffer       string // pool capacity ("" = none)
+	TruthModel        bool
+	SkipUnchanged     bool
+	SkipBad           bool
+
+	// Planner is the site's [planner] section (nil: the planner's defaults).
+	Planner *planner.Options
+
+	Parallel int    // policies simulated at once
+	Label    string // name of the run in the report
+	Plot     string // directory for SVG plots ("" = none)
+	JSON     bool   // one JSON object instead of a table
+}
+
+// Config validates o into a simulator configuration and the list of
+// policies to run. It reads the scaling curves.
+func (o Options) Config() (sim.Config, []string, error) {
+	var cfg sim.Config
+	if o.Trace == "" || o.Cluster == "" || o.Policy == "" {
+		return cfg, nil, errors.New("simulate needs --trace FILE, --cluster NODESxGPUS[:TYPE] and --policy P[,P...]")
+	}
+	cs, err := sim.ParseCluster(o.Cluster)
+	if err != nil {
+		return cfg, nil, err
+	}
+	if o.BurstBuffer != "" {
+		if cs.BurstBufferBytes, err = burstbuffer.ParseSize(o.BurstBuffer); err != nil {
+			return cfg, nil, fmt.Errorf("--burst-buffer: %w", err)
+		}
+	}
+	cfg = sim.Config{Cluster: cs, Interval: o.Interval,
+		RestartPenalty: o.RestartPenalty, Range: sim.HintRange{MaxFactor: o.GPURange},
+		TiresiasThreshold: o.TiresiasThreshold * 3600, SkipUnchanged: o.SkipUnchanged}
+	if cfg.Interval <= 0 || cfg.RestartPenalty < 0 || cfg.Range.MaxFactor < 1 || cfg.TiresiasThreshold < 0 {
+		return cfg, nil, errors.New("--interval must be > 0, --restart-penalty and --tiresias-threshold ≥ 0, --gpu-range ≥ 1")
+	}
+	cfg.Planner = o.Planner
+	cfg.Scheduler = o.Scheduler
+	if cfg.Scheduler != sim.SchedulerSlurm && cfg.Scheduler != sim.SchedulerIdeal {
+		return cfg, nil, fmt.Errorf("--scheduler %q: want slurm or ideal", cfg.Scheduler)
+	}
+	if cfg.Slurm, err = o.slurmConfig(); err != nil {
+		return cfg, nil, err
+	}
+	for _, s := range o.Power {
+		typ, p, err := sim.ParsePower(s)
+		if err != nil {
+			return cfg, nil, err
+		}
+		if cfg.Power.Overrides == nil {
+			cfg.Power.Overrides = map[string]sim.GPUPower{}
+		}
+		cfg.Power.Overrides[typ] = p
+	}
+	if o.Scaling != "" {
+		if cfg.Truth.Scaling, err = readScaling(o.Scaling); err != nil {
+			return cfg, nil, err
+		}
+	}
+	if o.TruthModel {
+		cfg.Truth = sim.NewModelTruth(cfg.Truth.Scaling, cs.GPUsPerNode)
+	}
+	policies, err := Policies(o.Policy, cfg.Scheduler)
+	return cfg, policies, err
+}
+
+// slurmConfig is the model of slurmctld (Slurm mode).
+func (o Options) slurmConfig() (sim.SlurmConfig, error) {
+	sc := sim.DefaultSlurmConfig()
+	switch o.SlurmBackfill {
+	case "easy":
+		sc.Reservations = 1
+	case "conservative":
+		sc.Reservations = 0
+	default:
+		return sc, fmt.Errorf("--slurm-backfill %q: want easy or conservative", o.SlurmBackfill)
+	}
+	sc.TimeLimitFactor = o.TimeLimitFactor
+	sc.PriorityWeightAge, sc.PriorityWeightJobSize = o.PriorityWeightAge, o.PriorityWeightJobSize
+	sc.SchedInterval, sc.BFInterval, sc.BatchSchedDelay = o.SchedInterval, o.BFInterval, o.BatchSchedDelay
+	if sc.TimeLimitFactor < 1 || sc.SchedInterval <= 0 || sc.BFInterval <= 0 || sc.BatchSchedDelay < 0 {
+		return sc, errors.New("--time-limit-factor must be ≥ 1, --sched-interval and --bf-interval > 0, --batch-sched-delay ≥ 0")
+	}
+	return sc, sc.Validate()
+}
+
+// Policies splits and checks --policy ("all" = every registered policy;
+// in Slurm mode also slurm, Slurm alone).
+func Policies(s, scheduler string) ([]string, error) {
+	known := planner.PolicyNames()
+	if scheduler == sim.SchedulerSlurm {
+		known = append([]string{sim.PolicySlurm}, known...)
+	}
+	if s == "all" {
+		return known, nil
+	}
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		p = strings.TrimSpace(p)
+		if !slices.Contains(known, p) {
+			return nil, fmt.Errorf("--policy %q: choose from %s (or all)", p, strings.Join(known, ", "))
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func readTrace(path string, skipBad bool) (*sim.Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open trace: %w", err)
+	}
+	defer f.Close()
+	tr, err := sim.ReadTrace(f, sim.ReadOptions{SkipBad: skipBad})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return tr, nil
+}
+
+func readScaling(path string) (*sim.Scaling, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open scaling curves: %w", err)
+	}
+	defer f.Close()
+	s, err := sim.ReadScaling(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}

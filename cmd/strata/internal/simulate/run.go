@@ -1,0 +1,96 @@
+package simulate
+
+import (
+	"context"
+	"io"
+
+	"github.com/rs/zerolog"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/strata-hpc/strata/planner/sim"
+)
+
+// UsageError is invalid input (flags, trace, scaling curves): the CLI exits
+// with status 2.
+type UsageError struct{ Err error }
+
+func (e UsageError) Error() string { return e.Err.Error() }
+func (e UsageError) Unwrap() error { return e.Err }
+
+// ExitCode is the CLI's exit status for invalid input.
+func (e UsageError) ExitCode() int { return 2 }
+
+// Output is where a run writes: the report to Out, the progress bar to
+// Progress (redrawn in place when TTY is set).
+type Output struct {
+	Out      io.Writer
+	Progress io.Writer
+	TTY      bool
+}
+
+// Run simulates every policy of o on its trace and writes the report (and
+// the plots of o.Plot). Trace rows left out and policies whose decisions
+// the simulator could not apply are logged as warnings.
+func Run(ctx context.Context, o Options, out Output, log zerolog.Logger) error {
+	cfg, policies, err := o.Config()
+	if err != nil {
+		return UsageError{err}
+	}
+	tr, err := readTrace(o.Trace, o.SkipBad)
+	if err != nil {
+		return UsageError{err}
+	}
+	if tr.Skipped > 0 || tr.CPUOnly > 0 {
+		log.Warn().Int("skipped_rows", tr.Skipped).Int("cpu_only_rows", tr.CPUOnly).Msg("trace rows not simulated")
+	}
+	rep := &sim.Report{Trace: o.Trace, Label: o.Label, Cluster: cfg.Cluster.String(), IntervalS: cfg.Interval.Seconds(),
+		TraceJobs: len(tr.Jobs), SkippedBad: tr.Skipped, CPUOnly: tr.CPUOnly, Published: sim.Published(tr)}
+	rep.Results, err = runAll(ctx, cfg, tr, policies, o.Parallel, out)
+	if err != nil {
+		return err
+	}
+	for _, r := range rep.Results {
+		log.Debug().Str("policy", r.Policy).Int("plan_calls", r.PlanCalls).Dur("plan_time", r.PlanTime).Msg("policy run done")
+		if r.HonestyViolations+r.RejectedStarts+r.RejectedResizes > 0 {
+			log.Warn().Str("policy", r.Policy).Int("honesty_violations", r.HonestyViolations).
+				Int("rejected_starts", r.RejectedStarts).Int("rejected_resizes", r.RejectedResizes).
+				Msg("policy returned decisions the simulator could not apply")
+		}
+	}
+	if o.Plot != "" {
+		if err := sim.WritePlots(o.Plot, rep); err != nil {
+			return err
+		}
+	}
+	if o.JSON {
+		return rep.WriteJSON(out.Out)
+	}
+	return rep.WriteTable(out.Out)
+}
+
+// runAll runs every policy (parallel at once) and returns the results in
+// the order the policies were given.
+func runAll(ctx context.Context, cfg sim.Config, tr *sim.Trace, policies []string, parallel int, o Output) ([]*sim.Result, error) {
+	bar := sim.NewProgress(o.Progress, o.TTY, len(policies))
+	defer bar.Close()
+	out := make([]*sim.Result, len(policies))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(1, parallel))
+	for i, name := range policies {
+		g.Go(func() error {
+			pc := cfg
+			pc.Progress = bar.Func(i)
+			r, err := sim.RunNamed(gctx, pc, tr, name)
+			if err != nil {
+				return err
+			}
+			bar.Finish(i)
+			out[i] = r
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,42 @@
+package web
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// InputError is invalid input to `strata serve passwd`: the CLI exits with
+// status 2.
+type InputError struct{ Err error }
+
+func (e InputError) Error() string { return e.Err.Error() }
+func (e InputError) Unwrap() error { return e.Err }
+
+// ExitCode is the CLI's exit status for invalid input.
+func (e InputError) ExitCode() int { return 2 }
+
+// PasswdLine reads a password (the first line of r) and returns the
+// basic-auth file line of user, without its newline. A user name that is
+// empty or holds ':' or blanks, and a password shorter than 8 characters,
+// are an InputError.
+func PasswdLine(user string, r io.Reader) (string, error) {
+	if user == "" || strings.ContainsAny(user, ": \t") {
+		return "", InputError{errors.New("serve passwd: give one user name without ':' or spaces")}
+	}
+	pw, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("serve passwd: read password: %w", err)
+	}
+	pw = strings.TrimRight(pw, "\r\n")
+	if len(pw) < 8 {
+		return "", InputError{errors.New("serve passwd: password shorter than 8 characters")}
+	}
+	h, err := HashPassword(pw)
+	if err != nil {
+		return "", err
+	}
+	return user + ":" + h, nil
+}
