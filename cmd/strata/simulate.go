@@ -10,6 +10,7 @@ import (
 
 	"github.com/strata-hpc/strata/cmd/strata/internal/config"
 	"github.com/strata-hpc/strata/cmd/strata/internal/simulate"
+	"github.com/strata-hpc/strata/cmd/strata/internal/term"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/planner/sim"
 )
@@ -69,9 +70,15 @@ func runSimulate(c *cli.Context) error {
 	if c.Bool("markdown") {
 		return simulate.Markdown(c.App.Writer, c.Args().Slice(), c.Bool("whatif"))
 	}
+	// The progress bar is Strata's own text (no user input): it goes to the
+	// terminal unescaped, so that its carriage returns redraw the line.
+	raw := term.Unwrap(c.App.ErrWriter)
 	st, _ := os.Stderr.Stat()
-	tty := st != nil && st.Mode()&os.ModeCharDevice != 0 && c.App.ErrWriter == os.Stderr
+	tty := st != nil && st.Mode()&os.ModeCharDevice != 0 && raw == os.Stderr
 	out := simulate.Output{Out: c.App.Writer, Progress: c.App.ErrWriter, TTY: tty}
+	if tty {
+		out.Progress = raw
+	}
 	return simulate.Run(c.Context, simulateOptions(c), out, logger(c))
 }
 

@@ -67,6 +67,16 @@ func Writer(w io.Writer) io.Writer { return safeWriter{w} }
 
 type safeWriter struct{ w io.Writer }
 
+// Unwrap returns the writer under Writer (w itself when it is not one), for
+// Strata's own terminal output that must reach it as is (a progress bar's
+// carriage returns).
+func Unwrap(w io.Writer) io.Writer {
+	if s, ok := w.(safeWriter); ok {
+		return s.w
+	}
+	return w
+}
+
 func (s safeWriter) Write(p []byte) (int, error) {
 	if _, err := io.WriteString(s.w, Safe(string(p))); err != nil {
 		return 0, err
