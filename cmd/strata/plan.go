@@ -26,7 +26,7 @@ func planCommand() *cli.Command {
 			"same guards and one-writer lock as `strata run --enforce`, so it needs --database-url too\n" +
 			"(the audit trail and the lock). A daemon holding the lock makes it stop (exit 1).",
 		Flags: append(append(append(cycleFlags(),
-			&cli.BoolFlag{Name: planFlagDryRun, Usage: "shadow mode: compute and show, write nothing (the default)"},
+			&cli.BoolFlag{Name: planFlagDryRun, Usage: "shadow mode: compute and show, write nothing; what plan does without --enforce"},
 			&cli.BoolFlag{Name: planFlagJSON, Usage: "machine-readable JSON (plan, guard verdicts, apply report)"},
 		), databaseFlags()...), slurmFlags()...),
 		Action: runPlan,
