@@ -5,14 +5,26 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/config"
 	"github.com/strata-hpc/strata/cmd/strata/internal/queue"
+	"github.com/strata-hpc/strata/planner"
 )
 
 const (
 	queueFlagJSON     = "json"
 	queueFlagParsable = "parsable2"
 	queueFlagNoHeader = "noheader"
+	queueFlagUser     = "user"
+	queueFlagPart     = "partition"
+	queueFlagStates   = "states"
+	queueFlagJobs     = "jobs"
+	queueFlagFormat   = "format"
+	queueFlagStart    = "start"
+	queueFlagPolicy   = "policy"
 )
+
+// queueStartFormat is squeue --start's layout, with the hint.
+const queueStartFormat = "%.8i %.9P %.20j %.8u %.2t %.19S %.6b %r"
 
 func queueCommand() *cli.Command {
 	return &cli.Command{
@@ -24,6 +36,14 @@ func queueCommand() *cli.Command {
 			&cli.BoolFlag{Name: queueFlagJSON, Usage: "machine-readable JSON (jobs with parsed hints)"},
 			&cli.BoolFlag{Name: queueFlagParsable, Aliases: []string{"P"}, Usage: "pipe-separated output (like sacct -P)"},
 			&cli.BoolFlag{Name: queueFlagNoHeader, Aliases: []string{"n"}, Usage: "omit the header line"},
+			&cli.StringSliceFlag{Name: queueFlagUser, Aliases: []string{"u"}, Usage: "only jobs of these users (like squeue -u)"},
+			&cli.StringSliceFlag{Name: queueFlagPart, Aliases: []string{"p"}, Usage: "only jobs of these partitions"},
+			&cli.StringSliceFlag{Name: queueFlagStates, Aliases: []string{"t"}, Usage: "only jobs in these states: PD, R, S or all"},
+			&cli.StringSliceFlag{Name: queueFlagJobs, Aliases: []string{"j"}, Usage: "only these job IDs"},
+			&cli.StringFlag{Name: queueFlagFormat, Aliases: []string{"o"},
+				Usage: "squeue-style format: %i %P %j %u %t %T %b %D %Q %r %V %S %l %h (hint); %.N right-aligns to N"},
+			&cli.BoolFlag{Name: queueFlagStart, Usage: "pending jobs with the start time Strata predicts (runs --policy on the queue; writes nothing)"},
+			&cli.StringFlag{Name: queueFlagPolicy, Value: "smd", Usage: "policy whose predicted starts --start shows"},
 		}, slurmFlags()...),
 		Action: runQueue,
 	}
@@ -38,12 +58,74 @@ func runQueue(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("read queue: %w", err)
 	}
-	rows, w := queue.Rows(snap.Jobs), c.App.Writer
+	filter, format, err := queueSelection(c)
+	if err != nil {
+		return err
+	}
+	rows, w := filter.Apply(queue.Rows(snap.Jobs)), c.App.Writer
 	switch {
+	case c.Bool(queueFlagStart) || c.String(queueFlagFormat) != "":
+		starts := queue.Starts{}
+		if c.Bool(queueFlagStart) {
+			if starts, err = predictedStarts(c, snap); err != nil {
+				return err
+			}
+		}
+		return queue.WriteFormat(w, format, rows, starts, !c.Bool(queueFlagNoHeader))
 	case c.Bool(queueFlagJSON):
 		return queue.WriteJSON(w, snap, rows)
 	case c.Bool(queueFlagParsable):
 		return queue.WriteParsable(w, rows, !c.Bool(queueFlagNoHeader))
 	}
 	return queue.WriteTable(w, rows, !c.Bool(queueFlagNoHeader))
+}
+
+// queueSelection reads squeue's selection and format flags.
+func queueSelection(c *cli.Context) (queue.Filter, queue.Format, error) {
+	var f queue.Filter
+	var err error
+	f.Users, f.Partitions = splitList(c.StringSlice(queueFlagUser)), splitList(c.StringSlice(queueFlagPart))
+	if f.States, err = queue.ParseStates(splitList(c.StringSlice(queueFlagStates))); err != nil {
+		return f, queue.Format{}, usageError(err)
+	}
+	if c.Bool(queueFlagStart) && !c.IsSet(queueFlagStates) {
+		f.States = []planner.JobState{planner.JobPending}
+	}
+	if f.Jobs, err = queue.ParseJobs(splitList(c.StringSlice(queueFlagJobs))); err != nil {
+		return f, queue.Format{}, usageError(err)
+	}
+	spec := c.String(queueFlagFormat)
+	if spec == "" {
+		spec = queueStartFormat
+	}
+	format, err := queue.ParseFormat(spec)
+	if err != nil {
+		return f, queue.Format{}, usageError(err)
+	}
+	return f, format, nil
+}
+
+// predictedStarts runs the policy once on the snapshot (with the
+// configuration's [planner] settings) and returns the start it predicts for
+// each pending job. Nothing is written.
+func predictedStarts(c *cli.Context, snap *planner.Snapshot) (queue.Starts, error) {
+	var sec config.Planner
+	if f := config.FileFrom(c.Context); f != nil {
+		sec = f.Planner
+	}
+	p, err := planner.NewPolicy(c.String(queueFlagPolicy), sec.Options())
+	if err != nil {
+		return nil, usageError(fmt.Errorf("--policy: %w", err))
+	}
+	plan, err := p.Plan(c.Context, snap)
+	if err != nil {
+		return nil, fmt.Errorf("plan for --start: %w", err)
+	}
+	starts := queue.Starts{}
+	for _, d := range plan.Decisions {
+		if !d.PredictedStart.IsZero() {
+			starts[d.JobID] = d.PredictedStart
+		}
+	}
+	return starts, nil
 }

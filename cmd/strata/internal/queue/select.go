@@ -1,0 +1,215 @@
+package queue
+
+import (
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/strata-hpc/strata/planner"
+)
+
+// Filter selects rows like squeue's -u, -p, -t and -j (empty: any).
+type Filter struct {
+	Users, Partitions []string
+	States            []planner.JobState
+	Jobs              []int64
+}
+
+// ParseStates reads squeue's -t list: PD, R, S or the full names
+// (pending, running, suspended), any case; "all" is any state.
+func ParseStates(list []string) ([]planner.JobState, error) {
+	var out []planner.JobState
+	for _, s := range list {
+		switch strings.ToUpper(strings.TrimSpace(s)) {
+		case "PD", "PENDING":
+			out = append(out, planner.JobPending)
+		case "R", "RUNNING":
+			out = append(out, planner.JobRunning)
+		case "S", "SUSPENDED":
+			out = append(out, planner.JobSuspended)
+		case "ALL":
+			return nil, nil
+		case "":
+		default:
+			return nil, fmt.Errorf("--states %q: use PD, R, S (pending, running, suspended) or all", s)
+		}
+	}
+	return out, nil
+}
+
+// ParseJobs reads squeue's -j list of job IDs.
+func ParseJobs(list []string) ([]int64, error) {
+	var out []int64
+	for _, s := range list {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		id, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || id <= 0 {
+			return nil, fmt.Errorf("--jobs %q: want job IDs such as 4242,4243", s)
+		}
+		out = append(out, id)
+	}
+	return out, nil
+}
+
+// Apply returns the rows f selects, in order.
+func (f Filter) Apply(rows []Row) []Row {
+	out := rows[:0:0]
+	for _, r := range rows {
+		part, _, _ := strings.Cut(r.Partition, ",")
+		if (len(f.Users) == 0 || slices.Contains(f.Users, r.User)) &&
+			(len(f.Partitions) == 0 || slices.Contains(f.Partitions, part) || slices.Contains(f.Partitions, r.Partition)) &&
+			(len(f.States) == 0 || slices.Contains(f.States, r.State)) &&
+			(len(f.Jobs) == 0 || slices.Contains(f.Jobs, r.ID)) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// A Format is an squeue -o format: "%i %P %.20j %u %t %b %Q %S %h". Fields:
+// %i job ID, %P partition, %j name, %u user, %t compact state, %T state,
+// %b GPUs, %D nodes, %Q priority, %r reason, %V submit time, %S start time
+// (running: actual; pending: what Strata predicts, with --start), %l time
+// limit, %h the strata: hint (or its error). "%.N" right-aligns and
+// truncates to N characters, "%N" left-aligns; other text is copied.
+type Format struct{ parts []formatPart }
+
+type formatPart struct {
+	lit   string
+	field byte
+	width int
+	right bool
+}
+
+var fieldRE = regexp.MustCompile(`%([.-]?)(\d*)([a-zA-Z])`)
+
+const formatFields = "iPjutTbDQrVSlh"
+
+// ParseFormat reads an squeue -o style format.
+func ParseFormat(s string) (Format, error) {
+	var f Format
+	last := 0
+	for _, m := range fieldRE.FindAllStringSubmatchIndex(s, -1) {
+		if m[0] > last {
+			f.parts = append(f.parts, formatPart{lit: s[last:m[0]]})
+		}
+		c := s[m[6]]
+		if !strings.ContainsRune(formatFields, rune(c)) {
+			return Format{}, fmt.Errorf("--format: %%%c is not a field; use %%i %%P %%j %%u %%t %%T %%b %%D %%Q %%r %%V %%S %%l %%h", c)
+		}
+		p := formatPart{field: c, right: s[m[2]:m[3]] == "."}
+		if m[4] < m[5] {
+			p.width, _ = strconv.Atoi(s[m[4]:m[5]])
+		}
+		f.parts = append(f.parts, p)
+		last = m[1]
+	}
+	if last < len(s) {
+		f.parts = append(f.parts, formatPart{lit: s[last:]})
+	}
+	if !slices.ContainsFunc(f.parts, func(p formatPart) bool { return p.field != 0 }) {
+		return Format{}, fmt.Errorf("--format %q: no fields; e.g. \"%%.8i %%.9P %%.20j %%.8u %%.2t %%.6b %%S %%h\"", s)
+	}
+	return f, nil
+}
+
+var fieldHeader = map[byte]string{'i': "JOBID", 'P': "PARTITION", 'j': "NAME", 'u': "USER", 't': "ST", 'T': "STATE",
+	'b': "GPUS", 'D': "NODES", 'Q': "PRIORITY", 'r': "REASON", 'V': "SUBMIT_TIME", 'S': "START_TIME",
+	'l': "TIME_LIMIT", 'h': "HINT"}
+
+// Starts are the start times to show for pending jobs (predicted by a plan).
+type Starts map[int64]time.Time
+
+func (p formatPart) value(r Row, starts Starts) string {
+	switch p.field {
+	case 'i':
+		return strconv.FormatInt(r.ID, 10)
+	case 'P':
+		return r.Partition
+	case 'j':
+		return r.Name
+	case 'u':
+		return r.User
+	case 't':
+		return stateCode(r.State)
+	case 'T':
+		return string(r.State)
+	case 'b':
+		return gpuShape(r.Job)
+	case 'D':
+		return strconv.Itoa(r.Nodes)
+	case 'Q':
+		return strconv.FormatInt(r.Priority, 10)
+	case 'r':
+		return r.Reason
+	case 'V':
+		return stamp(r.SubmitTime)
+	case 'S':
+		if !r.StartTime.IsZero() {
+			return stamp(r.StartTime)
+		}
+		if t, ok := starts[r.ID]; ok {
+			return stamp(t)
+		}
+		return "N/A"
+	case 'l':
+		if r.TimeLimit <= 0 {
+			return "UNLIMITED"
+		}
+		return r.TimeLimit.String()
+	case 'h':
+		return hintText(r, 0)
+	}
+	return ""
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "N/A"
+	}
+	return t.UTC().Format("2006-01-02T15:04:05")
+}
+
+func (p formatPart) fit(s string) string {
+	if p.width <= 0 {
+		return s
+	}
+	if r := []rune(s); len(r) > p.width {
+		s = string(r[:p.width])
+	}
+	if p.right {
+		return fmt.Sprintf("%*s", p.width, s)
+	}
+	return fmt.Sprintf("%-*s", p.width, s)
+}
+
+// WriteFormat writes rows in format f (with a header line when withHeader
+// is set), like squeue -o.
+func WriteFormat(w io.Writer, f Format, rows []Row, starts Starts, withHeader bool) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 0, ' ', 0)
+	line := func(val func(formatPart) string) {
+		var b strings.Builder
+		for _, p := range f.parts {
+			if p.field == 0 {
+				b.WriteString(p.lit)
+				continue
+			}
+			b.WriteString(p.fit(val(p)))
+		}
+		fmt.Fprintln(tw, strings.TrimRight(b.String(), " "))
+	}
+	if withHeader {
+		line(func(p formatPart) string { return fieldHeader[p.field] })
+	}
+	for _, r := range rows {
+		line(func(p formatPart) string { return p.value(r, starts) })
+	}
+	return tw.Flush()
+}

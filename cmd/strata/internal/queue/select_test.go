@@ -1,0 +1,55 @@
+package queue
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-hpc/strata/planner"
+)
+
+func TestFilterAndFormat(t *testing.T) {
+	t0 := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	rows := Rows([]planner.Job{
+		{ID: 1, Name: "bert", User: "alice", Partition: "gpu", State: planner.JobRunning, GPUsPerNode: 4, Nodes: 1,
+			StartTime: t0, Priority: 10, Comment: "strata: model=bert gpus=2-4"},
+		{ID: 2, Name: "resnet", User: "bob", Partition: "gpu", State: planner.JobPending, GPUsPerNode: 2, Nodes: 1,
+			Priority: 20, Reason: "Resources", Comment: "strata: model=resnet50 gpus=1-2"},
+		{ID: 3, Name: "other", User: "bob", Partition: "debug", State: planner.JobPending, GPUsPerJob: 1, Nodes: 1},
+	})
+	states, err := ParseStates([]string{"pd"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Filter{Users: []string{"bob"}, States: states}.Apply(rows)
+	if len(got) != 2 || got[0].ID != 2 || got[1].ID != 3 {
+		t.Fatalf("bob's pending jobs: %v", got)
+	}
+	if got := (Filter{Partitions: []string{"debug"}}).Apply(rows); len(got) != 1 || got[0].ID != 3 {
+		t.Errorf("partition filter: %v", got)
+	}
+	f, err := ParseFormat("%.4i %-8j %.2t %b %S %r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteFormat(&b, f, rows[:2], Starts{2: t0.Add(time.Hour)}, true); err != nil {
+		t.Fatal(err)
+	}
+	want := "JOBI NAME     ST GPUS START_TIME REASON\n" +
+		"   1 bert      R 4 2026-11-24T10:00:00\n" +
+		"   2 resnet   PD 2 2026-11-24T11:00:00 Resources\n"
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("format output (-want +got):\n%s", diff)
+	}
+	for _, bad := range []string{"%z", "", "plain"} {
+		if _, err := ParseFormat(bad); err == nil {
+			t.Errorf("ParseFormat(%q) accepted", bad)
+		}
+	}
+	if _, err := ParseStates([]string{"done"}); err == nil {
+		t.Error("ParseStates(done) accepted")
+	}
+}
