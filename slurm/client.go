@@ -89,7 +89,7 @@ func New(ctx context.Context, cfg Config, log zerolog.Logger) (*Client, error) {
 	case cfg.Token != "":
 		tokens = StaticToken(cfg.Token)
 	}
-	log = log.With().Str("component", "slurm").Logger()
+	log = log.With().Str("client", "slurmrestd").Logger()
 	warnCleartext(cfg, log)
 	hc, err := newHTTPClient(cfg, tokens, log)
 	if err != nil {

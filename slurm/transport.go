@@ -104,7 +104,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			resp.Body.Close()
 		}
 		t.log.Warn().Str("method", req.Method).Str("path", req.URL.Path).Int("attempt", attempt+1).
-			Str("reason", why).Dur("backoff", backoff).Msg("slurmrestd request failed, retrying")
+			Str("reason", why).Dur("backoff_ms", backoff).Msg("slurmrestd request failed, retrying")
 		if err := t.sleep(req.Context(), backoff); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 		}

@@ -84,7 +84,9 @@ func runAction(c *cli.Context) error {
 	defer signal.Stop(sig)
 	deps.Signals = sig
 
-	d, err := daemon.New(log, opts, deps, daemon.NewMetrics())
+	m := daemon.NewMetrics()
+	m.SetBuildInfo(version, commit)
+	d, err := daemon.New(log, opts, deps, m)
 	if err != nil {
 		return exitError{code: 2, err: err}
 	}

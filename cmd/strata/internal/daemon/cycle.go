@@ -444,9 +444,16 @@ func (d *Daemon) housekeeping(ctx context.Context) {
 	ctx, cancel := d.dbContext(ctx)
 	defer cancel()
 	now := d.deps.Now()
-	if ts, err := hk.LatestSampleTime(ctx, now.Add(-24*time.Hour)); err != nil {
+	ts, err := hk.LatestSampleTime(ctx, now.Add(-24*time.Hour))
+	if err == nil && ts.IsZero() {
+		// Nothing in the last day: look back over the retention period
+		// (30 days by default) so that old data shows its real age, not 0.
+		ts, err = hk.LatestSampleTime(ctx, now.Add(-31*24*time.Hour))
+	}
+	switch {
+	case err != nil:
 		d.log.Debug().Err(err).Msg("ingestion lag unknown")
-	} else if !ts.IsZero() {
+	case !ts.IsZero():
 		d.m.ingestLag.Set(now.Sub(ts).Seconds())
 	}
 	if d.opts.AuditRetention <= 0 || now.Sub(d.lastPrune) < time.Hour {
@@ -460,6 +467,6 @@ func (d *Daemon) housekeeping(ctx context.Context) {
 		return
 	}
 	if n > 0 {
-		d.log.Info().Int64("cycles", n).Dur("retention", d.opts.AuditRetention).Msg("audit trail pruned")
+		d.log.Info().Int64("cycles", n).Str("retention", d.opts.AuditRetention.String()).Msg("audit trail pruned")
 	}
 }

@@ -228,7 +228,7 @@ func (d *Daemon) reload() {
 		d.log.Error().Err(err).Msg("reload configuration: keeping the previous one")
 		return
 	}
-	d.log.Info().Str("policy", o.Policy).Bool("enforce", o.Enforce).Dur("interval", o.Interval).Msg("configuration reloaded")
+	d.log.Info().Str("policy", o.Policy).Bool("enforce", o.Enforce).Str("interval", o.Interval.String()).Msg("configuration reloaded")
 }
 
 // close releases the lock and flushes what can be flushed, within a few

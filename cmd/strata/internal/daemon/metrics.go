@@ -5,12 +5,15 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"runtime"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/rs/zerolog"
+
+	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // Metrics are the daemon's Prometheus metrics. Labels are bounded
@@ -65,10 +68,33 @@ func NewMetrics() *Metrics {
 	m.reg.MustRegister(m.cycleDuration, m.cycles, m.decisions, m.writes, m.held, m.errors, m.leader,
 		m.enforce, m.pending, m.lastSuccess, m.unsaved, m.ingestLag,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// Every series the documented alerts and dashboards read exists from
+	// the start, at 0: an alert on a rate of failures must have a series
+	// before the first failure.
 	for _, r := range []string{"ok", "failed", "standby"} {
 		m.cycles.WithLabelValues(r)
 	}
+	for _, o := range []guard.Outcome{guard.Applied, guard.DryRun, guard.Unchanged, guard.SkippedNotPending,
+		guard.SkippedGone, guard.SkippedHeld, guard.SkippedOptOut, guard.Refused, guard.Failed, guard.NotSent,
+		guard.Signalled, guard.SkippedNotRunning} {
+		m.writes.WithLabelValues(string(o))
+	}
+	for _, s := range []string{"connect", "snapshot", "database", "lock", "plan", "apply", "save", "prune", "reload"} {
+		m.errors.WithLabelValues(s)
+	}
+	for _, g := range []guard.Name{guard.CycleLimit, guard.JobCap, guard.HystPriority, guard.HystGPUs, guard.OptOut,
+		guard.NotPending, guard.JobHeld} {
+		m.held.WithLabelValues(string(g))
+	}
 	return m
+}
+
+// SetBuildInfo publishes strata_build_info{version, commit, goversion} = 1.
+func (m *Metrics) SetBuildInfo(version, commit string) {
+	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "strata_build_info",
+		Help: "Always 1; the labels name the running build."}, []string{"version", "commit", "goversion"})
+	g.WithLabelValues(version, commit, runtime.Version()).Set(1)
+	m.reg.MustRegister(g)
 }
 
 func (m *Metrics) setMode(enforce bool) {

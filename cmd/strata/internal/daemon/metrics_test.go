@@ -77,3 +77,42 @@ func TestMetricsEndpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestMetricsExistBeforeAnyEvent (issue 17): the series the documented
+// alerts read exist at 0 before the first failure, and build info is
+// published.
+func TestMetricsExistBeforeAnyEvent(t *testing.T) {
+	m := NewMetrics()
+	m.SetBuildInfo("1.2.3", "abc123")
+	mfs, err := m.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	for _, mf := range mfs {
+		for _, mt := range mf.GetMetric() {
+			key := mf.GetName()
+			for _, l := range mt.GetLabel() {
+				key += "{" + l.GetName() + "=" + l.GetValue() + "}"
+			}
+			have[key] = true
+		}
+	}
+	for _, want := range []string{
+		"strata_rewrites_total{outcome=failed}", "strata_errors_total{stage=snapshot}", "strata_cycles_total{result=failed}",
+		"strata_rewrites_held_total{guard=job_cap}", "strata_ingestion_lag_seconds", "strata_last_success_timestamp_seconds",
+	} {
+		if !have[want] {
+			t.Errorf("series %s missing before any event", want)
+		}
+	}
+	found := false
+	for k := range have {
+		if strings.HasPrefix(k, "strata_build_info{commit=abc123}") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no strata_build_info series: %v", have)
+	}
+}

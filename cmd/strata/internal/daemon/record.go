@@ -103,7 +103,7 @@ func (d *Daemon) account(rec *db.Cycle, planned int) {
 	for o, n := range outcomes {
 		ev = ev.Int(string(o), n)
 	}
-	ev.Dur("duration", rec.Duration).Msg("cycle")
+	ev.Dur("duration_ms", rec.Duration).Msg("cycle")
 }
 
 // addAlternatives runs the comparison policies on the same snapshot and

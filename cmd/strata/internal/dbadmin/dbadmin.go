@@ -95,7 +95,7 @@ func Retention(ctx context.Context, w io.Writer, st Dropper, keep time.Duration,
 	if err != nil {
 		return err
 	}
-	log.Info().Int("dropped", len(dropped)).Dur("keep", keep).Msg("sample retention applied")
+	log.Info().Int("dropped", len(dropped)).Str("keep", keep.String()).Msg("sample retention applied")
 	for _, p := range dropped {
 		fmt.Fprintln(w, "dropped", p)
 	}

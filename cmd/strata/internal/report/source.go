@@ -51,7 +51,7 @@ func Refresh(ctx context.Context, open Opener, from, to time.Time, idlePct float
 	if err != nil {
 		return err
 	}
-	log.Info().Int64("rows", n).Dur("took", time.Since(t0)).Time("from", from).Time("to", to).
+	log.Info().Int64("rows", n).Dur("took_ms", time.Since(t0)).Time("from", from).Time("to", to).
 		Msg("report rollups refreshed")
 	return nil
 }

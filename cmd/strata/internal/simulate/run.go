@@ -50,7 +50,7 @@ func Run(ctx context.Context, o Options, out Output, log zerolog.Logger) error {
 		return err
 	}
 	for _, r := range rep.Results {
-		log.Debug().Str("policy", r.Policy).Int("plan_calls", r.PlanCalls).Dur("plan_time", r.PlanTime).Msg("policy run done")
+		log.Debug().Str("policy", r.Policy).Int("plan_calls", r.PlanCalls).Dur("plan_time_ms", r.PlanTime).Msg("policy run done")
 		if r.HonestyViolations+r.RejectedStarts+r.RejectedResizes > 0 {
 			log.Warn().Str("policy", r.Policy).Int("honesty_violations", r.HonestyViolations).
 				Int("rejected_starts", r.RejectedStarts).Int("rejected_resizes", r.RejectedResizes).
