@@ -156,8 +156,26 @@ type Job struct {
 	// (for least-attained-service policies). The slurm adapter fills it as
 	// GPUs × elapsed; the simulator tracks it across preemptions.
 	AttainedGPUSeconds float64 `json:"attained_gpu_seconds,omitempty"`
-	// Restarts counts how often a job was preempted or resized (simulation).
+	// Restarts counts how often the job was restarted: Slurm's restart_cnt
+	// (requeues), or the simulator's count of preemptions and resizes.
 	Restarts int `json:"restarts,omitempty"`
+	// Requeue is Slurm's record that the job may be requeued (sbatch
+	// --requeue, or JobRequeue=1): without it a preempted job could not
+	// come back, so Strata never preempts it (Preemptible).
+	Requeue bool `json:"requeue,omitempty"`
+	// NonCooperative marks a job Strata once sent its checkpoint signal and
+	// that did not requeue itself in time (the slurm adapter reads the mark
+	// from Strata's admin comment): it is never preempted again.
+	NonCooperative bool `json:"non_cooperative,omitempty"`
+	// Signalled is when Strata sent the running job its checkpoint signal
+	// (zero: not signalled); the job is expected to checkpoint and requeue
+	// itself, so the planner counts its GPUs as free soon and never
+	// preempts it again.
+	Signalled time.Time `json:"signalled,omitzero"`
+	// PreemptLocked: the job was preempted the most times the site allows
+	// in a day (the guard's MaxPreemptPerDay); the daemon sets it before
+	// planning, like SizeLocked, and the planner proposes no preemption.
+	PreemptLocked bool `json:"preempt_locked,omitempty"`
 	// ArrayJobID is the job array a job belongs to (0: none); a pending
 	// array's record stands for all its remaining tasks. HetJobID is the
 	// heterogeneous job a component belongs to (0: none). Strata leaves
