@@ -55,6 +55,14 @@ type jobInfo struct {
 	bbPool   int // index into cycle.pools, -1 = none
 	aged     bool
 	notYet   time.Duration // > 0: Slurm does not consider the job before then (eligibleIn)
+	// canPreempt: the policy may stop (or resize) this running job in this
+	// plan: any running job when Options.Reshape is set (the simulator's
+	// ideal mode), else only a preemptible one (mayPreempt).
+	canPreempt bool
+	// leaving: a running job this plan preempts (or that was signalled
+	// already) while it still holds its GPUs: it checkpoints and requeues
+	// itself, so its GPUs are predicted free within an interval.
+	leaving bool
 	kappa    float64
 	deadline time.Time
 	// capped says which site limits cut the hint's weight or GPU range
@@ -265,6 +273,34 @@ func (c *cycle) setDynamic(ji *jobInfo) {
 	ji.bbPool = c.poolIndex(j.BurstBufferPool, ji.bb)
 	ji.aged = j.State == JobPending && c.s.Now.Sub(j.SubmitTime) > c.o.StarvationAge && !j.SubmitTime.IsZero()
 	ji.notYet = c.eligibleIn(j)
+	ji.leaving = j.State == JobRunning && !j.Signalled.IsZero()
+	ji.canPreempt = j.State == JobRunning && (c.o.Reshape || c.mayPreempt(ji))
+}
+
+// mayPreempt reports whether the plan may stop running job ji on Slurm: it
+// is Preemptible (preempt=yes, requeueable, not non-cooperative), not yet
+// signalled, not at its daily preemption cap (PreemptLocked), and it has
+// run at least Options.MinRunBeforePreempt since its last start.
+func (c *cycle) mayPreempt(ji *jobInfo) bool {
+	j := ji.job
+	if !ji.hasHint || !ji.hints.Preempt || ji.keep || !j.Requeue || j.NonCooperative ||
+		!j.Signalled.IsZero() || j.PreemptLocked {
+		return false
+	}
+	return c.o.MinRunBeforePreempt < 0 || j.StartTime.IsZero() || c.s.Now.Sub(j.StartTime) >= c.o.MinRunBeforePreempt
+}
+
+// workLeft is the fraction of a restarted job's work still to do, from
+// the GPU service it attained before (Job.AttainedGPUSeconds over its
+// modelled GPU time at its current size); 1 for a job that never
+// restarted, and in the simulator's ideal mode (Options.Reshape), whose
+// policies keep their published behaviour.
+func (c *cycle) workLeft(ji *jobInfo) float64 {
+	j := ji.job
+	if c.o.Reshape || j.Restarts == 0 || j.AttainedGPUSeconds <= 0 || ji.req == 0 {
+		return 1
+	}
+	return c.remainingFraction(ji)
 }
 
 // staticJobInfo derives what depends only on the job's request, its hints
