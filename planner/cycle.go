@@ -33,28 +33,28 @@ type island struct {
 
 // jobInfo is a job with its parsed hints and derived limits.
 type jobInfo struct {
-	job      *Job
-	hints    Hints
-	hasHint  bool
-	hintErr  error
-	model    jobModel
-	isl      *island
-	weight   float64
-	req      int  // requested GPUs
-	size     int  // request clamped into the user's range (fixed-size policies)
-	gmin     int  // GPU range the planner may choose in
-	gmax     int  //
-	pmin     int  // PS range (0,0 when not PS)
-	pmax     int  //
-	psAuto   bool //
-	fixed    bool // only priority may change
-	keep     bool // leave untouched (invalid hint, rewrite=no)
-	cpuPerW  float64
-	memPerW  int64 // MB per worker
-	bb       int64
-	bbPool   int // index into cycle.pools, -1 = none
-	aged     bool
-	notYet   time.Duration // > 0: Slurm does not consider the job before then (eligibleIn)
+	job     *Job
+	hints   Hints
+	hasHint bool
+	hintErr error
+	model   jobModel
+	isl     *island
+	weight  float64
+	req     int  // requested GPUs
+	size    int  // request clamped into the user's range (fixed-size policies)
+	gmin    int  // GPU range the planner may choose in
+	gmax    int  //
+	pmin    int  // PS range (0,0 when not PS)
+	pmax    int  //
+	psAuto  bool //
+	fixed   bool // only priority may change
+	keep    bool // leave untouched (invalid hint, rewrite=no)
+	cpuPerW float64
+	memPerW int64 // MB per worker
+	bb      int64
+	bbPool  int // index into cycle.pools, -1 = none
+	aged    bool
+	notYet  time.Duration // > 0: Slurm does not consider the job before then (eligibleIn)
 	// canPreempt: the policy may stop (or resize) this running job in this
 	// plan: any running job when Options.Reshape is set (the simulator's
 	// ideal mode), else only a preemptible one (mayPreempt).
@@ -62,7 +62,7 @@ type jobInfo struct {
 	// leaving: a running job this plan preempts (or that was signalled
 	// already) while it still holds its GPUs: it checkpoints and requeues
 	// itself, so its GPUs are predicted free within an interval.
-	leaving bool
+	leaving  bool
 	kappa    float64
 	deadline time.Time
 	// capped says which site limits cut the hint's weight or GPU range
