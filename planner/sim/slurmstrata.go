@@ -35,7 +35,7 @@ func (e *engine) strataCycle(ctx context.Context, s *slurmState, t float64) erro
 		}
 	}
 	wrote := false
-	for _, v := range guard.Plan(p, jobs, s.rewrites, snap.Now, s.guard) {
+	for _, v := range guard.Plan(p, jobs, s.rewrites, nil, snap.Now, s.guard) {
 		if !v.Write {
 			continue
 		}
