@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -291,16 +292,29 @@ func (c *cycle) mayPreempt(ji *jobInfo) bool {
 }
 
 // workLeft is the fraction of a restarted job's work still to do, from
-// the GPU service it attained before (Job.AttainedGPUSeconds over its
-// modelled GPU time at its current size); 1 for a job that never
-// restarted, and in the simulator's ideal mode (Options.Reshape), whose
-// policies keep their published behaviour.
+// the GPU service it attained (Job.AttainedGPUSeconds, over all its runs).
+// The estimate is conservative: the service includes each restart's
+// checkpoint and start-up (taken off at the restart cost per restart on
+// its current GPUs), and the sizes it ran at are not known, so the rest is
+// valued at the least efficient size of its range (the most GPU time for
+// the whole work). So a restart is never sized too slow for its time
+// limit. 1 for a job that never restarted, and in the simulator's ideal
+// mode (Options.Reshape), whose policies keep their published behaviour.
 func (c *cycle) workLeft(ji *jobInfo) float64 {
 	j := ji.job
-	if c.o.Reshape || j.Restarts == 0 || j.AttainedGPUSeconds <= 0 || ji.req == 0 {
+	if c.o.Reshape || j.Restarts == 0 || j.AttainedGPUSeconds <= 0 || ji.req == 0 || ji.isl == nil {
 		return 1
 	}
-	return c.remainingFraction(ji)
+	most := 0.0 // GPU-seconds of the whole work at the least efficient size
+	for _, w := range append(workerGrid(ji, ji.isl.maxGPN, c.o.MaxOptionsPerJob), ji.req) {
+		d, _ := c.durationAt(ji, w, max(1, ji.pmin))
+		most = max(most, d.Seconds()*float64(w))
+	}
+	if most <= 0 {
+		return 1
+	}
+	useful := j.AttainedGPUSeconds - float64(j.Restarts*ji.req)*JobRestartCost(ji.hints, *c.o).Seconds()
+	return math.Min(1, math.Max(0.05, 1-useful/most))
 }
 
 // staticJobInfo derives what depends only on the job's request, its hints

@@ -114,12 +114,21 @@ func (c *cycle) optimusJobs(isl *island) []*optJob {
 				oj.grid = append(oj.grid, w)
 			}
 		}
-		if tl := ji.job.TimeLimit; tl > 0 && ji.job.State == JobPending && len(oj.grid) > 1 {
-			// Slurm kills a job at its time limit: never a size too slow for it.
+		oj.frac = c.workLeft(ji) // a requeued job has done part of its work
+		running := ji.job.State == JobRunning
+		if running && oj.frac == 1 {
+			_, d, _ := c.bestPS(ji, max(1, ji.req))
+			done := ji.job.AttainedGPUSeconds / (d.Seconds() * float64(max(1, ji.req)))
+			oj.frac = math.Min(1, math.Max(0.05, 1-done))
+		}
+		if tl := ji.job.TimeLimit; tl > 0 && (!running || !c.o.Reshape) && len(oj.grid) > 1 {
+			// Slurm kills a job at its time limit (each run of a requeued
+			// job: what is left must fit): never a size too slow for it. A
+			// running job may always keep its size.
 			fastest := oj.grid[len(oj.grid)-1]
 			kept := oj.grid[:0]
 			for _, w := range oj.grid {
-				if _, d, _ := c.bestPS(ji, w); d <= tl {
+				if _, d, _ := c.bestPS(ji, w); seconds(d.Seconds()*oj.frac) <= tl || running && w == ji.req {
 					kept = append(kept, w)
 				}
 			}
@@ -127,12 +136,6 @@ func (c *cycle) optimusJobs(isl *island) []*optJob {
 				kept = append(kept, fastest)
 			}
 			oj.grid = kept
-		}
-		oj.frac = c.workLeft(ji) // a requeued job has done part of its work
-		if ji.job.State == JobRunning {
-			_, d, _ := c.bestPS(ji, max(1, ji.req))
-			done := ji.job.AttainedGPUSeconds / (d.Seconds() * float64(max(1, ji.req)))
-			oj.frac = math.Min(1, math.Max(0.05, 1-done))
 		}
 		out = append(out, oj)
 	}

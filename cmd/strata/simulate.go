@@ -62,6 +62,7 @@ func simulateFlags() []cli.Flag {
 		&cli.StringFlag{Name: "plot", Usage: "write JCT CDF, GPU utilization and queue-length plots (SVG) into `DIR`"},
 		&cli.BoolFlag{Name: "skip-bad", Usage: "drop malformed trace rows (and report how many) instead of failing"},
 		&cli.DurationFlag{Name: "restart-penalty", Value: 30 * time.Second, Usage: "time a preempted or resized job needs to restart"},
+		&cli.BoolFlag{Name: "preemptible", Usage: "opt every trace job in to preemption (preempt=yes in its hint, requeueable): policies may stop and restart them (Slurm mode: signal, checkpoint, requeue, restart)"},
 		&cli.BoolFlag{Name: "truth-model", Usage: "what-if: jobs without a scaling curve whose model/batch_size/iterations the catalog knows scale by the planner's time model (default: fixed size)"},
 		&cli.Float64Flag{Name: "gpu-range", Value: 1, Usage: "simulated users allow gpus=1-ceil(F x request) for jobs with a scaling curve"},
 		&cli.Float64Flag{Name: "tiresias-threshold", Value: 16, Usage: "tiresias queue threshold in GPU-hours (16 as in the Pollux artifact; 0 = the policy's default)"},
@@ -163,6 +164,7 @@ func simConfig(c *cli.Context) (sim.Config, []string, error) {
 	cfg = sim.Config{Cluster: cs, Interval: c.Duration("interval"),
 		RestartPenalty: c.Duration("restart-penalty"), Range: sim.HintRange{MaxFactor: c.Float64("gpu-range")},
 		TiresiasThreshold: c.Float64("tiresias-threshold") * 3600, SkipUnchanged: c.Bool("skip-unchanged")}
+	cfg.Preemptible = c.Bool("preemptible")
 	if cfg.Interval <= 0 || cfg.RestartPenalty < 0 || cfg.Range.MaxFactor < 1 || cfg.TiresiasThreshold < 0 {
 		return cfg, nil, errors.New("--interval must be > 0, --restart-penalty and --tiresias-threshold ≥ 0, --gpu-range ≥ 1")
 	}
