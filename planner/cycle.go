@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -33,28 +34,36 @@ type island struct {
 
 // jobInfo is a job with its parsed hints and derived limits.
 type jobInfo struct {
-	job      *Job
-	hints    Hints
-	hasHint  bool
-	hintErr  error
-	model    jobModel
-	isl      *island
-	weight   float64
-	req      int  // requested GPUs
-	size     int  // request clamped into the user's range (fixed-size policies)
-	gmin     int  // GPU range the planner may choose in
-	gmax     int  //
-	pmin     int  // PS range (0,0 when not PS)
-	pmax     int  //
-	psAuto   bool //
-	fixed    bool // only priority may change
-	keep     bool // leave untouched (invalid hint, rewrite=no)
-	cpuPerW  float64
-	memPerW  int64 // MB per worker
-	bb       int64
-	bbPool   int // index into cycle.pools, -1 = none
-	aged     bool
-	notYet   time.Duration // > 0: Slurm does not consider the job before then (eligibleIn)
+	job     *Job
+	hints   Hints
+	hasHint bool
+	hintErr error
+	model   jobModel
+	isl     *island
+	weight  float64
+	req     int  // requested GPUs
+	size    int  // request clamped into the user's range (fixed-size policies)
+	gmin    int  // GPU range the planner may choose in
+	gmax    int  //
+	pmin    int  // PS range (0,0 when not PS)
+	pmax    int  //
+	psAuto  bool //
+	fixed   bool // only priority may change
+	keep    bool // leave untouched (invalid hint, rewrite=no)
+	cpuPerW float64
+	memPerW int64 // MB per worker
+	bb      int64
+	bbPool  int // index into cycle.pools, -1 = none
+	aged    bool
+	notYet  time.Duration // > 0: Slurm does not consider the job before then (eligibleIn)
+	// canPreempt: the policy may stop (or resize) this running job in this
+	// plan: any running job when Options.Reshape is set (the simulator's
+	// ideal mode), else only a preemptible one (mayPreempt).
+	canPreempt bool
+	// leaving: a running job this plan preempts (or that was signalled
+	// already) while it still holds its GPUs: it checkpoints and requeues
+	// itself, so its GPUs are predicted free within an interval.
+	leaving  bool
 	kappa    float64
 	deadline time.Time
 	// capped says which site limits cut the hint's weight or GPU range
@@ -265,6 +274,47 @@ func (c *cycle) setDynamic(ji *jobInfo) {
 	ji.bbPool = c.poolIndex(j.BurstBufferPool, ji.bb)
 	ji.aged = c.starved(ji)
 	ji.notYet = c.eligibleIn(j)
+	ji.leaving = j.State == JobRunning && !j.Signalled.IsZero()
+	ji.canPreempt = j.State == JobRunning && (c.o.Reshape || c.mayPreempt(ji))
+}
+
+// mayPreempt reports whether the plan may stop running job ji on Slurm: it
+// is Preemptible (preempt=yes, requeueable, not non-cooperative), not yet
+// signalled, not at its daily preemption cap (PreemptLocked), and it has
+// run at least Options.MinRunBeforePreempt since its last start.
+func (c *cycle) mayPreempt(ji *jobInfo) bool {
+	j := ji.job
+	if !ji.hasHint || !ji.hints.Preempt || ji.keep || !j.Requeue || j.NonCooperative ||
+		!j.Signalled.IsZero() || j.PreemptLocked {
+		return false
+	}
+	return c.o.MinRunBeforePreempt < 0 || j.StartTime.IsZero() || c.s.Now.Sub(j.StartTime) >= c.o.MinRunBeforePreempt
+}
+
+// workLeft is the fraction of a restarted job's work still to do, from
+// the GPU service it attained (Job.AttainedGPUSeconds, over all its runs).
+// The estimate is conservative: the service includes each restart's
+// checkpoint and start-up (taken off at the restart cost per restart on
+// its current GPUs), and the sizes it ran at are not known, so the rest is
+// valued at the least efficient size of its range (the most GPU time for
+// the whole work). So a restart is never sized too slow for its time
+// limit. 1 for a job that never restarted, and in the simulator's ideal
+// mode (Options.Reshape), whose policies keep their published behaviour.
+func (c *cycle) workLeft(ji *jobInfo) float64 {
+	j := ji.job
+	if c.o.Reshape || j.Restarts == 0 || j.AttainedGPUSeconds <= 0 || ji.req == 0 || ji.isl == nil {
+		return 1
+	}
+	most := 0.0 // GPU-seconds of the whole work at the least efficient size
+	for _, w := range append(workerGrid(ji, ji.isl.maxGPN, c.o.MaxOptionsPerJob), ji.req) {
+		d, _ := c.durationAt(ji, w, max(1, ji.pmin))
+		most = max(most, d.Seconds()*float64(w))
+	}
+	if most <= 0 {
+		return 1
+	}
+	useful := j.AttainedGPUSeconds - float64(j.Restarts*ji.req)*JobRestartCost(ji.hints, *c.o).Seconds()
+	return math.Min(1, math.Max(0.05, 1-useful/most))
 }
 
 // starved says whether a pending job waited long enough to be promoted

@@ -64,6 +64,19 @@ type Hints struct {
 	MemBytes int64 `json:"mem_bytes,omitempty"`
 	// NoRewrite is rewrite=no: the user opts out of any change.
 	NoRewrite bool `json:"no_rewrite,omitempty"`
+	// Preempt is preempt=yes: the user allows Strata to stop the running
+	// job (it checkpoints and requeues itself on Signal) and to restart it
+	// later, possibly at another size within gpus=. Opt-in: false unless
+	// given (see Preemptible for what else must hold).
+	Preempt bool `json:"preempt,omitempty"`
+	// Signal is the signal the job traps to checkpoint and requeue itself,
+	// normalised without the SIG prefix ("USR1"); "" = not given, meaning
+	// DefaultSignal.
+	Signal string `json:"signal,omitempty"`
+	// RestartCost is restart=: what one restart costs the job (checkpoint,
+	// requeue and start-up); 0 = not given (JobRestartCost has the
+	// default).
+	RestartCost time.Duration `json:"restart_cost,omitempty"`
 }
 
 // HintError says which hint field is wrong, with what value, and how to fix
@@ -174,7 +187,7 @@ func (h *Hints) set(key, val string) error {
 	}
 	f, ok := hintSetters[key]
 	if !ok {
-		return &HintError{Field: key, Value: val, Fix: "unknown key; valid keys are model, params, flops, batch, epochs, samples, iters, gpus, arch, ps, deadline, weight, energy, bb, mem, rewrite"}
+		return &HintError{Field: key, Value: val, Fix: "unknown key; valid keys are model, params, flops, batch, epochs, samples, iters, gpus, arch, ps, deadline, weight, energy, bb, mem, rewrite, preempt, signal, restart"}
 	}
 	if fix := f(h, val); fix != "" {
 		return &HintError{Field: key, Value: val, Fix: fix}
@@ -263,6 +276,33 @@ var hintSetters = map[string]func(h *Hints, val string) string{
 		}
 		return "want no (to opt out) or yes"
 	},
+	"preempt": func(h *Hints, v string) string {
+		switch strings.ToLower(v) {
+		case "yes":
+			h.Preempt = true
+			return ""
+		case "no":
+			h.Preempt = false
+			return ""
+		}
+		return "want yes (Strata may stop the job: it checkpoints and requeues itself on its signal) or no"
+	},
+	"signal": func(h *Hints, v string) string {
+		s, ok := normalSignal(v)
+		if !ok {
+			return "want the signal your job traps to checkpoint and requeue: USR1, USR2, TERM, INT or HUP (SIG prefix allowed)"
+		}
+		h.Signal = s
+		return ""
+	},
+	"restart": func(h *Hints, v string) string {
+		d, err := time.ParseDuration(strings.ToLower(v))
+		if err != nil || d <= 0 || d > MaxRestartCost {
+			return "want how long one restart costs the job (checkpoint, requeue, start-up) as a duration such as 90s or 5m, at most 24h"
+		}
+		h.RestartCost = d
+		return ""
+	},
 }
 
 // check validates combinations of fields.
@@ -286,6 +326,8 @@ func (h *Hints) check() error {
 		return &HintError{Field: "gpus", Value: fmt.Sprintf("%d-%d", h.GPUMin, h.GPUMax), Fix: "arch=single trains on one GPU; use gpus=1 or arch=allreduce"}
 	case (h.PSAuto || h.PSMax > 0) && h.Arch != ArchPS && h.Arch != ArchUnset:
 		return &HintError{Field: "ps", Value: h.psString(), Fix: "parameter servers need arch=ps; remove ps= or set arch=ps"}
+	case h.Preempt && h.NoRewrite:
+		return &HintError{Field: "preempt", Value: "yes", Fix: "rewrite=no asks Strata to leave the job alone, preempt=yes to stop and restart it; keep one"}
 	case (h.Epochs > 0 || h.Iters > 0) && h.Batch == 0 && (h.Model != "" || h.Params > 0):
 		return &HintError{Field: "batch", Fix: "give the mini-batch size (batch=N) so the work can be turned into time"}
 	}

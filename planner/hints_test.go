@@ -28,6 +28,10 @@ func TestParseHints(t *testing.T) {
 			want: Hints{GPUMin: 4, GPUMax: 4, BBBytes: 3 << 39, MemBytes: 64 << 30, NoRewrite: true, Weight: 2.5, Energy: EnergyMin}},
 		{name: "params and flops", comment: "strata: params=25M flops=12G batch=32 iters=1K arch=allreduce", wantOK: true,
 			want: Hints{Params: 25e6, FLOPs: 12e9, Batch: 32, Iters: 1000, Arch: ArchAllReduce}},
+		{name: "preemptible with signal and restart cost", comment: "strata: gpus=1-8 preempt=yes signal=SIGusr2 restart=90s", wantOK: true,
+			want: Hints{GPUMin: 1, GPUMax: 8, Preempt: true, Signal: "USR2", RestartCost: 90 * time.Second}},
+		{name: "preempt=no and a signal without SIG", comment: "strata: preempt=No signal=term restart=5M", wantOK: true,
+			want: Hints{Signal: "TERM", RestartCost: 5 * time.Minute}},
 		{name: "ps range and rfc3339 deadline with zone", comment: "strata: arch=ps ps=1-4 deadline=2026-12-01T18:00:00+01:00", wantOK: true,
 			want: Hints{Arch: ArchPS, PSMin: 1, PSMax: 4, Deadline: time.Date(2026, 12, 1, 17, 0, 0, 0, time.UTC)}},
 	}
@@ -79,6 +83,14 @@ func TestParseHintsErrors(t *testing.T) {
 		{"strata: arch=allreduce ps=2", "ps", "2-2"},
 		{"strata: model=resnet50 epochs=1 samples=10", "batch", ""},
 		{"strata: samples=1.5 epochs=1", "samples", "1.5"},
+		{"strata: preempt=maybe", "preempt", "maybe"},
+		{"strata: preempt=yes signal=KILL", "signal", "KILL"},
+		{"strata: preempt=yes signal=SIGSTOP", "signal", "SIGSTOP"},
+		{"strata: preempt=yes restart=soon", "restart", "soon"},
+		{"strata: preempt=yes restart=0s", "restart", "0s"},
+		{"strata: preempt=yes restart=-1m", "restart", "-1m"},
+		{"strata: preempt=yes restart=48h", "restart", "48h"},
+		{"strata: preempt=yes rewrite=no", "preempt", "yes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.comment, func(t *testing.T) {

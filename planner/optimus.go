@@ -14,8 +14,12 @@ import (
 // job whose next step on its worker grid cuts its remaining time the most
 // per added GPU gets that step, until GPUs run out or no step helps. The
 // PS count for w workers is the one with the shortest time. Running jobs
-// whose allocation changes get ActionResize (applied only by the
-// simulator, as Optimus re-allocates every interval).
+// it may resize compete too: in the simulator's ideal mode
+// (Options.Reshape) every running job, whose changed allocation is an
+// ActionResize in place; on Slurm only preemptible jobs (Preemptible),
+// whose changed allocation is an ActionPreempt at the new size (they
+// checkpoint, requeue themselves and restart at it; reason
+// resized_restart). Other running jobs keep their GPUs.
 type Optimus struct {
 	o    Options
 	memo memoSlot // per-job cache across calls; never changes a plan
@@ -63,8 +67,8 @@ func (c *cycle) bestPS(ji *jobInfo, w int) (int, time.Duration, Reason) {
 func (c *cycle) optimusIsland(isl *island) []*planned {
 	jobs := c.optimusJobs(isl)
 	budget, _, _ := c.free(isl)
-	if c.o.Reshape {
-		for _, ji := range isl.running {
+	for _, ji := range isl.running {
+		if ji.canPreempt {
 			budget += ji.req
 		}
 	}
@@ -94,8 +98,14 @@ func (c *cycle) optimusIsland(isl *island) []*planned {
 func (c *cycle) optimusJobs(isl *island) []*optJob {
 	var out []*optJob
 	all := isl.jobs
-	if c.o.Reshape { // running jobs compete for GPUs too
-		all = append(append([]*jobInfo(nil), isl.running...), isl.jobs...)
+	var run []*jobInfo // running jobs that compete for GPUs too
+	for _, ji := range isl.running {
+		if ji.canPreempt {
+			run = append(run, ji)
+		}
+	}
+	if len(run) > 0 {
+		all = append(run, isl.jobs...)
 	}
 	for _, ji := range all {
 		oj := &optJob{ji: ji, at: -1, frac: 1}
@@ -104,12 +114,21 @@ func (c *cycle) optimusJobs(isl *island) []*optJob {
 				oj.grid = append(oj.grid, w)
 			}
 		}
-		if tl := ji.job.TimeLimit; tl > 0 && ji.job.State == JobPending && len(oj.grid) > 1 {
-			// Slurm kills a job at its time limit: never a size too slow for it.
+		oj.frac = c.workLeft(ji) // a requeued job has done part of its work
+		running := ji.job.State == JobRunning
+		if running && oj.frac == 1 {
+			_, d, _ := c.bestPS(ji, max(1, ji.req))
+			done := ji.job.AttainedGPUSeconds / (d.Seconds() * float64(max(1, ji.req)))
+			oj.frac = math.Min(1, math.Max(0.05, 1-done))
+		}
+		if tl := ji.job.TimeLimit; tl > 0 && (!running || !c.o.Reshape) && len(oj.grid) > 1 {
+			// Slurm kills a job at its time limit (each run of a requeued
+			// job: what is left must fit): never a size too slow for it. A
+			// running job may always keep its size.
 			fastest := oj.grid[len(oj.grid)-1]
 			kept := oj.grid[:0]
 			for _, w := range oj.grid {
-				if _, d, _ := c.bestPS(ji, w); d <= tl {
+				if _, d, _ := c.bestPS(ji, w); seconds(d.Seconds()*oj.frac) <= tl || running && w == ji.req {
 					kept = append(kept, w)
 				}
 			}
@@ -117,11 +136,6 @@ func (c *cycle) optimusJobs(isl *island) []*optJob {
 				kept = append(kept, fastest)
 			}
 			oj.grid = kept
-		}
-		if ji.job.State == JobRunning {
-			_, d, _ := c.bestPS(ji, max(1, ji.req))
-			done := ji.job.AttainedGPUSeconds / (d.Seconds() * float64(max(1, ji.req)))
-			oj.frac = math.Min(1, math.Max(0.05, 1-done))
 		}
 		out = append(out, oj)
 	}
@@ -229,6 +243,13 @@ func (c *cycle) optimusRunning(oj *optJob) *planned {
 	w := oj.grid[oj.at]
 	sh, ok := c.shapeFor(ji.isl, w, ji.cpuPerW, ji.memPerW)
 	if !ok {
+		return pl
+	}
+	if !c.o.Reshape { // on Slurm: stop it; it restarts at w when Slurm starts it again
+		p, d, _ := c.bestPS(ji, w)
+		pl.action, pl.w, pl.p, pl.sh, pl.dur = ActionPreempt, w, p, sh, d
+		pl.reasons = []Reason{ReasonResizedRestart}
+		ji.leaving = true
 		return pl
 	}
 	c.releaseRunning(ji)

@@ -108,6 +108,17 @@ type Options struct {
 	// GPUWatts is the mean power of a busy GPU for the energy term of SMD's
 	// objective. Default 300 W.
 	GPUWatts float64
+	// RestartCost is what one restart (checkpoint, requeue, start-up)
+	// costs a preemptible job whose hint gives no restart= and whose model
+	// RestartCosts does not list. 0 = DefaultRestartCost (2 min).
+	RestartCost time.Duration
+	// RestartCosts is the per-model table of restart costs (catalog model
+	// name → cost), for sites that measured them; nil = none.
+	RestartCosts map[string]time.Duration
+	// MinRunBeforePreempt: the planner proposes no preemption of a job that
+	// has run less than this since its last start (the writer's guard
+	// holds such preemptions anyway). 0 = 10 min; negative = no minimum.
+	MinRunBeforePreempt time.Duration
 }
 
 // PSComm names a parameter-server communication model.
@@ -132,6 +143,9 @@ func (o Options) withDefaults() Options {
 	if o.TiresiasThreshold <= 0 {
 		o.TiresiasThreshold = TiresiasThreshold
 	}
+	if o.MinRunBeforePreempt == 0 {
+		o.MinRunBeforePreempt = DefaultMinRunBeforePreempt
+	}
 	return o.modelDefaults()
 }
 
@@ -151,6 +165,14 @@ func (o Options) Validate() error {
 	for k, l := range o.Limits {
 		if err := l.validate(k); err != nil {
 			return err
+		}
+	}
+	if o.RestartCost < 0 {
+		return fmt.Errorf("restart cost %v: must be ≥ 0", o.RestartCost)
+	}
+	for _, m := range slices.Sorted(maps.Keys(o.RestartCosts)) {
+		if d := o.RestartCosts[m]; d <= 0 {
+			return fmt.Errorf("restart cost of model %q is %v: must be > 0", m, d)
 		}
 	}
 	if o.TiresiasThreshold < 0 {

@@ -403,10 +403,16 @@ func (c *cycle) predictStarts(ranked []*planned) {
 // runningEnd predicts when a running job ends: start + predicted duration
 // on its GPUs, at least one interval from now.
 func (c *cycle) runningEnd(ji *jobInfo) time.Time {
+	if ji.leaving { // it checkpoints and requeues itself: its GPUs free up soon
+		return c.s.Now.Add(c.o.Interval)
+	}
 	d, _ := c.durationAt(ji, max(1, ji.req), max(1, ji.pmin))
 	end := ji.job.StartTime.Add(d)
 	if ji.job.StartTime.IsZero() {
 		end = c.s.Now.Add(d)
+	}
+	if f := c.workLeft(ji); f < 1 { // restarted: what is left of its work
+		end = c.s.Now.Add(seconds(d.Seconds() * f))
 	}
 	if min := c.s.Now.Add(c.o.Interval); end.Before(min) {
 		end = min

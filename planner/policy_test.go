@@ -75,12 +75,14 @@ func checkPlan(t *testing.T, name string, reshape bool, s *planner.Snapshot, p p
 			t.Errorf("%s: running job %d gets an update", name, d.JobID)
 		case j.State == planner.JobPending && (d.Action == planner.ActionPreempt || d.Action == planner.ActionResize):
 			t.Errorf("%s: pending job %d gets %s", name, d.JobID, d.Action)
-		case !reshape && (d.Action == planner.ActionPreempt || d.Action == planner.ActionResize):
-			t.Errorf("%s: job %d gets %s although the caller cannot reshape", name, d.JobID, d.Action)
-		case name == "smd-elastic" && d.Action == planner.ActionPreempt:
+		case !reshape && d.Action == planner.ActionResize:
+			t.Errorf("%s: job %d gets %s although the caller cannot resize in place", name, d.JobID, d.Action)
+		case !reshape && d.Action == planner.ActionPreempt && !preemptible(j):
+			t.Errorf("%s: job %d gets %s although it is not preemptible", name, d.JobID, d.Action)
+		case reshape && name == "smd-elastic" && d.Action == planner.ActionPreempt:
 			t.Errorf("%s: smd-elastic must never preempt (job %d)", name, d.JobID)
-		case strings.HasPrefix(name, "smd") && name != "smd-elastic" && (d.Action == planner.ActionPreempt || d.Action == planner.ActionResize):
-			t.Errorf("%s: smd must never %s (job %d)", name, d.Action, d.JobID)
+		case reshape && strings.HasPrefix(name, "smd") && name != "smd-elastic" && (d.Action == planner.ActionPreempt || d.Action == planner.ActionResize):
+			t.Errorf("%s: smd must never %s in the ideal mode (job %d)", name, d.Action, d.JobID)
 		case (err != nil || h.NoRewrite) && d.Action != planner.ActionKeep:
 			t.Errorf("%s: job %d with invalid hint or rewrite=no gets %s", name, d.JobID, d.Action)
 		}
@@ -96,6 +98,18 @@ func checkPlan(t *testing.T, name string, reshape bool, s *planner.Snapshot, p p
 				t.Errorf("%s: job %d rank %d priority %d (duplicate or missing)", name, d.JobID, d.Rank, d.Priority)
 			}
 			ranks[d.Rank] = true
+		}
+		if d.Action == planner.ActionPreempt && !reshape {
+			lo, hi := j.GPUs(), j.GPUs()
+			if h.GPUMax > 0 {
+				lo, hi = h.GPUMin, h.GPUMax
+			}
+			if d.Workers != 0 && (d.Workers < lo || d.Workers > hi || d.GPUsPerNode*d.NodeCount != d.Workers) {
+				t.Errorf("%s: job %d restarts at %d workers (%d×%d), outside [%d, %d]", name, d.JobID, d.Workers, d.GPUsPerNode, d.NodeCount, lo, hi)
+			}
+			if d.Start {
+				t.Errorf("%s: preempted job %d has Start set", name, d.JobID)
+			}
 		}
 		if d.Start {
 			if d.GPUsPerNode*d.NodeCount != d.Workers || len(d.Placement) != d.NodeCount {
@@ -126,6 +140,25 @@ func checkPlan(t *testing.T, name string, reshape bool, s *planner.Snapshot, p p
 	}
 }
 
+// preemptible is planner.Preemptible without the hints.
+func preemptible(j planner.Job) bool {
+	ok, _ := planner.Preemptible(&j)
+	return ok
+}
+
+// preemptibleSnapshot is mixedSnapshot with every other running job opted
+// in to preemption (preempt=yes, requeueable) and a range to restart in.
+func preemptibleSnapshot(seed uint64) *planner.Snapshot {
+	s := mixedSnapshot(seed)
+	s.ID += "-preemptible"
+	for k := range s.Jobs {
+		if j := &s.Jobs[k]; j.State == planner.JobRunning && j.ID%2 == 0 {
+			pt.Preemptible(fmt.Sprintf("strata: model=cifar10 batch=2048 iters=%d gpus=1-%d preempt=yes", 2000*j.ID, j.GPUs()))(j)
+		}
+	}
+	return s
+}
+
 func containsStr(xs []string, x string) bool {
 	for _, y := range xs {
 		if y == x {
@@ -149,21 +182,23 @@ func testPolicyProperties(t *testing.T, name string, reshape bool) {
 		t.Fatal(err)
 	}
 	for seed := uint64(1); seed <= 15; seed++ {
-		t.Run(fmt.Sprintf("%s/reshape=%v/seed=%d", name, reshape, seed), func(t *testing.T) {
-			s := mixedSnapshot(seed)
-			got, err := p.Plan(context.Background(), s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.Policy != name || got.SnapshotID != s.ID {
-				t.Errorf("plan header %q/%q", got.Policy, got.SnapshotID)
-			}
-			checkPlan(t, name, reshape, s, got)
-			again, _ := p.Plan(context.Background(), mixedSnapshot(seed))
-			if diff := cmp.Diff(got, again); diff != "" {
-				t.Errorf("not deterministic (-first +second):\n%s", diff)
-			}
-		})
+		for _, snap := range []func(uint64) *planner.Snapshot{mixedSnapshot, preemptibleSnapshot} {
+			s := snap(seed)
+			t.Run(fmt.Sprintf("%s/reshape=%v/%s", name, reshape, s.ID), func(t *testing.T) {
+				got, err := p.Plan(context.Background(), s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Policy != name || got.SnapshotID != s.ID {
+					t.Errorf("plan header %q/%q", got.Policy, got.SnapshotID)
+				}
+				checkPlan(t, name, reshape, s, got)
+				again, _ := p.Plan(context.Background(), snap(seed))
+				if diff := cmp.Diff(got, again); diff != "" {
+					t.Errorf("not deterministic (-first +second):\n%s", diff)
+				}
+			})
+		}
 	}
 }
 

@@ -56,12 +56,19 @@ const (
 	// ReasonAged: the job waited longer than the starvation limit and was
 	// promoted ahead of the normal order.
 	ReasonAged Reason = "aged"
-	// ReasonPreempted: a running job is stopped to make room (Tiresias, in
-	// simulation only).
+	// ReasonPreempted: a running job is stopped to make room. On Slurm
+	// only a preemptible job (Preemptible: preempt=yes and requeueable):
+	// Strata sends its checkpoint signal and it requeues itself; in the
+	// simulator's ideal mode Tiresias preempts any job.
 	ReasonPreempted Reason = "preempted"
-	// ReasonResized: a running job's allocation changes (Optimus and
-	// smd-elastic, in simulation only).
+	// ReasonResized: a running job's allocation changes in place (Optimus
+	// and smd-elastic, in the simulator's ideal mode only).
 	ReasonResized Reason = "resized"
+	// ReasonResizedRestart: a preemptible running job is stopped so that it
+	// restarts at another GPU count within its range (the decision's
+	// Workers and shape): Strata signals it, it checkpoints and requeues
+	// itself, and its request is rewritten while it is pending.
+	ReasonResizedRestart Reason = "resized_restart"
 	// ReasonNoGPUs: the job requests no GPUs; Strata leaves it to Slurm.
 	ReasonNoGPUs Reason = "no_gpus"
 	// ReasonPartitionUnknown: the job's partition is not in the snapshot.
@@ -116,8 +123,9 @@ var reasonText = map[Reason]string{
 	ReasonMemoryInfeasible:  "one worker needs more host memory (mem=) or GPU memory than the partition's nodes have",
 	ReasonAllocationChanged: "the planner chose a different GPU (or parameter-server) count within the user's range",
 	ReasonAged:              "the job waited longer than the starvation limit and was moved ahead",
-	ReasonPreempted:         "the job is preempted to make room for jobs with less attained service (simulation only)",
-	ReasonResized:           "the running job's GPU count changes (simulation only)",
+	ReasonPreempted:         "the running job is stopped to make room for other jobs: it was sent its checkpoint signal (it opted in with preempt=yes), requeues itself and restarts later",
+	ReasonResized:           "the running job's GPU count changes in place (simulation only)",
+	ReasonResizedRestart:    "the running job is stopped to restart at another GPU count within its range: it was sent its checkpoint signal (preempt=yes), requeues itself, and restarts at the new size",
 	ReasonPartitionUnknown:  "the job's partition is not known to the planner",
 	ReasonNoGPUs:            "the job requests no GPUs, so Strata leaves it to Slurm",
 	ReasonDeadlineRisk:      "the predicted completion is later than the deadline in the hint",

@@ -86,7 +86,8 @@ func (c *cycle) options(ji *jobInfo, now time.Time) []option {
 		return nil
 	}
 	var out []option
-	if e := ji.memo; e != nil && e.optsOK {
+	left := c.workLeft(ji) // < 1: a restarted job, its durations cover what is left
+	if e := ji.memo; e != nil && e.optsOK && left == 1 {
 		out = append(c.optTmp[:0], e.opts...)
 	} else {
 		var grid []option
@@ -98,8 +99,8 @@ func (c *cycle) options(ji *jobInfo, now time.Time) []option {
 				e.grid, e.gridOK = grid, true
 			}
 		}
-		out = c.timedOptions(ji, grid, c.optTmp[:0])
-		if e != nil && c.cacheable(out) {
+		out = c.timedOptions(ji, grid, c.optTmp[:0], left)
+		if e != nil && left == 1 && c.cacheable(out) {
 			e.opts, e.optsOK = append([]option(nil), out...), true
 		}
 	}
@@ -169,12 +170,15 @@ func (c *cycle) gridOptions(ji *jobInfo) []option {
 	return out
 }
 
-// timedOptions appends the grid's options with their durations to dst,
-// filtered by the time limit.
-func (c *cycle) timedOptions(ji *jobInfo, grid, dst []option) []option {
+// timedOptions appends the grid's options with their durations (for the
+// fraction left of the work) to dst, filtered by the time limit.
+func (c *cycle) timedOptions(ji *jobInfo, grid, dst []option, left float64) []option {
 	out := dst
 	for _, o := range grid {
 		o.dur, o.durReason = c.durationAt(ji, o.w, o.p)
+		if left < 1 {
+			o.dur = seconds(o.dur.Seconds() * left)
+		}
 		out = append(out, o)
 	}
 	if tl := ji.job.TimeLimit; tl > 0 && len(out) > 1 {

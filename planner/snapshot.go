@@ -135,14 +135,6 @@ type Job struct {
 	MemoryPerNodeMB int64  `json:"memory_per_node_mb,omitempty"`
 	CPUsPerGPU      bool   `json:"cpus_per_gpu,omitempty"`
 	MemoryPerGPU    bool   `json:"memory_per_gpu,omitempty"`
-	// Requeue: Slurm's record allows the job to be requeued (sbatch
-	// --requeue). A job may be preempted only when it also opts in by its
-	// hint.
-	Requeue bool `json:"requeue,omitempty"`
-	// NonCooperative: the job was sent its checkpoint signal and did not
-	// requeue itself in time (Strata's admin comment says so); it is never
-	// signalled again.
-	NonCooperative bool `json:"non_cooperative,omitempty"`
 
 	// Comment is the user's --comment; the planner parses its strata: segment.
 	Comment      string `json:"comment,omitempty"`
@@ -164,9 +156,26 @@ type Job struct {
 	// (for least-attained-service policies). The slurm adapter fills it as
 	// GPUs × elapsed; the simulator tracks it across preemptions.
 	AttainedGPUSeconds float64 `json:"attained_gpu_seconds,omitempty"`
-	// Restarts counts how often a job was restarted: Slurm's restart_cnt
+	// Restarts counts how often the job was restarted: Slurm's restart_cnt
 	// (requeues), or the simulator's count of preemptions and resizes.
 	Restarts int `json:"restarts,omitempty"`
+	// Requeue is Slurm's record that the job may be requeued (sbatch
+	// --requeue, or JobRequeue=1): without it a preempted job could not
+	// come back, so Strata never preempts it (Preemptible).
+	Requeue bool `json:"requeue,omitempty"`
+	// NonCooperative marks a job Strata once sent its checkpoint signal and
+	// that did not requeue itself in time (the slurm adapter reads the mark
+	// from Strata's admin comment): it is never preempted again.
+	NonCooperative bool `json:"non_cooperative,omitempty"`
+	// Signalled is when Strata sent the running job its checkpoint signal
+	// (zero: not signalled); the job is expected to checkpoint and requeue
+	// itself, so the planner counts its GPUs as free soon and never
+	// preempts it again.
+	Signalled time.Time `json:"signalled,omitzero"`
+	// PreemptLocked: the job was preempted the most times the site allows
+	// in a day (the guard's MaxPreemptPerDay); the daemon sets it before
+	// planning, like SizeLocked, and the planner proposes no preemption.
+	PreemptLocked bool `json:"preempt_locked,omitempty"`
 	// ArrayJobID is the job array a job belongs to (0: none); a pending
 	// array's record stands for all its remaining tasks. HetJobID is the
 	// heterogeneous job a component belongs to (0: none). Strata leaves

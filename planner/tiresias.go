@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"slices"
 	"sort"
 )
 
@@ -14,9 +15,14 @@ const TiresiasThreshold = 3600.0
 // al., NSDI'19) with two queues: jobs with less than
 // Options.TiresiasThreshold GPU-seconds of attained service (Job.AttainedGPUSeconds) come first;
 // inside a queue, first come first served; aged jobs are promoted to the
-// front. It needs no duration. GPUs are given in that order to running and
-// pending jobs alike (skipping jobs that do not fit); running jobs that
-// lose their GPUs get ActionPreempt, which only the simulator applies.
+// front. It needs no duration. GPUs are given in that order to running
+// jobs it may preempt and pending jobs alike (skipping jobs that do not
+// fit); running jobs that lose their GPUs get ActionPreempt. On Slurm only
+// preemptible jobs compete (Preemptible); a preempted job keeps its GPUs
+// until it has checkpointed and requeued itself, so the pending jobs that
+// win them wait for them (Slurm starts them when they free up) and the
+// job restarts at its size later. In the simulator's ideal mode
+// (Options.Reshape) every running job competes and is stopped at once.
 type Tiresias struct {
 	o    Options
 	memo memoSlot // per-job cache across calls; never changes a plan
@@ -49,12 +55,11 @@ func (p *Tiresias) planIsland(c *cycle, isl *island) []*planned {
 		return x.job.ID < y.job.ID
 	})
 	budget, _, _ := c.free(isl)
-	if c.o.Reshape {
-		for _, ji := range isl.running {
+	all = slices.DeleteFunc(all, func(ji *jobInfo) bool { return ji.job.State == JobRunning && !ji.canPreempt })
+	for _, ji := range all { // running jobs that may not be preempted keep their GPUs
+		if ji.job.State == JobRunning {
 			budget += ji.req
 		}
-	} else {
-		all = append([]*jobInfo(nil), isl.jobs...) // running jobs keep their GPUs
 	}
 	var out, starts []*planned
 	for k, ji := range all {
@@ -74,8 +79,7 @@ func (p *Tiresias) planIsland(c *cycle, isl *island) []*planned {
 		if ji.job.State == JobRunning {
 			pl := c.keepDecision(ji)
 			if !fits {
-				pl.action, pl.reasons = ActionPreempt, []Reason{ReasonPreempted}
-				c.releaseRunning(ji)
+				c.preempt(pl)
 			}
 			out = append(out, pl)
 			continue
@@ -99,6 +103,21 @@ func (p *Tiresias) planIsland(c *cycle, isl *island) []*planned {
 		c.admitFixed(pl, &never)
 	}
 	return out
+}
+
+// preempt turns a running job's keep into ActionPreempt at the same size.
+// In the simulator's ideal mode the job stops at once and its GPUs are
+// free for this plan's starts; on Slurm it keeps them until it has
+// checkpointed and requeued itself (leaving), and the decision's size is
+// zero: it restarts at the size it had.
+func (c *cycle) preempt(pl *planned) {
+	pl.action, pl.reasons = ActionPreempt, []Reason{ReasonPreempted}
+	if c.o.Reshape {
+		c.releaseRunning(pl.ji)
+		return
+	}
+	pl.ji.leaving = true
+	pl.w, pl.p, pl.sh = 0, 0, shape{}
 }
 
 // releaseRunning returns a running job's GPUs, CPUs and memory to its

@@ -53,6 +53,7 @@ func simulateFlags() []cli.Flag {
 		&cli.StringFlag{Name: "plot", Usage: "write JCT CDF, GPU utilization and queue-length plots (SVG) into `DIR`"},
 		&cli.BoolFlag{Name: "skip-bad", Usage: "drop malformed trace rows (and report how many) instead of failing"},
 		&cli.DurationFlag{Name: "restart-penalty", Value: 30 * time.Second, Usage: "time a preempted or resized job needs to restart"},
+		&cli.BoolFlag{Name: "preemptible", Usage: "opt every trace job in to preemption (preempt=yes in its hint, requeueable): policies may stop and restart them (Slurm mode: signal, checkpoint, requeue, restart)"},
 		&cli.BoolFlag{Name: "truth-model", Usage: "what-if: jobs without a scaling curve whose model/batch_size/iterations the catalog knows scale by the planner's time model (default: fixed size)"},
 		&cli.Float64Flag{Name: "gpu-range", Value: 1, Usage: "simulated users allow gpus=1-ceil(F x request) for jobs with a scaling curve"},
 		&cli.Float64Flag{Name: "tiresias-threshold", Value: 16, Usage: "tiresias queue threshold in GPU-hours (16 as in the Pollux artifact; 0 = the policy's default)"},
@@ -96,7 +97,8 @@ func simulateOptions(c *cli.Context) simulate.Options {
 		GPURange: c.Float64("gpu-range"), TiresiasThreshold: c.Float64("tiresias-threshold"),
 		Power: c.StringSlice("power"), BurstBuffer: c.String("burst-buffer"),
 		TruthModel: c.Bool("truth-model"), SkipUnchanged: c.Bool("skip-unchanged"), SkipBad: c.Bool("skip-bad"),
-		Parallel: c.Int("parallel"), Label: c.String("label"), Plot: c.String("plot"), JSON: c.Bool("json"),
+		Preemptible: c.Bool("preemptible"),
+		Parallel:    c.Int("parallel"), Label: c.String("label"), Plot: c.String("plot"), JSON: c.Bool("json"),
 	}
 	if f := config.FileFrom(c.Context); f != nil {
 		p := f.Planner.Options()

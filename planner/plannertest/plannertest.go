@@ -74,6 +74,12 @@ func BurstBuffer(bytes int64, pool string) JobOpt {
 	return func(j *planner.Job) { j.BurstBufferBytes, j.BurstBufferPool = bytes, pool }
 }
 
+// Preemptible opts a job in to preemption: its comment (which should say
+// preempt=yes) and Slurm's requeue flag.
+func Preemptible(comment string) JobOpt {
+	return func(j *planner.Job) { j.Comment, j.Requeue = comment, true }
+}
+
 // Attained sets the attained GPU service (Tiresias).
 func Attained(gpuSeconds float64) JobOpt {
 	return func(j *planner.Job) { j.AttainedGPUSeconds = gpuSeconds }

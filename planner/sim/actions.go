@@ -40,6 +40,7 @@ func (e *engine) begin(i int, slots []slot, total int, t float64) {
 	j.slots, j.gpus = slots, total
 	j.view = nil
 	j.dur = e.duration(j, total)
+	e.res.lostGPUSeconds += float64(total) * j.penalty // a restart's start-up (0 at a first start)
 	j.phase, j.lastT, j.runStart = phaseRunning, t, t
 	if j.firstStart < 0 {
 		j.firstStart = t
@@ -111,6 +112,7 @@ func (e *engine) resizeAll(ds []*planner.Decision, t float64) {
 		if changed {
 			j.dur = e.duration(j, j.gpus)
 			j.penalty = e.cfg.RestartPenalty.Seconds()
+			e.res.lostGPUSeconds += float64(j.gpus) * j.penalty
 			j.restarts++
 			j.runStart = t
 			e.res.Resizes++

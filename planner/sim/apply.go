@@ -56,7 +56,7 @@ func (e *engine) snapshot(k int64, t float64, ss *slurmState) *planner.Snapshot 
 		} else {
 			v := e.runningView(e.running[r])
 			if slurm {
-				v = e.slurmRunning(v, e.running[r])
+				v = e.slurmRunning(ss, v, e.running[r], t)
 			}
 			s.Jobs = append(s.Jobs, v)
 			r++
@@ -125,6 +125,8 @@ func (e *engine) apply(ds []planner.Decision, t float64) int {
 		}
 		j := &e.jobs[i]
 		switch {
+		case d.Action == planner.ActionPreempt && !e.reshape && j.phase == phaseRunning && e.cfg.Preemptible:
+			e.preempt(i) // the job opted in: it restarts when a plan starts it again
 		case d.Action == planner.ActionPreempt || d.Action == planner.ActionResize:
 			if !e.reshape {
 				e.res.HonestyViolations++

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/slurm/guard"
@@ -35,19 +36,35 @@ func (e *engine) clone() *engine {
 // Strata's writes, the jobs slurmctld starts (a full main pass, then a
 // backfill cycle, on a copy of the state) are exactly the jobs the plan
 // starts. Every policy, on the tiny trace and on Pollux workload 1 (in
-// testdata), with guards that let every write through.
+// testdata), with guards that let every write through; and again with
+// every job preemptible (a preempted job keeps its GPUs until it has
+// checkpointed, so the plan starts no job on them).
 func TestContract(t *testing.T) {
 	traces := map[string]string{"tiny": "testdata/tiny.csv"}
 	if _, err := os.Stat(filepath.Join("testdata", "pollux_workload1.csv")); err == nil {
 		traces["pollux1"] = filepath.Join("testdata", "pollux_workload1.csv")
 	}
 	open := guard.Options{MaxPerCycle: 1 << 30, MaxPerJob: 1 << 30}
+	open.MinRunBeforePreempt, open.MaxPreemptPerDay, open.MaxDisturbedGPUHours = 10*time.Minute, 2, 1e9
 	for name, path := range traces {
 		tr := readTraceFile(t, path)
 		for _, policy := range planner.PolicyNames() {
+			for _, preemptible := range []bool{false, true} {
+				testContract(t, tr, name, policy, preemptible, &open)
+			}
+		}
+	}
+}
+
+func testContract(t *testing.T, tr *Trace, name, policy string, preemptible bool, open *guard.Options) {
+	if preemptible {
+		name += "/preemptible"
+	}
+	{
+		{
 			t.Run(name+"/"+policy, func(t *testing.T) {
-				cfg := Config{Scheduler: SchedulerSlurm, Cluster: ClusterSpec{Nodes: 4, GPUsPerNode: 4, GPUType: "t4"},
-					Guard: &open, Truth: Truth{Scaling: readScalingFile(t, "testdata/pollux_scaling.csv")}}.withDefaults()
+				cfg := Config{Scheduler: SchedulerSlurm, Cluster: ClusterSpec{Nodes: 4, GPUsPerNode: 4, GPUType: "t4"}, Preemptible: preemptible,
+					Guard: open, Truth: Truth{Scaling: readScalingFile(t, "testdata/pollux_scaling.csv")}}.withDefaults()
 				p, err := planner.NewPolicy(policy, PolicyOptions(cfg, tr))
 				if err != nil {
 					t.Fatal(err)
@@ -93,7 +110,11 @@ func TestContract(t *testing.T) {
 				if cycles == 0 || starts == 0 {
 					t.Errorf("%d cycles checked, %d starts: nothing tested", cycles, starts)
 				}
-				t.Logf("%d cycles, %d planned starts, %d deferrals: all as Slurm would start them", cycles, starts, deferred)
+				r := e.result()
+				if r.HonestyViolations > 0 {
+					t.Errorf("%d preempt or resize decisions the policy may not make", r.HonestyViolations)
+				}
+				t.Logf("%d cycles, %d planned starts, %d deferrals, %d restarts: all as Slurm would start them", cycles, starts, deferred, r.Restarts)
 			})
 		}
 	}

@@ -30,9 +30,20 @@ type Config struct {
 	// restarting (checkpoint restore, start-up) before it progresses again;
 	// default 30 s, the re-scale delay of the Pollux artifact's simulator.
 	RestartPenalty time.Duration
-	Truth          Truth
-	Range          HintRange
-	Power          PowerModel
+	// Preemptible opts every trace job in to preemption: preempt=yes in its
+	// hint (a hint with only that for jobs that had none) and Slurm's
+	// requeue flag (strata simulate --preemptible). Policies may then stop
+	// them (in Slurm mode through the daemon's guards: signal, checkpoint,
+	// requeue, restart; SlurmConfig.RequeueDelay) and restart them at
+	// another size within their range.
+	Preemptible bool
+	// CheckpointDelay is how long a signalled job keeps its GPUs, making no
+	// progress, while it saves its checkpoint before it requeues itself
+	// (Slurm mode); default 60 s.
+	CheckpointDelay time.Duration
+	Truth           Truth
+	Range           HintRange
+	Power           PowerModel
 	// TiresiasThreshold, when > 0, sets the queue threshold (attained
 	// GPU-seconds) of the tiresias policy; 0 keeps the policy's default.
 	// The Pollux artifact's Tiresias uses 16 GPU-hours (57,600).
@@ -70,6 +81,9 @@ func (c Config) withDefaults() Config {
 	if c.RestartPenalty <= 0 {
 		c.RestartPenalty = 30 * time.Second
 	}
+	if c.CheckpointDelay <= 0 {
+		c.CheckpointDelay = 60 * time.Second
+	}
 	if c.Scheduler == "" {
 		c.Scheduler = SchedulerSlurm
 	}
@@ -95,7 +109,23 @@ func PolicyOptions(cfg Config, tr *Trace) planner.Options {
 	if cfg.TiresiasThreshold > 0 || cfg.Planner == nil {
 		o.TiresiasThreshold = cfg.TiresiasThreshold
 	}
+	if cfg.Preemptible && o.RestartCost == 0 {
+		o.RestartCost = cfg.restartCost()
+	}
+	if cfg.Scheduler == SchedulerSlurm && o.MinRunBeforePreempt == 0 {
+		o.MinRunBeforePreempt = cfg.guardOptions().MinRunBeforePreempt // as the guard holds
+	}
 	return o
+}
+
+// restartCost is what one restart costs a job in this run, as the policies
+// are told (like the durations, the truth): in Slurm mode the checkpoint,
+// Slurm's requeue delay and the start-up; in the ideal mode the start-up.
+func (c Config) restartCost() time.Duration {
+	if c.Scheduler == SchedulerSlurm {
+		return c.CheckpointDelay + c.Slurm.RequeueDelay + c.RestartPenalty
+	}
+	return c.RestartPenalty
 }
 
 // mayReshape lists the policies whose published versions preempt or

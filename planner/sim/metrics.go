@@ -56,6 +56,18 @@ type Result struct {
 	// jobs).
 	Writes         int `json:"writes,omitempty"`
 	TimeLimitKills int `json:"time_limit_kills,omitempty"`
+	// Restarts is how often jobs were restarted after a preemption or a
+	// resize (in Slurm mode: requeued after their checkpoint signal);
+	// RestartsPerJob that over the jobs the statistics cover, RestartedJobs
+	// how many of them restarted at least once, MaxRestarts the most one
+	// job restarted. LostGPUHours is the work lost to restarts: GPU time
+	// held without progress while a job saved its checkpoint and while it
+	// started up again.
+	Restarts       int     `json:"restarts,omitempty"`
+	RestartsPerJob float64 `json:"restarts_per_job,omitempty"`
+	RestartedJobs  int     `json:"restarted_jobs,omitempty"`
+	MaxRestarts    int     `json:"max_restarts,omitempty"`
+	LostGPUHours   float64 `json:"lost_gpu_hours,omitempty"`
 
 	// PlanTime is the wall time spent in Policy.Plan (not deterministic,
 	// so not in the JSON).
@@ -66,7 +78,8 @@ type Result struct {
 	// GPUs is the cluster size, for utilization plots.
 	GPUs int `json:"-"`
 
-	startGPUs int
+	startGPUs      int
+	lostGPUSeconds float64
 }
 
 // Point is the cluster state from time T (s) until the next point.
@@ -94,6 +107,11 @@ func (e *engine) result() *Result {
 		if j.killed {
 			continue
 		}
+		r.Restarts += j.restarts
+		r.MaxRestarts = max(r.MaxRestarts, j.restarts)
+		if j.restarts > 0 {
+			r.RestartedJobs++
+		}
 		jct := j.end - j.tj.Submit
 		r.JCTs = append(r.JCTs, jct)
 		sumJCT += jct
@@ -114,6 +132,8 @@ func (e *engine) result() *Result {
 	}
 	r.EnergyKWh = round(energyKWh(e.cfg.Power.For(e.cl.spec.GPUType), r.GPUs, span, e.busy), 3)
 	r.AvgStartGPUs = round(float64(r.startGPUs)/n, 3)
+	r.RestartsPerJob = round(float64(r.Restarts)/n, 3)
+	r.LostGPUHours = round(r.lostGPUSeconds/3600, 2)
 	r.Series = append(e.series, Point{T: last, Busy: 0, Pending: 0})
 	return r
 }

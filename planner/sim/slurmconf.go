@@ -57,6 +57,10 @@ type SlurmConfig struct {
 	// TimeLimitFactor sets a job's time limit when the trace gives none:
 	// duration × factor, rounded up to whole minutes (Slurm's unit). 2.
 	TimeLimitFactor float64
+	// RequeueDelay: a requeued job is pending again with its begin time
+	// this far after the requeue [AuthInfo cred_expire (120 s) + 1 s, set
+	// by batch_requeue_fini() in job_mgr.c], 121 s.
+	RequeueDelay time.Duration
 }
 
 func (c SlurmConfig) withDefaults() SlurmConfig {
@@ -72,6 +76,7 @@ func (c SlurmConfig) withDefaults() SlurmConfig {
 	def(&c.BFWindow, 24*time.Hour)
 	def(&c.PriorityMaxAge, 7*24*time.Hour)
 	def(&c.PriorityCalcPeriod, 5*time.Minute)
+	def(&c.RequeueDelay, 121*time.Second)
 	if c.QueueDepth <= 0 {
 		c.QueueDepth = 100
 	}

@@ -52,7 +52,7 @@ func (e *engine) slurmLoop(ctx context.Context) error {
 			break
 		}
 		t = next
-		ended := e.advanceSlurm(t)
+		ended := e.advanceSlurm(s, t)
 		arrived := e.next
 		e.arrive(t)
 		for k := arrived; k < e.next; k++ {
@@ -110,7 +110,7 @@ func (e *engine) nextSlurmEvent(s *slurmState, t float64) (float64, bool) {
 	}
 	for _, i := range e.running {
 		j := &e.jobs[i]
-		soon = min(soon, j.endAt(), j.killAt)
+		soon = min(soon, j.endAt(), j.killAt, j.requeueAt)
 	}
 	busy := len(e.pending)+len(e.running) > 0
 	if len(e.pending) > 0 {
@@ -161,10 +161,12 @@ func (s *slurmState) requestPass(t float64) {
 	}
 }
 
-// advanceSlurm moves running jobs to t: jobs whose work is done by t end,
-// jobs that reach their time limit first are killed then. It returns how
-// many ended.
-func (e *engine) advanceSlurm(t float64) int {
+// advanceSlurm moves running jobs to t: signalled jobs whose checkpoint
+// is saved requeue themselves, jobs whose work is done by t end, jobs that
+// reach their time limit first are killed then. It returns how many ended
+// or requeued (each frees resources and triggers a main pass).
+func (e *engine) advanceSlurm(s *slurmState, t float64) int {
+	requeued := e.requeueDue(s, t)
 	for _, i := range e.running {
 		j := &e.jobs[i]
 		if j.killAt <= t && j.killAt < j.endAt() {
@@ -176,5 +178,5 @@ func (e *engine) advanceSlurm(t float64) int {
 	}
 	before := e.done
 	e.advance(t)
-	return e.done - before
+	return e.done - before + requeued
 }

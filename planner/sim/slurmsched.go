@@ -27,7 +27,7 @@ func (e *engine) priority(s *slurmState, j *job, t float64) int64 {
 		return j.prio
 	}
 	c := s.conf
-	accrue := max(j.tj.Submit, j.begin) // age counts from eligibility
+	accrue := max(j.slurmSubmit, j.begin) // age counts from eligibility (a requeue restarts it)
 	age := math.Min(1, math.Max(0, t-accrue)/c.PriorityMaxAge.Seconds())
 	_, nodes, _ := request(j)
 	size := (float64(nodes)/s.nodes + float64(j.pj.CPUs)/s.cpus) / 2
@@ -68,7 +68,7 @@ func (e *engine) queue(t float64) []int {
 		if c := cmp.Compare(y.prio, x.prio); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(x.tj.Submit, y.tj.Submit); c != 0 {
+		if c := cmp.Compare(x.slurmSubmit, y.slurmSubmit); c != 0 {
 			return c
 		}
 		return cmp.Compare(a, b)

@@ -30,16 +30,24 @@ func (e *engine) strataCycle(ctx context.Context, s *slurmState, t float64) erro
 		jobs[snap.Jobs[k].ID] = &snap.Jobs[k]
 	}
 	for _, d := range p.Decisions {
-		if d.Action == planner.ActionPreempt || d.Action == planner.ActionResize {
-			e.res.HonestyViolations++ // running jobs cannot be written in Slurm mode
+		switch {
+		case d.Action == planner.ActionResize:
+			e.res.HonestyViolations++ // Slurm cannot resize a running job
+		case d.Action == planner.ActionPreempt && (jobs[d.JobID] == nil || !preemptible(jobs[d.JobID])):
+			e.res.HonestyViolations++ // only jobs that opted in may be stopped
 		}
 	}
 	wrote := false
-	for _, v := range guard.Plan(p, jobs, s.rewrites, snap.Now, s.guard) {
+	for _, v := range guard.Plan(p, jobs, s.rewrites, e.preemptCounts(t), snap.Now, s.guard) {
 		if !v.Write {
 			continue
 		}
 		i := int(v.Send.JobID) - 1
+		if v.Send.Action == planner.ActionPreempt && i >= 0 && i < len(e.jobs) && e.jobs[i].phase == phaseRunning {
+			e.signal(i, v.Send, t)
+			e.res.Writes++
+			continue
+		}
 		if i < 0 || i >= len(e.jobs) || e.jobs[i].phase != phasePending {
 			e.res.UnknownJobs++
 			continue
@@ -72,19 +80,7 @@ func (e *engine) write(s *slurmState, i int, d planner.Decision, cycle int64, t 
 	if d.Priority > 0 {
 		j.prio, j.prioSet = d.Priority, true
 	}
-	if d.GPUsPerNode > 0 && p.GPUsPerTask == 0 {
-		req := p.GPUs()
-		total := d.GPUsPerNode * max(1, d.NodeCount)
-		if p.GPUsPerJob > 0 && p.GPUsPerNode == 0 {
-			p.GPUsPerJob = total
-		} else {
-			p.GPUsPerNode, p.Nodes = d.GPUsPerNode, max(1, d.NodeCount)
-		}
-		if req > 0 {
-			p.CPUs = p.CPUs * total / req
-			p.MemoryMB = p.MemoryMB * int64(total) / int64(req)
-		}
-	}
+	e.resize(j, d)
 	switch {
 	case !d.NotBefore.IsZero():
 		j.begin = d.NotBefore.Sub(simEpoch).Seconds()
@@ -105,15 +101,21 @@ func (e *engine) slurmPending(s *slurmState, i int, t float64) planner.Job {
 	pj.Priority = j.prio
 	pj.SizeLocked = s.rewrites[int64(i+1)] >= s.guard.MaxPerJob
 	pj.AttainedGPUSeconds, pj.Restarts = j.attained, j.restarts
+	pj.SubmitTime = simTime(j.slurmSubmit) // Slurm resets it at a requeue
 	if j.strataBegin > t {
 		pj.DeferredUntil = simTime(j.strataBegin)
+	}
+	if j.requeueBegin > t { // the begin time of a requeue: Slurm's, not Strata's
+		pj.BeginTime = simTime(j.requeueBegin)
 	}
 	return pj
 }
 
 // slurmRunning adds to a running job's view what the Slurm adapter reads:
-// its time limit (the running view already holds start, nodes and GPUs).
-func (e *engine) slurmRunning(v planner.Job, i int) planner.Job {
+// its time limit, submit time (reset by a requeue), and what preemption
+// needs (the running view already holds start, nodes and GPUs).
+func (e *engine) slurmRunning(s *slurmState, v planner.Job, i int, t float64) planner.Job {
 	v.TimeLimit = time.Duration(math.Round(e.jobs[i].limit * float64(time.Second)))
-	return v
+	v.SubmitTime = simTime(e.jobs[i].slurmSubmit)
+	return e.preemptView(s, v, i, t)
 }

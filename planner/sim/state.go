@@ -52,6 +52,15 @@ type job struct {
 	killed  bool
 	prio    int64
 	prioSet bool
+	// Preemption in Slurm mode (slurmpreempt.go): requeueAt is when a
+	// signalled job has checkpointed and requeues itself (+Inf: not
+	// signalled); restartTo the request Strata rewrites it to then (total
+	// 0: the size it had); slurmSubmit the submit time Slurm orders by
+	// (reset at a requeue); requeueBegin the begin time a requeue set;
+	// preempts the times it was signalled (for the daily cap).
+	requeueAt, slurmSubmit, requeueBegin float64
+	restartTo                            planner.Decision
+	preempts                             []float64
 }
 
 // endAt is the completion time of a running job if nothing changes.
@@ -78,6 +87,9 @@ type engine struct {
 	// afterWrites, when set (tests), is called in Slurm mode after each of
 	// Strata's cycles has written its plan, before Slurm acts on it.
 	afterWrites func(s *slurmState, t float64, p planner.Plan)
+	// onSignal, when set (tests), is called when a job is sent its
+	// checkpoint signal (Slurm mode).
+	onSignal func(i int, d planner.Decision, t float64)
 }
 
 func newEngine(cfg Config, tr *Trace, name string, p planner.Policy) *engine {
@@ -90,6 +102,7 @@ func newEngine(cfg Config, tr *Trace, name string, p planner.Policy) *engine {
 		tj := &tr.Jobs[i]
 		j := &e.jobs[i]
 		j.tj, j.firstStart, j.remaining = tj, -1, 1
+		j.requeueAt, j.slurmSubmit = math.Inf(1), tj.Submit
 		j.pj = e.requestView(int64(i+1), tj)
 		j.minGPUs = tj.GPUs
 		if h, ok, err := planner.ParseHints(j.pj.Comment); ok && err == nil && h.GPUMin > 0 {
@@ -128,6 +141,10 @@ func (e *engine) requestView(id int64, tj *TraceJob) planner.Job {
 	}
 	if pj.User == "" {
 		pj.User = "user"
+	}
+	if e.cfg.Preemptible { // every job opted in: preempt=yes, requeueable
+		pj.Requeue = true
+		pj.Comment = optIn(pj.Comment)
 	}
 	if tj.GPUs%nodes == 0 && tj.GPUs/nodes <= spec.GPUsPerNode {
 		pj.GPUsPerNode = tj.GPUs / nodes

@@ -29,12 +29,24 @@ type Options struct {
 	// DeferSlack: a begin time already in effect within this of the
 	// plan's is left as it is (fewer writes as predictions move).
 	DeferSlack time.Duration
+
+	// Preemptions (a preemptible running job sent its checkpoint signal):
+	// MinRunBeforePreempt is the least time a job runs after its (re)start
+	// before it may be preempted; MaxPreemptPerDay caps a job's
+	// preemptions in any 24 hours; MaxDisturbedGPUHours caps, per cycle,
+	// the running GPU-hours the cycle's preemptions disturb (each job's
+	// GPUs × the time it has run since it last started:
+	// DisturbedGPUHours). Zero values allow no preemption at all.
+	MinRunBeforePreempt  time.Duration
+	MaxPreemptPerDay     int
+	MaxDisturbedGPUHours float64
 }
 
 // Defaults are the daemon's write limits (its flags' defaults).
 func Defaults() Options {
 	return Options{MaxPerCycle: 20, MaxPerJob: 3, PriorityHysteresis: 100, MinGPUChange: 1,
-		MaxDefer: 30 * time.Minute, DeferSlack: 2 * time.Minute}
+		MaxDefer: 30 * time.Minute, DeferSlack: 2 * time.Minute,
+		MinRunBeforePreempt: 10 * time.Minute, MaxPreemptPerDay: 2, MaxDisturbedGPUHours: 64}
 }
 
 // Validate names the first option out of range by its flag.
@@ -52,6 +64,12 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--max-defer %v: must be ≥ 0", o.MaxDefer)
 	case o.DeferSlack < 0:
 		return fmt.Errorf("defer slack %v: must be ≥ 0", o.DeferSlack)
+	case o.MinRunBeforePreempt < 0:
+		return fmt.Errorf("--min-run-before-preempt %v: must be ≥ 0", o.MinRunBeforePreempt)
+	case o.MaxPreemptPerDay < 0:
+		return fmt.Errorf("--max-preempt-per-day %d: must be ≥ 0", o.MaxPreemptPerDay)
+	case o.MaxDisturbedGPUHours < 0 || o.MaxDisturbedGPUHours != o.MaxDisturbedGPUHours:
+		return fmt.Errorf("--max-disturbed-gpu-hours %v: must be ≥ 0", o.MaxDisturbedGPUHours)
 	}
 	return nil
 }
@@ -68,14 +86,35 @@ type Verdict struct {
 
 // Plan applies the write limits to a plan, in plan order (rank). jobs are
 // the snapshot's jobs by ID, resizes the GPU-request changes already
-// applied per job, now the snapshot's time. It is pure: same inputs, same
-// verdicts. The daemon (strata run, strata plan --enforce) and the
-// simulator's Slurm mode both write through it.
-func Plan(p planner.Plan, jobs map[int64]*planner.Job, resizes map[int64]int, now time.Time, o Options) []Verdict {
+// applied per job, preempts the preemptions of each job in the last 24
+// hours, now the snapshot's time. It is pure: same inputs, same verdicts.
+// The daemon (strata run, strata plan --enforce) and the simulator's Slurm
+// mode both write through it.
+//
+// A preempt decision that passes (Write) is a signal to send: Send keeps
+// ActionPreempt, and its Workers/GPUsPerNode/NodeCount (and PS) are the
+// size the job restarts at, written while it is pending after its requeue
+// (zero: the size it had). Signals count against MaxPerCycle like updates.
+func Plan(p planner.Plan, jobs map[int64]*planner.Job, resizes, preempts map[int64]int, now time.Time, o Options) []Verdict {
 	out := make([]Verdict, 0, len(p.Decisions))
 	sent := 0
+	disturbed := 0.0
 	for _, d := range p.Decisions {
-		v := one(d, jobs[d.JobID], resizes[d.JobID], now, o)
+		j := jobs[d.JobID]
+		var v Verdict
+		if d.Action == planner.ActionPreempt {
+			v = preempt(d, j, resizes[d.JobID], preempts[d.JobID], now, o)
+			if v.Write {
+				h := DisturbedGPUHours(j, now)
+				if disturbed+h > o.MaxDisturbedGPUHours {
+					v.Write, v.Outcome, v.Guard = false, Held, DisturbCap
+				} else if sent < o.MaxPerCycle {
+					disturbed += h
+				}
+			}
+		} else {
+			v = one(d, j, resizes[d.JobID], now, o)
+		}
 		if v.Write {
 			if sent >= o.MaxPerCycle {
 				v.Write, v.Outcome, v.Guard = false, Held, CycleLimit
@@ -89,8 +128,67 @@ func Plan(p planner.Plan, jobs map[int64]*planner.Job, resizes map[int64]int, no
 }
 
 // Resizes reports whether a verdict changes the job's GPU request (what the
-// per-job cap counts).
-func (v Verdict) Resizes() bool { return v.Write && v.Send.GPUsPerNode > 0 }
+// per-job cap counts): an update with a new shape. A preempt's restart
+// size is written later, after the requeue (RestartsResized).
+func (v Verdict) Resizes() bool {
+	return v.Write && v.Send.Action != planner.ActionPreempt && v.Send.GPUsPerNode > 0
+}
+
+// RestartsResized reports a preempt verdict whose job restarts at another
+// size (its request is rewritten after the requeue, which the per-job cap
+// counts then).
+func (v Verdict) RestartsResized() bool {
+	return v.Write && v.Send.Action == planner.ActionPreempt && v.Send.GPUsPerNode > 0
+}
+
+// DisturbedGPUHours is what preempting running job j at now disturbs: its
+// GPUs × the hours it has run since it last started (the running work that
+// rides on its checkpoint). 0 for a job that is not running.
+func DisturbedGPUHours(j *planner.Job, now time.Time) float64 {
+	if j == nil || j.State != planner.JobRunning || j.StartTime.IsZero() || !now.After(j.StartTime) {
+		return 0
+	}
+	return float64(j.GPUs()) * now.Sub(j.StartTime).Hours()
+}
+
+// preempt decides whether a preempt decision may be sent (the job signalled
+// to checkpoint and requeue itself), before the per-cycle limits: only a
+// preemptible running job not signalled yet, that ran at least
+// MinRunBeforePreempt since its last start and was preempted fewer than
+// MaxPreemptPerDay times in 24 hours. A preempt that restarts the job at
+// another size is held when that size could not be written (the job's
+// resize cap, or a change below MinGPUChange): a restart at the same size
+// would cost the job without the gain the plan priced.
+func preempt(d planner.Decision, j *planner.Job, resized, preempted int, now time.Time, o Options) Verdict {
+	v := Verdict{Send: d, Outcome: Held}
+	if j == nil || j.State != planner.JobRunning {
+		v.Guard = NotRunning
+		return v
+	}
+	if ok, _ := planner.Preemptible(j); !ok {
+		v.Guard = NotPreemptible
+		return v
+	}
+	want := d.GPUsPerNode * max(1, d.NodeCount)
+	switch {
+	case !j.Signalled.IsZero():
+		v.Guard = AlreadySignalled
+	case now.Sub(j.StartTime) < o.MinRunBeforePreempt || j.StartTime.IsZero():
+		v.Guard = MinRun
+	case preempted >= o.MaxPreemptPerDay:
+		v.Guard = PreemptCap
+	case d.GPUsPerNode > 0 && want != j.GPUs() && resized >= o.MaxPerJob:
+		v.Guard = JobCap
+	case d.GPUsPerNode > 0 && want != j.GPUs() && abs(want-j.GPUs()) < o.MinGPUChange:
+		v.Guard = HystGPUs
+	default:
+		v.Outcome, v.Write = "", true
+		if d.GPUsPerNode > 0 && want == j.GPUs() {
+			v.Send.Workers, v.Send.PS, v.Send.GPUsPerNode, v.Send.NodeCount = 0, 0, 0, 0 // the size it has
+		}
+	}
+	return v
+}
 
 // one decides, for one decision and the job as the snapshot saw it, what is
 // worth writing, before the per-cycle limit.

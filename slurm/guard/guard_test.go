@@ -110,7 +110,7 @@ func TestPlan(t *testing.T) {
 			if tt.job != nil {
 				jobs[tt.job.ID] = tt.job
 			}
-			got := Plan(planner.Plan{Decisions: []planner.Decision{tt.d}}, jobs, map[int64]int{1: tt.rewrites}, now, oo)
+			got := Plan(planner.Plan{Decisions: []planner.Decision{tt.d}}, jobs, map[int64]int{1: tt.rewrites}, nil, now, oo)
 			g := got[0]
 			v := verdict{Write: g.Write, Outcome: g.Outcome, Gd: g.Guard, GPN: g.Send.GPUsPerNode, Prio: g.Send.Priority, NotBefore: g.Send.NotBefore}
 			if diff := cmp.Diff(tt.want, v); diff != "" {
@@ -128,7 +128,7 @@ func TestPlanCycleLimitKeepsBestRanks(t *testing.T) {
 			Workers: 2, GPUsPerNode: 2, NodeCount: 1, Priority: 100000 - id*1000})
 		jobs[id] = &planner.Job{ID: id, State: planner.JobPending, GPUsPerNode: 1, Nodes: 1, Priority: 1, Comment: "strata: gpus=1-2"}
 	}
-	got := Plan(p, jobs, nil, now, Options{MaxPerCycle: 2, MaxPerJob: 3, PriorityHysteresis: 1, MinGPUChange: 1})
+	got := Plan(p, jobs, nil, nil, now, Options{MaxPerCycle: 2, MaxPerJob: 3, PriorityHysteresis: 1, MinGPUChange: 1})
 	var written, held []int64
 	for _, g := range got {
 		if g.Write {
@@ -142,6 +142,103 @@ func TestPlanCycleLimitKeepsBestRanks(t *testing.T) {
 	}
 	if diff := cmp.Diff([]int64{3, 4, 5}, held); diff != "" {
 		t.Errorf("held by the cycle limit (-want +got):\n%s", diff)
+	}
+}
+
+// A preempt decision is sent (the job signalled) only for a preemptible
+// running job not signalled yet, past its minimum run time and daily cap;
+// a restart at another size only when that size could be written.
+func TestPlanPreempt(t *testing.T) {
+	running := func(gpus int, ran time.Duration, comment string) *planner.Job {
+		return &planner.Job{ID: 1, State: planner.JobRunning, GPUsPerNode: gpus, Nodes: 1, Requeue: true,
+			StartTime: now.Add(-ran), Comment: comment}
+	}
+	opted := "strata: gpus=1-8 preempt=yes"
+	edit := func(j *planner.Job, f func(*planner.Job)) *planner.Job { f(j); return j }
+	stop := planner.Decision{JobID: 1, Action: planner.ActionPreempt, Reasons: []planner.Reason{planner.ReasonPreempted}}
+	resize := func(w int) planner.Decision {
+		return planner.Decision{JobID: 1, Action: planner.ActionPreempt, Workers: w, GPUsPerNode: w, NodeCount: 1,
+			Reasons: []planner.Reason{planner.ReasonResizedRestart}}
+	}
+	o := Defaults()
+	type verdict struct {
+		Write   bool
+		Outcome Outcome
+		Gd      Name
+		Workers int
+	}
+	tests := []struct {
+		name               string
+		d                  planner.Decision
+		job                *planner.Job
+		resized, preempted int
+		want               verdict
+	}{
+		{"preemptible job is signalled", stop, running(4, time.Hour, opted), 0, 0, verdict{Write: true}},
+		{"a restart at another size is sent with it", resize(8), running(4, time.Hour, opted), 0, 1, verdict{Write: true, Workers: 8}},
+		{"a restart at the same size carries no size", resize(4), running(4, time.Hour, opted), 0, 0, verdict{Write: true}},
+		{"no opt-in: never signalled", stop, running(4, time.Hour, "strata: gpus=1-8"), 0, 0, verdict{Outcome: Held, Gd: NotPreemptible}},
+		{"not requeueable: never signalled", stop, edit(running(4, time.Hour, opted), func(j *planner.Job) { j.Requeue = false }), 0, 0,
+			verdict{Outcome: Held, Gd: NotPreemptible}},
+		{"non-cooperative: never again", stop, edit(running(4, time.Hour, opted), func(j *planner.Job) { j.NonCooperative = true }), 0, 0,
+			verdict{Outcome: Held, Gd: NotPreemptible}},
+		{"pending job: nothing to preempt", stop, edit(running(4, time.Hour, opted), func(j *planner.Job) { j.State = planner.JobPending }), 0, 0,
+			verdict{Outcome: Held, Gd: NotRunning}},
+		{"gone", stop, nil, 0, 0, verdict{Outcome: Held, Gd: NotRunning}},
+		{"signalled already", stop, edit(running(4, time.Hour, opted), func(j *planner.Job) { j.Signalled = now.Add(-time.Minute) }), 0, 0,
+			verdict{Outcome: Held, Gd: AlreadySignalled}},
+		{"ran less than the minimum", stop, running(4, 9*time.Minute, opted), 0, 0, verdict{Outcome: Held, Gd: MinRun}},
+		{"preempted twice today", stop, running(4, time.Hour, opted), 0, 2, verdict{Outcome: Held, Gd: PreemptCap}},
+		{"its size cannot change any more: the whole preempt is held", resize(8), running(4, time.Hour, opted), 3, 0,
+			verdict{Outcome: Held, Gd: JobCap, Workers: 8}},
+		{"too much disturbed at once", stop, running(32, 3*time.Hour, opted), 0, 0, verdict{Outcome: Held, Gd: DisturbCap}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			jobs := map[int64]*planner.Job{}
+			if tt.job != nil {
+				jobs[1] = tt.job
+			}
+			g := Plan(planner.Plan{Decisions: []planner.Decision{tt.d}}, jobs, map[int64]int{1: tt.resized}, map[int64]int{1: tt.preempted}, now, o)[0]
+			got := verdict{g.Write, g.Outcome, g.Guard, g.Send.Workers}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("verdict (-want +got):\n%s", diff)
+			}
+			if g.Write && (g.Send.Action != planner.ActionPreempt || g.Resizes()) {
+				t.Errorf("a signal is sent as %s (Resizes %v)", g.Send.Action, g.Resizes())
+			}
+		})
+	}
+}
+
+// The disturbed GPU-hours of a cycle's preemptions are capped in plan
+// order: 3 jobs of 16 GPUs that ran 2 h each disturb 32 GPU-hours each;
+// under a 64 GPU-hour cap the first two are signalled.
+func TestPlanDisturbedCap(t *testing.T) {
+	var p planner.Plan
+	jobs := map[int64]*planner.Job{}
+	for id := int64(1); id <= 3; id++ {
+		p.Decisions = append(p.Decisions, planner.Decision{JobID: id, Action: planner.ActionPreempt})
+		jobs[id] = &planner.Job{ID: id, State: planner.JobRunning, GPUsPerNode: 16, Nodes: 1, Requeue: true,
+			StartTime: now.Add(-2 * time.Hour), Comment: "strata: preempt=yes"}
+	}
+	if h := DisturbedGPUHours(jobs[1], now); h != 32 {
+		t.Errorf("DisturbedGPUHours = %v, want 32", h)
+	}
+	var got []Name
+	for _, v := range Plan(p, jobs, nil, nil, now, Defaults()) {
+		got = append(got, v.Guard)
+	}
+	if diff := cmp.Diff([]Name{"", "", DisturbCap}, got); diff != "" {
+		t.Errorf("guards (-want +got):\n%s", diff)
+	}
+}
+
+func TestGuardsDescribed(t *testing.T) {
+	for _, n := range Names() {
+		if n.Describe() == "" {
+			t.Errorf("guard %q has no description", n)
+		}
 	}
 }
 

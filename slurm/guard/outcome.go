@@ -57,7 +57,8 @@ const (
 // time): written, failed or refused.
 func (o Outcome) Wrote() bool { return o == Applied || o == Failed || o == Refused || o == Signalled }
 
-// InEffect reports outcomes after which the job shows the decision.
+// InEffect reports outcomes after which the job shows the decision (a
+// signalled job is still on its way out: not yet).
 func (o Outcome) InEffect() bool { return o == Applied || o == Unchanged }
 
 // Name names the guard that held or trimmed a write ("" when none).
@@ -72,6 +73,14 @@ const (
 	OptOut       Name = "rewrite_opt_out"
 	NotPending   Name = "not_pending"
 	JobHeld      Name = "held_job"
+	// Guards of preempt decisions (a running job sent its checkpoint
+	// signal so that it requeues itself).
+	NotRunning       Name = "not_running"
+	NotPreemptible   Name = "not_preemptible"
+	AlreadySignalled Name = "already_signalled"
+	MinRun           Name = "min_run_before_preempt"
+	PreemptCap       Name = "preempt_cap"
+	DisturbCap       Name = "disturbed_gpu_hours"
 )
 
 var guardText = map[Name]string{
@@ -82,6 +91,14 @@ var guardText = map[Name]string{
 	OptOut:       "the job's hint says rewrite=no",
 	NotPending:   "the job is not pending; Strata never changes running jobs",
 	JobHeld:      "the job is held (scontrol hold, sbatch -H, a requeue limit): a new priority would fail or release it, so Strata leaves it alone",
+	NotRunning:   "the job is no longer running, so there is nothing to preempt",
+	NotPreemptible: "the job is not preemptible (its hint has no preempt=yes, Slurm does not allow it to be requeued, or it once did not requeue after its signal), " +
+		"so Strata never signals it",
+	AlreadySignalled: "the job was already sent its checkpoint signal; Strata waits for it to requeue itself",
+	MinRun:           "the job has run less than the minimum time before a preemption (--min-run-before-preempt) since it last started",
+	PreemptCap:       "the job was already preempted the maximum number of times in the last 24 hours (--max-preempt-per-day)",
+	DisturbCap: "this cycle's preemptions already reached the cap on running GPU-hours disturbed per cycle (--max-disturbed-gpu-hours); " +
+		"jobs ranked first went first",
 }
 
 // Describe says in words why the guard held the write back (explain,
@@ -90,5 +107,6 @@ func (n Name) Describe() string { return guardText[n] }
 
 // Names lists every guard.
 func Names() []Name {
-	return []Name{CycleLimit, JobCap, HystPriority, HystGPUs, OptOut, NotPending, JobHeld}
+	return []Name{CycleLimit, JobCap, HystPriority, HystGPUs, OptOut, NotPending, JobHeld,
+		NotRunning, NotPreemptible, AlreadySignalled, MinRun, PreemptCap, DisturbCap}
 }

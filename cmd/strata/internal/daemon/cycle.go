@@ -140,7 +140,7 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 	}
 	res.Plan = plan
 	jobs := jobIndex(scoped)
-	verdicts := guard.Plan(plan, jobs, counts, snap.Now, d.opts.Guard)
+	verdicts := guard.Plan(plan, jobs, counts, nil, snap.Now, d.opts.Guard)
 	res.Verdicts = verdicts
 	var fence func(context.Context) error
 	if d.opts.Enforce {

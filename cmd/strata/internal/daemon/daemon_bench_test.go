@@ -54,7 +54,7 @@ func BenchmarkDaemonOverhead(b *testing.B) {
 	jobs := jobIndex(snap)
 	b.ResetTimer()
 	for b.Loop() {
-		vs := guard.Plan(plan, jobs, map[int64]int{}, snap.Now, d.opts.Guard)
+		vs := guard.Plan(plan, jobs, map[int64]int{}, nil, snap.Now, d.opts.Guard)
 		d.lastStored = map[int64]string{}
 		rec := d.record(snap, plan, jobs, vs, emptyReport(), 1, time.Now())
 		if len(rec.Decisions) == 0 {

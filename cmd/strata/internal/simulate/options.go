@@ -39,6 +39,9 @@ type Options struct {
 	TruthModel        bool
 	SkipUnchanged     bool
 	SkipBad           bool
+	// Preemptible opts every trace job in to preemption (preempt=yes,
+	// requeueable).
+	Preemptible bool
 
 	// Planner is the site's [planner] section (nil: the planner's defaults).
 	Planner *planner.Options
@@ -67,7 +70,7 @@ func (o Options) Config() (sim.Config, []string, error) {
 	}
 	cfg = sim.Config{Cluster: cs, Interval: o.Interval,
 		RestartPenalty: o.RestartPenalty, Range: sim.HintRange{MaxFactor: o.GPURange},
-		TiresiasThreshold: o.TiresiasThreshold * 3600, SkipUnchanged: o.SkipUnchanged}
+		TiresiasThreshold: o.TiresiasThreshold * 3600, SkipUnchanged: o.SkipUnchanged, Preemptible: o.Preemptible}
 	if cfg.Interval <= 0 || cfg.RestartPenalty < 0 || cfg.Range.MaxFactor < 1 || cfg.TiresiasThreshold < 0 {
 		return cfg, nil, errors.New("--interval must be > 0, --restart-penalty and --tiresias-threshold ≥ 0, --gpu-range ≥ 1")
 	}
