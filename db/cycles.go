@@ -214,6 +214,32 @@ func (s *Store) RewriteCounts(ctx context.Context, cluster string, jobs map[int6
 	return out, interpretError("count rewrites", rows.Err())
 }
 
+// PreemptionCounts says how often each of jobs was sent its checkpoint
+// signal (outcome signalled) since since, for the per-day preemption cap.
+func (s *Store) PreemptionCounts(ctx context.Context, cluster string, since time.Time, jobs []int64) (map[int64]int, error) {
+	out := map[int64]int{}
+	if len(jobs) == 0 {
+		return out, nil
+	}
+	q, err := s.q.get("PreemptionCounts")
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.pool.Query(ctx, q, cluster, since, jobs)
+	if err != nil {
+		return nil, interpretError("count preemptions", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, n int64
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, interpretError("count preemptions", err)
+		}
+		out[id] = int(n)
+	}
+	return out, interpretError("count preemptions", rows.Err())
+}
+
 // DecisionsForJob returns the stored decisions for a job, newest first (at
 // most limit; cluster "" = any cluster). An unknown job gives no rows and no
 // error.

@@ -97,6 +97,9 @@ func jobFromV0042(in *jobWireV0042) planner.Job {
 	}
 	w, strata := guard.ParseAdminComment(j.AdminComment)
 	j.NonCooperative = strata && w.NonCooperative
+	if strata && j.State == planner.JobRunning && !w.Signalled.IsZero() && !j.StartTime.After(w.Signalled) {
+		j.Signalled = w.Signalled // this run was signalled: it is checkpointing and will requeue itself
+	}
 	j.Requeue, j.Restarts = in.Requeue, in.RestartCnt
 	if b := unixSeconds(in.EligibleTime); j.State == planner.JobPending && b.After(j.SubmitTime) {
 		// sbatch --begin, a requeue delay, or a begin time Strata wrote: the

@@ -21,6 +21,15 @@ WHERE c.cluster = $1 AND d.outcome = 'applied' AND c.started_at >= j.submitted
   AND d.body LIKE '%"tres\_per\_%'
 GROUP BY d.job_id;
 
+-- name: PreemptionCounts
+-- How often each job was sent its checkpoint signal since $2 (the guard's
+-- per-day cap on preemptions).
+SELECT d.job_id, count(*)
+FROM plan_decision d
+JOIN plan_cycle c ON c.cycle_id = d.cycle_id
+WHERE c.cluster = $1 AND d.outcome = 'signalled' AND c.started_at >= $2 AND d.job_id = ANY($3::bigint[])
+GROUP BY d.job_id;
+
 -- name: DecisionsForJob
 SELECT c.cycle_id, c.cluster, c.policy, c.enforce, c.snapshot_id, c.started_at,
        d.job_id, d.user_name, d.partition, d.job_name, d.state, d.requested_gpus, d.cur_priority,

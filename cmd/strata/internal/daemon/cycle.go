@@ -120,7 +120,7 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 	}
 	scoped, inScope := d.opts.Scope.apply(snap)
 	hctx, cancel := d.dbContext(ctx)
-	counts, id, err := d.history(hctx, st, scoped)
+	counts, preempts, id, err := d.history(hctx, st, scoped)
 	cancel()
 	if err != nil {
 		if d.opts.Enforce {
@@ -128,9 +128,10 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 		}
 		d.m.errors.WithLabelValues("database").Inc()
 		d.log.Warn().Err(err).Msg("database unavailable: shadow cycle goes on unrecorded for now")
-		counts, id = map[int64]int{}, 0
+		counts, preempts, id = map[int64]int{}, map[int64]int{}, 0
 	}
 	lockSizes(scoped, counts, d.opts.Guard.MaxPerJob)
+	lockPreempts(scoped, preempts, d.opts.Guard.MaxPreemptPerDay)
 	plan, err := d.policy.Plan(ctx, scoped)
 	if err != nil {
 		return fail("plan", err)
@@ -140,7 +141,7 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 	}
 	res.Plan = plan
 	jobs := jobIndex(scoped)
-	verdicts := guard.Plan(plan, jobs, counts, nil, snap.Now, d.opts.Guard)
+	verdicts := guard.Plan(plan, jobs, counts, preempts, snap.Now, d.opts.Guard)
 	res.Verdicts = verdicts
 	var fence func(context.Context) error
 	if d.opts.Enforce {
@@ -166,7 +167,7 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 	if applyErr == nil {
 		actx, release := applyContext(ctx)
 		rep, applyErr = cl.Apply(actx, toSend(verdicts), slurm.ApplyOptions{DryRun: !d.opts.Enforce, Cycle: id,
-			Nodes: snap.Nodes, Now: snap.Now, Fence: fence})
+			Nodes: snap.Nodes, Now: snap.Now, Fence: fence, Preemptible: preemptible})
 		release()
 		if fenced(rep) {
 			d.loseLock()
@@ -320,27 +321,53 @@ func (d *Daemon) loseLock() {
 }
 
 // history reads how often each pending job of the snapshot was resized
-// already and reserves the cycle ID. Without a store (shadow mode,
-// Postgres down) both are empty and the cycle goes on.
-func (d *Daemon) history(ctx context.Context, st Store, s *planner.Snapshot) (map[int64]int, int64, error) {
+// already and each running job preempted in the last day, and reserves the
+// cycle ID. Without a store (shadow mode, Postgres down) all are empty and
+// the cycle goes on.
+func (d *Daemon) history(ctx context.Context, st Store, s *planner.Snapshot) (map[int64]int, map[int64]int, int64, error) {
 	if st == nil {
-		return map[int64]int{}, 0, nil
+		return map[int64]int{}, map[int64]int{}, 0, nil
 	}
 	ids := map[int64]time.Time{}
+	var running []int64
 	for _, j := range s.Jobs {
-		if j.State == planner.JobPending {
+		switch j.State {
+		case planner.JobPending:
 			ids[j.ID] = j.SubmitTime
+		case planner.JobRunning:
+			running = append(running, j.ID)
 		}
 	}
 	counts, err := st.RewriteCounts(ctx, s.Cluster, ids)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
+	}
+	preempts, err := st.PreemptionCounts(ctx, s.Cluster, s.Now.Add(-24*time.Hour), running)
+	if err != nil {
+		return nil, nil, 0, err
 	}
 	id, err := st.ReserveCycleID(ctx)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
-	return counts, id, nil
+	return counts, preempts, id, nil
+}
+
+// lockPreempts marks the running jobs preempted the most times a day the
+// site allows, so that the plan proposes no preemption of them.
+func lockPreempts(s *planner.Snapshot, preempts map[int64]int, cap int) {
+	for i := range s.Jobs {
+		if j := &s.Jobs[i]; j.State == planner.JobRunning && cap > 0 && preempts[j.ID] >= cap {
+			j.PreemptLocked = true
+		}
+	}
+}
+
+// preemptible is the planner's own rule of who may be signalled, and with
+// which signal: the writer re-checks it on the job it re-reads.
+func preemptible(j planner.Job) (string, bool) {
+	ok, h := planner.Preemptible(&j)
+	return h.Signal, ok
 }
 
 // lockSizes marks the jobs whose GPU request reached the resize cap, so

@@ -40,6 +40,8 @@ type Store interface {
 	// RewriteCounts says how often each job (ID → submit time) was
 	// rewritten already.
 	RewriteCounts(ctx context.Context, cluster string, jobs map[int64]time.Time) (map[int64]int, error)
+	// PreemptionCounts says how often each job was signalled since since.
+	PreemptionCounts(ctx context.Context, cluster string, since time.Time, jobs []int64) (map[int64]int, error)
 	// TryLock takes the writer lock called name once; false when another
 	// process holds it.
 	TryLock(ctx context.Context, name string) (Lock, bool, error)

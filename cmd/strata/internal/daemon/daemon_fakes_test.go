@@ -62,6 +62,23 @@ func (f *fakeCluster) Apply(ctx context.Context, ds []planner.Decision, o slurm.
 		switch {
 		case j == nil:
 			r.Outcome, r.Body = guard.SkippedGone, ""
+		case d.Action == planner.ActionPreempt: // as slurm.Client.Apply: only opted-in running jobs are signalled
+			_, ok := "", false
+			if o.Preemptible != nil {
+				_, ok = o.Preemptible(*j)
+			}
+			switch {
+			case j.State != planner.JobRunning:
+				r.Outcome, r.Body = guard.SkippedNotRunning, ""
+			case !ok:
+				r.Outcome, r.Body = guard.Refused, ""
+			case o.DryRun:
+				r.Outcome = guard.DryRun
+			default:
+				j.Signalled = o.Now
+				f.writes = append(f.writes, d)
+				r.Outcome = guard.Signalled
+			}
 		case j.State != planner.JobPending:
 			r.Outcome, r.Body = guard.SkippedNotPending, ""
 		case o.DryRun:
@@ -211,6 +228,27 @@ func (p *fakePostgres) RewriteCounts(ctx context.Context, cluster string, jobs m
 			since, asked := jobs[d.JobID]
 			if asked && c.Cluster == cluster && d.Outcome == guard.Applied && strings.Contains(d.Body, `"gpus_per_node":`) &&
 				!strings.Contains(d.Body, `"gpus_per_node":0`) && !c.StartedAt.Before(since) {
+				out[d.JobID]++
+			}
+		}
+	}
+	return out, nil
+}
+
+func (p *fakePostgres) PreemptionCounts(ctx context.Context, cluster string, since time.Time, jobs []int64) (map[int64]int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.down {
+		return nil, errFakeDown
+	}
+	want := map[int64]bool{}
+	for _, id := range jobs {
+		want[id] = true
+	}
+	out := map[int64]int{}
+	for _, c := range p.cycles {
+		for _, d := range c.Decisions {
+			if want[d.JobID] && c.Cluster == cluster && d.Outcome == guard.Signalled && !c.StartedAt.Before(since) {
 				out[d.JobID]++
 			}
 		}

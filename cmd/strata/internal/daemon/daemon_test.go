@@ -36,8 +36,15 @@ func testSnapshot() *planner.Snapshot {
 
 func testOptions() Options {
 	return Options{Policy: "smd", Compare: []string{"fifo"}, Interval: time.Second, Cycles: 1,
-		Guard:       guard.Options{MaxPerCycle: 20, MaxPerJob: 3, PriorityHysteresis: 1, MinGPUChange: 1, MaxDefer: 30 * time.Minute, DeferSlack: 2 * time.Minute},
+		Guard:       testGuard(),
 		StandbyPoll: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond}
+}
+
+// testGuard is the daemon's default guard with a hysteresis of 1.
+func testGuard() guard.Options {
+	g := guard.Defaults()
+	g.PriorityHysteresis = 1
+	return g
 }
 
 type testBed struct {
@@ -541,5 +548,48 @@ func TestDaemonMarksJobsThatIgnoreTheirSignal(t *testing.T) {
 	}
 	if !strings.Contains(bed.cl.Job(1).AdminComment, "noncoop=1") {
 		t.Errorf("admin comment %q lacks noncoop=1", bed.cl.Job(1).AdminComment)
+	}
+}
+
+// TestDaemonPreemptsOnlyOptedInJobs (issue 14): tiresias demotes two long
+// running jobs; the one that opted in (preempt=yes, requeueable) is sent its
+// signal so that a waiting job can start, the other is left alone; a job
+// preempted twice today is locked against a third time.
+func TestDaemonPreemptsOnlyOptedInJobs(t *testing.T) {
+	long := "strata: model=resnet50 batch=64 epochs=1 samples=1281167 gpus=4"
+	snap := plannertest.Cluster("snap", testNow).Partition("gpu", true).
+		Nodes("node", 2, 4, 16, 64000, "gpu", "").
+		Running(1, 4, "node0001", testNow.Add(-2*time.Hour), plannertest.Preemptible(long+" preempt=yes"),
+			plannertest.Attained(4*2*3600)).
+		Running(2, 4, "node0002", testNow.Add(-2*time.Hour), plannertest.Attained(4*2*3600)).
+		Pending(10, 4, "strata: model=resnet50 batch=64 epochs=1 samples=50000 gpus=4").
+		Build()
+	snap.Jobs[1].Comment = long // not opted in
+	bed := testBed{cl: newFakeCluster(snap), pg: newFakePostgres(), m: NewMetrics()}
+	o := testOptions()
+	o.Enforce, o.Policy = true, "tiresias"
+	o.Planner.TiresiasThreshold = 3600 // one GPU-hour: both running jobs are demoted
+	d := newTestDaemon(t, bed, o)
+	d.deps.Now = func() time.Time { return testNow }
+	res, err := d.RunOnce(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int64]guard.Outcome{}
+	for _, r := range res.Report.Results {
+		got[r.JobID] = r.Outcome
+	}
+	if got[1] != guard.Signalled {
+		t.Errorf("opted-in job 1: %q, want signalled (results %+v, verdicts %+v)", got[1], res.Report.Results, res.Verdicts)
+	}
+	if o, sent := got[2]; sent && o == guard.Signalled {
+		t.Error("job 2 did not opt in but was signalled")
+	}
+	// Twice preempted today: locked, the planner proposes nothing for it.
+	s := *snap
+	s.Jobs = append([]planner.Job(nil), snap.Jobs...)
+	lockPreempts(&s, map[int64]int{1: 2}, 2)
+	if !s.Jobs[0].PreemptLocked || s.Jobs[1].PreemptLocked {
+		t.Errorf("PreemptLocked = %v, %v; want job 1 locked only", s.Jobs[0].PreemptLocked, s.Jobs[1].PreemptLocked)
 	}
 }
