@@ -23,6 +23,9 @@ const (
 	flagRunPrioHyst       = "priority-hysteresis"
 	flagRunMinGPUChange   = "min-gpu-change"
 	flagRunMaxDefer       = "max-defer"
+	flagRunMinRunPreempt  = "min-run-before-preempt"
+	flagRunMaxPreemptDay  = "max-preempt-per-day"
+	flagRunMaxDisturbed   = "max-disturbed-gpu-hours"
 	flagRunPartitions     = "only-partitions"
 	flagRunUsers          = "only-users"
 	flagRunNamePrefix     = "only-job-name-prefix"
@@ -59,6 +62,12 @@ func cycleFlags() []cli.Flag {
 			Usage: "GPU count changes smaller than this are not written"},
 		&cli.DurationFlag{Name: flagRunMaxDefer, Value: g.MaxDefer, EnvVars: envOf(flagRunMaxDefer),
 			Usage: "farthest ahead a begin time is written for a deferred job (refreshed while still wanted; 0 = the plan's start)"},
+		&cli.DurationFlag{Name: flagRunMinRunPreempt, Value: g.MinRunBeforePreempt, EnvVars: envOf(flagRunMinRunPreempt),
+			Usage: "least time a job runs after its (re)start before it may be preempted (jobs with preempt=yes only)"},
+		&cli.IntFlag{Name: flagRunMaxPreemptDay, Value: g.MaxPreemptPerDay, EnvVars: envOf(flagRunMaxPreemptDay),
+			Usage: "most checkpoint signals one job gets in 24 hours (0: no preemption)"},
+		&cli.Float64Flag{Name: flagRunMaxDisturbed, Value: g.MaxDisturbedGPUHours, EnvVars: envOf(flagRunMaxDisturbed),
+			Usage: "most running GPU-hours one cycle's preemptions may disturb"},
 		&cli.StringSliceFlag{Name: flagRunPartitions, EnvVars: envOf(flagRunPartitions),
 			Usage: "plan only pending jobs of these partitions (default: all)"},
 		&cli.StringSliceFlag{Name: flagRunUsers, EnvVars: envOf(flagRunUsers),
@@ -79,12 +88,16 @@ func cycleOptionsFrom(c *cli.Context, f *config.File) daemon.Options {
 	g.MaxPerCycle, g.MaxPerJob = c.Int(flagRunMaxPerCycle), c.Int(flagRunMaxPerJob)
 	g.PriorityHysteresis, g.MinGPUChange = c.Int64(flagRunPrioHyst), c.Int(flagRunMinGPUChange)
 	g.MaxDefer = c.Duration(flagRunMaxDefer)
+	g.MinRunBeforePreempt, g.MaxPreemptPerDay = c.Duration(flagRunMinRunPreempt), c.Int(flagRunMaxPreemptDay)
+	g.MaxDisturbedGPUHours = c.Float64(flagRunMaxDisturbed)
 	var sec config.Planner
 	if f != nil {
 		sec = f.Planner
 	}
+	po := sec.Options()
+	po.MinRunBeforePreempt = g.MinRunBeforePreempt // the plan proposes what the guard lets through
 	return daemon.Options{
-		Planner:  sec.Options(),
+		Planner:  po,
 		Settings: sec.Settings(),
 		Policy:   c.String(flagRunPolicy),
 		Enforce:  c.Bool(flagRunEnforce),

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -76,5 +78,69 @@ func TestExclusiveWaitingJobsUseTheFreedGPUs(t *testing.T) {
 	}
 	if total < 6 {
 		t.Errorf("the two waiting jobs started on %d of the 8 freed GPUs, want at least 6", total)
+	}
+}
+
+// TestExclusivePreemptAndResume is issue 14 end to end on the real Slurm:
+// a job that checkpoints and opted in (scripts/examples/checkpoint-
+// requeue.sh, --requeue, preempt=yes) holds all 8 GPUs; a short job
+// arrives; `strata run --enforce --policy tiresias` (a tiny queue threshold)
+// signals the long job, which checkpoints and requeues itself; the short
+// job runs; the long job is restarted (Strata lifts Slurm's requeue delay),
+// resumes from its checkpoint and finishes its count. A job that did not
+// opt in, running beside it, is never signalled.
+func TestExclusivePreemptAndResume(t *testing.T) {
+	b := exclusive(t)
+	script, err := os.ReadFile("../../scripts/examples/checkpoint-requeue.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(t.TempDir(), "strata.toml")
+	if err := os.WriteFile(cfg, []byte("[planner]\ntiresias-threshold-gpu-hours = 0.001\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	long := b.cl.SbatchAs(t, "alice", "-J", b.prefix+"long", "-D", "/tmp", "-o", "/dev/null", "--requeue",
+		"-N", "2", "--gres=gpu:3", "-t", "10", "--export=ALL,STEPS=40",
+		"--comment=strata: gpus=6 preempt=yes", "--wrap="+string(script))
+	plain := b.cl.SbatchAs(t, "alice", "-J", b.prefix+"plain", "-D", "/tmp", "-o", "/dev/null",
+		"-N", "2", "--gres=gpu:1", "-t", "10", "--wrap=sleep 45")
+	for _, id := range []int64{long, plain} {
+		if st := b.cl.WaitState(t, id, "RUNNING", 60*time.Second); st != "RUNNING" {
+			t.Fatalf("job %d: %s", id, st)
+		}
+	}
+	time.Sleep(5 * time.Second) // progress to keep, attained service past the threshold
+	short := b.cl.SbatchAs(t, "alice", "-J", b.prefix+"short", "-D", "/tmp", "-o", "/dev/null",
+		"--gres=gpu:3", "-t", "5", "--comment=strata: gpus=3", "--wrap=sleep 5")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	var logs strings.Builder
+	go func() {
+		defer wg.Done()
+		var out strings.Builder
+		_ = newApp(&out, &logs).RunContext(ctx, []string{"strata", "--config", cfg, "run", "--enforce",
+			"--policy", "tiresias", "--interval", "2s", "--min-run-before-preempt", "1s",
+			"--only-job-name-prefix", b.prefix, "--metrics-listen", ""})
+	}()
+	defer func() { cancel(); wg.Wait() }()
+
+	if st := b.cl.WaitState(t, short, "COMPLETED", 120*time.Second); st != "COMPLETED" {
+		t.Fatalf("short job %d: %s\nlong job: %v\nlogs:\n%s", short, st, b.cl.ShowJob(t, long), logs.String())
+	}
+	if st := b.cl.WaitState(t, long, "COMPLETED", 150*time.Second); st != "COMPLETED" {
+		t.Fatalf("long job %d did not finish after its restart: %s\n%v", long, st, b.cl.ShowJob(t, long))
+	}
+	kv := b.cl.ShowJob(t, long)
+	if kv["Restarts"] == "0" || !strings.Contains(kv["AdminComment"], "sig=") {
+		t.Errorf("long job: Restarts=%s AdminComment=%q: want a restart after Strata's signal", kv["Restarts"], kv["AdminComment"])
+	}
+	log := b.cl.MustExec(t, "cat", fmt.Sprintf("/tmp/strata-ck.%d.log", long))
+	if !strings.Contains(log, "resumed at ") || strings.Contains(log, "resumed at 0\n") || !strings.Contains(log, "done n=40") {
+		t.Errorf("long job's log %q: want a resume from its checkpoint and the full count", log)
+	}
+	if kv := b.cl.ShowJob(t, plain); kv["Restarts"] != "0" || strings.Contains(kv["AdminComment"], "sig=") {
+		t.Errorf("the job that did not opt in was disturbed: Restarts=%s AdminComment=%q", kv["Restarts"], kv["AdminComment"])
 	}
 }

@@ -18,6 +18,7 @@ import (
 // reloadable are the run flags a SIGHUP re-reads from the configuration
 // file (connections, listen address and lock name need a restart).
 var reloadable = []string{flagRunPolicy, flagRunCompare, flagRunEnforce, flagRunInterval,
+	flagRunMinRunPreempt, flagRunMaxPreemptDay, flagRunMaxDisturbed,
 	flagRunMaxPerCycle, flagRunMaxPerJob, flagRunPrioHyst, flagRunMinGPUChange, flagRunMaxDefer, flagRunPartitions,
 	flagRunUsers, flagRunNamePrefix, flagRunAuditRetention}
 
