@@ -174,6 +174,18 @@ func (c *Catalog) Models() []string {
 	return out
 }
 
+// RefGPU is the GPU type the model's profile or curves were measured on
+// ("" when the catalog does not know the model).
+func (c *Catalog) RefGPU(model string) string {
+	if m, ok := c.layered[model]; ok {
+		return m.RefGPU
+	}
+	for _, cv := range c.curves[model] {
+		return cv.RefGPU
+	}
+	return ""
+}
+
 // Has reports whether the catalog knows the model.
 func (c *Catalog) Has(model string) bool {
 	_, l := c.layered[model]

@@ -151,33 +151,113 @@ func locateHint(comment string) (int, string, bool, error) {
 // comment belongs to the user and is never read). The segment ends at the
 // first ';' or at the end of the comment. Errors are *HintError.
 func ParseHints(comment string) (Hints, bool, error) {
+	h, ok, errs := ParseHintsAll(comment)
+	if len(errs) > 0 {
+		return Hints{}, ok, errs[0]
+	}
+	return h, ok, nil
+}
+
+// ParseHintsAll is ParseHints reporting every error of the segment, each a
+// *HintError, in the order of the keys (for `strata hint check`). The hints
+// are only meaningful when there is no error.
+func ParseHintsAll(comment string) (Hints, bool, []error) {
 	seg, ok, err := hintSegment(comment)
 	if err != nil || !ok {
-		return Hints{}, ok, err
+		if err != nil {
+			return Hints{}, ok, []error{err}
+		}
+		return Hints{}, ok, nil
 	}
 	var h Hints
+	var errs []error
 	seen := map[string]bool{}
-	for _, tok := range strings.Fields(seg) {
+	toks := strings.Fields(seg)
+	for i := 0; i < len(toks); i++ {
+		tok := toks[i]
 		key, val, found := strings.Cut(tok, "=")
 		key = strings.ToLower(key)
+		if found && key == "deadline" && i+1 < len(toks) && isClock(toks[i+1]) {
+			val, i = val+"T"+toks[i+1], i+1 // deadline=2026-12-01 18:00, as people write it
+		}
 		if !found || key == "" {
-			return Hints{}, true, &HintError{Field: tok, Fix: "write key=value without spaces around '=' (end the hint with ';' to add your own text after it)"}
+			errs = append(errs, &HintError{Field: tok, Fix: "write key=value without spaces around '=' (end the hint with ';' to add your own text after it)"})
+			continue
 		}
 		if seen[key] {
-			return Hints{}, true, &HintError{Field: key, Value: val, Fix: "the key appears twice; keep one"}
+			errs = append(errs, &HintError{Field: key, Value: val, Fix: "the key appears twice; keep one"})
+			continue
 		}
 		seen[key] = true
 		if err := h.set(key, val); err != nil {
-			return Hints{}, true, err
+			errs = append(errs, err)
 		}
 	}
-	if len(seen) == 0 {
-		return Hints{}, true, &HintError{Field: "strata:", Fix: "the segment is empty; add key=value pairs such as gpus=1-8"}
+	if len(seen) == 0 && len(errs) == 0 {
+		return Hints{}, true, []error{&HintError{Field: "strata:", Fix: "the segment is empty; add key=value pairs such as gpus=1-8"}}
 	}
-	if err := h.check(); err != nil {
-		return Hints{}, true, err
+	if len(errs) == 0 {
+		if err := h.check(); err != nil {
+			errs = append(errs, err)
+		}
 	}
-	return h, true, nil
+	return h, true, errs
+}
+
+// isClock reports whether s looks like a time of day (18:00, 18:00:30).
+func isClock(s string) bool {
+	n := len(s)
+	if n != 5 && n != 8 {
+		return false
+	}
+	for i := 0; i < n; i++ {
+		if (i == 2 || i == 5) != (s[i] == ':') || s[i] != ':' && (s[i] < '0' || s[i] > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// hintKeys are the keys the grammar knows, for suggestions.
+var hintKeys = []string{"model", "params", "flops", "batch", "epochs", "samples", "iters", "gpus", "arch", "ps",
+	"deadline", "weight", "energy", "bb", "mem", "rewrite", "preempt", "signal", "restart"}
+
+// Suggest returns the candidate closest to s (edit distance at most 2, or
+// equal once '-', '_' and case are ignored), or "" when none is close.
+func Suggest(s string, candidates []string) string {
+	norm := func(x string) string {
+		return strings.NewReplacer("-", "", "_", "", ".", "").Replace(strings.ToLower(x))
+	}
+	best, bestD := "", 3
+	for _, c := range candidates {
+		if norm(c) == norm(s) {
+			return c
+		}
+		if d := editDistance(strings.ToLower(s), strings.ToLower(c)); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // set parses one key=value into h.
@@ -187,7 +267,11 @@ func (h *Hints) set(key, val string) error {
 	}
 	f, ok := hintSetters[key]
 	if !ok {
-		return &HintError{Field: key, Value: val, Fix: "unknown key; valid keys are model, params, flops, batch, epochs, samples, iters, gpus, arch, ps, deadline, weight, energy, bb, mem, rewrite, preempt, signal, restart"}
+		fix := "unknown key; valid keys are " + strings.Join(hintKeys, ", ")
+		if s := Suggest(key, hintKeys); s != "" {
+			fix = "unknown key; did you mean " + s + "=" + val + "?"
+		}
+		return &HintError{Field: key, Value: val, Fix: fix}
 	}
 	if fix := f(h, val); fix != "" {
 		return &HintError{Field: key, Value: val, Fix: fix}
@@ -201,7 +285,7 @@ var hintSetters = map[string]func(h *Hints, val string) string{
 	"params": func(h *Hints, v string) string {
 		f, err := parseCount(v)
 		if h.Params = int64(f); err != nil || h.Params < 1 {
-			return "want a parameter count such as 25M or 1.3G (K/M/G/T = 10^3..10^12)"
+			return "want a parameter count such as 25M, 1.3G or 7B (K/M/G or B/T = 10^3..10^12)"
 		}
 		return ""
 	},
@@ -265,7 +349,7 @@ var hintSetters = map[string]func(h *Hints, val string) string{
 		return "want min, balanced or time"
 	},
 	"bb":  sizeSetter(func(h *Hints, n int64) { h.BBBytes = n }),
-	"mem": sizeSetter(func(h *Hints, n int64) { h.MemBytes = n }),
+	"mem": memSetter(func(h *Hints, n int64) { h.MemBytes = n }),
 	"rewrite": func(h *Hints, v string) string {
 		switch strings.ToLower(v) {
 		case "no":

@@ -146,3 +146,35 @@ func TestOptionsValidate(t *testing.T) {
 		t.Error("NewPolicy accepted an unknown name")
 	}
 }
+
+// TestHintsAsResearchersWriteThem (issue 17): Slurm's units, billions,
+// a deadline with a space, every error at once, suggestions.
+func TestHintsAsResearchersWriteThem(t *testing.T) {
+	h, ok, err := ParseHints("strata: params=7B flops=42G batch=8 mem=64000 deadline=2026-12-01 18:00 iters=10")
+	if err != nil || !ok {
+		t.Fatalf("ParseHints: %v", err)
+	}
+	if h.Params != 7e9 || h.MemBytes != 64000<<20 || !h.Deadline.Equal(time.Date(2026, 12, 1, 18, 0, 0, 0, time.UTC)) {
+		t.Errorf("params %d, mem %d, deadline %v", h.Params, h.MemBytes, h.Deadline)
+	}
+	if h, _, _ := ParseHints("strata: mem=64G"); h.MemBytes != 64<<30 {
+		t.Errorf("mem=64G read as %d bytes, want 64 GiB", h.MemBytes)
+	}
+	_, _, errs := ParseHintsAll("strata: modle=resnet50 mem=64GB gpus=8-2 sginal=USR1")
+	var got []string
+	for _, e := range errs {
+		got = append(got, e.Error())
+	}
+	want := []string{
+		"hint modle=resnet50: unknown key; did you mean model=resnet50?",
+		"hint mem=64GB: want memory per worker in Slurm's units: a number of MB (mem=64000, as --mem) or K/M/G/T (binary: mem=64G = 64 GiB); write 64G instead of 64GB",
+		"hint gpus=8-2: want MIN-MAX with 1 ≤ MIN ≤ MAX ≤ 4096 (e.g. gpus=2-8), or one count for a fixed size",
+		"hint sginal=USR1: unknown key; did you mean signal=USR1?",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("all errors at once (-want +got):\n%s", diff)
+	}
+	if s := Suggest("resnet-50", []string{"resnet50", "vgg16"}); s != "resnet50" {
+		t.Errorf("Suggest(resnet-50) = %q", s)
+	}
+}

@@ -31,11 +31,33 @@ func wholeSetter(set func(*Hints, int64)) func(*Hints, string) string {
 	}
 }
 
+// memSetter reads mem= in Slurm's units, as --mem does: a bare number is
+// MB (MiB), K/M/G/T are binary; "GB"-style suffixes are refused rather
+// than silently read as binary.
+func memSetter(set func(*Hints, int64)) func(*Hints, string) string {
+	return func(h *Hints, v string) string {
+		const fix = "want memory per worker in Slurm's units: a number of MB (mem=64000, as --mem) or K/M/G/T (binary: mem=64G = 64 GiB)"
+		if n := len(v); n >= 2 && (v[n-1] == 'B' || v[n-1] == 'b') && strings.ContainsRune("KMGTkmgt", rune(v[n-2])) {
+			return fix + "; write " + v[:n-1] + " instead of " + v
+		}
+		s := v
+		if n := len(s); n > 0 && s[n-1] >= '0' && s[n-1] <= '9' {
+			s += "M"
+		}
+		b, err := burstbuffer.ParseSize(s)
+		if err != nil || b <= 0 {
+			return fix
+		}
+		set(h, b)
+		return ""
+	}
+}
+
 func sizeSetter(set func(*Hints, int64)) func(*Hints, string) string {
 	return func(h *Hints, v string) string {
 		n, err := burstbuffer.ParseSize(v)
 		if err != nil || n <= 0 {
-			return "want a size such as 500G or 1.5T (K/M/G/T = 2^10..2^40 bytes)"
+			return "want a size such as 500G or 1.5T (K/M/G/T = 2^10..2^40 bytes, as in Slurm's #BB capacity=)"
 		}
 		set(h, n)
 		return ""
@@ -84,7 +106,7 @@ func parseDeadline(s string) (time.Time, error) {
 }
 
 // countSuffix maps decimal suffixes to multipliers.
-var countSuffix = map[byte]float64{'K': 1e3, 'M': 1e6, 'G': 1e9, 'T': 1e12, 'P': 1e15}
+var countSuffix = map[byte]float64{'K': 1e3, 'M': 1e6, 'G': 1e9, 'B': 1e9, 'T': 1e12, 'P': 1e15}
 
 // parseCount parses a decimal number with an optional K/M/G/T/P suffix.
 func parseCount(s string) (float64, error) {

@@ -22,8 +22,8 @@ func TestHintCheckCommand(t *testing.T) {
 		{"valid", []string{"hint", "check", "strata: model=resnet50 batch=64 epochs=90 samples=1281167 gpus=2-8"}, 0, "2-8 (the planner chooses", ""},
 		{"json", []string{"hint", "check", "--json", "strata: gpus=1-4"}, 0, `"gpu_max": 4`, ""},
 		{"bad range", []string{"hint", "check", "strata: gpus=8-2"}, 2, "", "hint gpus=8-2: want MIN-MAX"},
-		{"no argument", []string{"hint", "check"}, 2, "", "want exactly one argument"},
-		{"two arguments", []string{"hint", "check", "gpus=1-2", "gpus=2-4"}, 2, "", "want exactly one argument"},
+		{"no argument: a script on stdin (empty here)", []string{"hint", "check"}, 0, "sets no #SBATCH --comment", ""},
+		{"two arguments", []string{"hint", "check", "gpus=1-2", "gpus=2-4"}, 2, "", "want one argument"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package hint
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -26,15 +27,36 @@ func (e InvalidError) ExitCode() int { return 2 }
 // JSON with asJSON). A comment without a strata: segment is valid. Invalid
 // hints are an InvalidError naming the field, the bad value and the fix.
 func Check(w io.Writer, comment string, asJSON bool, cat *planner.Catalog) error {
+	return check(w, comment, nil, asJSON, cat)
+}
+
+// CheckScript checks a job script: the hint of its #SBATCH --comment and
+// its burst-buffer directives, every error at once.
+func CheckScript(w io.Writer, s Script, asJSON bool, cat *planner.Catalog) error {
+	if !s.HasComment && !asJSON {
+		if _, err := fmt.Fprintln(w, "the script sets no #SBATCH --comment: no strata: hint"); err != nil {
+			return err
+		}
+	}
+	var extra []error
+	if err := s.checkBB(); err != nil {
+		extra = append(extra, err)
+	}
+	return check(w, s.Comment, extra, asJSON, cat)
+}
+
+func check(w io.Writer, comment string, extra []error, asJSON bool, cat *planner.Catalog) error {
 	if !strings.Contains(strings.ToLower(comment), "strata:") && strings.Contains(comment, "=") {
 		comment = "strata: " + comment
 	}
-	h, ok, err := planner.ParseHints(comment)
-	if err == nil && ok {
-		err = checkModel(h, cat)
+	h, ok, errs := planner.ParseHintsAll(comment)
+	if len(errs) == 0 && ok {
+		if err := checkModel(h, cat); err != nil {
+			errs = append(errs, err)
+		}
 	}
-	if err != nil {
-		return InvalidError{err}
+	if errs = append(errs, extra...); len(errs) > 0 {
+		return InvalidError{errors.Join(errs...)}
 	}
 	if asJSON {
 		enc := json.NewEncoder(w)
@@ -59,7 +81,8 @@ func Check(w io.Writer, comment string, asJSON bool, cat *planner.Catalog) error
 // an amount of work.
 func printDurations(w io.Writer, comment string, h planner.Hints) error {
 	if (h.Model == "" && h.Params == 0) || (h.Iters == 0 && h.Epochs == 0) {
-		return nil
+		_, err := fmt.Fprintln(w, "modelled run time: none (give model= or params=, and iters= or epochs=, to see it)")
+		return err
 	}
 	lo, hi := max(1, h.GPUMin), max(1, h.GPUMax)
 	counts := []int{lo}
@@ -72,6 +95,8 @@ func printDurations(w io.Writer, comment string, h planner.Hints) error {
 		counts = append(counts, hi)
 	}
 	var parts []string
+	slower := false
+	var last time.Duration
 	for _, g := range counts {
 		ps := 0
 		if h.EffectiveArch(hi) == planner.ArchPS {
@@ -79,12 +104,41 @@ func printDurations(w io.Writer, comment string, h planner.Hints) error {
 		}
 		d, r, err := planner.EstimateDuration(&planner.Job{Comment: comment, GPUsPerJob: g}, g, ps, planner.Options{})
 		if err != nil || r != planner.ReasonModelled {
-			return nil // no model answer (e.g. batch without a curve): nothing to show
+			why := "the catalog has no time model for this model and batch"
+			if err != nil {
+				why = err.Error()
+			}
+			_, err := fmt.Fprintf(w, "modelled run time: none (%s)\n", why)
+			return err
 		}
 		parts = append(parts, fmt.Sprintf("%d GPUs %s", g, d.Round(time.Second)))
+		slower = slower || last > 0 && d > last+time.Second
+		last = d
 	}
-	_, err := fmt.Fprintf(w, "modelled run time (reference GPU): %s\n", strings.Join(parts, ", "))
+	_, err := fmt.Fprintf(w, "modelled run time on the catalog's reference GPU (%s; other GPU types scale by [planner] gpu-speed): %s\n",
+		refGPU(h), strings.Join(parts, ", "))
+	if err == nil && slower {
+		_, err = fmt.Fprintln(w, "(more GPUs can be slower: gradients are exchanged every step, and past some count that costs more than the extra GPUs save)")
+	}
 	return err
+}
+
+// refGPU names the GPU the catalog's profile of h's model was measured on.
+func refGPU(h planner.Hints) string {
+	if g := planner.DefaultCatalog().RefGPU(h.Model); g != "" {
+		return g
+	}
+	return "the catalog's reference GPU"
+}
+
+// humanBytes prints a size in binary units as Slurm writes them.
+func humanBytes(n int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
+	f, i := float64(n), 0
+	for f >= 1024 && i < len(units)-1 {
+		f, i = f/1024, i+1
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.2f", f), "0"), ".0") + " " + units[i]
 }
 
 // checkModel rejects model names and (for measured curves) batch sizes the
@@ -94,8 +148,11 @@ func checkModel(h planner.Hints, cat *planner.Catalog) error {
 		return nil
 	}
 	if !cat.Has(h.Model) {
-		return &planner.HintError{Field: "model", Value: h.Model,
-			Fix: "not in the catalog; use one of " + strings.Join(cat.Models(), ", ") + ", or params= with flops="}
+		fix := "not in the catalog; use one of " + strings.Join(cat.Models(), ", ") + ", or params= with flops="
+		if s := planner.Suggest(h.Model, cat.Models()); s != "" {
+			fix = "not in the catalog; did you mean model=" + s + "? (or params= with flops= for a model the catalog lacks)"
+		}
+		return &planner.HintError{Field: "model", Value: h.Model, Fix: fix}
 	}
 	if _, layered := cat.Layered(h.Model); !layered && h.Batch > 0 {
 		bs := cat.CurveBatches(h.Model)
@@ -127,7 +184,7 @@ func printHints(w io.Writer, h planner.Hints) error {
 	}
 	switch {
 	case h.Iters > 0:
-		row("iterations", h.Iters)
+		row("iterations", fmt.Sprintf("%d (each worker runs them on its own batch of %d: the time does not shrink with more GPUs, the work done grows)", h.Iters, h.Batch))
 	case h.Epochs > 0:
 		row("work", fmt.Sprintf("%d epochs × %d samples", h.Epochs, h.Samples))
 	}
@@ -148,10 +205,10 @@ func printHints(w io.Writer, h planner.Hints) error {
 		row("energy", h.Energy)
 	}
 	if h.BBBytes > 0 {
-		row("bb bytes", h.BBBytes)
+		row("bb", humanBytes(h.BBBytes))
 	}
 	if h.MemBytes > 0 {
-		row("mem/worker bytes", h.MemBytes)
+		row("mem per worker", humanBytes(h.MemBytes))
 	}
 	if h.NoRewrite {
 		row("rewrite", "no (Strata will not change this job)")

@@ -55,13 +55,18 @@ func TestCheckTable(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	var keys []string
-	for _, l := range lines[:len(lines)-1] {
+	var times string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "modelled run time") {
+			times = l
+			break
+		}
 		keys = append(keys, strings.Fields(l)[0])
 	}
 	if diff := cmp.Diff([]string{"model", "batch", "iterations", "gpus", "arch", "ps", "weight"}, keys); diff != "" {
 		t.Errorf("hint rows (-want +got):\n%s\n%s", diff, out.String())
 	}
-	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "modelled run time (reference GPU): 1 GPUs ") {
-		t.Errorf("last line %q, want the modelled run times", last)
+	if !strings.HasPrefix(times, "modelled run time on the catalog's reference GPU (v100; ") || !strings.Contains(times, ": 1 GPUs ") {
+		t.Errorf("run-time line %q, want the modelled run times naming the reference GPU", times)
 	}
 }
