@@ -40,6 +40,8 @@ type Store interface {
 	// RewriteCounts says how often each job (ID → submit time) was
 	// rewritten already.
 	RewriteCounts(ctx context.Context, cluster string, jobs map[int64]time.Time) (map[int64]int, error)
+	// FinishedJobs lists the jobs that completed after since, oldest first.
+	FinishedJobs(ctx context.Context, cluster string, since time.Time, limit int) ([]db.FinishedJob, error)
 	// PreemptionCounts says how often each job was signalled since since.
 	PreemptionCounts(ctx context.Context, cluster string, since time.Time, jobs []int64) (map[int64]int, error)
 	// TryLock takes the writer lock called name once; false when another
@@ -108,6 +110,7 @@ type Daemon struct {
 	lastStored map[int64]string // job → fingerprint of its last stored decision
 	unsaved    []*db.Cycle      // cycles waiting for Postgres, oldest first
 	lastPrune  time.Time
+	hist       learner // completed jobs, for the duration predictor
 }
 
 type namedPolicy struct {
@@ -135,13 +138,19 @@ func (d *Daemon) setOptions(o Options) error {
 	if o.Enforce && d.deps.Open == nil {
 		return errors.New("enforce mode needs a database (the audit trail and the one-writer lock): set --database-url")
 	}
-	p, err := planner.NewPolicy(o.Policy, o.plannerOptions())
+	po := o.plannerOptions()
+	if po.Predictor == nil {
+		// Jobs without a model hint are timed from the history of similar
+		// jobs (Helios' rule) once the daemon has read it.
+		po.Predictor = d.hist.predictor()
+	}
+	p, err := planner.NewPolicy(o.Policy, po)
 	if err != nil {
 		return fmt.Errorf("policy: %w", err)
 	}
 	var alts []namedPolicy
 	for _, name := range o.Compare {
-		ap, err := planner.NewPolicy(name, o.plannerOptions())
+		ap, err := planner.NewPolicy(name, po)
 		if err != nil {
 			return fmt.Errorf("--compare: %w", err)
 		}

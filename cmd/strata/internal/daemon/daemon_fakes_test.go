@@ -159,6 +159,8 @@ type fakePostgres struct {
 	session int
 	// latestSample is what LatestSampleTime returns.
 	latestSample time.Time
+	// finished are the completed jobs FinishedJobs returns.
+	finished []db.FinishedJob
 	// blackHole makes lock checks hang until their context ends, as on a
 	// connection whose packets are dropped.
 	blackHole bool
@@ -230,6 +232,21 @@ func (p *fakePostgres) RewriteCounts(ctx context.Context, cluster string, jobs m
 				!strings.Contains(d.Body, `"gpus_per_node":0`) && !c.StartedAt.Before(since) {
 				out[d.JobID]++
 			}
+		}
+	}
+	return out, nil
+}
+
+func (p *fakePostgres) FinishedJobs(ctx context.Context, cluster string, since time.Time, limit int) ([]db.FinishedJob, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.down {
+		return nil, errFakeDown
+	}
+	var out []db.FinishedJob
+	for _, j := range p.finished {
+		if j.End.After(since) && len(out) < limit {
+			out = append(out, j)
 		}
 	}
 	return out, nil

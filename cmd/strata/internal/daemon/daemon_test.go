@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"errors"
 	"io"
 	"os"
@@ -591,5 +592,36 @@ func TestDaemonPreemptsOnlyOptedInJobs(t *testing.T) {
 	lockPreempts(&s, map[int64]int{1: 2}, 2)
 	if !s.Jobs[0].PreemptLocked || s.Jobs[1].PreemptLocked {
 		t.Errorf("PreemptLocked = %v, %v; want job 1 locked only", s.Jobs[0].PreemptLocked, s.Jobs[1].PreemptLocked)
+	}
+}
+
+// TestDaemonPredictsFromHistory (issue 16.2): an unhinted job is timed from
+// the completed jobs of its user with a similar name (Helios' rule), read
+// from Postgres, instead of its time limit.
+func TestDaemonPredictsFromHistory(t *testing.T) {
+	snap := plannertest.Cluster("snap", testNow).Partition("gpu", true).
+		Nodes("node", 1, 4, 16, 64000, "gpu", "").
+		Pending(10, 2, "", plannertest.TimeLimit(24*time.Hour)).
+		Build()
+	snap.Jobs[0].Name, snap.Jobs[0].User = "bert-finetune-7", "alice"
+	pg := newFakePostgres()
+	for i, d := range []time.Duration{2 * time.Hour, 2 * time.Hour, 4 * time.Hour} {
+		end := testNow.Add(-time.Duration(i+1) * 24 * time.Hour)
+		pg.finished = append(pg.finished, db.FinishedJob{User: "alice", Name: fmt.Sprintf("bert-finetune-%d", i),
+			GPUs: 2, Start: end.Add(-d), End: end})
+	}
+	bed := testBed{cl: newFakeCluster(snap), pg: pg, m: NewMetrics()}
+	d := newTestDaemon(t, bed, testOptions())
+	d.deps.Now = func() time.Time { return testNow }
+	res, err := d.RunOnce(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc := res.Plan.Decisions[0]
+	if !slices.Contains(dc.Reasons, planner.ReasonPredicted) {
+		t.Errorf("reasons %v: want %s", dc.Reasons, planner.ReasonPredicted)
+	}
+	if got := dc.PredictedEnd.Sub(dc.PredictedStart); got < 2*time.Hour || got > 4*time.Hour {
+		t.Errorf("predicted run time %v, want the history's 2-4 h (not the 24 h limit)", got)
 	}
 }
