@@ -2,8 +2,8 @@ package daemon
 
 import (
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"slices"
