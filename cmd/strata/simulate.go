@@ -53,6 +53,7 @@ func simulateFlags() []cli.Flag {
 		&cli.StringFlag{Name: "plot", Usage: "write JCT CDF, GPU utilization and queue-length plots (SVG) into `DIR`"},
 		&cli.BoolFlag{Name: "skip-bad", Usage: "drop malformed trace rows (and report how many) instead of failing"},
 		&cli.DurationFlag{Name: "restart-penalty", Value: 30 * time.Second, Usage: "time a preempted or resized job needs to restart"},
+		&cli.StringFlag{Name: "predictor", Value: "oracle", Usage: "how policies time jobs without a model hint: oracle (the true durations) or history (Helios' estimator, learning online from the jobs that completed earlier in the run, as the daemon learns from Postgres)"},
 		&cli.BoolFlag{Name: "preemptible", Usage: "opt every trace job in to preemption (preempt=yes in its hint, requeueable): policies may stop and restart them (Slurm mode: signal, checkpoint, requeue, restart)"},
 		&cli.BoolFlag{Name: "truth-model", Usage: "what-if: jobs without a scaling curve whose model/batch_size/iterations the catalog knows scale by the planner's time model (default: fixed size)"},
 		&cli.Float64Flag{Name: "gpu-range", Value: 1, Usage: "simulated users allow gpus=1-ceil(F x request) for jobs with a scaling curve"},
@@ -97,8 +98,8 @@ func simulateOptions(c *cli.Context) simulate.Options {
 		GPURange: c.Float64("gpu-range"), TiresiasThreshold: c.Float64("tiresias-threshold"),
 		Power: c.StringSlice("power"), BurstBuffer: c.String("burst-buffer"),
 		TruthModel: c.Bool("truth-model"), SkipUnchanged: c.Bool("skip-unchanged"), SkipBad: c.Bool("skip-bad"),
-		Preemptible: c.Bool("preemptible"),
-		Parallel:    c.Int("parallel"), Label: c.String("label"), Plot: c.String("plot"), JSON: c.Bool("json"),
+		Preemptible: c.Bool("preemptible"), Predictor: c.String("predictor"),
+		Parallel: c.Int("parallel"), Label: c.String("label"), Plot: c.String("plot"), JSON: c.Bool("json"),
 	}
 	if f := config.FileFrom(c.Context); f != nil {
 		p := f.Planner.Options()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/planner/history"
 	"github.com/strata-hpc/strata/slurm/guard"
 )
 
@@ -48,6 +49,13 @@ type Config struct {
 	// GPU-seconds) of the tiresias policy; 0 keeps the policy's default.
 	// The Pollux artifact's Tiresias uses 16 GPU-hours (57,600).
 	TiresiasThreshold float64
+	// Predictor is what policies time jobs by: PredictorOracle (the true
+	// durations, the default) or PredictorHistory (Helios' estimator,
+	// learning online from the jobs that completed earlier in the run, as
+	// the daemon does from Postgres).
+	Predictor string
+	// learn is the run's history estimator (PredictorHistory).
+	learn *history.Estimator
 	// Planner, when set, are the site's planner settings (the [planner]
 	// section of the configuration file) every policy starts from; the run
 	// still sets the oracle predictor, the interval, the node size and a
@@ -151,12 +159,26 @@ func RunNamed(ctx context.Context, cfg Config, tr *Trace, name string) (*Result,
 	}
 	o := PolicyOptions(cfg, tr)
 	o.Reshape = MayReshape(name) && cfg.Scheduler == SchedulerIdeal
+	switch cfg.Predictor {
+	case "", PredictorOracle:
+	case PredictorHistory:
+		cfg.learn = history.New()
+		o.Predictor = cfg.learn.Predictor()
+	default:
+		return nil, fmt.Errorf("simulate: predictor %q: want %s or %s", cfg.Predictor, PredictorOracle, PredictorHistory)
+	}
 	p, err := planner.NewPolicy(name, o)
 	if err != nil {
 		return nil, fmt.Errorf("simulate %s: %w", name, err)
 	}
 	return Run(ctx, cfg, tr, name, p)
 }
+
+// Predictors of a run (Config.Predictor).
+const (
+	PredictorOracle  = "oracle"
+	PredictorHistory = "history"
+)
 
 // PolicySlurm is Slurm alone: no plan, nothing written (Slurm mode only).
 const PolicySlurm = "slurm"
@@ -185,6 +207,9 @@ func Run(ctx context.Context, cfg Config, tr *Trace, name string, p planner.Poli
 	}
 	r := e.result()
 	r.Scheduler = cfg.Scheduler
+	if cfg.Predictor == PredictorHistory {
+		r.Predictor = PredictorHistory
+	}
 	return r, nil
 }
 

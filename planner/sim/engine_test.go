@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -239,5 +240,48 @@ func TestRunningViewResourcesFollowGPUs(t *testing.T) {
 	if j.GPUs() != 2 || j.CPUs != 2*perGPU || j.MemoryMB != 2*memPerGPU {
 		t.Errorf("running view: %d GPUs, %d CPUs, %d MB; want 2 GPUs, %d CPUs, %d MB",
 			j.GPUs(), j.CPUs, j.MemoryMB, 2*perGPU, 2*memPerGPU)
+	}
+}
+
+// TestHistoryPredictor (issue 16.2): with --predictor history the policies
+// time jobs by what completed earlier in the run (Helios' estimator), and a
+// bad predictor name is refused.
+func TestHistoryPredictor(t *testing.T) {
+	tr := &Trace{}
+	for i := 0; i < 30; i++ {
+		d := 600.0
+		if i%2 == 1 {
+			d = 60
+		}
+		tr.Jobs = append(tr.Jobs, TraceJob{ID: fmt.Sprint(i + 1), Name: fmt.Sprintf("train-%d", i%2), User: "alice",
+			Submit: float64(i * 30), Duration: d, GPUs: 4})
+	}
+	cs, err := ParseCluster("1x4:t4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Cluster: cs, Predictor: PredictorHistory}
+	r, err := RunNamed(context.Background(), cfg, tr, "sjf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Predictor != PredictorHistory || r.Jobs != 30 {
+		t.Errorf("predictor %q, %d jobs; want history, 30", r.Predictor, r.Jobs)
+	}
+	oracle, err := RunNamed(context.Background(), Config{Cluster: cs}, tr, "sjf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fifo, err := RunNamed(context.Background(), Config{Cluster: cs}, tr, "fifo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Learned from the first completions, sjf orders the short "train-1"
+	// jobs first, as the oracle does: far better than arrival order.
+	if !(r.AvgJCT < fifo.AvgJCT) || r.AvgJCT > 1.5*oracle.AvgJCT {
+		t.Errorf("avg JCT history %v, oracle %v, fifo %v: want history near the oracle and below fifo", r.AvgJCT, oracle.AvgJCT, fifo.AvgJCT)
+	}
+	if _, err := RunNamed(context.Background(), Config{Cluster: cs, Predictor: "crystal-ball"}, tr, "sjf"); err == nil {
+		t.Error("an unknown predictor was accepted")
 	}
 }

@@ -26,7 +26,8 @@ type Result struct {
 	Makespan  float64 `json:"makespan_s"`
 	GPUUtil   float64 `json:"gpu_util"`
 	EnergyKWh float64 `json:"energy_kwh"`
-	// Predictor names the duration source all policies saw ("oracle").
+	// Predictor names the duration source the policy saw: "oracle" (the
+	// true durations) or "history" (learned online from completed jobs).
 	Predictor string `json:"predictor"`
 	// AvgStartGPUs is the mean GPU count jobs first started with;
 	// ChangedAllocations counts jobs started with another count than asked.

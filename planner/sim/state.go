@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/planner/history"
 )
 
 // simEpoch is the wall-clock time of simulated t = 0 (snapshots carry
@@ -164,6 +165,10 @@ func (e *engine) advance(t float64) {
 			e.cl.release(j.slots)
 			e.cl.bbUsed -= j.pj.BurstBufferBytes
 			j.slots, j.phase, j.end, j.remaining = nil, phaseDone, end, 0
+			if l := e.cfg.learn; l != nil && !j.killed {
+				l.Add(history.Record{User: j.pj.User, Name: j.pj.Name, Partition: j.pj.Partition, GPUs: j.tj.GPUs,
+					Duration: time.Duration((end - j.firstStart) * float64(time.Second))})
+			}
 			e.done++
 			e.changed = true
 			continue

@@ -42,6 +42,8 @@ type Options struct {
 	// Preemptible opts every trace job in to preemption (preempt=yes,
 	// requeueable).
 	Preemptible bool
+	// Predictor: oracle (true durations) or history (learned online).
+	Predictor string
 
 	// Planner is the site's [planner] section (nil: the planner's defaults).
 	Planner *planner.Options
@@ -70,7 +72,8 @@ func (o Options) Config() (sim.Config, []string, error) {
 	}
 	cfg = sim.Config{Cluster: cs, Interval: o.Interval,
 		RestartPenalty: o.RestartPenalty, Range: sim.HintRange{MaxFactor: o.GPURange},
-		TiresiasThreshold: o.TiresiasThreshold * 3600, SkipUnchanged: o.SkipUnchanged, Preemptible: o.Preemptible}
+		TiresiasThreshold: o.TiresiasThreshold * 3600, SkipUnchanged: o.SkipUnchanged, Preemptible: o.Preemptible,
+		Predictor: o.Predictor}
 	if cfg.Interval <= 0 || cfg.RestartPenalty < 0 || cfg.Range.MaxFactor < 1 || cfg.TiresiasThreshold < 0 {
 		return cfg, nil, errors.New("--interval must be > 0, --restart-penalty and --tiresias-threshold ≥ 0, --gpu-range ≥ 1")
 	}
