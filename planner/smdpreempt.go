@@ -9,7 +9,15 @@ import (
 // maxPreemptCandidates bounds the running jobs SMD considers preempting per
 // island and cycle (the largest first), so that a cluster of many
 // preemptible jobs plans in bounded time.
-const maxPreemptCandidates = 16
+const maxPreemptCandidates = 8
+
+// maxPreemptsPerCycle bounds SMD's preemptions per island and cycle.
+const maxPreemptsPerCycle = 4
+
+// maxEvalWaiting bounds the waiting jobs each evaluation places (the head
+// of scheduleWaiting's order, which the freed GPUs reach first), so that
+// weighing a preemption costs O(candidates × this), not O(queue).
+const maxEvalWaiting = 64
 
 // lastPreemptFactor scales the gain a job's last preemption of the day
 // (Options.MaxPreemptPerDay) must bring: once it is spent the job keeps its
@@ -61,9 +69,10 @@ func (s *smdIsland) preemptions(items []*smdItem) []*planned {
 	slices.SortStableFunc(cands, func(a, b *jobInfo) int { return cmp.Compare(b.req, a.req) })
 	cands = cands[:min(len(cands), maxPreemptCandidates)]
 	s.sortWaiting(wait)
+	wait = wait[:min(len(wait), maxEvalWaiting)]
 	budget := c.o.MaxDisturbedGPUHours // of this cycle's preemptions
 	var out []*planned
-	for len(cands) > 0 {
+	for len(cands) > 0 && len(out) < maxPreemptsPerCycle {
 		base := s.evalSchedule(items, wait, nil, 0)
 		best, bestGain := -1, 0.0
 		var bestOpt option
