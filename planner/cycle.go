@@ -280,12 +280,13 @@ func (c *cycle) setDynamic(ji *jobInfo) {
 
 // mayPreempt reports whether the plan may stop running job ji on Slurm: it
 // is Preemptible (preempt=yes, requeueable, not non-cooperative), not yet
-// signalled, not at its daily preemption cap (PreemptLocked), and it has
-// run at least Options.MinRunBeforePreempt since its last start.
+// signalled, below its daily preemption cap (Options.MaxPreemptPerDay),
+// and it has run at least Options.MinRunBeforePreempt since its last
+// start.
 func (c *cycle) mayPreempt(ji *jobInfo) bool {
 	j := ji.job
 	if !ji.hasHint || !ji.hints.Preempt || ji.keep || !j.Requeue || j.NonCooperative ||
-		!j.Signalled.IsZero() || j.PreemptLocked {
+		!j.Signalled.IsZero() || j.PreemptsToday >= c.o.MaxPreemptPerDay {
 		return false
 	}
 	return c.o.MinRunBeforePreempt < 0 || j.StartTime.IsZero() || c.s.Now.Sub(j.StartTime) >= c.o.MinRunBeforePreempt

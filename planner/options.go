@@ -115,10 +115,17 @@ type Options struct {
 	// RestartCosts is the per-model table of restart costs (catalog model
 	// name → cost), for sites that measured them; nil = none.
 	RestartCosts map[string]time.Duration
-	// MinRunBeforePreempt: the planner proposes no preemption of a job that
-	// has run less than this since its last start (the writer's guard
-	// holds such preemptions anyway). 0 = 10 min; negative = no minimum.
-	MinRunBeforePreempt time.Duration
+	// The writer's guards on preemptions (slurm/guard), which the planner
+	// mirrors so that it proposes only preemptions that can be written
+	// (strata run sets both from the same settings): MinRunBeforePreempt,
+	// the least run time since a job's last start (0 = 10 min; negative =
+	// none); MaxPreemptPerDay, the most preemptions of one job in 24 hours
+	// (0 = 2; negative = no preemption at all); MaxDisturbedGPUHours, the
+	// most running GPU-hours (GPUs × hours since the last start) one
+	// cycle's preemptions may disturb (0 = 64).
+	MinRunBeforePreempt  time.Duration
+	MaxPreemptPerDay     int
+	MaxDisturbedGPUHours float64
 }
 
 // PSComm names a parameter-server communication model.
@@ -145,6 +152,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MinRunBeforePreempt == 0 {
 		o.MinRunBeforePreempt = DefaultMinRunBeforePreempt
+	}
+	if o.MaxPreemptPerDay == 0 {
+		o.MaxPreemptPerDay = DefaultMaxPreemptPerDay
+	}
+	if o.MaxDisturbedGPUHours == 0 {
+		o.MaxDisturbedGPUHours = DefaultMaxDisturbedGPUHours
 	}
 	return o.modelDefaults()
 }

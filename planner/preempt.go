@@ -15,9 +15,14 @@ const DefaultSignal = "USR1"
 // per-model table (Options.RestartCosts) nor Options.RestartCost says.
 const DefaultRestartCost = 2 * time.Minute
 
-// DefaultMinRunBeforePreempt is Options.MinRunBeforePreempt's default; the
-// writer's guard uses the same default.
-const DefaultMinRunBeforePreempt = 10 * time.Minute
+// Defaults of the preemption limits (Options.MinRunBeforePreempt,
+// MaxPreemptPerDay, MaxDisturbedGPUHours); the writer's guards
+// (slurm/guard.Defaults) use the same values.
+const (
+	DefaultMinRunBeforePreempt  = 10 * time.Minute
+	DefaultMaxPreemptPerDay     = 2
+	DefaultMaxDisturbedGPUHours = 64.0
+)
 
 // MaxRestartCost bounds restart= in hints.
 const MaxRestartCost = 24 * time.Hour

@@ -15,8 +15,10 @@ import (
 // small islands and by Lagrangian relaxation with repair otherwise, then a
 // placement check on real nodes and a backfill pass. With ratio=true
 // ("smd-ratio") the knapsack is solved by the sum-of-ratios iteration
-// (A1.3), warm-started from the direct solution. SMD never preempts or
-// resizes running jobs.
+// (A1.3), warm-started from the direct solution. On Slurm SMD may stop a
+// preemptible long job, or restart it narrower, for the short jobs it
+// blocks, when the modelled gain exceeds the restart's cost
+// (smdpreempt.go); it never touches another running job.
 type SMD struct {
 	o       Options
 	ratio   bool
@@ -102,6 +104,9 @@ func (p *SMD) planIsland(c *cycle, isl *island) []*planned {
 	c.resizeRunning(now, m, choice)
 	s.admit(now, m, choice)
 	s.backfill(now)
+	if !c.o.Reshape { // on Slurm: stop or shrink preemptible long jobs when it pays
+		out = append(out, s.preemptions(items)...)
+	}
 	s.scheduleWaiting(items)
 	return out
 }

@@ -52,3 +52,31 @@ func BenchmarkPlanSMDCold(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPlanSMDPreemptible is BenchmarkPlanSMD with every running job a
+// preemptible long ImageNet job, so that SMD weighs preempting them for
+// the waiting jobs every plan (at most 8 candidates, 64 waiting jobs per
+// evaluation, 4 preemptions per island and cycle).
+func BenchmarkPlanSMDPreemptible(b *testing.B) {
+	for _, n := range []int{100, 1000, 10000} {
+		b.Run(fmt.Sprintf("jobs=%d", n), func(b *testing.B) {
+			s := plannertest.Synthetic(1024, 8, n, 1)
+			for k := range s.Jobs {
+				if j := &s.Jobs[k]; j.State == planner.JobRunning {
+					plannertest.Preemptible(fmt.Sprintf("strata: model=imagenet batch=3200 iters=200000 gpus=1-%d preempt=yes", j.GPUs()))(j)
+				}
+			}
+			p, err := planner.NewPolicy("smd", planner.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := p.Plan(context.Background(), s); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -115,9 +115,10 @@ type smdIsland struct {
 	isl          *island
 	freeGPU      int
 	releases     []release
-	mu           float64 // queue weight per GPU (Σ ω / GPUs)
-	longFree     int     // GPUs long jobs may still take (Options.LongJobShare)
-	longHeldGPUs int     // GPUs running long jobs hold
+	mu           float64    // queue weight per GPU (Σ ω / GPUs)
+	longFree     int        // GPUs long jobs may still take (Options.LongJobShare)
+	longHeldGPUs int        // GPUs running long jobs hold
+	longHeld     []*jobInfo // the running long jobs (predicted to run longer than LongJob)
 	totalGPU     int
 	// longProf is the long-job budget over time while waiting jobs are
 	// scheduled (scheduleWaiting); nil when the share does not bind.
@@ -135,6 +136,7 @@ func (c *cycle) newSMDIsland(isl *island) *smdIsland {
 		s.releases = append(s.releases, release{left, ji.req})
 		if left > c.o.LongJob {
 			longHeld += ji.req
+			s.longHeld = append(s.longHeld, ji)
 		}
 	}
 	sort.Slice(s.releases, func(a, b int) bool { return s.releases[a].after < s.releases[b].after })

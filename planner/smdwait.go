@@ -29,23 +29,7 @@ func (s *smdIsland) scheduleWaiting(items []*smdItem) {
 	if len(wait) == 0 {
 		return
 	}
-	keys := make(map[*smdItem]float64, len(wait))
-	for _, it := range wait {
-		keys[it] = bestCostPerWeight(it.all, it.pl.ji.weight)
-	}
-	slices.SortStableFunc(wait, func(a, b *smdItem) int {
-		x, y := a.pl.ji, b.pl.ji
-		if x.aged != y.aged {
-			return lessInt(x.aged)
-		}
-		if x.aged && !x.job.SubmitTime.Equal(y.job.SubmitTime) {
-			return lessInt(x.job.SubmitTime.Before(y.job.SubmitTime))
-		}
-		if k := cmp.Compare(keys[a], keys[b]); k != 0 {
-			return k
-		}
-		return cmp.Compare(x.job.ID, y.job.ID)
-	})
+	s.sortWaiting(wait)
 	prof := s.profile(items)
 	s.longProf = s.longProfile(items)
 	for k, it := range wait {
@@ -62,10 +46,8 @@ func (s *smdIsland) longProfile(items []*smdItem) *gpuProfile {
 		return nil
 	}
 	var rel []release
-	for _, ji := range s.isl.running {
-		if left := c.runningEnd(ji).Sub(c.s.Now); left > c.o.LongJob {
-			rel = append(rel, release{left, ji.req})
-		}
+	for _, ji := range s.longHeld { // a preempted one gives its GPUs back early
+		rel = append(rel, release{c.runningEnd(ji).Sub(c.s.Now), ji.req})
 	}
 	for _, it := range items {
 		if it.pl.start && !it.running && it.pl.dur > c.o.LongJob {

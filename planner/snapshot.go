@@ -172,10 +172,12 @@ type Job struct {
 	// itself, so the planner counts its GPUs as free soon and never
 	// preempts it again.
 	Signalled time.Time `json:"signalled,omitzero"`
-	// PreemptLocked: the job was preempted the most times the site allows
-	// in a day (the guard's MaxPreemptPerDay); the daemon sets it before
-	// planning, like SizeLocked, and the planner proposes no preemption.
-	PreemptLocked bool `json:"preempt_locked,omitempty"`
+	// PreemptsToday is how often Strata preempted the job in the last 24
+	// hours (the daemon counts them in its audit trail, as it gives them
+	// to the guard): the planner preempts it no more than
+	// Options.MaxPreemptPerDay times, and spends the last one only on a
+	// large gain.
+	PreemptsToday int `json:"preempts_today,omitempty"`
 	// ArrayJobID is the job array a job belongs to (0: none); a pending
 	// array's record stands for all its remaining tasks. HetJobID is the
 	// heterogeneous job a component belongs to (0: none). Strata leaves

@@ -50,13 +50,17 @@ func (e *engine) snapshot(k int64, t float64, ss *slurmState) *planner.Snapshot 
 			if slurm {
 				s.Jobs = append(s.Jobs, e.slurmPending(ss, e.pending[p], t))
 			} else {
-				s.Jobs = append(s.Jobs, e.pendingView(e.pending[p]))
+				v := e.pendingView(e.pending[p])
+				v.PreemptsToday = e.jobs[e.pending[p]].preemptsSince(t - 86400)
+				s.Jobs = append(s.Jobs, v)
 			}
 			p++
 		} else {
 			v := e.runningView(e.running[r])
 			if slurm {
 				v = e.slurmRunning(ss, v, e.running[r], t)
+			} else {
+				v.PreemptsToday = e.jobs[e.running[r]].preemptsSince(t - 86400)
 			}
 			s.Jobs = append(s.Jobs, v)
 			r++
@@ -127,6 +131,7 @@ func (e *engine) apply(ds []planner.Decision, t float64) int {
 		switch {
 		case d.Action == planner.ActionPreempt && !e.reshape && j.phase == phaseRunning && e.cfg.Preemptible:
 			e.preempt(i) // the job opted in: it restarts when a plan starts it again
+			j.preempts = append(j.preempts, t)
 		case d.Action == planner.ActionPreempt || d.Action == planner.ActionResize:
 			if !e.reshape {
 				e.res.HonestyViolations++

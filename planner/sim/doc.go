@@ -8,8 +8,10 @@
 // (preferring the decision's Placement), and for policies that are allowed
 // to (Tiresias, Optimus, *-elastic what-ifs) preempts or resizes running
 // jobs with a restart penalty. Production-honest policies (smd, fifo, ...)
-// may only shape pending jobs; a preempt or resize they return is ignored
-// and counted as a violation.
+// may only shape pending jobs, and preempt jobs that opted in
+// (Config.Preemptible; in Slurm mode through the daemon's guards: signal,
+// checkpoint, requeue, restart, slurmpreempt.go); any other preempt or
+// resize they return is ignored and counted as a violation.
 //
 // Job progress is the ground truth of Truth: the trace's fixed duration at
 // the requested GPU count, or a measured scaling curve (ReadScaling) when

@@ -120,8 +120,15 @@ func PolicyOptions(cfg Config, tr *Trace) planner.Options {
 	if cfg.Preemptible && o.RestartCost == 0 {
 		o.RestartCost = cfg.restartCost()
 	}
-	if cfg.Scheduler == SchedulerSlurm && o.MinRunBeforePreempt == 0 {
-		o.MinRunBeforePreempt = cfg.guardOptions().MinRunBeforePreempt // as the guard holds
+	if cfg.Scheduler == SchedulerSlurm { // the planner mirrors the guards it writes through
+		g := cfg.guardOptions()
+		o.MinRunBeforePreempt, o.MaxPreemptPerDay, o.MaxDisturbedGPUHours = g.MinRunBeforePreempt, g.MaxPreemptPerDay, g.MaxDisturbedGPUHours
+		if g.MinRunBeforePreempt == 0 {
+			o.MinRunBeforePreempt = -1 // no minimum
+		}
+		if g.MaxPreemptPerDay == 0 || g.MaxDisturbedGPUHours == 0 {
+			o.MaxPreemptPerDay = -1 // no preemption at all
+		}
 	}
 	return o
 }

@@ -69,6 +69,9 @@ type Result struct {
 	RestartedJobs  int     `json:"restarted_jobs,omitempty"`
 	MaxRestarts    int     `json:"max_restarts,omitempty"`
 	LostGPUHours   float64 `json:"lost_gpu_hours,omitempty"`
+	// PreemptsHeld counts preempt decisions the daemon's guards held back
+	// (Slurm mode; per cycle, so one job may count in several cycles).
+	PreemptsHeld int `json:"preempts_held,omitempty"`
 
 	// PlanTime is the wall time spent in Policy.Plan (not deterministic,
 	// so not in the JSON).

@@ -126,15 +126,16 @@ func (j *job) preemptsSince(since float64) int {
 	return n
 }
 
-// preemptView adds to a job's Slurm view what the adapter reads for
-// preemption: the requeue flag and hint (set at submission), the time
-// Strata signalled it, and whether it reached the daily cap.
+// preemptView adds to a job's Slurm view what the adapter and the daemon
+// give the planner for preemption: the requeue flag and hint (set at
+// submission), the time Strata signalled it, and its preemptions in the
+// last 24 hours.
 func (e *engine) preemptView(s *slurmState, v planner.Job, i int, t float64) planner.Job {
 	j := &e.jobs[i]
 	if !math.IsInf(j.requeueAt, 1) {
 		v.Signalled = simTime(j.preempts[len(j.preempts)-1])
 	}
-	v.PreemptLocked = e.cfg.Preemptible && j.preemptsSince(t-86400) >= s.guard.MaxPreemptPerDay
+	v.PreemptsToday = j.preemptsSince(t - 86400)
 	return v
 }
 

@@ -40,6 +40,12 @@ func (e *engine) strataCycle(ctx context.Context, s *slurmState, t float64) erro
 	wrote := false
 	for _, v := range guard.Plan(p, jobs, s.rewrites, e.preemptCounts(t), snap.Now, s.guard) {
 		if !v.Write {
+			if v.Send.Action == planner.ActionPreempt {
+				e.res.PreemptsHeld++
+				if e.onHeld != nil {
+					e.onHeld(v, t)
+				}
+			}
 			continue
 		}
 		i := int(v.Send.JobID) - 1
@@ -101,6 +107,7 @@ func (e *engine) slurmPending(s *slurmState, i int, t float64) planner.Job {
 	pj.Priority = j.prio
 	pj.SizeLocked = s.rewrites[int64(i+1)] >= s.guard.MaxPerJob
 	pj.AttainedGPUSeconds, pj.Restarts = j.attained, j.restarts
+	pj.PreemptsToday = j.preemptsSince(t - 86400)
 	pj.SubmitTime = simTime(j.slurmSubmit) // Slurm resets it at a requeue
 	if j.strataBegin > t {
 		pj.DeferredUntil = simTime(j.strataBegin)
@@ -117,5 +124,6 @@ func (e *engine) slurmPending(s *slurmState, i int, t float64) planner.Job {
 func (e *engine) slurmRunning(s *slurmState, v planner.Job, i int, t float64) planner.Job {
 	v.TimeLimit = time.Duration(math.Round(e.jobs[i].limit * float64(time.Second)))
 	v.SubmitTime = simTime(e.jobs[i].slurmSubmit)
+	v.SizeLocked = s.rewrites[int64(i+1)] >= s.guard.MaxPerJob // a restart could not change its size
 	return e.preemptView(s, v, i, t)
 }

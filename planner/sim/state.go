@@ -8,6 +8,7 @@ import (
 
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/planner/history"
+	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // simEpoch is the wall-clock time of simulated t = 0 (snapshots carry
@@ -91,6 +92,8 @@ type engine struct {
 	// onSignal, when set (tests), is called when a job is sent its
 	// checkpoint signal (Slurm mode).
 	onSignal func(i int, d planner.Decision, t float64)
+	// onHeld, when set (tests), is called for a preempt the guards held.
+	onHeld func(v guard.Verdict, t float64)
 }
 
 func newEngine(cfg Config, tr *Trace, name string, p planner.Policy) *engine {
