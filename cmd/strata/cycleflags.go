@@ -95,7 +95,12 @@ func cycleOptionsFrom(c *cli.Context, f *config.File) daemon.Options {
 		sec = f.Planner
 	}
 	po := sec.Options()
-	po.MinRunBeforePreempt = g.MinRunBeforePreempt // the plan proposes what the guard lets through
+	// The plan proposes what the guard lets through.
+	po.MinRunBeforePreempt, po.MaxDisturbedGPUHours = g.MinRunBeforePreempt, g.MaxDisturbedGPUHours
+	po.MaxPreemptPerDay = g.MaxPreemptPerDay
+	if po.MaxPreemptPerDay == 0 {
+		po.MaxPreemptPerDay = -1 // the planner's 0 is its default; the flag's 0 means none
+	}
 	return daemon.Options{
 		Planner:  po,
 		Settings: sec.Settings(),

@@ -358,12 +358,13 @@ func (d *Daemon) history(ctx context.Context, st Store, s *planner.Snapshot) (ma
 	return counts, preempts, id, nil
 }
 
-// lockPreempts marks the running jobs preempted the most times a day the
-// site allows, so that the plan proposes no preemption of them.
-func lockPreempts(s *planner.Snapshot, preempts map[int64]int, cap int) {
+// lockPreempts tells the planner how often each running job was preempted
+// in the last 24 hours (Job.PreemptsToday): it proposes no preemption past
+// the site's daily cap, and spends the last one only on a large gain.
+func lockPreempts(s *planner.Snapshot, preempts map[int64]int, _ int) {
 	for i := range s.Jobs {
-		if j := &s.Jobs[i]; j.State == planner.JobRunning && cap > 0 && preempts[j.ID] >= cap {
-			j.PreemptLocked = true
+		if j := &s.Jobs[i]; j.State == planner.JobRunning {
+			j.PreemptsToday = preempts[j.ID]
 		}
 	}
 }

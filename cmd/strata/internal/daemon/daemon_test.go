@@ -590,8 +590,8 @@ func TestDaemonPreemptsOnlyOptedInJobs(t *testing.T) {
 	s := *snap
 	s.Jobs = append([]planner.Job(nil), snap.Jobs...)
 	lockPreempts(&s, map[int64]int{1: 2}, 2)
-	if !s.Jobs[0].PreemptLocked || s.Jobs[1].PreemptLocked {
-		t.Errorf("PreemptLocked = %v, %v; want job 1 locked only", s.Jobs[0].PreemptLocked, s.Jobs[1].PreemptLocked)
+	if s.Jobs[0].PreemptsToday != 2 || s.Jobs[1].PreemptsToday != 0 {
+		t.Errorf("PreemptsToday = %d, %d; want 2, 0", s.Jobs[0].PreemptsToday, s.Jobs[1].PreemptsToday)
 	}
 }
 
