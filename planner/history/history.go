@@ -11,7 +11,6 @@ package history
 
 import (
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -50,9 +49,19 @@ type Estimator struct {
 	names  []string            // distinct names, sorted
 	users  map[string]*mean
 	all    mean
-	// similar caches the similar names found for a name; reset by Add.
-	similar map[string][]string
+	// similar caches the similar names found for a name, with their
+	// similarity; Add updates it with each new name (no recomputation).
+	similar map[string][]cand
 }
+
+// cand is a similar name and its similarity.
+type cand struct {
+	name string
+	r    float64
+}
+
+// better orders candidates: the more similar first, ties by name.
+func (a cand) better(b cand) bool { return a.r > b.r || a.r == b.r && a.name < b.name }
 
 type mean struct {
 	sum time.Duration
@@ -70,7 +79,7 @@ func (m mean) value() time.Duration {
 // New returns an empty estimator with Helios' parameters.
 func New() *Estimator {
 	return &Estimator{MinSimilarity: 0.6, MaxNames: 2, byName: map[string][]Record{},
-		users: map[string]*mean{}, similar: map[string][]string{}}
+		users: map[string]*mean{}, similar: map[string][]cand{}}
 }
 
 // Add records a finished job. Jobs without a positive duration are
@@ -82,7 +91,11 @@ func (e *Estimator) Add(r Record) {
 	if _, ok := e.byName[r.Name]; !ok {
 		i, _ := slices.BinarySearch(e.names, r.Name)
 		e.names = slices.Insert(e.names, i, r.Name)
-		clear(e.similar)
+		for k, cs := range e.similar { // the new name may join a cached list
+			if v, ok := atLeast(k, r.Name, e.MinSimilarity); ok {
+				e.similar[k] = insertCand(cs, cand{r.Name, v}, e.MaxNames)
+			}
+		}
 	}
 	e.byName[r.Name] = append(e.byName[r.Name], r)
 	u := e.users[r.User]
@@ -142,29 +155,36 @@ func (e *Estimator) similarNames(name string) []string {
 	if _, ok := e.byName[name]; ok {
 		return []string{name}
 	}
-	if s, ok := e.similar[name]; ok {
-		return s
-	}
-	type cand struct {
-		name string
-		r    float64
-	}
-	var cs []cand
-	for _, n := range e.names {
-		if r, ok := atLeast(name, n, e.MinSimilarity); ok {
-			cs = append(cs, cand{n, r})
+	cs, ok := e.similar[name]
+	if !ok {
+		for _, n := range e.names {
+			if r, ok := atLeast(name, n, e.MinSimilarity); ok {
+				cs = insertCand(cs, cand{n, r}, e.MaxNames)
+			}
 		}
+		e.similar[name] = cs
 	}
-	sort.SliceStable(cs, func(a, b int) bool { return cs[a].r > cs[b].r })
-	out := make([]string, 0, e.MaxNames)
-	for _, c := range cs {
-		if len(out) == e.MaxNames {
-			break
-		}
-		out = append(out, c.name)
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.name
 	}
-	e.similar[name] = out
 	return out
+}
+
+// insertCand puts c into cs (kept best first, at most max long).
+func insertCand(cs []cand, c cand, max int) []cand {
+	i := 0
+	for i < len(cs) && cs[i].better(c) {
+		i++
+	}
+	if i >= max {
+		return cs
+	}
+	cs = slices.Insert(cs, i, c)
+	if len(cs) > max {
+		cs = cs[:max]
+	}
+	return cs
 }
 
 func sameGPUs(rs []Record, gpus int) []Record {

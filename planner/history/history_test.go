@@ -1,6 +1,7 @@
 package history
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -81,7 +82,7 @@ func BenchmarkEstimate(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		e.similar = map[string][]string{} // measure the scan, not the cache
+		e.similar = map[string][]cand{} // measure the scan, not the cache
 		e.Estimate("ua", "job-new-"+itoa(i)+"-train", 4)
 		i++
 	}
@@ -96,4 +97,24 @@ func itoa(i int) string {
 		b = append([]byte{byte('0' + i%10)}, b...)
 	}
 	return string(b)
+}
+
+// TestCacheFollowsAdds: names added after a lookup join the cached similar
+// names exactly as a fresh scan would find them.
+func TestCacheFollowsAdds(t *testing.T) {
+	names := []string{"bert-large-a", "bert-large-b", "resnet-x", "bert-large-c", "bert-base", "bert-large-aa"}
+	warm := New()
+	for i, n := range names {
+		if i == 2 {
+			warm.Estimate("u", "bert-large-z", 1) // cache the lookup part way
+		}
+		warm.Add(Record{User: "u", Name: n, GPUs: 1, Duration: time.Duration(i+1) * time.Minute})
+	}
+	cold := New()
+	for i, n := range names {
+		cold.Add(Record{User: "u", Name: n, GPUs: 1, Duration: time.Duration(i+1) * time.Minute})
+	}
+	if w, c := warm.similarNames("bert-large-z"), cold.similarNames("bert-large-z"); !slices.Equal(w, c) {
+		t.Errorf("cached lookup %v, fresh scan %v", w, c)
+	}
 }
