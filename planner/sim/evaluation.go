@@ -120,13 +120,13 @@ func mark(ok bool) string {
 // and what-ifs), with the ratios to the published Tiresias and Pollux.
 func WriteWhatIfs(w io.Writer, reps []*Report) error {
 	var b strings.Builder
-	b.WriteString("| run | policy | avg JCT s | makespan s | / pub. Tiresias | / pub. Pollux | preempt. | resizes | anomalies |\n")
-	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
+	b.WriteString("| run | policy | avg JCT s | makespan s | / pub. Tiresias | / pub. Pollux | preempt. | resizes | restarts per job | GPU-h lost to restarts | anomalies |\n")
+	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
 	for _, r := range reps {
 		for _, x := range r.Results {
-			fmt.Fprintf(&b, "| %s | %s | %s | %.0f | %s | %s | %d | %d | %s |\n", r.name(), x.Policy, avg(x), x.Makespan,
+			fmt.Fprintf(&b, "| %s | %s | %s | %.0f | %s | %s | %d | %d | %.2f | %.1f | %s |\n", r.name(), x.Policy, avg(x), x.Makespan,
 				ratio(x, r.Published["tiresias"], nil), ratio(x, r.Published["pollux"], nil),
-				x.Preemptions, x.Resizes, flags(x))
+				x.Preemptions, x.Resizes, x.RestartsPerJob, x.LostGPUHours, flags(x))
 		}
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {

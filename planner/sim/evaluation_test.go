@@ -47,7 +47,7 @@ func TestWriteEvaluation(t *testing.T) {
 	rep.Results[3].Unfinished = 0
 	b.Reset()
 	if err := WriteWhatIfs(&b, []*Report{rep}); err != nil ||
-		!strings.Contains(b.String(), "| pollux_workload9 | optimus | 2400 | 5000 | 1.60 | 2.40 | 0 | 0 | - |") {
+		!strings.Contains(b.String(), "| pollux_workload9 | optimus | 2400 | 5000 | 1.60 | 2.40 | 0 | 0 | 0.00 | 0.0 | - |") {
 		t.Errorf("what-if rows (err %v):\n%s", err, b.String())
 	}
 	rep.Label = "w9 what-if"
