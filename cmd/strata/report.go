@@ -33,6 +33,7 @@ const (
 	flagReportNoHeader  = "noheader"
 	flagReportFormat    = "format"
 	flagReportJSON      = "json"
+	flagReportCSV       = "csv"
 	flagReportCost      = "cost-per-kwh"
 	flagReportCurrency  = "currency"
 	flagReportCO2       = "co2-kg-per-kwh"
@@ -86,6 +87,7 @@ func reportFlags(defaultBy string) []cli.Flag {
 		&cli.BoolFlag{Name: flagReportNoHeader, Aliases: []string{"n"}, Usage: "no header line"},
 		&cli.StringFlag{Name: flagReportFormat, Aliases: []string{"o"}, Usage: "fields to print: Field[%[-]width],... (case-insensitive)"},
 		&cli.BoolFlag{Name: flagReportJSON, Usage: "print JSON"},
+		&cli.BoolFlag{Name: flagReportCSV, Usage: "print CSV (comma-separated, quoted where needed; for spreadsheets)"},
 		&cli.StringFlag{Name: flagReportTZ, Value: "Local", EnvVars: []string{"STRATA_TIMEZONE"},
 			Usage: "time zone for times and day buckets (IANA name, Local or UTC)"},
 	}
@@ -132,7 +134,8 @@ func reportQuery(c *cli.Context, now time.Time) (report.Query, error) {
 		Partitions: c.StringSlice(flagReportPartition), Clusters: c.StringSlice(flagReportClusters),
 		Jobs: c.StringSlice(flagReportJobs), By: c.StringSlice(flagReportBy),
 		Mode: report.OutputMode{Parsable: c.Bool(flagReportParsable), Trailing: c.Bool(flagReportTrailing),
-			NoHeader: c.Bool(flagReportNoHeader), JSON: c.Bool(flagReportJSON), Format: c.String(flagReportFormat)},
+			NoHeader: c.Bool(flagReportNoHeader), JSON: c.Bool(flagReportJSON), Format: c.String(flagReportFormat),
+			CSV: c.Bool(flagReportCSV)},
 	}.Query(now)
 }
 

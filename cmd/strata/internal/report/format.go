@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,6 +21,7 @@ type Field[R any] struct {
 // OutputMode is how a report is printed.
 type OutputMode struct {
 	Parsable bool   // -P: '|'-separated, no padding, no trailing '|'
+	CSV      bool   // --csv: RFC 4180 comma-separated values, quoted where needed
 	Trailing bool   // -p: like Parsable, each line ending in '|'
 	NoHeader bool   // -n
 	JSON     bool   // --json
@@ -114,6 +116,13 @@ func WriteTable[R any](w io.Writer, cols []Selected[R], rows []R, m OutputMode) 
 		cells = append(cells, line)
 	}
 	var b strings.Builder
+	if m.CSV {
+		cw := csv.NewWriter(w)
+		if err := cw.WriteAll(cells); err != nil {
+			return fmt.Errorf("write csv: %w", err)
+		}
+		return nil
+	}
 	if m.Parsable || m.Trailing {
 		for _, line := range cells {
 			b.WriteString(strings.Join(line, "|"))

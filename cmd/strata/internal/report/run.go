@@ -153,3 +153,31 @@ func Decisions(ctx context.Context, w io.Writer, open Opener, q Query) error {
 	}
 	return WriteTable(w, cols, rows, q.Mode)
 }
+
+// EnergyCSV writes energy rows as CSV with the default columns of their
+// grouping (the web page's export).
+func EnergyCSV(w io.Writer, out []EnergyOut, by []db.ReportDim, f EnergyFactors, loc *time.Location) error {
+	cols, err := SelectFields(EnergyFields(f, loc), "", energyDefaults(by, f))
+	if err != nil {
+		return err
+	}
+	return WriteTable(w, cols, out, OutputMode{CSV: true})
+}
+
+// UsageCSV writes usage rows as CSV with the default columns.
+func UsageCSV(w io.Writer, out []UsageOut, by []db.ReportDim) error {
+	cols, err := SelectFields(usageFields(), "", usageDefaults(by))
+	if err != nil {
+		return err
+	}
+	return WriteTable(w, cols, out, OutputMode{CSV: true})
+}
+
+// DecisionsCSV writes decision rows as CSV with the default columns.
+func DecisionsCSV(w io.Writer, rows []db.DecisionRow, loc *time.Location) error {
+	cols, err := SelectFields(DecisionFields(loc), "", DecisionDefaults)
+	if err != nil {
+		return err
+	}
+	return WriteTable(w, cols, rows, OutputMode{CSV: true})
+}

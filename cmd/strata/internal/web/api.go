@@ -1,6 +1,7 @@
 package web
 
 import (
+	"io"
 	"net/http"
 
 	"github.com/strata-hpc/strata/cmd/strata/internal/report"
@@ -23,6 +24,12 @@ func (s *server) apiEnergy(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	report.SortEnergyRows(rows)
+	if wantCSV(r) {
+		s.writeCSV(w, "energy", func(w io.Writer) error {
+			return report.EnergyCSV(w, report.EnergyOutputs(rows, s.cfg.Factors), a.By, s.cfg.Factors, a.Loc)
+		})
+		return
+	}
 	s.writeAPI(w, report.EnergyDoc{Window: report.Window{Start: a.Filter.From, End: a.Filter.To}, By: a.By,
 		Factors: s.cfg.Factors, Rows: report.EnergyOutputs(rows, s.cfg.Factors)})
 }
@@ -43,6 +50,10 @@ func (s *server) apiUsage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
+	if wantCSV(r) {
+		s.writeCSV(w, "usage", func(w io.Writer) error { return report.UsageCSV(w, report.UsageOutputs(rows), a.By) })
+		return
+	}
 	s.writeAPI(w, report.UsageDoc{Window: report.Window{Start: a.Filter.From, End: a.Filter.To}, By: a.By, Rows: report.UsageOutputs(rows)})
 }
 
@@ -60,6 +71,10 @@ func (s *server) apiDecisions(w http.ResponseWriter, r *http.Request) {
 	}
 	if rows == nil {
 		rows = []db.DecisionRow{}
+	}
+	if wantCSV(r) {
+		s.writeCSV(w, "decisions", func(w io.Writer) error { return report.DecisionsCSV(w, rows, a.Loc) })
+		return
 	}
 	s.writeAPI(w, report.DecisionDoc{Window: report.Window{Start: a.Filter.From, End: a.Filter.To}, Rows: rows})
 }
@@ -84,4 +99,17 @@ func (s *server) loadJob(w http.ResponseWriter, r *http.Request) (db.JobReport, 
 		return db.JobReport{}, false
 	}
 	return jr, true
+}
+
+// wantCSV: the API call asks for CSV (?format=csv), the page's export.
+func wantCSV(r *http.Request) bool { return r.URL.Query().Get("format") == "csv" }
+
+// writeCSV answers with a CSV attachment named after the report.
+func (s *server) writeCSV(w http.ResponseWriter, name string, write func(io.Writer) error) {
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="strata-`+name+`.csv"`)
+	w.Header().Set("Cache-Control", "no-store")
+	if err := write(w); err != nil {
+		s.cfg.Log.Warn().Err(err).Str("report", name).Msg("csv export failed")
+	}
 }

@@ -97,6 +97,9 @@ type overviewData struct {
 	Chart    seriesChart
 	Tables   []webTable
 	Stale    string // non-empty: the rollups lag behind the GPU activity
+	// JSONHref and CSVHref export what the page shows: the same window and
+	// filters, as JSON (the CLI's --json document) and CSV.
+	JSONHref, CSVHref template.URL
 }
 
 func (s *server) overview(w http.ResponseWriter, r *http.Request) {
@@ -112,6 +115,10 @@ func (s *server) overview(w http.ResponseWriter, r *http.Request) {
 		return report.EnergyOutputs(rows, f), err
 	}
 	d := overviewData{Title: "GPU energy", Query: wq, Window: report.Window{Start: a.Filter.From, End: a.Filter.To}, Step: "hour"}
+	q := r.URL.Query()
+	d.JSONHref = template.URL("/api/energy?" + q.Encode()) //nolint:gosec // re-encoded by url.Values
+	q.Set("format", "csv")
+	d.CSVHref = template.URL("/api/energy?" + q.Encode()) //nolint:gosec // re-encoded by url.Values
 	if a.Filter.To.Sub(a.Filter.From) > 3*24*time.Hour {
 		d.Step = "day"
 	}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -68,11 +69,38 @@ func New(cfg Config) (http.Handler, error) {
 	mux.HandleFunc("GET /api/job/{id}", s.apiJob)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.Handle("GET /static/", http.StripPrefix("/static/", staticHandler(http.FileServerFS(static))))
-	var h http.Handler = securityHeaders(mux)
+	var h http.Handler = logRequests(cfg.Log, securityHeaders(mux))
 	if cfg.Users != nil {
 		h = basicAuth(cfg.Users, h)
 	}
 	return h, nil
+}
+
+// logRequests logs every request (method, path, status, time taken) at
+// info, assets and health checks at debug. Query strings are kept out of
+// the log: they may name users.
+func logRequests(log zerolog.Logger, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t0 := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		h.ServeHTTP(sw, r)
+		ev := log.Info()
+		if strings.HasPrefix(r.URL.Path, "/static/") || r.URL.Path == "/healthz" {
+			ev = log.Debug()
+		}
+		ev.Str("method", r.Method).Str("path", r.URL.Path).Int("status", sw.status).
+			Dur("took_ms", time.Since(t0)).Msg("request")
+	})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
 }
 
 func staticHandler(h http.Handler) http.Handler {

@@ -301,3 +301,25 @@ func TestOverviewPerDayForLongWindows(t *testing.T) {
 		t.Errorf("per-day series (-cli +page):\n%s", d)
 	}
 }
+
+// TestCSVExportKeepsTheFilters (issue 17): the page's JSON and CSV links
+// carry its window and filters, and the CSV equals `strata report energy
+// --csv` for the same query.
+func TestCSVExportKeepsTheFilters(t *testing.T) {
+	srv := newTestWeb(t, reporttest.Demo(), nil)
+	_, _, page := get(t, srv.URL+"/?start=2026-11-20T22:00&end=2026-11-21T03:00&user=alice")
+	for _, want := range []string{`href="/api/energy?end=2026-11-21T03%3A00&amp;start=2026-11-20T22%3A00&amp;user=alice">JSON`,
+		`format=csv&amp;start=2026-11-20T22%3A00&amp;user=alice">CSV`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("overview lacks the export link %q", want)
+		}
+	}
+	code, hdr, body := get(t, srv.URL+"/api/energy?by=user&start=2026-11-20T22:00&end=2026-11-21T03:00&format=csv")
+	if code != 200 || !strings.HasPrefix(hdr.Get("Content-Type"), "text/csv") || !strings.Contains(hdr.Get("Content-Disposition"), "strata-energy.csv") {
+		t.Fatalf("csv export: %d %v", code, hdr)
+	}
+	want := cli(t, reporttest.Demo(), "energy", demoQuery([]db.ReportDim{db.DimUser}, report.OutputMode{CSV: true}))
+	if body != want || !strings.Contains(body, ",") {
+		t.Errorf("web CSV differs from the CLI's:\nweb:\n%s\ncli:\n%s", body, want)
+	}
+}
