@@ -139,14 +139,8 @@ func (c *Client) applyOne(ctx context.Context, d planner.Decision, nodes []plann
 		return skipped(res, guard.Failed, err.Error(), err)
 	}
 	res.Body = string(body)
-	if opts.DryRun {
-		return skipped(res, guard.DryRun, "not sent (dry run)", nil)
-	}
-	if opts.Fence != nil {
-		if err := opts.Fence(ctx); err != nil {
-			err = fmt.Errorf("%w: %w", errFenced, err)
-			return skipped(res, guard.NotSent, "not sent: "+err.Error(), err)
-		}
+	if stop, ok := holdBack(ctx, res, opts); ok {
+		return stop
 	}
 	if err := c.api.updateJob(ctx, d.JobID, u); err != nil {
 		if errors.Is(err, ErrNotPending) {
@@ -204,14 +198,8 @@ func (c *Client) preemptOne(ctx context.Context, d planner.Decision, opts ApplyO
 		return skipped(res, guard.Failed, err.Error(), err)
 	}
 	res.Body = fmt.Sprintf(`%s then DELETE ?signal=SIG%s&flags=BATCH_JOB`, body, signal)
-	if opts.DryRun {
-		return skipped(res, guard.DryRun, "not sent (dry run)", nil)
-	}
-	if opts.Fence != nil {
-		if err := opts.Fence(ctx); err != nil {
-			err = fmt.Errorf("%w: %w", errFenced, err)
-			return skipped(res, guard.NotSent, "not sent: "+err.Error(), err)
-		}
+	if stop, ok := holdBack(ctx, res, opts); ok {
+		return stop
 	}
 	if err := c.api.updateJob(ctx, d.JobID, u); err != nil {
 		return skipped(res, guard.Failed, err.Error(), err)
@@ -241,6 +229,21 @@ func (c *Client) MarkNonCooperative(ctx context.Context, id int64) error {
 		return fmt.Errorf("mark job %d non-cooperative: %w", id, err)
 	}
 	return nil
+}
+
+// holdBack says whether a write whose body is computed stops here: in a
+// dry run, or when the writer lock fails its fence check right before it.
+func holdBack(ctx context.Context, res ApplyResult, opts ApplyOptions) (ApplyResult, bool) {
+	if opts.DryRun {
+		return skipped(res, guard.DryRun, "not sent (dry run)", nil), true
+	}
+	if opts.Fence != nil {
+		if err := opts.Fence(ctx); err != nil {
+			err = fmt.Errorf("%w: %w", errFenced, err)
+			return skipped(res, guard.NotSent, "not sent: "+err.Error(), err), true
+		}
+	}
+	return res, false
 }
 
 // errFenced marks a write stopped by ApplyOptions.Fence.
