@@ -8,7 +8,7 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 BIN     := bin/strata
 
-.PHONY: all build package package-test test test-unit test-integration demo evaluate bench fuzz vet testbed-up testbed-down clean help
+.PHONY: all build package package-test package-name test test-unit test-integration demo evaluate bench fuzz vet testbed-up testbed-down clean help
 
 all: build
 
@@ -48,6 +48,9 @@ package:         ## build out/package/strata_VERSION_ARCH.deb with nfpm (binary,
 
 package-test: package ## install the .deb in a copy of the cached Debian trixie chroot and check it (root)
 	scripts/package-test.sh $(DEB)
+
+package-name:    ## print the path `make package` writes
+	@echo $(DEB)
 
 vet:             ## go vet, also with the cgo GPU build tags
 	$(GO) vet ./...
