@@ -8,15 +8,49 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 BIN     := bin/strata
 
-.PHONY: all build test test-unit test-integration demo evaluate bench fuzz vet testbed-up testbed-down clean help
+.PHONY: all build package package-test package-name test test-unit test-integration demo evaluate bench fuzz vet testbed-up testbed-down clean help
 
 all: build
 
 help:            ## list targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
-build:           ## build bin/strata
+build:           ## build bin/strata (stamped with VERSION and COMMIT: `strata version`)
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/strata
+
+# The .deb (docs/operations.md, "Packages"). nfpm is run at a pinned version
+# with `go run pkg@version`, outside this module's go.mod
+# (docs/decisions/0011-packaging-nfpm.md).
+NFPM_VERSION   := v2.45.2
+NFPM           := $(GO) run github.com/goreleaser/nfpm/v2/cmd/nfpm@$(NFPM_VERSION)
+GOARCH         ?= $(shell $(GO) env GOARCH)
+DEB_ARCH       ?= $(GOARCH)
+DEB_VERSION    ?= $(shell scripts/deb-version.sh)
+DEB_MAINTAINER ?= Strata developers <strata@localhost>
+DIST           := out/package
+# STAGE is also named in packaging/nfpm.yaml.
+STAGE          := $(DIST)/stage
+DEB             = $(DIST)/strata_$(DEB_VERSION)_$(DEB_ARCH).deb
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+
+package:         ## build out/package/strata_VERSION_ARCH.deb with nfpm (binary, units, timers, man page, completions, dashboards, docs)
+	rm -rf $(STAGE) && mkdir -p $(STAGE)
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(GOARCH) $(GO) build -trimpath \
+		-ldflags "-s -w -X main.version=$(DEB_VERSION) -X main.commit=$(COMMIT)" -o $(STAGE)/strata ./cmd/strata
+	$(GO) run ./cmd/strata --config /dev/null gen-docs --dir $(STAGE)
+	gzip -9n $(STAGE)/strata.1
+	awk '/^```toml$$/ {f = 1; next} f && /^```$$/ {exit} f' docs/operations.md > $(STAGE)/strata.toml.example
+	grep -q '^\[database\]' $(STAGE)/strata.toml.example
+	rm -f $(DEB)
+	DEB_VERSION=$(DEB_VERSION) DEB_ARCH=$(DEB_ARCH) DEB_MAINTAINER="$(DEB_MAINTAINER)" \
+		SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) $(NFPM) package --config packaging/nfpm.yaml --packager deb --target $(DEB)
+	@echo "built $(DEB)"
+
+package-test: package ## install the .deb in a copy of the cached Debian trixie chroot and check it (root)
+	scripts/package-test.sh $(DEB)
+
+package-name:    ## print the path `make package` writes
+	@echo $(DEB)
 
 vet:             ## go vet, also with the cgo GPU build tags
 	$(GO) vet ./...
@@ -52,4 +86,4 @@ testbed-down:    ## stop both (the Slurm chroot stays cached under /var/cache/st
 	scripts/testbed.sh down
 
 clean:
-	rm -rf bin
+	rm -rf bin $(DIST)

@@ -9,6 +9,6 @@ func commands() []*cli.Command {
 	return []*cli.Command{
 		queueCommand(), planCommand(), runCommand(), explainCommand(), envCommand(), hintCommand(),
 		collectCommand(), dbCommand(), reportCommand(), serveCommand(),
-		simulateCommand(), configCommand(), versionCommand(),
+		simulateCommand(), configCommand(), versionCommand(), genDocsCommand(),
 	}
 }
