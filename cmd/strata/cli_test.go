@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"strings"
 	"testing"
 )
@@ -38,5 +39,23 @@ func TestCLIHabits(t *testing.T) {
 				t.Errorf("stdout should be empty, got %d bytes", out.Len())
 			}
 		})
+	}
+}
+
+// TestCollectSourceFromTheConfigFile: a required setting may come from the
+// configuration file (it was refused as "Required flag not set").
+func TestCollectSourceFromTheConfigFile(t *testing.T) {
+	cfg := t.TempDir() + "/strata.toml"
+	if err := os.WriteFile(cfg, []byte("source = \"replay\"\nreplay-file = \"/nonexistent/rec.jsonl\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	runCLI(context.Background(), []string{"strata", "--config", cfg, "collect"}, &out, &errb)
+	if s := errb.String(); strings.Contains(s, "is required") || !strings.Contains(s, "/nonexistent/rec.jsonl") {
+		t.Errorf("collect with source in the file: %q, want it to try the replay file", s)
+	}
+	errb.Reset()
+	if code := runCLI(context.Background(), []string{"strata", "collect"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "--source is required") {
+		t.Errorf("collect without a source: exit %d, %q", code, errb.String())
 	}
 }

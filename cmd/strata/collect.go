@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"time"
 
@@ -47,8 +48,10 @@ func collectCommand() *cli.Command {
 
 func collectFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: flagCollectSource, Required: true, EnvVars: []string{"STRATA_COLLECT_SOURCE"},
-			Usage: "sample source: exporter, replay, dcgm (build tag dcgm) or nvml (build tag nvml)"},
+		// Not Required: urfave/cli checks required flags before the
+		// configuration file is applied, so `source` in the file would not count.
+		&cli.StringFlag{Name: flagCollectSource, EnvVars: []string{"STRATA_COLLECT_SOURCE"},
+			Usage: "sample source (required; flag, STRATA_COLLECT_SOURCE or the configuration file): exporter, replay, dcgm (build tag dcgm) or nvml (build tag nvml)"},
 		&cli.DurationFlag{Name: flagCollectInterval, Value: 10 * time.Second, Usage: "sampling interval (live sources)"},
 		&cli.StringSliceFlag{Name: flagExporterURL, EnvVars: []string{"STRATA_EXPORTER_URL"},
 			Usage: "dcgm-exporter endpoint(s), e.g. http://gpu1:9400/metrics (repeat or comma-separate)"},
@@ -103,6 +106,9 @@ func collectConfig(c *cli.Context) collect.Config {
 // sample source, Postgres.
 func runCollect(c *cli.Context) error {
 	lg := logger(c).With().Str("cmd", "collect").Logger()
+	if c.String(flagCollectSource) == "" {
+		return usageError(fmt.Errorf("--%s is required: exporter, replay, dcgm or nvml (a flag, STRATA_COLLECT_SOURCE, or source = \"...\" in the configuration file)", flagCollectSource))
+	}
 	cfg := collectConfig(c)
 	if c.Bool(flagSlurmMapping) {
 		cl, err := connectSlurm(c)
