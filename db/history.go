@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"strings"
 	"time"
 )
 
@@ -34,4 +35,48 @@ func (s *Store) FinishedJobs(ctx context.Context, cluster string, since time.Tim
 		out = append(out, j)
 	}
 	return out, interpretError("read finished jobs", rows.Err())
+}
+
+// PredictionRow is one completed job's predicted and real run time.
+type PredictionRow struct {
+	User, Partition string
+	// Source is where the prediction came from: the decision's duration_*
+	// reason (modelled, predicted, time_limit, default).
+	Source            string
+	Predicted, Actual float64 // seconds
+}
+
+// PredictionReport lists, for each job that completed in the window, the
+// run time the planner predicted before it started and the real one.
+func (s *Store) PredictionReport(ctx context.Context, f ReportFilter) ([]PredictionRow, error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	q, err := s.q.get("PredictionReport")
+	if err != nil {
+		return nil, err
+	}
+	a := filterArgs(f)
+	rows, err := s.pool.Query(ctx, q, f.From, f.To, a[0], a[2], a[4])
+	if err != nil {
+		return nil, interpretError("prediction report", err)
+	}
+	defer rows.Close()
+	var out []PredictionRow
+	for rows.Next() {
+		var r PredictionRow
+		var reasons []string
+		if err := rows.Scan(&r.User, &r.Partition, &reasons, &r.Predicted, &r.Actual); err != nil {
+			return nil, interpretError("prediction report", err)
+		}
+		r.Source = "unknown"
+		for _, x := range reasons {
+			if strings.HasPrefix(x, "duration_") {
+				r.Source = strings.TrimPrefix(x, "duration_")
+				break
+			}
+		}
+		out = append(out, r)
+	}
+	return out, interpretError("prediction report", rows.Err())
 }

@@ -51,3 +51,45 @@ func TestFinishedJobs(t *testing.T) {
 		t.Errorf("another cluster's jobs: %v", got)
 	}
 }
+
+// TestPredictionReport: a completed job is paired with the prediction of
+// the planner's last decision before it started; decisions after its
+// start, and jobs that did not complete, do not count.
+func TestPredictionReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Postgres (skipped only under -short)")
+	}
+	s := dbtest.Open(t, dbtest.URL(t), true)
+	ctx := context.Background()
+	t0 := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
+	cycle := func(at time.Time, job int64, run time.Duration, reason planner.Reason) {
+		c := &db.Cycle{Cluster: "c1", SnapshotID: "s", Policy: "smd", StartedAt: at,
+			Decisions: []db.CycleDecision{{Decision: planner.Decision{JobID: job, Action: planner.ActionUpdate,
+				PredictedStart: at.Add(time.Minute), PredictedEnd: at.Add(time.Minute + run),
+				Reasons: []planner.Reason{planner.ReasonWaitResources, reason}}, User: "alice", Partition: "gpu",
+				Outcome: "dry-run"}}}
+		if err := s.SaveCycle(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cycle(t0.Add(5*time.Minute), 1, 2*time.Hour, planner.ReasonModelled)     // superseded
+	cycle(t0.Add(10*time.Minute), 1, 90*time.Minute, planner.ReasonModelled) // the last before the start
+	cycle(t0.Add(40*time.Minute), 1, 10*time.Hour, planner.ReasonTimeLimit)  // after the start: ignored
+	cycle(t0.Add(10*time.Minute), 2, 3*time.Hour, planner.ReasonTimeLimit)   // job 2 never completes
+	start := t0.Add(30 * time.Minute)
+	jobs := []planner.Job{
+		{ID: 1, User: "alice", Partition: "gpu", State: planner.JobCompleted, SubmitTime: t0, StartTime: start},
+		{ID: 2, User: "alice", Partition: "gpu", State: planner.JobRunning, SubmitTime: t0, StartTime: start},
+	}
+	if err := s.UpsertJobs(ctx, "c1", jobs, map[int64]time.Time{1: start.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.PredictionReport(ctx, db.ReportFilter{From: t0, To: t0.Add(24 * time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []db.PredictionRow{{User: "alice", Partition: "gpu", Source: "modelled", Predicted: 5400, Actual: 3600}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("prediction rows (-want +got):\n%s", diff)
+	}
+}

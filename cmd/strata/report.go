@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -65,6 +66,22 @@ func reportCommandWith(open openSourceFunc) *cli.Command {
 				Flags: reportFlags(""),
 				Action: withQuery(func(c *cli.Context, q report.Query) error {
 					return report.Decisions(c.Context, c.App.Writer, open.opener(c), q)
+				})},
+			{Name: "predictions", Usage: "how close the planner's predicted run times were to the real ones, by source, user or partition",
+				Description: "For each job that completed in the window (-S/-E), compares the run time the planner\n" +
+					"predicted at its last decision before it started with the real one (ratio = predicted /\n" +
+					"real): per group the median, P10 and P90 ratio, the share within a factor of two and the\n" +
+					"median |log2 ratio|. --by source shows which source of durations to trust: modelled (the\n" +
+					"hint and the catalog), predicted (the history of similar jobs), time_limit, default.",
+				Flags: append(reportFlags(""), &cli.StringFlag{Name: flagReportBy, Value: "source",
+					Usage: "group by " + strings.Join(report.PredictionBy, ", ")}),
+				Action: withQuery(func(c *cli.Context, q report.Query) error {
+					st, err := openDatabase(c, true)
+					if err != nil {
+						return err
+					}
+					defer st.Close()
+					return report.Predictions(c.Context, c.App.Writer, st, q.Filter, c.String(flagReportBy), q.Mode)
 				})},
 			refreshCommand(open),
 		},

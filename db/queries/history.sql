@@ -8,3 +8,29 @@ WHERE ($1 = '' OR cluster = $1) AND state = 'COMPLETED'
   AND start_time IS NOT NULL AND end_time > start_time AND end_time > $2
 ORDER BY end_time
 LIMIT $3;
+
+-- name: PredictionReport
+-- Each job that completed in [$1, $2) with the run time the planner
+-- predicted for it at its last decision before it started (predicted end −
+-- predicted start) and its real run time, with the decision's reasons (which
+-- say where the prediction came from). Filters: users $3, partitions $4,
+-- clusters $5 (empty = all). A collector without --cluster stores '' and
+-- matches any cluster's cycles.
+SELECT j.user_name, j.partition, pd.reasons,
+       extract(epoch FROM pd.predicted_end - pd.predicted_start)::float8,
+       extract(epoch FROM j.end_time - j.start_time)::float8
+FROM job j
+JOIN LATERAL (
+    SELECT d.reasons, d.predicted_start, d.predicted_end
+    FROM plan_decision d JOIN plan_cycle c ON c.cycle_id = d.cycle_id
+    WHERE d.job_id = j.job_id AND (c.cluster = j.cluster OR j.cluster = '')
+      AND c.started_at <= j.start_time AND c.started_at >= j.submit_time
+      AND d.predicted_start IS NOT NULL AND d.predicted_end > d.predicted_start
+    ORDER BY c.started_at DESC
+    LIMIT 1) pd ON true
+WHERE j.state = 'COMPLETED' AND j.start_time IS NOT NULL AND j.end_time > j.start_time
+  AND j.end_time >= $1 AND j.end_time < $2
+  AND (cardinality($3::text[]) = 0 OR j.user_name = ANY($3::text[]))
+  AND (cardinality($4::text[]) = 0 OR j.partition = ANY($4::text[]))
+  AND (cardinality($5::text[]) = 0 OR j.cluster = ANY($5::text[]))
+ORDER BY j.end_time, j.job_id;
