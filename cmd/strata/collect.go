@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/cliflags"
 	"github.com/strata-hpc/strata/cmd/strata/internal/collect"
 )
 
@@ -41,7 +42,7 @@ func collectCommand() *cli.Command {
 			"rollups are refreshed every --rollup-every and at exit.\n\n" +
 			"Example (demo data): strata collect --source replay --replay-file dcgm/testdata/recording.jsonl \\\n" +
 			"    --schedule dcgm/testdata/schedule.json",
-		Flags:  append(append(collectFlags(), databaseFlags()...), slurmMapperFlags()...),
+		Flags:  append(append(collectFlags(), cliflags.Database()...), slurmMapperFlags()...),
 		Action: runCollect,
 	}
 }
@@ -85,7 +86,7 @@ func slurmMapperFlags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.BoolFlag{Name: flagSlurmMapping, EnvVars: []string{"STRATA_SLURM_MAPPING"},
 			Usage: "attribute GPUs to jobs from slurmrestd (running jobs' GRES indices); needs --slurm-url and a token"},
-	}, slurmFlags()...)
+	}, cliflags.Slurm()...)
 }
 
 // collectConfig reads the collect flags of c.
@@ -111,7 +112,7 @@ func runCollect(c *cli.Context) error {
 	}
 	cfg := collectConfig(c)
 	if c.Bool(flagSlurmMapping) {
-		cl, err := connectSlurm(c)
+		cl, err := cliflags.ConnectSlurm(c)
 		if err != nil {
 			return err
 		}
@@ -122,7 +123,7 @@ func runCollect(c *cli.Context) error {
 		return err
 	}
 	defer in.Close()
-	st, err := openDatabase(c, false)
+	st, err := cliflags.OpenDatabase(c, false)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/cliflags"
 	"github.com/strata-hpc/strata/cmd/strata/internal/config"
 )
 
@@ -20,7 +21,7 @@ import (
 var validators = map[string]config.Validator{
 	"run": func(c *cli.Context, f *config.File) error { _, err := runOptionsFrom(c, f); return err },
 	"plan": func(c *cli.Context, f *config.File) error {
-		o := cycleOptionsFrom(c, f)
+		o := cliflags.CycleOptions(c, f)
 		return o.Validate()
 	},
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/cliflags"
 	"github.com/strata-hpc/strata/cmd/strata/internal/dbadmin"
 	"github.com/strata-hpc/strata/db"
 )
@@ -21,15 +22,15 @@ func dbCommand() *cli.Command {
 		Usage: "manage the Postgres database: migrate, status, retention, rollup",
 		Subcommands: []*cli.Command{
 			{Name: "migrate", Usage: "apply the embedded schema migrations (each in one transaction)",
-				Flags: databaseFlags(), Action: withStore(false, func(c *cli.Context, st *db.Store) error {
+				Flags: cliflags.Database(), Action: withStore(false, func(c *cli.Context, st *db.Store) error {
 					return dbadmin.Migrate(c.Context, c.App.Writer, st)
 				})},
 			{Name: "status", Usage: "show the schema version and the sample partitions",
-				Flags: databaseFlags(), Action: withStore(false, func(c *cli.Context, st *db.Store) error {
+				Flags: cliflags.Database(), Action: withStore(false, func(c *cli.Context, st *db.Store) error {
 					return dbadmin.Status(c.Context, c.App.Writer, st)
 				})},
 			{Name: "retention", Usage: "drop daily GPU-sample partitions older than --keep (rollups are kept)",
-				Flags: append(databaseFlags(), &cli.DurationFlag{Name: flagRetentionKeep, Value: 30 * 24 * time.Hour,
+				Flags: append(cliflags.Database(), &cli.DurationFlag{Name: flagRetentionKeep, Value: 30 * 24 * time.Hour,
 					Usage: "keep this much raw sample history (e.g. 720h)"}),
 				Action: withStore(true, func(c *cli.Context, st *db.Store) error {
 					keep := c.Duration(flagRetentionKeep)
@@ -39,7 +40,7 @@ func dbCommand() *cli.Command {
 					return dbadmin.Retention(c.Context, c.App.Writer, st, keep, time.Now(), logger(c))
 				})},
 			{Name: "rollup", Usage: "recompute per-job energy rollups of jobs active since --since",
-				Flags: append(databaseFlags(), &cli.DurationFlag{Name: flagRollupSince, Value: 24 * time.Hour,
+				Flags: append(cliflags.Database(), &cli.DurationFlag{Name: flagRollupSince, Value: 24 * time.Hour,
 					Usage: "recompute jobs whose GPU assignments are open or ended within this window"}),
 				Action: withStore(true, func(c *cli.Context, st *db.Store) error {
 					return dbadmin.Rollup(c.Context, c.App.Writer, st, c.Duration(flagRollupSince), time.Now())
@@ -52,7 +53,7 @@ func dbCommand() *cli.Command {
 // checked first when checkSchema is set), and closes it.
 func withStore(checkSchema bool, fn func(c *cli.Context, st *db.Store) error) cli.ActionFunc {
 	return func(c *cli.Context) error {
-		st, err := openDatabase(c, checkSchema)
+		st, err := cliflags.OpenDatabase(c, checkSchema)
 		if err != nil {
 			return err
 		}

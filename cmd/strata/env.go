@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/cliflags"
 	"github.com/strata-hpc/strata/cmd/strata/internal/jobenv"
 )
 
@@ -27,7 +28,7 @@ func envCommand() *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.Int64Flag{Name: flagEnvJob, EnvVars: []string{"SLURM_JOB_ID"}, Usage: "job ID (default: $SLURM_JOB_ID)"},
 			&cli.StringFlag{Name: flagEnvAdminComment, Usage: "use this admin comment instead of asking scontrol"},
-		}, databaseFlags()...),
+		}, cliflags.Database()...),
 		Action: envAction,
 	}
 }
@@ -42,9 +43,9 @@ func envAction(c *cli.Context) error {
 		s := c.String(flagEnvAdminComment)
 		l.AdminComment = &s
 	}
-	if c.String(flagDatabaseURL) != "" {
+	if c.String(cliflags.FlagDatabaseURL) != "" {
 		l.Open = func() (jobenv.Decisions, func(), error) {
-			st, err := openDatabase(c, false)
+			st, err := cliflags.OpenDatabase(c, false)
 			if err != nil {
 				return nil, nil, err
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/cliflags"
 	"github.com/strata-hpc/strata/cmd/strata/internal/explain"
 )
 
@@ -29,7 +30,7 @@ func explainCommand() *cli.Command {
 			&cli.BoolFlag{Name: flagExplainJSON, Usage: "machine-readable output"},
 			&cli.IntFlag{Name: flagExplainHistory, Value: 10, Usage: "earlier decisions to show"},
 			&cli.StringFlag{Name: flagExplainCluster, Usage: "Slurm cluster name (when one database serves several)"},
-		}, databaseFlags()...),
+		}, cliflags.Database()...),
 		Action: explainAction,
 	}
 }
@@ -39,7 +40,7 @@ func explainAction(c *cli.Context) error {
 	if err != nil || c.NArg() != 1 {
 		return exitError{code: 2, err: fmt.Errorf("usage: strata explain JOBID (%v)", orUsage(err))}
 	}
-	st, err := openDatabase(c, false)
+	st, err := cliflags.OpenDatabase(c, false)
 	if err != nil {
 		return err
 	}

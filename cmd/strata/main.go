@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/strata-hpc/strata/cmd/strata/internal/cliargs"
+	"github.com/strata-hpc/strata/cmd/strata/internal/cliflags"
 	"github.com/strata-hpc/strata/cmd/strata/internal/config"
 	"github.com/strata-hpc/strata/cmd/strata/internal/term"
 	"github.com/urfave/cli/v2"
@@ -90,13 +91,13 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Writer:               stdout,
 		ErrWriter:            stderr,
 		EnableBashCompletion: true,
-		Flags:                globalFlags(),
+		Flags:                cliflags.Global(),
 		Before: func(c *cli.Context) error {
 			// The file sets the global flags (log level and format) too.
-			if err := config.Start(c, c.String(flagConfig), []string{flagLogLevel, flagLogFormat}); err != nil {
+			if err := config.Start(c, c.String(cliflags.FlagConfig), []string{cliflags.FlagLogLevel, cliflags.FlagLogFormat}); err != nil {
 				return err
 			}
-			lg, err := newLogger(c.String(flagLogLevel), c.String(flagLogFormat), stderr)
+			lg, err := cliflags.NewLogger(c.String(cliflags.FlagLogLevel), c.String(cliflags.FlagLogFormat), stderr)
 			if err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/cliflags"
 	"github.com/strata-hpc/strata/cmd/strata/internal/config"
 	"github.com/strata-hpc/strata/cmd/strata/internal/daemon"
 	"github.com/strata-hpc/strata/cmd/strata/internal/plan"
@@ -25,19 +26,19 @@ func planCommand() *cli.Command {
 			"--enforce rewrites pending jobs (priority, GPU request, begin time, admin comment) through the\n" +
 			"same guards and one-writer lock as `strata run --enforce`, so it needs --database-url too\n" +
 			"(the audit trail and the lock). A daemon holding the lock makes it stop (exit 1).",
-		Flags: append(append(append(cycleFlags(),
+		Flags: append(append(append(cliflags.Cycle(),
 			&cli.BoolFlag{Name: planFlagDryRun, Usage: "shadow mode: compute and show, write nothing; what plan does without --enforce"},
 			&cli.BoolFlag{Name: planFlagJSON, Usage: "machine-readable JSON (plan, guard verdicts, apply report)"},
-		), databaseFlags()...), slurmFlags()...),
+		), cliflags.Database()...), cliflags.Slurm()...),
 		Action: runPlan,
 	}
 }
 
 func runPlan(c *cli.Context) error {
-	if c.Bool(planFlagDryRun) && c.Bool(flagRunEnforce) {
+	if c.Bool(planFlagDryRun) && c.Bool(cliflags.FlagRunEnforce) {
 		return exitError{code: 2, err: errors.New("--dry-run and --enforce exclude each other")}
 	}
-	opts := cycleOptionsFrom(c, config.FileFrom(c.Context))
+	opts := cliflags.CycleOptions(c, config.FileFrom(c.Context))
 	if err := opts.Validate(); err != nil {
 		return exitError{code: 2, err: err}
 	}

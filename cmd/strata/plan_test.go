@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/cliflags"
 	"github.com/strata-hpc/strata/db/dbtest"
 	"github.com/strata-hpc/strata/slurm"
 	"github.com/strata-hpc/strata/slurm/guard"
@@ -107,7 +108,7 @@ func TestPlanUsageErrors(t *testing.T) {
 
 func slurmFlagNames() []string {
 	var names []string
-	for _, f := range slurmFlags() {
+	for _, f := range cliflags.Slurm() {
 		names = append(names, f.Names()[0])
 	}
 	return names

@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/cliflags"
 	"github.com/strata-hpc/strata/cmd/strata/internal/config"
 	"github.com/strata-hpc/strata/cmd/strata/internal/queue"
 	"github.com/strata-hpc/strata/planner"
@@ -44,13 +45,13 @@ func queueCommand() *cli.Command {
 				Usage: "squeue-style format: %i %P %j %u %t %T %b %D %Q %r %V %S %l %h (hint); %.N right-aligns to N"},
 			&cli.BoolFlag{Name: queueFlagStart, Usage: "pending jobs with the start time Strata predicts (runs --policy on the queue; writes nothing)"},
 			&cli.StringFlag{Name: queueFlagPolicy, Value: "smd", Usage: "policy whose predicted starts --start shows"},
-		}, slurmFlags()...),
+		}, cliflags.Slurm()...),
 		Action: runQueue,
 	}
 }
 
 func runQueue(c *cli.Context) error {
-	cl, err := connectSlurm(c)
+	cl, err := cliflags.ConnectSlurm(c)
 	if err != nil {
 		return err
 	}
@@ -84,14 +85,14 @@ func runQueue(c *cli.Context) error {
 func queueSelection(c *cli.Context) (queue.Filter, queue.Format, error) {
 	var f queue.Filter
 	var err error
-	f.Users, f.Partitions = splitList(c.StringSlice(queueFlagUser)), splitList(c.StringSlice(queueFlagPart))
-	if f.States, err = queue.ParseStates(splitList(c.StringSlice(queueFlagStates))); err != nil {
+	f.Users, f.Partitions = cliflags.SplitList(c.StringSlice(queueFlagUser)), cliflags.SplitList(c.StringSlice(queueFlagPart))
+	if f.States, err = queue.ParseStates(cliflags.SplitList(c.StringSlice(queueFlagStates))); err != nil {
 		return f, queue.Format{}, usageError(err)
 	}
 	if c.Bool(queueFlagStart) && !c.IsSet(queueFlagStates) {
 		f.States = []planner.JobState{planner.JobPending}
 	}
-	if f.Jobs, err = queue.ParseJobs(splitList(c.StringSlice(queueFlagJobs))); err != nil {
+	if f.Jobs, err = queue.ParseJobs(cliflags.SplitList(c.StringSlice(queueFlagJobs))); err != nil {
 		return f, queue.Format{}, usageError(err)
 	}
 	spec := c.String(queueFlagFormat)

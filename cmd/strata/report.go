@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/cliflags"
 	"github.com/strata-hpc/strata/cmd/strata/internal/report"
 	"github.com/strata-hpc/strata/db"
 )
@@ -76,7 +77,7 @@ func reportCommandWith(open openSourceFunc) *cli.Command {
 				Flags: append(reportFlags(""), &cli.StringFlag{Name: flagReportBy, Value: "source",
 					Usage: "group by " + strings.Join(report.PredictionBy, ", ")}),
 				Action: withQuery(func(c *cli.Context, q report.Query) error {
-					st, err := openDatabase(c, true)
+					st, err := cliflags.OpenDatabase(c, true)
 					if err != nil {
 						return err
 					}
@@ -182,12 +183,12 @@ func refreshCommand(open openSourceFunc) *cli.Command {
 // reportDBFlags are the database flags of the report and serve commands
 // (the same as `strata db` and `strata collect`, so one configuration key
 // serves them all). A read-only database role is enough for reports.
-func reportDBFlags() []cli.Flag { return databaseFlags() }
+func reportDBFlags() []cli.Flag { return cliflags.Database() }
 
 // openDBReportSource opens the Postgres store named by the database flags
 // and checks its schema is current.
 func openDBReportSource(c *cli.Context) (report.Source, func(), error) {
-	st, err := openDatabase(c, true)
+	st, err := cliflags.OpenDatabase(c, true)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -11,46 +11,47 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/cliflags"
 	"github.com/strata-hpc/strata/cmd/strata/internal/config"
 	"github.com/strata-hpc/strata/cmd/strata/internal/daemon"
 )
 
 // reloadable are the run flags a SIGHUP re-reads from the configuration
 // file (connections, listen address and lock name need a restart).
-var reloadable = []string{flagRunPolicy, flagRunCompare, flagRunEnforce, flagRunInterval,
-	flagRunMinRunPreempt, flagRunMaxPreemptDay, flagRunMaxDisturbed,
-	flagRunMaxPerCycle, flagRunMaxPerJob, flagRunPrioHyst, flagRunMinGPUChange, flagRunMaxDefer, flagRunPartitions,
-	flagRunUsers, flagRunNamePrefix, flagRunAuditRetention}
+var reloadable = []string{cliflags.FlagRunPolicy, cliflags.FlagRunCompare, cliflags.FlagRunEnforce, cliflags.FlagRunInterval,
+	cliflags.FlagRunMinRunPreempt, cliflags.FlagRunMaxPreemptDay, cliflags.FlagRunMaxDisturbed,
+	cliflags.FlagRunMaxPerCycle, cliflags.FlagRunMaxPerJob, cliflags.FlagRunPrioHyst, cliflags.FlagRunMinGPUChange, cliflags.FlagRunMaxDefer, cliflags.FlagRunPartitions,
+	cliflags.FlagRunUsers, cliflags.FlagRunNamePrefix, cliflags.FlagRunAuditRetention}
 
 func runFlags() []cli.Flag {
-	fs := append(cycleFlags(),
-		&cli.StringSliceFlag{Name: flagRunCompare, Value: cli.NewStringSlice("fifo"), EnvVars: envOf(flagRunCompare),
+	fs := append(cliflags.Cycle(),
+		&cli.StringSliceFlag{Name: cliflags.FlagRunCompare, Value: cli.NewStringSlice("fifo"), EnvVars: cliflags.EnvOf(cliflags.FlagRunCompare),
 			Usage: "policies also run on each snapshot, recorded for strata explain (none: --compare '')"},
-		&cli.DurationFlag{Name: flagRunInterval, Value: time.Minute, EnvVars: envOf(flagRunInterval),
+		&cli.DurationFlag{Name: cliflags.FlagRunInterval, Value: time.Minute, EnvVars: cliflags.EnvOf(cliflags.FlagRunInterval),
 			Usage: "time between cycles (SIGUSR1 starts one at once)"},
-		&cli.IntFlag{Name: flagRunCycles, EnvVars: envOf(flagRunCycles), Usage: "stop after N successful cycles (0: run until SIGTERM)"},
-		&cli.DurationFlag{Name: flagRunStandbyPoll, Value: 5 * time.Second, EnvVars: envOf(flagRunStandbyPoll),
+		&cli.IntFlag{Name: cliflags.FlagRunCycles, EnvVars: cliflags.EnvOf(cliflags.FlagRunCycles), Usage: "stop after N successful cycles (0: run until SIGTERM)"},
+		&cli.DurationFlag{Name: cliflags.FlagRunStandbyPoll, Value: 5 * time.Second, EnvVars: cliflags.EnvOf(cliflags.FlagRunStandbyPoll),
 			Usage: "how often a standby daemon tries to take the writer lock"},
-		&cli.DurationFlag{Name: flagRunMaxBackoff, Value: 2 * time.Minute, EnvVars: envOf(flagRunMaxBackoff),
+		&cli.DurationFlag{Name: cliflags.FlagRunMaxBackoff, Value: 2 * time.Minute, EnvVars: cliflags.EnvOf(cliflags.FlagRunMaxBackoff),
 			Usage: "longest pause after failed cycles (doubling from 1 s)"},
-		&cli.StringFlag{Name: flagRunMetricsListen, Value: "127.0.0.1:9464", EnvVars: envOf(flagRunMetricsListen),
+		&cli.StringFlag{Name: cliflags.FlagRunMetricsListen, Value: "127.0.0.1:9464", EnvVars: cliflags.EnvOf(cliflags.FlagRunMetricsListen),
 			Usage: "address of the Prometheus /metrics endpoint ('' = off)"},
-		&cli.DurationFlag{Name: flagRunAuditRetention, Value: 90 * 24 * time.Hour, EnvVars: envOf(flagRunAuditRetention),
+		&cli.DurationFlag{Name: cliflags.FlagRunAuditRetention, Value: 90 * 24 * time.Hour, EnvVars: cliflags.EnvOf(cliflags.FlagRunAuditRetention),
 			Usage: "delete recorded cycles older than this, hourly (0 = keep all)"},
 	)
-	return append(append(fs, databaseFlags()...), slurmFlags()...)
+	return append(append(fs, cliflags.Database()...), cliflags.Slurm()...)
 }
 
 // runOptionsFrom reads the run flags of c and the [planner] section of f
 // (nil: no configuration file).
 func runOptionsFrom(c *cli.Context, f *config.File) (daemon.Options, error) {
-	o := cycleOptionsFrom(c, f)
-	o.Compare = splitList(c.StringSlice(flagRunCompare))
-	o.Interval = c.Duration(flagRunInterval)
-	o.Cycles = c.Int(flagRunCycles)
-	o.StandbyPoll = c.Duration(flagRunStandbyPoll)
-	o.MaxBackoff = c.Duration(flagRunMaxBackoff)
-	o.AuditRetention = c.Duration(flagRunAuditRetention)
+	o := cliflags.CycleOptions(c, f)
+	o.Compare = cliflags.SplitList(c.StringSlice(cliflags.FlagRunCompare))
+	o.Interval = c.Duration(cliflags.FlagRunInterval)
+	o.Cycles = c.Int(cliflags.FlagRunCycles)
+	o.StandbyPoll = c.Duration(cliflags.FlagRunStandbyPoll)
+	o.MaxBackoff = c.Duration(cliflags.FlagRunMaxBackoff)
+	o.AuditRetention = c.Duration(cliflags.FlagRunAuditRetention)
 	return o, o.Validate()
 }
 
@@ -92,10 +93,10 @@ func runAction(c *cli.Context) error {
 		return exitError{code: 2, err: err}
 	}
 	var ln net.Listener
-	if addr := c.String(flagRunMetricsListen); addr != "" {
+	if addr := c.String(cliflags.FlagRunMetricsListen); addr != "" {
 		// Listen before the loop starts, so a bad address fails at once.
 		if ln, err = net.Listen("tcp", addr); err != nil {
-			return exitError{code: 2, err: fmt.Errorf("--%s: %w", flagRunMetricsListen, err)}
+			return exitError{code: 2, err: fmt.Errorf("--%s: %w", cliflags.FlagRunMetricsListen, err)}
 		}
 	}
 	if err := d.RunWithMetrics(c.Context, ln); err != nil {
@@ -116,13 +117,13 @@ func newReloader(c *cli.Context) func() (daemon.Options, error) {
 // daemonDeps builds the daemon's connections from the flags: slurmrestd
 // always, Postgres when --database-url is set (its schema checked now).
 func daemonDeps(c *cli.Context, log zerolog.Logger) (daemon.Deps, error) {
-	scfg := slurmConfig(c)
+	scfg := cliflags.SlurmConfig(c)
 	if err := scfg.Validate(); err != nil {
 		return daemon.Deps{}, exitError{code: 2, err: fmt.Errorf("slurm connection: %w", err)}
 	}
 	deps := daemon.Deps{Connect: daemon.SlurmConnector(scfg, log), Now: time.Now}
-	if c.String(flagDatabaseURL) != "" {
-		cfg, err := databaseConfig(c)
+	if c.String(cliflags.FlagDatabaseURL) != "" {
+		cfg, err := cliflags.DatabaseConfig(c)
 		if err != nil {
 			return deps, err
 		}

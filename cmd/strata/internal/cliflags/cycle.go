@@ -1,0 +1,131 @@
+package cliflags
+
+import (
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/strata-hpc/strata/cmd/strata/internal/config"
+	"github.com/strata-hpc/strata/cmd/strata/internal/daemon"
+	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/slurm/guard"
+)
+
+// Flag names of the plan cycle, shared by `strata run` and `strata plan`
+// (config keys: the same names at top level, e.g. `enforce = true`,
+// `max-rewrites-per-cycle = 20`), and of `strata run` alone.
+const (
+	FlagRunPolicy         = "policy"
+	FlagRunEnforce        = "enforce"
+	FlagRunMaxPerCycle    = "max-rewrites-per-cycle"
+	FlagRunMaxPerJob      = "max-rewrites-per-job"
+	FlagRunPrioHyst       = "priority-hysteresis"
+	FlagRunMinGPUChange   = "min-gpu-change"
+	FlagRunMaxDefer       = "max-defer"
+	FlagRunMinRunPreempt  = "min-run-before-preempt"
+	FlagRunMaxPreemptDay  = "max-preempt-per-day"
+	FlagRunMaxDisturbed   = "max-disturbed-gpu-hours"
+	FlagRunPartitions     = "only-partitions"
+	FlagRunUsers          = "only-users"
+	FlagRunNamePrefix     = "only-job-name-prefix"
+	FlagRunLockName       = "lock-name"
+	FlagRunCompare        = "compare"
+	FlagRunInterval       = "interval"
+	FlagRunCycles         = "cycles"
+	FlagRunStandbyPoll    = "standby-poll"
+	FlagRunMaxBackoff     = "max-backoff"
+	FlagRunMetricsListen  = "metrics-listen"
+	FlagRunAuditRetention = "audit-retention"
+)
+
+func EnvOf(n string) []string {
+	return []string{"STRATA_" + strings.ToUpper(strings.ReplaceAll(n, "-", "_"))}
+}
+
+// Cycle are the flags of one plan cycle: policy, mode, write limits
+// (the guards) and scope, shared by `strata run` and `strata plan`.
+func Cycle() []cli.Flag {
+	g := guard.Defaults()
+	return []cli.Flag{
+		&cli.StringFlag{Name: FlagRunPolicy, Value: "smd", EnvVars: EnvOf(FlagRunPolicy),
+			Usage: "planning policy: " + strings.Join(planner.PolicyNames(), ", ")},
+		&cli.BoolFlag{Name: FlagRunEnforce, EnvVars: EnvOf(FlagRunEnforce),
+			Usage: "write decisions to Slurm (needs --database-url: audit trail and one-writer lock); default: shadow mode"},
+		&cli.IntFlag{Name: FlagRunMaxPerCycle, Value: g.MaxPerCycle, EnvVars: EnvOf(FlagRunMaxPerCycle),
+			Usage: "most jobs rewritten per cycle (best-ranked first)"},
+		&cli.IntFlag{Name: FlagRunMaxPerJob, Value: g.MaxPerJob, EnvVars: EnvOf(FlagRunMaxPerJob),
+			Usage: "most rewrites of one job over its life"},
+		&cli.Int64Flag{Name: FlagRunPrioHyst, Value: g.PriorityHysteresis, EnvVars: EnvOf(FlagRunPrioHyst),
+			Usage: "priority changes smaller than this are not written"},
+		&cli.IntFlag{Name: FlagRunMinGPUChange, Value: g.MinGPUChange, EnvVars: EnvOf(FlagRunMinGPUChange),
+			Usage: "GPU count changes smaller than this are not written"},
+		&cli.DurationFlag{Name: FlagRunMaxDefer, Value: g.MaxDefer, EnvVars: EnvOf(FlagRunMaxDefer),
+			Usage: "farthest ahead a begin time is written for a deferred job (refreshed while still wanted; 0 = the plan's start)"},
+		&cli.DurationFlag{Name: FlagRunMinRunPreempt, Value: g.MinRunBeforePreempt, EnvVars: EnvOf(FlagRunMinRunPreempt),
+			Usage: "least time a job runs after its (re)start before it may be preempted (jobs with preempt=yes only)"},
+		&cli.IntFlag{Name: FlagRunMaxPreemptDay, Value: g.MaxPreemptPerDay, EnvVars: EnvOf(FlagRunMaxPreemptDay),
+			Usage: "most checkpoint signals one job gets in 24 hours (0: no preemption)"},
+		&cli.Float64Flag{Name: FlagRunMaxDisturbed, Value: g.MaxDisturbedGPUHours, EnvVars: EnvOf(FlagRunMaxDisturbed),
+			Usage: "most running GPU-hours one cycle's preemptions may disturb"},
+		&cli.StringSliceFlag{Name: FlagRunPartitions, EnvVars: EnvOf(FlagRunPartitions),
+			Usage: "plan only pending jobs of these partitions (default: all)"},
+		&cli.StringSliceFlag{Name: FlagRunUsers, EnvVars: EnvOf(FlagRunUsers),
+			Usage: "plan only pending jobs of these users (pilot roll-outs; default: all)"},
+		&cli.StringFlag{Name: FlagRunNamePrefix, EnvVars: EnvOf(FlagRunNamePrefix),
+			Usage: "plan only pending jobs whose name starts with this prefix"},
+		&cli.StringFlag{Name: FlagRunLockName, EnvVars: EnvOf(FlagRunLockName),
+			Usage: "name of the one-writer lock (default: strata-run/<Slurm cluster name>)"},
+	}
+}
+
+// CycleOptions reads the cycle flags and the configuration's [planner]
+// section (f may be nil: the planner's defaults with the default caps) into
+// daemon options; the run-only fields keep values that let one cycle run
+// (strata plan).
+func CycleOptions(c *cli.Context, f *config.File) daemon.Options {
+	g := guard.Defaults()
+	g.MaxPerCycle, g.MaxPerJob = c.Int(FlagRunMaxPerCycle), c.Int(FlagRunMaxPerJob)
+	g.PriorityHysteresis, g.MinGPUChange = c.Int64(FlagRunPrioHyst), c.Int(FlagRunMinGPUChange)
+	g.MaxDefer = c.Duration(FlagRunMaxDefer)
+	g.MinRunBeforePreempt, g.MaxPreemptPerDay = c.Duration(FlagRunMinRunPreempt), c.Int(FlagRunMaxPreemptDay)
+	g.MaxDisturbedGPUHours = c.Float64(FlagRunMaxDisturbed)
+	var sec config.Planner
+	if f != nil {
+		sec = f.Planner
+	}
+	po := sec.Options()
+	// The plan proposes what the guard lets through.
+	po.MinRunBeforePreempt, po.MaxDisturbedGPUHours = g.MinRunBeforePreempt, g.MaxDisturbedGPUHours
+	po.MaxPreemptPerDay = g.MaxPreemptPerDay
+	if po.MaxPreemptPerDay == 0 {
+		po.MaxPreemptPerDay = -1 // the planner's 0 is its default; the flag's 0 means none
+	}
+	return daemon.Options{
+		Planner:  po,
+		Settings: sec.Settings(),
+		Policy:   c.String(FlagRunPolicy),
+		Enforce:  c.Bool(FlagRunEnforce),
+		Guard:    g,
+		Scope: daemon.Scope{Partitions: SplitList(c.StringSlice(FlagRunPartitions)),
+			Users: SplitList(c.StringSlice(FlagRunUsers)), NamePrefix: c.String(FlagRunNamePrefix)},
+		LockName:    c.String(FlagRunLockName),
+		Interval:    time.Minute,
+		Cycles:      1,
+		StandbyPoll: 5 * time.Second,
+		MaxBackoff:  time.Minute,
+	}
+}
+
+// SplitList flattens "a,b" entries and drops empty ones.
+func SplitList(vs []string) []string {
+	var out []string
+	for _, v := range vs {
+		for _, s := range strings.Split(v, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
