@@ -106,38 +106,13 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		},
 		// Errors (and exit codes) are reported once, by main.
 		ExitErrHandler: func(*cli.Context, error) {},
-		OnUsageError:   onUsageError,
-		Commands:       withUsageErrors(config.Wrap(commands())),
+		OnUsageError:   cliargs.OnUsageError(usageError),
+		Commands:       cliargs.WithUsageErrors(config.Wrap(commands()), usageError),
 	}
 	cli.VersionPrinter = func(c *cli.Context) {
 		fmt.Fprintf(c.App.Writer, "strata %s (commit %s)\n", version, commit)
 	}
 	return app
-}
-
-// onUsageError turns a flag the command does not know (or a bad value) into
-// a one-line error on stderr with exit status 2, instead of the whole help
-// on stdout.
-func onUsageError(c *cli.Context, err error, _ bool) error {
-	var names []string
-	for _, a := range c.Lineage() { // the command, its parents, ..., the app
-		if a.Command != nil && a.Command.Name != "" && a.Command.Name != c.App.Name && (len(names) == 0 || names[len(names)-1] != a.Command.Name) {
-			names = append(names, a.Command.Name)
-		}
-	}
-	name := "strata"
-	for i := len(names) - 1; i >= 0; i-- {
-		name += " " + names[i]
-	}
-	return usageError(fmt.Errorf("%w (see `%s --help`)", err, name))
-}
-
-func withUsageErrors(cmds []*cli.Command) []*cli.Command {
-	for _, c := range cmds {
-		c.OnUsageError = onUsageError
-		withUsageErrors(c.Subcommands)
-	}
-	return cmds
 }
 
 // logger returns the logger built from the global flags for this command.

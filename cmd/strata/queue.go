@@ -24,9 +24,6 @@ const (
 	queueFlagPolicy   = "policy"
 )
 
-// queueStartFormat is squeue --start's layout, with the hint.
-const queueStartFormat = "%.8i %.9P %.20j %.8u %.2t %.19S %.6b %r"
-
 func queueCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "queue",
@@ -83,32 +80,18 @@ func runQueue(c *cli.Context) error {
 
 // queueSelection reads squeue's selection and format flags.
 func queueSelection(c *cli.Context) (queue.Filter, queue.Format, error) {
-	var f queue.Filter
-	var err error
-	f.Users, f.Partitions = cliflags.SplitList(c.StringSlice(queueFlagUser)), cliflags.SplitList(c.StringSlice(queueFlagPart))
-	if f.States, err = queue.ParseStates(cliflags.SplitList(c.StringSlice(queueFlagStates))); err != nil {
-		return f, queue.Format{}, usageError(err)
-	}
-	if c.Bool(queueFlagStart) && !c.IsSet(queueFlagStates) {
-		f.States = []planner.JobState{planner.JobPending}
-	}
-	if f.Jobs, err = queue.ParseJobs(cliflags.SplitList(c.StringSlice(queueFlagJobs))); err != nil {
-		return f, queue.Format{}, usageError(err)
-	}
-	spec := c.String(queueFlagFormat)
-	if spec == "" {
-		spec = queueStartFormat
-	}
-	format, err := queue.ParseFormat(spec)
+	f, format, err := queue.Select(queue.Selection{
+		Users: cliflags.SplitList(c.StringSlice(queueFlagUser)), Partitions: cliflags.SplitList(c.StringSlice(queueFlagPart)),
+		States: cliflags.SplitList(c.StringSlice(queueFlagStates)), StatesSet: c.IsSet(queueFlagStates),
+		Jobs: cliflags.SplitList(c.StringSlice(queueFlagJobs)), Format: c.String(queueFlagFormat), Start: c.Bool(queueFlagStart)})
 	if err != nil {
-		return f, queue.Format{}, usageError(err)
+		return f, format, usageError(err)
 	}
 	return f, format, nil
 }
 
-// predictedStarts runs the policy once on the snapshot (with the
-// configuration's [planner] settings) and returns the start it predicts for
-// each pending job. Nothing is written.
+// predictedStarts runs the policy once on the snapshot with the
+// configuration's [planner] settings; nothing is written.
 func predictedStarts(c *cli.Context, snap *planner.Snapshot) (queue.Starts, error) {
 	var sec config.Planner
 	if f := config.FileFrom(c.Context); f != nil {
@@ -118,15 +101,5 @@ func predictedStarts(c *cli.Context, snap *planner.Snapshot) (queue.Starts, erro
 	if err != nil {
 		return nil, usageError(fmt.Errorf("--policy: %w", err))
 	}
-	plan, err := p.Plan(c.Context, snap)
-	if err != nil {
-		return nil, fmt.Errorf("plan for --start: %w", err)
-	}
-	starts := queue.Starts{}
-	for _, d := range plan.Decisions {
-		if !d.PredictedStart.IsZero() {
-			starts[d.JobID] = d.PredictedStart
-		}
-	}
-	return starts, nil
+	return queue.PredictStarts(c.Context, p, snap)
 }

@@ -4,8 +4,12 @@ import (
 	"fmt"
 	"runtime"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/buildinfo"
 	"github.com/urfave/cli/v2"
 )
+
+// An unstamped build names its module version and VCS revision.
+func init() { version, commit = buildinfo.Fill(version, commit) }
 
 func versionCommand() *cli.Command {
 	return &cli.Command{

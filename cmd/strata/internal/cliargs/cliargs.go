@@ -5,6 +5,7 @@
 package cliargs
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -95,4 +96,34 @@ func find(cmds []*cli.Command, name string) *cli.Command {
 		}
 	}
 	return nil
+}
+
+// OnUsageError returns the handler that turns a flag the command does not
+// know (or a bad value) into a one-line error, wrapped by wrap (which gives
+// it its exit status), instead of the whole help on stdout.
+func OnUsageError(wrap func(error) error) cli.OnUsageErrorFunc {
+	return func(c *cli.Context, err error, _ bool) error {
+		var names []string
+		for _, a := range c.Lineage() { // the command, its parents, ..., the app
+			if a.Command != nil && a.Command.Name != "" && a.Command.Name != c.App.Name &&
+				(len(names) == 0 || names[len(names)-1] != a.Command.Name) {
+				names = append(names, a.Command.Name)
+			}
+		}
+		name := c.App.Name
+		for i := len(names) - 1; i >= 0; i-- {
+			name += " " + names[i]
+		}
+		return wrap(fmt.Errorf("%w (see `%s --help`)", err, name))
+	}
+}
+
+// WithUsageErrors sets OnUsageError on every command, recursively.
+func WithUsageErrors(cmds []*cli.Command, wrap func(error) error) []*cli.Command {
+	h := OnUsageError(wrap)
+	for _, c := range cmds {
+		c.OnUsageError = h
+		WithUsageErrors(c.Subcommands, wrap)
+	}
+	return cmds
 }

@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"regexp"
@@ -212,4 +213,52 @@ func WriteFormat(w io.Writer, f Format, rows []Row, starts Starts, withHeader bo
 		line(func(p formatPart) string { return p.value(r, starts) })
 	}
 	return tw.Flush()
+}
+
+// StartFormat is squeue --start's layout.
+const StartFormat = "%.8i %.9P %.20j %.8u %.2t %.19S %.6b %r"
+
+// Selection is what squeue-style flags ask for.
+type Selection struct {
+	Users, Partitions, States, Jobs []string
+	StatesSet                       bool // -t was given (--start defaults to pending jobs otherwise)
+	Format                          string
+	Start                           bool
+}
+
+// Select turns a selection into a filter and a format; errors name the flag.
+func Select(s Selection) (Filter, Format, error) {
+	f := Filter{Users: s.Users, Partitions: s.Partitions}
+	var err error
+	if f.States, err = ParseStates(s.States); err != nil {
+		return f, Format{}, err
+	}
+	if s.Start && !s.StatesSet {
+		f.States = []planner.JobState{planner.JobPending}
+	}
+	if f.Jobs, err = ParseJobs(s.Jobs); err != nil {
+		return f, Format{}, err
+	}
+	spec := s.Format
+	if spec == "" {
+		spec = StartFormat
+	}
+	format, err := ParseFormat(spec)
+	return f, format, err
+}
+
+// PredictStarts runs policy p once on snap and returns the start it
+// predicts for each job. Nothing is written.
+func PredictStarts(ctx context.Context, p planner.Policy, snap *planner.Snapshot) (Starts, error) {
+	plan, err := p.Plan(ctx, snap)
+	if err != nil {
+		return nil, fmt.Errorf("plan for --start: %w", err)
+	}
+	starts := Starts{}
+	for _, d := range plan.Decisions {
+		if !d.PredictedStart.IsZero() {
+			starts[d.JobID] = d.PredictedStart
+		}
+	}
+	return starts, nil
 }

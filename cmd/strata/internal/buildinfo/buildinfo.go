@@ -1,14 +1,17 @@
-package main
+// Package buildinfo names what a binary was built from when the linker did
+// not stamp it: a plain `go build` or `go install …@vX` still reports the
+// module version and the VCS revision the Go toolchain recorded.
+package buildinfo
 
 import "runtime/debug"
 
-// A binary built without the Makefile's -ldflags (a plain `go build` or
-// `go install …@vX`) still names what it was built from: the module version
-// and the VCS revision the Go toolchain recorded.
-func init() {
+// Fill returns version and commit, completed from the build information
+// when they are the unstamped defaults ("dev", "unknown").
+func Fill(version, commit string) (string, string) {
 	if info, ok := debug.ReadBuildInfo(); ok {
-		version, commit = fromBuildInfo(version, commit, info)
+		return fromBuildInfo(version, commit, info)
 	}
+	return version, commit
 }
 
 // fromBuildInfo returns the linker-stamped version and commit, filling the
