@@ -19,4 +19,3 @@ const PackageFiles = `# FILES
 
 */usr/share/doc/strata/operations.md* (install, configuration, metrics, packages), *telemetry.md*, *reports.md*, *hints.md*, *slurm.md*
 `
-
