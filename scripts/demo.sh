@@ -49,6 +49,7 @@ slurm squeue -o '%.4i %.16j %.6u %.3t %.10b %.9Q %R'
 
 say "3. strata queue: the queue as Strata reads it through slurmrestd, hints parsed (a typo is shown, never fatal)"
 run "$STRATA" queue
+run "$STRATA" queue --start -u alice
 run "$STRATA" hint check 'strata: model=resnet50 gpus=4-2' || true
 
 say "4. strata run (shadow, the default): one cycle planned with SMD and recorded; nothing written"
