@@ -213,5 +213,10 @@ func printHints(w io.Writer, h planner.Hints) error {
 	if h.NoRewrite {
 		row("rewrite", "no (Strata will not change this job)")
 	}
+	if h.Preempt {
+		row("preempt", fmt.Sprintf("yes: Strata may send SIG%s; the job must save, `scontrol requeue` itself and resume (needs sbatch --requeue)",
+			h.CheckpointSignal()))
+		row("restart cost", planner.JobRestartCost(h, planner.Options{}))
+	}
 	return tw.Flush()
 }
