@@ -48,7 +48,7 @@ func New(cfg Config) (http.Handler, error) {
 		cfg.Location = time.UTC
 	}
 	s := &server{cfg: cfg, pages: map[string]*template.Template{}}
-	for _, p := range []string{"overview", "job", "error"} {
+	for _, p := range []string{"overview", "view", "job", "error"} {
 		t, err := template.New("layout.html").Funcs(s.funcs()).ParseFS(webFS,
 			"templates/layout.html", "templates/"+p+".html")
 		if err != nil {
@@ -62,6 +62,8 @@ func New(cfg Config) (http.Handler, error) {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.overview)
+	mux.HandleFunc("GET /by/{dim}", s.view)
+	mux.HandleFunc("GET /search", s.search)
 	mux.HandleFunc("GET /job/{id}", s.jobPage)
 	mux.HandleFunc("GET /api/energy", s.apiEnergy)
 	mux.HandleFunc("GET /api/usage", s.apiUsage)
