@@ -51,7 +51,7 @@ func browserDemoDB(t *testing.T) string {
 	for _, args := range [][]string{
 		{"db", "migrate"},
 		{"collect", "--source", "replay", "--replay-file", stalledRecording(t),
-			"--schedule", "../../dcgm/testdata/schedule.json", "--spool-file", t.TempDir() + "/spool.jsonl"},
+			"--schedule", "../../dcgm/testdata/schedule.json", "--spool-file", t.TempDir() + "/spool.jsonl", "--metrics-listen", ""},
 		{"report", "refresh", "-S", "2026-11-20T11:00:00Z", "-E", "2026-11-20T13:00:00Z"},
 	} {
 		if out, err := runStrataDB(t, args...); err != nil {
@@ -122,7 +122,7 @@ func startServe(t *testing.T) string {
 	go func() {
 		defer wg.Done()
 		var out strings.Builder
-		err := newApp(&out, &out).RunContext(ctx, []string{"strata", "--log-level", "warn", "serve", "--listen", addr, "--timezone", "UTC"})
+		err := newApp(&out, &out).RunContext(ctx, []string{"strata", "--log-level", "warn", "serve", "--listen", addr, "--timezone", "UTC", "--metrics-listen", ""})
 		if err != nil {
 			t.Errorf("strata serve: %v\n%s", err, out.String())
 		}

@@ -31,6 +31,8 @@ type Config struct {
 	Users Htpasswd
 	// Now is the clock for relative windows (nil: time.Now).
 	Now func() time.Time
+	// Metrics, when set, count requests by kind of path and status.
+	Metrics *Metrics
 }
 
 type server struct {
@@ -75,6 +77,9 @@ func New(cfg Config) (http.Handler, error) {
 	if cfg.Users != nil {
 		h = basicAuth(cfg.Users, h)
 	}
+	if cfg.Metrics != nil { // outermost: refused logins count too
+		h = countRequests(cfg.Metrics, h)
+	}
 	return h, nil
 }
 
@@ -92,6 +97,16 @@ func logRequests(log zerolog.Logger, h http.Handler) http.Handler {
 		}
 		ev.Str("method", r.Method).Str("path", r.URL.Path).Int("status", sw.status).
 			Dur("took_ms", time.Since(t0)).Msg("request")
+	})
+}
+
+// countRequests counts every request in m by kind of path and status.
+func countRequests(m *Metrics, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t0 := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		h.ServeHTTP(sw, r)
+		m.observe(r, sw.status, time.Since(t0))
 	})
 }
 
