@@ -30,7 +30,7 @@
   ];
   var stamp = uPlot.fmtDate(data.step === "day" ? "{YYYY}-{MM}-{DD}" : "{YYYY}-{MM}-{DD} {HH}:{mm}");
   var xSeries = { value: function (u, v) { return v == null ? "" : stamp(inZone(v)); } };
-  var xAxis = { values: isoTicks };
+  var xAxis = { values: isoTicks, space: 70 }; // room for HH:MM:SS labels
   if (data.step === "day") { xAxis.incrs = [day, 2 * day, 7 * day, 14 * day, 28 * day, 91 * day, 365 * day]; }
   var opts, series;
   if (kind === "job") {
