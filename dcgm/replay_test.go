@@ -34,6 +34,13 @@ func TestDemoRecordingIsGenerated(t *testing.T) {
 	if !bytes.Equal(want.Bytes(), got) {
 		t.Error("testdata/recording.jsonl differs from dcgmtest.Demo(); regenerate it")
 	}
+	want.Reset()
+	if err := dcgm.WriteJSONL(&want, dcgmtest.Stalled(rec.Samples)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile("testdata/recording-stalled.jsonl"); err != nil || !bytes.Equal(want.Bytes(), got) {
+		t.Errorf("testdata/recording-stalled.jsonl differs from dcgmtest.Stalled (%v); regenerate it", err)
+	}
 	sched, err := dcgm.ReadSchedule("testdata/schedule.json")
 	if err != nil {
 		t.Fatal(err)

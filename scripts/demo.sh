@@ -66,7 +66,7 @@ say "6. strata explain: what Strata decided for a job, when and why"
 
 say "7. GPU telemetry: a recorded DCGM sample stream replayed into Postgres, attributed to jobs"
 run "$STRATA" collect --source replay --replay-file dcgm/testdata/recording.jsonl \
-  --schedule dcgm/testdata/schedule.json --replay-to-now --spool-file "$(mktemp -u /tmp/strata-demo-spool.XXXX)"
+  --schedule dcgm/testdata/schedule.json --replay-to-now --spool-file "$(mktemp -u /tmp/strata-demo-spool.XXXX)" --metrics-listen ''
 
 say "8. Energy reports for admins: who used how much GPU energy, and how much of it was idle"
 run "$STRATA" report energy --by user -S now-7days

@@ -402,6 +402,21 @@ time model and get a `gpus=1-N` hint), `--skip-unchanged` (plan only when the cl
 policies without aging), `--parallel N`. The same inputs give byte-identical JSON. A progress bar
 appears on stderr when it is a terminal (elsewhere one line every 10 s after the first 5 s).
 
+The terminal table shows times for a reader (`42s`, `12m05s`, `25h58m`, `2d 14h`); `--json` keeps
+seconds (`avg_jct_s`, …). `--json --jobs` adds to each policy's result a `job_rows` list, one row
+per trace job in submission order: `id` (the trace's `job_id`), `submit_s`, `start_s` (first start),
+`end_s`, `jct_s` (null for a job that did not complete), `gpus` (asked), `start_gpus` (at the first
+start), `restarts` and `state` (`done`, `killed` at its time limit, `unfinished`, `dropped`); without
+`--jobs` the document is unchanged. `--plot DIR` writes `jct_cdf.svg`, `gpu_util.svg` (the share of
+the cluster's GPUs allocated, in %) and `queue.svg`, with the legend beside the axes and the time
+axis in days for runs longer than two days.
+
+The tables of this page are made from such JSON reports, not by hand: `strata simulate --markdown
+A.json B.json …` prints the comparison (Slurm-mode or ideal-mode tables, chosen by the first
+report's scheduler), `--markdown --whatif` one row per report and policy (variants of one
+workload); `--label NAME` names a run in those tables (default: the trace's file name).
+`scripts/evaluate.sh` runs every simulation and then `--markdown`.
+
 ## Scale
 
 `BenchmarkSimulate100k` (`go test ./planner/sim -bench Simulate100k -benchtime 1x`): 100,000 jobs
@@ -427,12 +442,12 @@ time), so the headline figure plans at every tick.
 ## Plots
 
 Per workload in `docs/img/eval/pollux_workloadN/` (Slurm mode; `ideal/` below it for the ideal
-mode): `jct_cdf.svg` (JCT CDF per policy), `gpu_util.svg` (allocated fraction over time),
+mode): `jct_cdf.svg` (JCT CDF per policy), `gpu_util.svg` (allocated GPUs over time),
 `queue.svg` (pending jobs over time). Workload 6 (the one of the Pollux testbed experiment), in
 Slurm mode:
 
 ![JCT CDF, workload 6](img/eval/pollux_workload6/jct_cdf.svg)
-![GPU utilization, workload 6](img/eval/pollux_workload6/gpu_util.svg)
+![Allocated GPUs, workload 6](img/eval/pollux_workload6/gpu_util.svg)
 ![Pending jobs, workload 6](img/eval/pollux_workload6/queue.svg)
 ## end-method
 PROSE

@@ -18,7 +18,6 @@ import (
 
 	"github.com/strata-hpc/strata/db"
 	"github.com/strata-hpc/strata/db/dbtest"
-	"github.com/strata-hpc/strata/dcgm"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/slurm/guard"
 )
@@ -51,7 +50,7 @@ func browserDemoDB(t *testing.T) string {
 	for _, args := range [][]string{
 		{"db", "migrate"},
 		{"collect", "--source", "replay", "--replay-file", stalledRecording(t),
-			"--schedule", "../../dcgm/testdata/schedule.json", "--spool-file", t.TempDir() + "/spool.jsonl"},
+			"--schedule", "../../dcgm/testdata/schedule.json", "--spool-file", t.TempDir() + "/spool.jsonl", "--metrics-listen", ""},
 		{"report", "refresh", "-S", "2026-11-20T11:00:00Z", "-E", "2026-11-20T13:00:00Z"},
 	} {
 		if out, err := runStrataDB(t, args...); err != nil {
@@ -76,35 +75,11 @@ func browserDemoDB(t *testing.T) string {
 
 // stalledRecording is the demo recording in which bob's job 102 (gpu-a
 // minors 2 and 3) stalls on input from 12:03 on: its GPUs stay allocated at
-// 2 % utilization, so the reports have idle-GPU energy to show.
+// 2 % utilization, so the reports have idle-GPU energy to show
+// (dcgmtest.Stalled; the examples of docs/reports.md come from it).
 func stalledRecording(t *testing.T) string {
 	t.Helper()
-	f, err := os.Open("../../dcgm/testdata/recording.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	samples, err := dcgm.ReadJSONL(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stall := time.Date(2026, 11, 20, 12, 3, 0, 0, time.UTC)
-	end := time.Date(2026, 11, 20, 12, 5, 0, 0, time.UTC)
-	for i, s := range samples {
-		if s.Host == "gpu-a" && (s.Minor == 2 || s.Minor == 3) && s.Time.After(stall) && !s.Time.After(end) {
-			samples[i].UtilGPU, samples[i].UtilMem = 2, 1
-		}
-	}
-	path := filepath.Join(t.TempDir(), "stalled.jsonl")
-	out, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
-	if err := dcgm.WriteJSONL(out, samples); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return "../../dcgm/testdata/recording-stalled.jsonl"
 }
 
 // startServe runs `strata serve` on a free loopback port until the test ends.
@@ -122,7 +97,7 @@ func startServe(t *testing.T) string {
 	go func() {
 		defer wg.Done()
 		var out strings.Builder
-		err := newApp(&out, &out).RunContext(ctx, []string{"strata", "--log-level", "warn", "serve", "--listen", addr, "--timezone", "UTC"})
+		err := newApp(&out, &out).RunContext(ctx, []string{"strata", "--log-level", "warn", "serve", "--listen", addr, "--timezone", "UTC", "--metrics-listen", ""})
 		if err != nil {
 			t.Errorf("strata serve: %v\n%s", err, out.String())
 		}

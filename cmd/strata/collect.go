@@ -1,14 +1,18 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"net"
 	"os"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/urfave/cli/v2"
 
 	"github.com/strata-hpc/strata/cmd/strata/internal/cliflags"
 	"github.com/strata-hpc/strata/cmd/strata/internal/collect"
+	"github.com/strata-hpc/strata/cmd/strata/internal/promserve"
 )
 
 const (
@@ -29,6 +33,10 @@ const (
 	flagRollupEvery     = "rollup-every"
 	flagCluster         = "cluster"
 	flagSlurmMapping    = "slurm-mapping"
+	// flagCollectMetrics is --metrics-listen of collect; its first name
+	// (the configuration key, `[collect] metrics-listen`) differs from the
+	// daemon's metrics-listen so that one configuration file can serve both.
+	flagCollectMetrics = "collect-metrics-listen"
 )
 
 func collectCommand() *cli.Command {
@@ -71,6 +79,9 @@ func collectFlags() []cli.Flag {
 		&cli.Int64Flag{Name: flagSpoolMax, Value: 1 << 30, Usage: "spool size bound in bytes"},
 		&cli.DurationFlag{Name: flagRollupEvery, Value: 5 * time.Minute, Usage: "refresh per-job energy rollups this often"},
 		&cli.StringFlag{Name: flagCluster, EnvVars: []string{"STRATA_CLUSTER"}, Usage: "Slurm cluster name stored with jobs"},
+		&cli.StringFlag{Name: flagCollectMetrics, Aliases: []string{"metrics-listen"}, Value: "127.0.0.1:9465",
+			EnvVars: cliflags.EnvOf(flagCollectMetrics),
+			Usage:   "serve the collector's Prometheus /metrics on this address ('' = off; the daemon's is 9464)"},
 	}
 }
 
@@ -123,10 +134,28 @@ func runCollect(c *cli.Context) error {
 		return err
 	}
 	defer in.Close()
+	var ln net.Listener
+	if addr := c.String(flagCollectMetrics); addr != "" {
+		// Listen before sampling starts, so a bad address fails at once.
+		if ln, err = net.Listen("tcp", addr); err != nil {
+			return usageError(fmt.Errorf("--metrics-listen: %w", err))
+		}
+		cfg.Metrics = collect.NewMetrics()
+		cfg.Metrics.SetBuildInfo(version, commit)
+	}
 	st, err := cliflags.OpenDatabase(c, false)
 	if err != nil {
+		if ln != nil {
+			ln.Close()
+		}
 		return err
 	}
 	defer st.Close()
-	return collect.Run(c.Context, cfg, in, st, lg)
+	var reg *prometheus.Registry
+	if cfg.Metrics != nil {
+		reg = cfg.Metrics.Registry()
+	}
+	return promserve.RunWith(c.Context, ln, reg, lg, func(ctx context.Context) error {
+		return collect.Run(ctx, cfg, in, st, lg)
+	})
 }

@@ -36,7 +36,7 @@ func TestCollectExporterWithHPCJobLabels(t *testing.T) {
 	var out bytes.Buffer
 	err = newApp(&out, &out).RunContext(ctx, []string{"strata", "--log-level", "warn", "collect",
 		"--source", "exporter", "--exporter-url", srv.URL + "/metrics", "--interval", "200ms",
-		"--flush-every", "0s", "--spool-file", t.TempDir() + "/spool.jsonl"})
+		"--flush-every", "0s", "--spool-file", t.TempDir() + "/spool.jsonl", "--metrics-listen", ""})
 	if err != nil {
 		t.Fatalf("collect: %v\n%s", err, out.String())
 	}

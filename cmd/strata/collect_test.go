@@ -25,7 +25,7 @@ func TestCollectReplayFillsDatabase(t *testing.T) {
 	}
 	out, err = runStrataDB(t, "collect", "--source", "replay",
 		"--replay-file", "../../dcgm/testdata/recording.jsonl", "--schedule", "../../dcgm/testdata/schedule.json",
-		"--spool-file", t.TempDir()+"/spool.jsonl")
+		"--spool-file", t.TempDir()+"/spool.jsonl", "--metrics-listen", "")
 	if err != nil {
 		t.Fatalf("collect: %v\n%s", err, out)
 	}
@@ -98,7 +98,7 @@ func TestCollectRefusesOldSchemaAndArgvPasswords(t *testing.T) {
 	url := dbtest.URL(t) // never migrated
 	t.Setenv("STRATA_DATABASE_URL", url)
 	_, err := runStrataDB(t, "collect", "--source", "replay", "--replay-file", "../../dcgm/testdata/recording.jsonl",
-		"--spool-file", t.TempDir()+"/spool.jsonl")
+		"--spool-file", t.TempDir()+"/spool.jsonl", "--metrics-listen", "")
 	if code := exitCodeOf(err); code != 2 || !strings.Contains(err.Error(), "strata db migrate") {
 		t.Errorf("collect on an unmigrated database: err = %v (exit %d), want exit 2 asking for migrate", err, code)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/cliflags"
 	"github.com/strata-hpc/strata/cmd/strata/internal/report"
 	"github.com/strata-hpc/strata/cmd/strata/internal/web"
 )
@@ -17,6 +18,10 @@ const (
 	flagServeAuthFile = "basic-auth-file"
 	flagServeTLSCert  = "tls-cert"
 	flagServeTLSKey   = "tls-key"
+	// flagServeMetrics is --metrics-listen of serve; its first name (the
+	// configuration key, `[serve] metrics-listen`) differs from the
+	// daemon's metrics-listen so that one configuration file can serve both.
+	flagServeMetrics = "serve-metrics-listen"
 )
 
 func serveCommand() *cli.Command { return serveCommandWith(openDBReportSource) }
@@ -31,6 +36,9 @@ func serveCommandWith(open openSourceFunc) *cli.Command {
 		&cli.StringFlag{Name: flagServeTLSKey, EnvVars: []string{"STRATA_TLS_KEY"}, Usage: "TLS private key (PEM)"},
 		&cli.StringFlag{Name: flagReportTZ, Value: "Local", EnvVars: []string{"STRATA_TIMEZONE"},
 			Usage: "time zone for times and day buckets (IANA name, Local or UTC)"},
+		&cli.StringFlag{Name: flagServeMetrics, Aliases: []string{"metrics-listen"}, Value: "127.0.0.1:9466",
+			EnvVars: cliflags.EnvOf(flagServeMetrics),
+			Usage:   "serve the web page's Prometheus /metrics on this address ('' = off; the daemon's is 9464, the collector's 9465)"},
 	}
 	flags = append(flags, energyFlags()...)
 	flags = append(flags, reportDBFlags()...)
@@ -38,7 +46,8 @@ func serveCommandWith(open openSourceFunc) *cli.Command {
 		Name:  "serve",
 		Usage: "read-only web page of energy reports and planner decisions (with the same data as JSON)",
 		Description: "Pages: / (overview: energy and GPU-hours over time, top users and accounts,\n" +
-			"idle-GPU waste, planner decisions), /job/ID (one job). JSON: /api/energy,\n" +
+			"idle-GPU waste, planner decisions), /by/partition, /by/node, /by/day, /job/ID (one job),\n" +
+			"/search?q=JOBID|USER. JSON: /api/energy,\n" +
 			"/api/usage, /api/decisions, /api/job/ID (same query parameters as the pages:\n" +
 			"start, end, by, user, account, partition, job). Works without JavaScript and\n" +
 			"without Internet access (charts are embedded).",
@@ -55,12 +64,17 @@ func runServe(c *cli.Context, open openSourceFunc) error {
 		return usageError(err)
 	}
 	site := web.Site{Listen: c.String(flagServeListen), AuthFile: c.String(flagServeAuthFile),
-		TLSCert: c.String(flagServeTLSCert), TLSKey: c.String(flagServeTLSKey)}
+		TLSCert: c.String(flagServeTLSCert), TLSKey: c.String(flagServeTLSKey), MetricsListen: c.String(flagServeMetrics)}
 	if (site.TLSCert == "") != (site.TLSKey == "") {
 		return usageError(errors.New("serve: --tls-cert and --tls-key go together"))
 	}
 	lg := logger(c).With().Str("component", "serve").Logger()
-	return web.Run(c.Context, site, open.opener(c), web.Config{Location: loc, Log: lg, Factors: energyFactors(c)})
+	cfg := web.Config{Location: loc, Log: lg, Factors: energyFactors(c)}
+	if site.MetricsListen != "" {
+		cfg.Metrics = web.NewMetrics()
+		cfg.Metrics.SetBuildInfo(version, commit)
+	}
+	return web.Run(c.Context, site, open.opener(c), cfg)
 }
 
 func passwdCommand() *cli.Command {

@@ -20,7 +20,8 @@ func simulateCommand() *cli.Command {
 		Name:  "simulate",
 		Usage: "replay a job trace on a simulated GPU cluster under one or more policies",
 		UsageText: "strata simulate --trace FILE [--scaling FILE] --cluster NODESxGPUS[:TYPE] --policy slurm,smd[,P...]\n" +
-			"   [--scheduler slurm|ideal] [--interval 60s] [--json] [--plot DIR] [Slurm knobs]",
+			"   [--scheduler slurm|ideal] [--interval 60s] [--json [--jobs]] [--plot DIR] [Slurm knobs]\n" +
+			"strata simulate --markdown [--whatif] REPORT.json...",
 		Description: "Runs the planner's own policies (the code `strata run` uses) against a simulated\n" +
 			"cluster. With --scheduler slurm (the default) a model of slurmctld starts jobs — main\n" +
 			"scheduler and EASY backfill by time limits, multifactor priority — from what Strata's\n" +
@@ -50,6 +51,7 @@ func simulateFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "batch-sched-delay", Value: 3 * time.Second, Usage: "Slurm mode: batch_sched_delay (least time between event-triggered passes)"},
 		&cli.DurationFlag{Name: "interval", Value: 60 * time.Second, Usage: "scheduling interval"},
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON object instead of a table"},
+		&cli.BoolFlag{Name: "jobs", Usage: "with --json: add every job's row per policy (id, submit, start, end, JCT, GPUs asked and at start, restarts, state)"},
 		&cli.StringFlag{Name: "plot", Usage: "write JCT CDF, GPU utilization and queue-length plots (SVG) into `DIR`"},
 		&cli.BoolFlag{Name: "skip-bad", Usage: "drop malformed trace rows (and report how many) instead of failing"},
 		&cli.DurationFlag{Name: "restart-penalty", Value: 30 * time.Second, Usage: "time a preempted or resized job needs to restart"},
@@ -62,9 +64,9 @@ func simulateFlags() []cli.Flag {
 		&cli.StringFlag{Name: "burst-buffer", Usage: "capacity of a shared burst-buffer pool, e.g. 100T"},
 		&cli.BoolFlag{Name: "skip-unchanged", Usage: "plan fifo/smd/... only when the cluster changed (faster on large traces; exact for policies without aging)"},
 		&cli.IntFlag{Name: "parallel", Value: min(2, runtime.GOMAXPROCS(0)), Usage: "policies simulated at once"},
-		&cli.StringFlag{Name: "label", Hidden: true, Usage: "name of the run in --markdown tables"},
-		&cli.BoolFlag{Name: "whatif", Hidden: true, Usage: "with --markdown: one row per policy run (variants)"},
-		&cli.BoolFlag{Name: "markdown", Hidden: true, Usage: "write the evaluation tables from the JSON reports given as arguments"},
+		&cli.StringFlag{Name: "label", Usage: "name of the run in --markdown tables (default: the trace's file name)"},
+		&cli.BoolFlag{Name: "whatif", Usage: "with --markdown: one row per policy run (variants of one workload)"},
+		&cli.BoolFlag{Name: "markdown", Usage: "instead of simulating, write Markdown comparison tables from the --json reports given as arguments (as docs/evaluation.md is made)"},
 	}
 }
 
@@ -99,7 +101,7 @@ func simulateOptions(c *cli.Context) simulate.Options {
 		Power: c.StringSlice("power"), BurstBuffer: c.String("burst-buffer"),
 		TruthModel: c.Bool("truth-model"), SkipUnchanged: c.Bool("skip-unchanged"), SkipBad: c.Bool("skip-bad"),
 		Preemptible: c.Bool("preemptible"), Predictor: c.String("predictor"),
-		Parallel: c.Int("parallel"), Label: c.String("label"), Plot: c.String("plot"), JSON: c.Bool("json"),
+		Parallel: c.Int("parallel"), Label: c.String("label"), Plot: c.String("plot"), JSON: c.Bool("json"), Jobs: c.Bool("jobs"),
 	}
 	if f := config.FileFrom(c.Context); f != nil {
 		p := f.Planner.Options()

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -63,8 +64,18 @@ func TestSimulateTableAndPlots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "avg JCT s") || !strings.Contains(out, "fifo") {
+	// JCTs in the table are human durations (issue 17); --json keeps seconds.
+	if !strings.Contains(out, "avg JCT") || strings.Contains(out, "avg JCT s") || !strings.Contains(out, "fifo") ||
+		!regexp.MustCompile(`fifo +\d+ +\d+m\d\ds `).MatchString(out) {
 		t.Errorf("table output:\n%s", out)
+	}
+	// --jobs adds per-job rows to the JSON only.
+	if _, _, err := runStrata(t, "simulate", "--trace", simTiny, "--cluster", "4x4:t4", "--policy", "fifo", "--jobs"); exitCodeOf(err) != 2 {
+		t.Errorf("--jobs without --json: %v, want exit status 2", err)
+	}
+	js, _, err := runStrata(t, "simulate", "--trace", simTiny, "--cluster", "4x4:t4", "--policy", "fifo", "--json", "--jobs")
+	if err != nil || !strings.Contains(js, `"job_rows": [`) || !strings.Contains(js, `"start_gpus": `) {
+		t.Errorf("--json --jobs: %v\n%.2000s", err, js)
 	}
 	for _, f := range []string{"jct_cdf.svg", "gpu_util.svg", "queue.svg"} {
 		b, err := os.ReadFile(filepath.Join(dir, f))

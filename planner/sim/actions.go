@@ -43,7 +43,7 @@ func (e *engine) begin(i int, slots []slot, total int, t float64) {
 	e.res.lostGPUSeconds += float64(total) * j.penalty // a restart's start-up (0 at a first start)
 	j.phase, j.lastT, j.runStart = phaseRunning, t, t
 	if j.firstStart < 0 {
-		j.firstStart = t
+		j.firstStart, j.firstGPUs = t, total
 		e.res.startGPUs += total
 		if total != j.tj.GPUs {
 			e.res.ChangedAllocations++

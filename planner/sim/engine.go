@@ -74,6 +74,9 @@ type Config struct {
 	// the run gives up and reports them unfinished; policies with aging may
 	// start such jobs later. Default 7 days.
 	StallLimit time.Duration
+	// JobRows adds one row per trace job to the result (Result.JobRows:
+	// strata simulate --json --jobs); off, the result is unchanged.
+	JobRows bool
 	// Progress, when set, is called once per simulated tick with the number
 	// of finished and total jobs. It must not affect the run.
 	Progress func(done, total int)

@@ -78,7 +78,7 @@ func TestProgress(t *testing.T) {
 // stepLine averages a step function over equal bins.
 func TestStepLine(t *testing.T) {
 	s := []Point{{T: 0, Busy: 4}, {T: 3600, Busy: 0}, {T: 3600 * plotBins / 2, Busy: 2}, {T: 3600 * plotBins}}
-	xy := stepLine(s, func(p Point) float64 { return float64(p.Busy) })
+	xy := stepLine(s, 3600, func(p Point) float64 { return float64(p.Busy) })
 	if len(xy) != plotBins {
 		t.Fatalf("%d points, want %d", len(xy), plotBins)
 	}
@@ -89,7 +89,7 @@ func TestStepLine(t *testing.T) {
 	}
 	// A point exactly on a bin edge and a zero-length step must not hang.
 	s = []Point{{T: 0, Busy: 1}, {T: 7, Busy: 3}, {T: 7, Busy: 1}, {T: 10 * 7}}
-	_ = stepLine(s, func(p Point) float64 { return float64(p.Busy) })
+	_ = stepLine(s, 3600, func(p Point) float64 { return float64(p.Busy) })
 }
 
 func TestWriteSlurmEvaluation(t *testing.T) {

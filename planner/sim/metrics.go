@@ -73,6 +73,10 @@ type Result struct {
 	// (Slurm mode; per cycle, so one job may count in several cycles).
 	PreemptsHeld int `json:"preempts_held,omitempty"`
 
+	// JobRows are the trace's jobs one by one, in submission order, when
+	// Config.JobRows asked for them (strata simulate --json --jobs).
+	JobRows []JobRow `json:"job_rows,omitempty"`
+
 	// PlanTime is the wall time spent in Policy.Plan (not deterministic,
 	// so not in the JSON).
 	PlanTime time.Duration `json:"-"`
@@ -86,6 +90,50 @@ type Result struct {
 	lostGPUSeconds float64
 }
 
+// JobRow is one trace job's run: its times in seconds from the start of
+// the trace (rounded to 0.1 s; null when it never started or ended), the
+// GPUs it asked for and first started with, and how often it restarted.
+type JobRow struct {
+	// ID is the trace's job_id.
+	ID     string   `json:"id"`
+	Submit float64  `json:"submit_s"`
+	Start  *float64 `json:"start_s"` // first start
+	End    *float64 `json:"end_s"`
+	// JCT is end − submit (null when the job did not complete).
+	JCT       *float64 `json:"jct_s"`
+	GPUs      int      `json:"gpus"`       // asked for
+	StartGPUs int      `json:"start_gpus"` // at the first start (0: never started)
+	Restarts  int      `json:"restarts"`
+	// State is done, killed (at its time limit, Slurm mode), unfinished
+	// (still waiting or running when the run ended) or dropped (larger
+	// than the cluster).
+	State string `json:"state"`
+}
+
+// jobRows lists every trace job's run, in submission order.
+func (e *engine) jobRows() []JobRow {
+	at := func(v float64) *float64 { r := round(v, 1); return &r }
+	rows := make([]JobRow, 0, len(e.jobs))
+	for i := range e.jobs {
+		j := &e.jobs[i]
+		row := JobRow{ID: j.tj.ID, Submit: round(j.tj.Submit, 1), GPUs: j.tj.GPUs, StartGPUs: j.firstGPUs,
+			Restarts: j.restarts, State: "unfinished"}
+		if j.firstStart >= 0 && j.phase != phaseFuture && j.phase != phaseDropped {
+			row.Start = at(j.firstStart)
+		}
+		switch {
+		case j.phase == phaseDropped:
+			row.State = "dropped"
+		case j.phase == phaseDone && j.killed:
+			row.State, row.End = "killed", at(j.end)
+		case j.phase == phaseDone:
+			row.State, row.End, row.JCT = "done", at(j.end), at(j.end-j.tj.Submit)
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
 // Point is the cluster state from time T (s) until the next point.
 type Point struct {
 	T       float64
@@ -96,6 +144,9 @@ type Point struct {
 func (e *engine) result() *Result {
 	r := &e.res
 	r.GPUs = e.cl.spec.TotalGPUs()
+	if e.cfg.JobRows {
+		r.JobRows = e.jobRows()
+	}
 	first, last := math.Inf(1), math.Inf(-1)
 	var sumJCT, sumQ float64
 	for i := range e.jobs {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"text/tabwriter"
 )
@@ -63,19 +64,41 @@ func (r *Report) WriteTable(w io.Writer) error {
 		fmt.Fprintf(w, "skipped %d malformed rows, ignored %d CPU-only rows\n", r.SkippedBad, r.CPUOnly)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "policy\tjobs\tavg JCT s\tp50\tp95\tp99\tavg queue s\tmakespan s\tGPU util\tkWh\tavg GPUs\trestarts\tflags\t")
+	fmt.Fprintln(tw, "policy\tjobs\tavg JCT\tp50\tp95\tp99\tavg queue\tmakespan\tGPU util\tkWh\tavg GPUs\trestarts\tflags\t")
 	for _, x := range r.Results {
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.3f\t%.1f\t%.2f\t%d\t%s\t\n",
-			x.Policy, x.Jobs, x.AvgJCT, x.P50JCT, x.P95JCT, x.P99JCT, x.AvgQueue, x.Makespan,
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.3f\t%.1f\t%.2f\t%d\t%s\t\n",
+			x.Policy, x.Jobs, HumanDuration(x.AvgJCT), HumanDuration(x.P50JCT), HumanDuration(x.P95JCT), HumanDuration(x.P99JCT),
+			HumanDuration(x.AvgQueue), HumanDuration(x.Makespan),
 			x.GPUUtil, x.EnergyKWh, x.AvgStartGPUs, x.Preemptions+x.Resizes, flags(x))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write simulation table: %w", err)
 	}
 	for _, k := range slices.Sorted(maps.Keys(r.Published)) {
-		fmt.Fprintf(w, "published %s: avg JCT %.0f s\n", k, r.Published[k])
+		fmt.Fprintf(w, "published %s: avg JCT %s (%.0f s)\n", k, HumanDuration(r.Published[k]), r.Published[k])
 	}
+	fmt.Fprintln(w, "(times as d/h/m/s; --json gives seconds)")
 	return nil
+}
+
+// HumanDuration prints seconds for a reader: 42s, 12m05s, 25h58m (up to
+// two days), 2d 14h; "-" for a negative or undefined value.
+func HumanDuration(sec float64) string {
+	if !(sec >= 0) || math.IsInf(sec, 0) {
+		return "-"
+	}
+	s := int64(math.Round(sec))
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%ds", s)
+	case s < 3600:
+		return fmt.Sprintf("%dm%02ds", s/60, s%60)
+	case s < 48*3600:
+		m := (s + 30) / 60 // to the minute
+		return fmt.Sprintf("%dh%02dm", m/60, m%60)
+	}
+	h := (s + 1800) / 3600 // to the hour
+	return fmt.Sprintf("%dd %02dh", h/24, h%24)
 }
 
 // flags lists the anomalies of a run ("-" when none).

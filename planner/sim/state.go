@@ -43,6 +43,7 @@ type job struct {
 	view                    *planner.Job // cached running view; nil after a change
 	lastT, runStart         float64
 	firstStart, end         float64
+	firstGPUs               int // GPUs at the first start
 	attained                float64
 	restarts                int
 	// Slurm mode: the time limit (s), the job's Slurm priority (prioSet:

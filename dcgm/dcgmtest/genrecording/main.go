@@ -1,6 +1,7 @@
 // Command genrecording writes the demo recording of dcgmtest.Demo to
-// dcgm/testdata: recording.jsonl, recording.csv (the same samples) and
-// schedule.json (the jobs, their GPUs and their known energy).
+// dcgm/testdata: recording.jsonl, recording.csv (the same samples),
+// schedule.json (the jobs, their GPUs and their known energy) and
+// recording-stalled.jsonl (dcgmtest.Stalled: job 102 stalls on input).
 //
 //	go run ./dcgm/dcgmtest/genrecording -out dcgm/testdata
 package main
@@ -37,6 +38,11 @@ func run(dir string) error {
 	}
 	if err := writeFile(filepath.Join(dir, "recording.csv"), func(f *os.File) error {
 		return dcgm.WriteCSV(f, rec.Samples)
+	}); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(dir, "recording-stalled.jsonl"), func(f *os.File) error {
+		return dcgm.WriteJSONL(f, dcgmtest.Stalled(rec.Samples))
 	}); err != nil {
 		return err
 	}

@@ -51,6 +51,9 @@ type Config struct {
 	// Slurm's queue (a slurm.Client's Snapshot), before MappingDir and the
 	// exporter's labels (a replay's Schedule still wins).
 	SlurmSnapshot func(ctx context.Context) (*planner.Snapshot, error)
+	// Metrics, when set, count sweeps, samples and batches and watch the
+	// spool (served on /metrics by the command).
+	Metrics *Metrics
 }
 
 // ConfigError is a configuration that cannot work (an unknown source, a
@@ -164,7 +167,9 @@ func Run(ctx context.Context, cfg Config, in *Input, st *db.Store, log zerolog.L
 	if err != nil {
 		log.Warn().Err(err).Msg("cannot load open GPU assignments; starting with none")
 	}
+	cfg.Metrics.spool(spool.Stats())
 	co := &collector{src: in.src, mapper: in.mapper, paced: in.paced, store: st, in: db.NewIngester(st, spool),
+		spool: spool, metrics: cfg.Metrics,
 		tracker: dcgm.NewTracker(open), log: log, cluster: cfg.Cluster,
 		interval: cfg.Interval, batchSamples: cfg.BatchSamples,
 		flushEvery: cfg.FlushEvery, rollupEvery: cfg.RollupEvery,

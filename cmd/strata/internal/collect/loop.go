@@ -20,6 +20,8 @@ type collector struct {
 	paced   bool   // the source keeps its own time (replay): no ticker
 	store   *db.Store
 	in      *db.Ingester
+	spool   *db.Spool
+	metrics *Metrics // nil: none
 	tracker *dcgm.Tracker
 	log     zerolog.Logger
 	cluster string
@@ -93,6 +95,7 @@ func (co *collector) step(ctx context.Context) error {
 	co.lastTime = now
 	co.stats.sweeps++
 	co.stats.samples += len(samples)
+	co.metrics.sweep(now)
 	co.batch.Samples = append(co.batch.Samples, samples...)
 	if err := co.attribute(ctx, now, samples); err != nil {
 		co.log.Warn().Err(err).Msg("GPU→job mapping failed; keeping the previous assignments")
@@ -159,6 +162,8 @@ func (co *collector) flush(ctx context.Context) error {
 		}
 	}
 	res, err := co.in.Write(ctx, co.batch)
+	co.metrics.batch(len(co.batch.Samples), res, err, time.Now())
+	co.metrics.spool(co.spool.Stats())
 	co.stats.replayed += res.Replayed
 	if err != nil {
 		co.log.Error().Err(err).Int("samples", len(co.batch.Samples)).Msg("batch lost")
@@ -202,6 +207,8 @@ func (co *collector) finish(ctx context.Context) error {
 	}
 	n, err := co.in.Flush(ctx)
 	co.stats.replayed += n
+	co.metrics.replayed(n, time.Now())
+	co.metrics.spool(co.spool.Stats())
 	if err == nil {
 		co.lastRollup = time.Time{}
 		co.rollup(ctx)

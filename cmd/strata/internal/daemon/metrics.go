@@ -2,17 +2,12 @@ package daemon
 
 import (
 	"context"
-	"errors"
 	"net"
-	"net/http"
-	"runtime"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/rs/zerolog"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/promserve"
 	"github.com/strata-hpc/strata/slurm/guard"
 )
 
@@ -38,7 +33,7 @@ type Metrics struct {
 // global state), with the Go and process collectors.
 func NewMetrics() *Metrics {
 	m := &Metrics{
-		reg: prometheus.NewRegistry(),
+		reg: promserve.NewRegistry(),
 		cycleDuration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "strata_cycle_duration_seconds",
 			Help:    "Duration of successful plan cycles (snapshot, plan, apply, save).",
 			Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}}),
@@ -66,8 +61,7 @@ func NewMetrics() *Metrics {
 			Help: "Age of the newest GPU sample in Postgres (telemetry ingestion lag)."}),
 	}
 	m.reg.MustRegister(m.cycleDuration, m.cycles, m.decisions, m.writes, m.held, m.errors, m.leader,
-		m.enforce, m.pending, m.lastSuccess, m.unsaved, m.ingestLag,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		m.enforce, m.pending, m.lastSuccess, m.unsaved, m.ingestLag)
 	// Every series the documented alerts and dashboards read exists from
 	// the start, at 0: an alert on a rate of failures must have a series
 	// before the first failure.
@@ -91,10 +85,7 @@ func NewMetrics() *Metrics {
 
 // SetBuildInfo publishes strata_build_info{version, commit, goversion} = 1.
 func (m *Metrics) SetBuildInfo(version, commit string) {
-	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "strata_build_info",
-		Help: "Always 1; the labels name the running build."}, []string{"version", "commit", "goversion"})
-	g.WithLabelValues(version, commit, runtime.Version()).Set(1)
-	m.reg.MustRegister(g)
+	promserve.SetBuildInfo(m.reg, version, commit)
 }
 
 func (m *Metrics) setMode(enforce bool) {
@@ -108,22 +99,5 @@ func (m *Metrics) setMode(enforce bool) {
 // ServeMetrics serves /metrics on ln until ctx ends, then shuts the
 // server down (its serving goroutine is joined before returning).
 func ServeMetrics(ctx context.Context, ln net.Listener, m *Metrics, log zerolog.Logger) error {
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg}))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	log.Info().Str("addr", ln.Addr().String()).Msg("serving /metrics")
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	err := srv.Shutdown(sctx)
-	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
-		err = serr
-	}
-	return err
+	return promserve.Serve(ctx, ln, m.reg, log)
 }

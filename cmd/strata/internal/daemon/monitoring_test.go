@@ -18,25 +18,50 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/rulefmt"
 	"github.com/prometheus/prometheus/promql/parser"
+
+	"github.com/strata-hpc/strata/cmd/strata/internal/collect"
+	"github.com/strata-hpc/strata/cmd/strata/internal/web"
 )
 
 // The Grafana dashboard and the Prometheus alert rules shipped in the
-// package (/usr/share/strata/) are checked against the daemon itself: the
-// rule file is parsed and validated by Prometheus' own rule parser, and
-// every metric named in a rule or a dashboard query is one this registry
-// exports.
+// package (/usr/share/strata/) are checked against the programs themselves:
+// the rule file is parsed and validated by Prometheus' own rule parser, and
+// every metric named in a rule or a dashboard query is one that the
+// daemon's, the collector's or the web page's registry exports.
 
 var monitoringDir = filepath.Join("..", "..", "..", "..", "packaging", "monitoring")
 
-// registryNames returns the series names the daemon's registry can export:
-// each metric field of Metrics, found by reflection so that a new one is
-// never missed (also the label vectors that have no child yet, which Gather
-// leaves out) and the Go and process collectors' families;
+// registryNames returns the series names the registries of the daemon,
+// the collector (`strata collect`) and the web page (`strata serve`) can
+// export: each metric field of their Metrics, found by reflection so that
+// a new one is never missed (also the label vectors that have no child yet,
+// which Gather leaves out) and the Go and process collectors' families;
 // histograms and summaries add their _bucket, _sum and _count series.
 func registryNames(t *testing.T) map[string]bool {
 	t.Helper()
-	m := NewMetrics()
 	names := map[string]bool{}
+	dm, cm, wm := NewMetrics(), collect.NewMetrics(), web.NewMetrics()
+	for _, r := range []struct {
+		fields any // pointer to a Metrics struct
+		reg    prometheus.Gatherer
+	}{{dm, dm.reg}, {cm, cm.Registry()}, {wm, wm.Registry()}} {
+		addRegistryNames(t, names, r.fields, r.reg)
+	}
+	// The registries must have been read, not guessed: a documented metric
+	// of each kind and registry is there.
+	for _, want := range []string{"strata_leader", "strata_rewrites_total", "strata_cycle_duration_seconds_bucket", "process_resident_memory_bytes",
+		"strata_collect_samples_total", "strata_collect_spool_bytes", "strata_web_requests_total", "strata_web_request_duration_seconds_bucket"} {
+		if !names[want] {
+			t.Fatalf("registry names lack %s: %v", want, names)
+		}
+	}
+	return names
+}
+
+// addRegistryNames adds the names of the metric fields of the struct that
+// m points to and of the families reg gathers.
+func addRegistryNames(t *testing.T, names map[string]bool, m any, reg prometheus.Gatherer) {
+	t.Helper()
 	fqName := regexp.MustCompile(`fqName: "([^"]+)"`)
 	v := reflect.ValueOf(m).Elem()
 	for i := 0; i < v.NumField(); i++ {
@@ -64,7 +89,7 @@ func registryNames(t *testing.T) map[string]bool {
 			}
 		}
 	}
-	families, err := m.reg.Gather()
+	families, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,14 +102,6 @@ func registryNames(t *testing.T) map[string]bool {
 			names[f.GetName()+"_sum"], names[f.GetName()+"_count"] = true, true
 		}
 	}
-	// The registry must have been read, not guessed: a documented metric of
-	// each kind is there.
-	for _, want := range []string{"strata_leader", "strata_rewrites_total", "strata_cycle_duration_seconds_bucket", "process_resident_memory_bytes"} {
-		if !names[want] {
-			t.Fatalf("registry names lack %s: %v", want, names)
-		}
-	}
-	return names
 }
 
 // metricNames returns the metric names an expression selects.
@@ -130,6 +147,8 @@ func TestAlertRules(t *testing.T) {
 		"StrataNoLeader":          "strata_leader",
 		"StrataRewritesFailing":   "strata_rewrites_total",
 		"StrataIngestionLag":      "strata_ingestion_lag_seconds",
+		"StrataCollectorSpooling": "strata_collect_spool_bytes",
+		"StrataWebErrors":         "strata_web_requests_total",
 	}
 	got := map[string]string{}
 	for _, g := range groups.Groups {
@@ -137,7 +156,7 @@ func TestAlertRules(t *testing.T) {
 			used := metricNames(t, p, r.Expr)
 			for _, n := range used {
 				if !names[n] {
-					t.Errorf("rule %s: metric %s is not exported by the daemon", r.Alert+r.Record, n)
+					t.Errorf("rule %s: metric %s is not exported by the daemon, collector or web page", r.Alert+r.Record, n)
 				}
 			}
 			if r.Alert != "" {
@@ -200,11 +219,11 @@ func TestGrafanaDashboard(t *testing.T) {
 		for _, n := range metricNames(t, p, grafanaVars.Replace(e)) {
 			used[n] = true
 			if !names[n] {
-				t.Errorf("dashboard query %q: metric %s is not exported by the daemon", e, n)
+				t.Errorf("dashboard query %q: metric %s is not exported by the daemon, collector or web page", e, n)
 			}
 		}
 	}
-	// Every metric of the daemon's own (strata_*) is on the dashboard.
+	// Every metric of our own (strata_*) is on the dashboard.
 	var missing []string
 	for n := range names {
 		if strings.HasPrefix(n, "strata_") && !strings.HasSuffix(n, "_bucket") && !strings.HasSuffix(n, "_sum") &&
@@ -214,6 +233,6 @@ func TestGrafanaDashboard(t *testing.T) {
 	}
 	sort.Strings(missing)
 	if len(missing) > 0 {
-		t.Errorf("daemon metrics not on the dashboard: %v", missing)
+		t.Errorf("metrics not on the dashboard: %v", missing)
 	}
 }

@@ -90,7 +90,7 @@ func Energy(ctx context.Context, w io.Writer, open Opener, q Query, f EnergyFact
 	SortEnergyRows(rows)
 	out := EnergyOutputs(rows, f)
 	if q.Mode.JSON {
-		return WriteJSON(w, EnergyDoc{Window: Window{q.Filter.From, q.Filter.To}, By: q.By, Factors: f, Rows: out})
+		return WriteJSON(w, NewEnergyDoc(Window{q.Filter.From, q.Filter.To}, q.By, f, out))
 	}
 	return WriteTable(w, cols, out, q.Mode)
 }
@@ -122,7 +122,7 @@ func Usage(ctx context.Context, w io.Writer, open Opener, q Query) error {
 	}
 	out := UsageOutputs(rows)
 	if q.Mode.JSON {
-		return WriteJSON(w, UsageDoc{Window: Window{q.Filter.From, q.Filter.To}, By: q.By, Rows: out})
+		return WriteJSON(w, NewUsageDoc(Window{q.Filter.From, q.Filter.To}, q.By, out))
 	}
 	return WriteTable(w, cols, out, q.Mode)
 }

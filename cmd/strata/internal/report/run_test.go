@@ -74,7 +74,7 @@ func TestEnergyOutputs(t *testing.T) {
 			"User|Jobs|\nalice|2|\nbob|1|\n"},
 		{"no dimension: total", demoQuery(withFormat(bare, "Jobs,GPUHours,Energy,IdleEnergy")), EnergyFactors{},
 			"3|34.00|9.000|0.200\n"},
-		{"no rows", demoQuery(withFormat(bare, "User"), db.DimNode), EnergyFactors{}, ""},
+		{"no rows", demoQuery(withFormat(bare, "User"), db.DimPartition, db.DimNode), EnergyFactors{}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -52,6 +52,8 @@ type Options struct {
 	Label    string // name of the run in the report
 	Plot     string // directory for SVG plots ("" = none)
 	JSON     bool   // one JSON object instead of a table
+	// Jobs adds each policy's per-job rows to the JSON (needs JSON).
+	Jobs bool
 }
 
 // Config validates o into a simulator configuration and the list of
@@ -77,6 +79,10 @@ func (o Options) Config() (sim.Config, []string, error) {
 	if cfg.Interval <= 0 || cfg.RestartPenalty < 0 || cfg.Range.MaxFactor < 1 || cfg.TiresiasThreshold < 0 {
 		return cfg, nil, errors.New("--interval must be > 0, --restart-penalty and --tiresias-threshold ≥ 0, --gpu-range ≥ 1")
 	}
+	if o.Jobs && !o.JSON {
+		return cfg, nil, errors.New("--jobs adds per-job rows to the JSON: give --json too")
+	}
+	cfg.JobRows = o.Jobs
 	cfg.Planner = o.Planner
 	cfg.Scheduler = o.Scheduler
 	if cfg.Scheduler != sim.SchedulerSlurm && cfg.Scheduler != sim.SchedulerIdeal {

@@ -30,8 +30,8 @@ func (s *server) apiEnergy(w http.ResponseWriter, r *http.Request) {
 		})
 		return
 	}
-	s.writeAPI(w, report.EnergyDoc{Window: report.Window{Start: a.Filter.From, End: a.Filter.To}, By: a.By,
-		Factors: s.cfg.Factors, Rows: report.EnergyOutputs(rows, s.cfg.Factors)})
+	s.writeAPI(w, report.NewEnergyDoc(report.Window{Start: a.Filter.From, End: a.Filter.To}, a.By,
+		s.cfg.Factors, report.EnergyOutputs(rows, s.cfg.Factors)))
 }
 
 func (s *server) apiUsage(w http.ResponseWriter, r *http.Request) {
@@ -54,7 +54,7 @@ func (s *server) apiUsage(w http.ResponseWriter, r *http.Request) {
 		s.writeCSV(w, "usage", func(w io.Writer) error { return report.UsageCSV(w, report.UsageOutputs(rows), a.By) })
 		return
 	}
-	s.writeAPI(w, report.UsageDoc{Window: report.Window{Start: a.Filter.From, End: a.Filter.To}, By: a.By, Rows: report.UsageOutputs(rows)})
+	s.writeAPI(w, report.NewUsageDoc(report.Window{Start: a.Filter.From, End: a.Filter.To}, a.By, report.UsageOutputs(rows)))
 }
 
 func (s *server) apiDecisions(w http.ResponseWriter, r *http.Request) {
@@ -81,7 +81,7 @@ func (s *server) apiDecisions(w http.ResponseWriter, r *http.Request) {
 
 func (s *server) apiJob(w http.ResponseWriter, r *http.Request) {
 	if jr, ok := s.loadJob(w, r); ok {
-		s.writeAPI(w, jr)
+		s.writeAPI(w, report.RoundJob(jr))
 	}
 }
 

@@ -85,10 +85,13 @@ type seriesChart struct {
 	KWh  []float64 `json:"kwh"`
 	GPUh []float64 `json:"gpuh"`
 	Idle []float64 `json:"idle_kwh"`
+	TZ   string    `json:"tz"` // IANA zone of the axis labels (the tables' zone)
 }
 
 type overviewData struct {
 	Title    string
+	Path     string // the page's own path, for the window form
+	Views    []viewLink
 	Query    webQuery
 	Window   report.Window
 	Total    report.EnergyOut
@@ -114,7 +117,8 @@ func (s *server) overview(w http.ResponseWriter, r *http.Request) {
 		report.SortEnergyRows(rows)
 		return report.EnergyOutputs(rows, f), err
 	}
-	d := overviewData{Title: "GPU energy", Query: wq, Window: report.Window{Start: a.Filter.From, End: a.Filter.To}, Step: "hour"}
+	d := overviewData{Title: "GPU energy", Path: "/", Views: viewLinks(r, ""), Query: wq,
+		Window: report.Window{Start: a.Filter.From, End: a.Filter.To}, Step: "hour"}
 	q := r.URL.Query()
 	d.JSONHref = template.URL("/api/energy?" + q.Encode()) //nolint:gosec // re-encoded by url.Values
 	q.Set("format", "csv")
@@ -147,7 +151,7 @@ func (s *server) overview(w http.ResponseWriter, r *http.Request) {
 // nothing ran), so that the chart's time axis spans the window.
 func chartOf(step string, rows []report.EnergyOut, from, to time.Time, loc *time.Location) seriesChart {
 	c := seriesChart{Step: step, From: from.Unix(), To: to.Unix(),
-		X: []int64{}, KWh: []float64{}, GPUh: []float64{}, Idle: []float64{}}
+		X: []int64{}, KWh: []float64{}, GPUh: []float64{}, Idle: []float64{}, TZ: zoneName(loc)}
 	byBucket := map[int64]report.EnergyOut{}
 	for _, r := range rows {
 		byBucket[r.Bucket.Unix()] = r
@@ -170,6 +174,15 @@ func chartOf(step string, rows []report.EnergyOut, from, to time.Time, loc *time
 		}
 	}
 	return c
+}
+
+// zoneName is loc's IANA name for the browser ("" for the process's
+// unnamed local zone: the browser's own zone is used then).
+func zoneName(loc *time.Location) string {
+	if loc == nil || loc == time.Local || loc.String() == "Local" {
+		return ""
+	}
+	return loc.String()
 }
 
 // idleJobs returns the n jobs that wasted the most energy on idle GPUs.
@@ -196,13 +209,7 @@ func (s *server) overviewTables(wq webQuery, step string, series, users, account
 	decisions []db.DecisionRow) []webTable {
 	f, loc := s.cfg.Factors, s.cfg.Location
 	all := report.EnergyFields(f, loc)
-	figures := []string{"Jobs", "GPUHours", "Energy", "EnergyRaw", "MeanUtil", "IdleEnergy", "IdlePct"}
-	if f.CostPerKWh > 0 {
-		figures = append(figures, "Cost")
-	}
-	if f.CO2KgPerKWh > 0 {
-		figures = append(figures, "CO2")
-	}
+	figures := s.figures()
 	jobHref := func(r report.EnergyOut) string { return "/job/" + strconv.FormatInt(r.Job, 10) }
 	// Users and accounts link to the overview filtered on them.
 	filtered := func(key string, value func(report.EnergyOut) string) func(report.EnergyOut) string {
@@ -237,6 +244,7 @@ type jobChart struct {
 	X     []int64   `json:"x"`
 	Util  []float64 `json:"util"`
 	Power []float64 `json:"power"`
+	TZ    string    `json:"tz"` // IANA zone of the axis labels (the tables' zone)
 }
 
 func (s *server) jobPage(w http.ResponseWriter, r *http.Request) {
@@ -247,7 +255,7 @@ func (s *server) jobPage(w http.ResponseWriter, r *http.Request) {
 	loc := s.cfg.Location
 	ts := func(t time.Time) string { return report.FmtBucket(t, loc, "2006-01-02 15:04:05") }
 	d := jobData{Title: "Job " + strconv.FormatInt(jr.Job, 10), Job: jr,
-		Chart: jobChart{X: []int64{}, Util: []float64{}, Power: []float64{}}}
+		Chart: jobChart{X: []int64{}, Util: []float64{}, Power: []float64{}, TZ: zoneName(loc)}}
 	d.Facts = [][2]string{{"Name", jr.Name}, {"User", jr.User}, {"Account", jr.Account},
 		{"Partition", jr.Partition}, {"Submitted", ts(jr.Submit)}, {"Started", ts(jr.Start)}, {"Ended", ts(jr.End)}}
 	if !jr.Start.IsZero() && !jr.Submit.IsZero() {

@@ -9,6 +9,9 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/strata-hpc/strata/cmd/strata/internal/promserve"
 	"github.com/strata-hpc/strata/cmd/strata/internal/report"
 )
 
@@ -18,6 +21,9 @@ type Site struct {
 	AuthFile string // basic-auth file of user:pbkdf2-sha256$... lines ("" = no auth)
 	TLSCert  string // PEM certificate ("" = plain HTTP); set with TLSKey
 	TLSKey   string // PEM private key
+	// MetricsListen serves cfg.Metrics on /metrics at this address, apart
+	// from the page ("" or no cfg.Metrics = none).
+	MetricsListen string
 }
 
 // Run serves the page of cfg on s.Listen until ctx ends. cfg.Users comes
@@ -50,6 +56,15 @@ func Run(ctx context.Context, s Site, open report.Opener, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("serve: listen: %w", err)
 	}
+	var mln net.Listener
+	var reg *prometheus.Registry
+	if s.MetricsListen != "" && cfg.Metrics != nil {
+		if mln, err = net.Listen("tcp", s.MetricsListen); err != nil {
+			ln.Close()
+			return fmt.Errorf("serve: metrics listen: %w", err)
+		}
+		reg = cfg.Metrics.Registry()
+	}
 	lg, users := cfg.Log, cfg.Users
 	if users == nil && !IsLoopback(ln.Addr()) {
 		lg.Warn().Str("addr", ln.Addr().String()).Msg("serving without authentication on a non-loopback address")
@@ -58,7 +73,7 @@ func Run(ctx context.Context, s Site, open report.Opener, cfg Config) error {
 		lg.Warn().Msg("basic auth without TLS sends passwords in clear text; set --tls-cert/--tls-key")
 	}
 	lg.Info().Str("addr", ln.Addr().String()).Bool("tls", tlsCfg != nil).Bool("auth", users != nil).Msg("serving")
-	return Serve(ctx, ln, h, tlsCfg)
+	return promserve.RunWith(ctx, mln, reg, lg, func(ctx context.Context) error { return Serve(ctx, ln, h, tlsCfg) })
 }
 
 // LoadTLS returns the TLS configuration of a certificate and key (PEM

@@ -31,6 +31,8 @@ type Config struct {
 	Users Htpasswd
 	// Now is the clock for relative windows (nil: time.Now).
 	Now func() time.Time
+	// Metrics, when set, count requests by kind of path and status.
+	Metrics *Metrics
 }
 
 type server struct {
@@ -48,7 +50,7 @@ func New(cfg Config) (http.Handler, error) {
 		cfg.Location = time.UTC
 	}
 	s := &server{cfg: cfg, pages: map[string]*template.Template{}}
-	for _, p := range []string{"overview", "job", "error"} {
+	for _, p := range []string{"overview", "view", "job", "error"} {
 		t, err := template.New("layout.html").Funcs(s.funcs()).ParseFS(webFS,
 			"templates/layout.html", "templates/"+p+".html")
 		if err != nil {
@@ -62,6 +64,8 @@ func New(cfg Config) (http.Handler, error) {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.overview)
+	mux.HandleFunc("GET /by/{dim}", s.view)
+	mux.HandleFunc("GET /search", s.search)
 	mux.HandleFunc("GET /job/{id}", s.jobPage)
 	mux.HandleFunc("GET /api/energy", s.apiEnergy)
 	mux.HandleFunc("GET /api/usage", s.apiUsage)
@@ -72,6 +76,9 @@ func New(cfg Config) (http.Handler, error) {
 	var h http.Handler = logRequests(cfg.Log, securityHeaders(mux))
 	if cfg.Users != nil {
 		h = basicAuth(cfg.Users, h)
+	}
+	if cfg.Metrics != nil { // outermost: refused logins count too
+		h = countRequests(cfg.Metrics, h)
 	}
 	return h, nil
 }
@@ -90,6 +97,16 @@ func logRequests(log zerolog.Logger, h http.Handler) http.Handler {
 		}
 		ev.Str("method", r.Method).Str("path", r.URL.Path).Int("status", sw.status).
 			Dur("took_ms", time.Since(t0)).Msg("request")
+	})
+}
+
+// countRequests counts every request in m by kind of path and status.
+func countRequests(m *Metrics, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t0 := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		h.ServeHTTP(sw, r)
+		m.observe(r, sw.status, time.Since(t0))
 	})
 }
 

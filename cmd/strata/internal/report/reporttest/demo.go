@@ -33,6 +33,10 @@ func Demo() *Source {
 	keyed := func(r db.EnergyRow, set func(*db.EnergyRow)) db.EnergyRow { set(&r); return r }
 	user := func(u string, r db.EnergyRow) db.EnergyRow { return keyed(r, func(r *db.EnergyRow) { r.User = u }) }
 	account := func(a string, r db.EnergyRow) db.EnergyRow { return keyed(r, func(r *db.EnergyRow) { r.Account = a }) }
+	partition := func(p string, r db.EnergyRow) db.EnergyRow {
+		return keyed(r, func(r *db.EnergyRow) { r.Partition = p })
+	}
+	node := func(n string, r db.EnergyRow) db.EnergyRow { return keyed(r, func(r *db.EnergyRow) { r.Node = n }) }
 	bucket := func(t time.Time, r db.EnergyRow) db.EnergyRow {
 		return keyed(r, func(r *db.EnergyRow) { r.Bucket = t })
 	}
@@ -51,7 +55,9 @@ func Demo() *Source {
 			"hour": {bucket(at(0), e(1, 14400, 3.6e6, 80, 0, 0)), bucket(at(1), e(2, 21600, 4.32e6, 54, 7200, 720000)),
 				bucket(at(2), e(1, 14400, 3.6e6, 80, 0, 0)), bucket(at(3), e(2, 43200, 12.24e6, 90, 0, 0)),
 				bucket(at(4), e(1, 28800, 8.64e6, 95, 0, 0))},
-			"day": {bucket(day(20), e(2, 36000, 7.92e6, 64.4, 7200, 720000)), bucket(day(21), e(2, 86400, 24.48e6, 90, 0, 0))},
+			"partition": {partition("gpu", e(2, 64800, 15.12e6, 71.33333333333333, 7200, 720000)), partition("big", gpt)},
+			"node":      {node("n2", e(2, 64800, 18e6, 84.66666666666667, 7200, 720000)), node("n1", resnet)},
+			"day":       {bucket(day(20), e(2, 36000, 7.92e6, 64.4, 7200, 720000)), bucket(day(21), e(2, 86400, 24.48e6, 90, 0, 0))},
 			"user,day": {user("alice", bucket(day(20), e(1, 28800, 7.2e6, 80, 0, 0))), user("bob", bucket(day(20), bob)),
 				user("alice", bucket(day(21), e(2, 86400, 24.48e6, 90, 0, 0)))},
 		},

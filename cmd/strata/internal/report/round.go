@@ -1,0 +1,104 @@
+package report
+
+import (
+	"math"
+
+	"github.com/strata-hpc/strata/db"
+)
+
+// The JSON documents (`strata report --json` and the web API, which must
+// agree) carry numbers at the precision of the measurement, not of float64:
+// joules and seconds whole, kWh and kg CO2 to 3 decimals, GPU-hours and
+// money to 2, percentages and watts to 1. Rounding happens here, once, for
+// both; the schema is unchanged, only the values' precision.
+const (
+	decRaw   = 0 // joules, seconds
+	decKWh   = 3 // kWh, kg CO2
+	decHours = 2 // GPU-hours, money
+	decPct   = 1 // percentages, watts
+)
+
+// Round rounds v to decimals places (half away from zero); it never
+// returns negative zero.
+func Round(v float64, decimals int) float64 {
+	p := math.Pow10(decimals)
+	r := math.Round(v*p) / p
+	if r == 0 || math.IsNaN(r) || math.IsInf(r, 0) {
+		return math.Abs(r)
+	}
+	return r
+}
+
+func roundPtr(v *float64, decimals int) *float64 {
+	if v == nil {
+		return nil
+	}
+	r := Round(*v, decimals)
+	return &r
+}
+
+// roundEnergyRow rounds a database energy row's raw figures.
+func roundEnergyRow(r db.EnergyRow) db.EnergyRow {
+	r.GPUSeconds = Round(r.GPUSeconds, decRaw)
+	r.EnergyJ = Round(r.EnergyJ, decRaw)
+	r.UtilGPU = Round(r.UtilGPU, decPct)
+	r.IdleGPUSeconds = Round(r.IdleGPUSeconds, decRaw)
+	r.IdleEnergyJ = Round(r.IdleEnergyJ, decRaw)
+	return r
+}
+
+// RoundEnergy returns a rounded copy of rows for a JSON document.
+func RoundEnergy(rows []EnergyOut) []EnergyOut {
+	out := make([]EnergyOut, len(rows))
+	for i, r := range rows {
+		r.EnergyRow = roundEnergyRow(r.EnergyRow)
+		r.GPUHours = Round(r.GPUHours, decHours)
+		r.EnergyKWh = Round(r.EnergyKWh, decKWh)
+		r.IdleGPUHours = Round(r.IdleGPUHours, decHours)
+		r.IdleEnergyKWh = Round(r.IdleEnergyKWh, decKWh)
+		r.IdlePct = Round(r.IdlePct, decPct)
+		r.Cost = roundPtr(r.Cost, decHours)
+		r.CO2Kg = roundPtr(r.CO2Kg, decKWh)
+		out[i] = r
+	}
+	return out
+}
+
+// RoundUsage returns a rounded copy of rows for a JSON document.
+func RoundUsage(rows []UsageOut) []UsageOut {
+	out := make([]UsageOut, len(rows))
+	for i, r := range rows {
+		r.GPUSeconds = Round(r.GPUSeconds, decRaw)
+		r.MeanWaitSec = Round(r.MeanWaitSec, decRaw)
+		r.MaxWaitSec = Round(r.MaxWaitSec, decRaw)
+		r.MeanJCTSec = Round(r.MeanJCTSec, decRaw)
+		r.GPUHours = Round(r.GPUHours, decHours)
+		out[i] = r
+	}
+	return out
+}
+
+// RoundJob returns a copy of a job page's data rounded for JSON: its
+// totals as an energy row, utilization and power of its series to 1 decimal.
+func RoundJob(jr db.JobReport) db.JobReport {
+	jr.Totals = roundEnergyRow(jr.Totals)
+	if jr.Series != nil {
+		s := make([]db.JobPoint, len(jr.Series))
+		for i, p := range jr.Series {
+			p.UtilGPU, p.PowerW = Round(p.UtilGPU, decPct), Round(p.PowerW, decPct)
+			s[i] = p
+		}
+		jr.Series = s
+	}
+	return jr
+}
+
+// NewEnergyDoc is the JSON document of energy rows, rounded.
+func NewEnergyDoc(win Window, by []db.ReportDim, f EnergyFactors, rows []EnergyOut) EnergyDoc {
+	return EnergyDoc{Window: win, By: by, Factors: f, Rows: RoundEnergy(rows)}
+}
+
+// NewUsageDoc is the JSON document of usage rows, rounded.
+func NewUsageDoc(win Window, by []db.ReportDim, rows []UsageOut) UsageDoc {
+	return UsageDoc{Window: win, By: by, Rows: RoundUsage(rows)}
+}
