@@ -64,15 +64,23 @@ func TestRequestMetrics(t *testing.T) {
 		}
 		resp.Body.Close()
 	}
-	got := map[string]float64{}
-	for labels, v := range series(t, m.Registry(), "strata_web_requests_total") {
-		if v > 0 {
-			got[labels] = v
-		}
-	}
 	want := map[string]float64{"kind=overview,status=2xx": 2, "kind=overview,status=4xx": 1, "kind=view,status=2xx": 1,
 		"kind=job,status=2xx": 1, "kind=job,status=4xx": 1, "kind=api,status=2xx": 1, "kind=search,status=3xx": 1,
 		"kind=static,status=2xx": 1, "kind=health,status=2xx": 1, "kind=other,status=4xx": 1}
+	// A request is counted when its handler returns, which may be just
+	// after the client has read the answer: wait for the counts to settle.
+	var got map[string]float64
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		got = map[string]float64{}
+		for labels, v := range series(t, m.Registry(), "strata_web_requests_total") {
+			if v > 0 {
+				got[labels] = v
+			}
+		}
+		if cmp.Equal(want, got) || time.Now().After(deadline) {
+			break
+		}
+	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("requests by kind and status (-want +got):\n%s", d)
 	}
