@@ -19,7 +19,7 @@ func simulateCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "simulate",
 		Usage: "replay a job trace on a simulated GPU cluster under one or more policies",
-		UsageText: "strata simulate --trace FILE [--scaling FILE] --cluster NODESxGPUS[:TYPE] --policy slurm,smd[,P...]\n" +
+		UsageText: "strata simulate --trace FILE [--scaling FILE] --cluster " + sim.ClusterSyntax + " --policy slurm,smd[,P...]\n" +
 			"   [--scheduler slurm|ideal] [--interval 60s] [--json] [--plot DIR] [Slurm knobs]",
 		Description: "Runs the planner's own policies (the code `strata run` uses) against a simulated\n" +
 			"cluster. With --scheduler slurm (the default) a model of slurmctld starts jobs — main\n" +
@@ -28,7 +28,13 @@ func simulateCommand() *cli.Command {
 			"time), as on a real cluster; --policy slurm is Slurm alone, nothing written. With\n" +
 			"--scheduler ideal the simulator starts the jobs each plan admits itself and lets\n" +
 			"tiresias, optimus and *-elastic preempt or resize (for comparison with published\n" +
-			"simulators). All policies see the true durations (oracle). See docs/evaluation.md.",
+			"simulators). All policies see the true durations (oracle).\n\n" +
+			"--cluster NODESxGPUS[:TYPE] may be followed by settings: cpus=N and mem=SIZE per node\n" +
+			"(Slurm's units: a bare number is MB; default 12 CPUs and 48G per GPU), bb=SIZE for a shared\n" +
+			"burst-buffer pool and bbbw=SIZE/s for its stage-in/stage-out bandwidth per job, e.g.\n" +
+			"16x4:t4,cpus=48,mem=192G,bb=2T,bbbw=1G/s. Jobs ask for the trace's cpus and memory_mib\n" +
+			"(else the node's share per GPU) and its bb_bytes (bb_in_bytes staged in before the job\n" +
+			"starts, bb_out_bytes staged out after it ends). See docs/evaluation.md.",
 		Flags:  simulateFlags(),
 		Action: runSimulate,
 	}
@@ -38,7 +44,7 @@ func simulateFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "trace", Usage: "trace CSV (job_id,submit_time,duration_s,gpus[,model,batch_size,nodes,...])"},
 		&cli.StringFlag{Name: "scaling", Usage: "scaling curves CSV (model,batch_size,gpus,duration_s), e.g. pollux_scaling.csv"},
-		&cli.StringFlag{Name: "cluster", Usage: "simulated cluster NODESxGPUS[:TYPE], e.g. 16x4:t4"},
+		&cli.StringFlag{Name: "cluster", Usage: "simulated cluster " + sim.ClusterSyntax + ", e.g. 16x4:t4 or 16x4:t4,mem=192G,bb=2T,bbbw=1G/s"},
 		&cli.StringFlag{Name: "policy", Usage: "comma-separated policies, or all: slurm (Slurm alone), " + strings.Join(planner.PolicyNames(), ", ")},
 		&cli.StringFlag{Name: "scheduler", Value: sim.SchedulerSlurm, Usage: "who starts jobs: slurm (a slurmctld model, from what Strata wrote) or ideal (Strata itself)"},
 		&cli.StringFlag{Name: "slurm-backfill", Value: "easy", Usage: "Slurm mode: backfill reservations, easy (the first blocked job) or conservative (every blocked job)"},
@@ -58,7 +64,7 @@ func simulateFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "gpu-range", Value: 1, Usage: "simulated users allow gpus=1-ceil(F x request) for jobs with a scaling curve"},
 		&cli.Float64Flag{Name: "tiresias-threshold", Value: 16, Usage: "tiresias queue threshold in GPU-hours (16 as in the Pollux artifact; 0 = the policy's default)"},
 		&cli.StringSliceFlag{Name: "power", Usage: "GPU power model override TYPE=IDLE_W:BUSY_W (repeatable)"},
-		&cli.StringFlag{Name: "burst-buffer", Usage: "capacity of a shared burst-buffer pool, e.g. 100T"},
+		&cli.StringFlag{Name: "burst-buffer", Usage: "capacity of a shared burst-buffer pool, e.g. 100T (the same as bb= in --cluster)"},
 		&cli.BoolFlag{Name: "skip-unchanged", Usage: "plan fifo/smd/... only when the cluster changed (faster on large traces; exact for policies without aging)"},
 		&cli.IntFlag{Name: "parallel", Value: min(2, runtime.GOMAXPROCS(0)), Usage: "policies simulated at once"},
 		&cli.StringFlag{Name: "label", Hidden: true, Usage: "name of the run in --markdown tables"},

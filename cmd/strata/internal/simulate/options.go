@@ -64,6 +64,9 @@ func (o Options) Config() (sim.Config, []string, error) {
 		return cfg, nil, err
 	}
 	if o.BurstBuffer != "" {
+		if cs.BurstBufferBytes > 0 {
+			return cfg, nil, errors.New("--burst-buffer and bb= in --cluster both set the pool: give one")
+		}
 		if cs.BurstBufferBytes, err = burstbuffer.ParseSize(o.BurstBuffer); err != nil {
 			return cfg, nil, fmt.Errorf("--burst-buffer: %w", err)
 		}
