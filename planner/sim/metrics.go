@@ -68,6 +68,8 @@ type Result struct {
 	RestartedJobs  int     `json:"restarted_jobs,omitempty"`
 	MaxRestarts    int     `json:"max_restarts,omitempty"`
 	LostGPUHours   float64 `json:"lost_gpu_hours,omitempty"`
+	// BurstBuffer describes the pool in Slurm mode (nil without one).
+	BurstBuffer *BBStats `json:"burst_buffer,omitempty"`
 
 	// PlanTime is the wall time spent in Policy.Plan (not deterministic,
 	// so not in the JSON).
@@ -135,6 +137,7 @@ func (e *engine) result() *Result {
 	r.RestartsPerJob = round(float64(r.Restarts)/n, 3)
 	r.LostGPUHours = round(r.lostGPUSeconds/3600, 2)
 	r.Series = append(e.series, Point{T: last, Busy: 0, Pending: 0})
+	r.BurstBuffer = e.bbStats(first, last)
 	return r
 }
 

@@ -209,7 +209,8 @@ func (e *engine) backfill(s *slurmState, t float64) {
 		if !ok {
 			continue
 		}
-		if at <= t {
+		at = e.bbExpect(i, at) // not before its burst-buffer data is in
+		if at <= t && e.bbReady(i) {
 			for n := range avoid {
 				avoid[n] = !p.usable(n, t, t+j.limit)
 			}
@@ -230,4 +231,5 @@ func (e *engine) backfill(s *slurmState, t float64) {
 	if started {
 		e.compactPending()
 	}
+	e.bbTryStageIn(s, t)
 }

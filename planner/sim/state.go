@@ -162,7 +162,7 @@ func (e *engine) advance(t float64) {
 		if end := j.endAt(); end <= t {
 			e.account(j, end-j.lastT)
 			e.cl.release(j.slots)
-			e.cl.bbUsed -= j.pj.BurstBufferBytes
+			e.bbEnded(i, end)
 			j.slots, j.phase, j.end, j.remaining = nil, phaseDone, end, 0
 			e.done++
 			e.changed = true

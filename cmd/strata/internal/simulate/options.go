@@ -36,6 +36,9 @@ type Options struct {
 	TiresiasThreshold float64 // GPU-hours
 	Power             []string
 	BurstBuffer       string // pool capacity ("" = none)
+	// HideBurstBuffer hides the pool from the policies (the
+	// burst-buffer-unaware what-if; Slurm still enforces it).
+	HideBurstBuffer bool
 	TruthModel        bool
 	SkipUnchanged     bool
 	SkipBad           bool
@@ -73,7 +76,8 @@ func (o Options) Config() (sim.Config, []string, error) {
 	}
 	cfg = sim.Config{Cluster: cs, Interval: o.Interval,
 		RestartPenalty: o.RestartPenalty, Range: sim.HintRange{MaxFactor: o.GPURange},
-		TiresiasThreshold: o.TiresiasThreshold * 3600, SkipUnchanged: o.SkipUnchanged, Preemptible: o.Preemptible}
+		TiresiasThreshold: o.TiresiasThreshold * 3600, SkipUnchanged: o.SkipUnchanged, Preemptible: o.Preemptible,
+		HideBurstBuffer: o.HideBurstBuffer}
 	if cfg.Interval <= 0 || cfg.RestartPenalty < 0 || cfg.Range.MaxFactor < 1 || cfg.TiresiasThreshold < 0 {
 		return cfg, nil, errors.New("--interval must be > 0, --restart-penalty and --tiresias-threshold ≥ 0, --gpu-range ≥ 1")
 	}
