@@ -39,9 +39,9 @@ type Options struct {
 	// HideBurstBuffer hides the pool from the policies (the
 	// burst-buffer-unaware what-if; Slurm still enforces it).
 	HideBurstBuffer bool
-	TruthModel        bool
-	SkipUnchanged     bool
-	SkipBad           bool
+	TruthModel      bool
+	SkipUnchanged   bool
+	SkipBad         bool
 	// Preemptible opts every trace job in to preemption (preempt=yes,
 	// requeueable).
 	Preemptible bool
