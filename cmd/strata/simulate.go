@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -65,6 +67,8 @@ func simulateFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "tiresias-threshold", Value: 16, Usage: "tiresias queue threshold in GPU-hours (16 as in the Pollux artifact; 0 = the policy's default)"},
 		&cli.StringSliceFlag{Name: "power", Usage: "GPU power model override TYPE=IDLE_W:BUSY_W (repeatable)"},
 		&cli.StringFlag{Name: "burst-buffer", Usage: "capacity of a shared burst-buffer pool, e.g. 100T (the same as bb= in --cluster)"},
+		&cli.StringFlag{Name: "synth-bb", Usage: "give every job of a known model (the Pollux workloads') burst-buffer data and host memory by the documented rule with seed `SEED` (docs/evaluation.md § Burst buffers that bind)"},
+		&cli.StringFlag{Name: "write-trace", Usage: "write the trace as simulated (after --synth-bb) to `FILE`; without --policy, only that"},
 		&cli.BoolFlag{Name: "hide-burst-buffer", Usage: "what-if: the policies do not see the burst-buffer pool (Slurm still enforces it)"},
 		&cli.BoolFlag{Name: "skip-unchanged", Usage: "plan fifo/smd/... only when the cluster changed (faster on large traces; exact for policies without aging)"},
 		&cli.IntFlag{Name: "parallel", Value: min(2, runtime.GOMAXPROCS(0)), Usage: "policies simulated at once"},
@@ -87,12 +91,16 @@ func runSimulate(c *cli.Context) error {
 	if tty {
 		out.Progress = raw
 	}
-	return simulate.Run(c.Context, simulateOptions(c), out, logger(c))
+	o, err := simulateOptions(c)
+	if err != nil {
+		return err
+	}
+	return simulate.Run(c.Context, o, out, logger(c))
 }
 
 // simulateOptions reads the flags of c and the configuration's [planner]
 // section (the site's settings, as run and plan use them).
-func simulateOptions(c *cli.Context) simulate.Options {
+func simulateOptions(c *cli.Context) (simulate.Options, error) {
 	o := simulate.Options{
 		Trace: c.String("trace"), Scaling: c.String("scaling"), Cluster: c.String("cluster"), Policy: c.String("policy"),
 		Scheduler: c.String("scheduler"), SlurmBackfill: c.String("slurm-backfill"),
@@ -107,9 +115,17 @@ func simulateOptions(c *cli.Context) simulate.Options {
 		Preemptible: c.Bool("preemptible"),
 		Parallel:    c.Int("parallel"), Label: c.String("label"), Plot: c.String("plot"), JSON: c.Bool("json"),
 	}
+	o.WriteTrace = c.String("write-trace")
+	if s := c.String("synth-bb"); s != "" {
+		seed, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return o, usageError(fmt.Errorf("--synth-bb %q: want a seed, a whole number ≥ 0", s))
+		}
+		o.SynthBB = &seed
+	}
 	if f := config.FileFrom(c.Context); f != nil {
 		p := f.Planner.Options()
 		o.Planner = &p
 	}
-	return o
+	return o, nil
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 
@@ -306,6 +307,16 @@ func (e *engine) bbView(snap *planner.Snapshot) {
 		}
 		v.BurstBufferState = bbStateNames[e.cl.bb.jobs[i].phase]
 	}
+}
+
+// stageHint adds bb= (the data staged in, when it is less than the
+// capacity) to a job's strata: hint, as a user would write it; comments
+// without a hint are left alone.
+func stageHint(comment string, tj *TraceJob) string {
+	if comment == "" || tj.BBInBytes <= 0 || tj.BBInBytes >= tj.BBBytes {
+		return comment
+	}
+	return fmt.Sprintf("%s bb=%d", comment, tj.BBInBytes)
 }
 
 // bbStateNames are Slurm's burst_buffer_state values for each phase.

@@ -135,6 +135,7 @@ func (e *engine) requestView(id int64, tj *TraceJob) planner.Job {
 	if tj.BBBytes > 0 && spec.BurstBufferBytes > 0 {
 		pj.BurstBuffer = fmt.Sprintf("#BB capacity=%d", tj.BBBytes)
 		pj.BurstBufferPool, pj.BurstBufferBytes = "bb", tj.BBBytes
+		pj.Comment = stageHint(pj.Comment, tj)
 	}
 	if pj.Name == "" {
 		pj.Name = "job-" + tj.ID

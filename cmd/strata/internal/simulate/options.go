@@ -39,6 +39,11 @@ type Options struct {
 	// HideBurstBuffer hides the pool from the policies (the
 	// burst-buffer-unaware what-if; Slurm still enforces it).
 	HideBurstBuffer bool
+	// SynthBB, when set, gives the trace's jobs burst-buffer data and
+	// memory by sim.SynthBurstBuffer with this seed; WriteTrace writes the
+	// trace as simulated to this file ("" = none).
+	SynthBB    *uint64
+	WriteTrace string
 	TruthModel      bool
 	SkipUnchanged   bool
 	SkipBad         bool
@@ -54,6 +59,10 @@ type Options struct {
 	Plot     string // directory for SVG plots ("" = none)
 	JSON     bool   // one JSON object instead of a table
 }
+
+// TraceOnly reports a run that only writes the trace (--write-trace
+// without --policy).
+func (o Options) TraceOnly() bool { return o.WriteTrace != "" && o.Policy == "" }
 
 // Config validates o into a simulator configuration and the list of
 // policies to run. It reads the scaling curves.
