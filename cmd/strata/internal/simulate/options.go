@@ -36,6 +36,12 @@ type Options struct {
 	TiresiasThreshold float64 // GPU-hours
 	Power             []string
 	BurstBuffer       string // pool capacity ("" = none)
+	TruthModel        bool
+	SkipUnchanged     bool
+	SkipBad           bool
+	// Preemptible opts every trace job in to preemption (preempt=yes,
+	// requeueable).
+	Preemptible bool
 	// HideBurstBuffer hides the pool from the policies (the
 	// burst-buffer-unaware what-if; Slurm still enforces it).
 	HideBurstBuffer bool
@@ -44,12 +50,6 @@ type Options struct {
 	// trace as simulated to this file ("" = none).
 	SynthBB    *uint64
 	WriteTrace string
-	TruthModel      bool
-	SkipUnchanged   bool
-	SkipBad         bool
-	// Preemptible opts every trace job in to preemption (preempt=yes,
-	// requeueable).
-	Preemptible bool
 
 	// Planner is the site's [planner] section (nil: the planner's defaults).
 	Planner *planner.Options
