@@ -18,16 +18,22 @@ import (
 //     stageIn = bytes / the pool's bandwidth (the hint's bb= when given,
 //     the data to stage, else the job's whole capacity; a job staging in
 //     now is assumed to need the whole time, as its progress is not
-//     known). It counts as not eligible until then (notYet), so it is
-//     planned, sized and ranked for that time, its cost includes the wait,
-//     and its predicted start and end include the stage-in;
+//     known). When that is longer than one planning interval the job
+//     counts as not eligible until then (notYet), so it is planned, sized
+//     and ranked for that time, its cost includes the wait, and its
+//     predicted start and end include the stage-in. A shorter stage-in is
+//     over before Strata's next cycle: the job is planned as if it could
+//     start now (Slurm starts it as soon as its data is in);
 //   - in SMD's list schedule of waiting jobs the pool's space over time is
 //     a second profile: a job needs its bytes from its stage-in start
 //     (start − stageIn) to its predicted end; space comes back when running
 //     and starting jobs are predicted to end;
-//   - a waiting job planned to start later than its stage-in could finish
-//     is deferred to start − stageIn, so that Slurm stages its data in just
-//     in time rather than holding pool space early.
+//   - a waiting job that does not hold its space yet and is planned to
+//     start later than one interval from now (plus its stage-in) is
+//     deferred to start − stageIn: Slurm allocates a job's space as soon
+//     as its main scheduler reaches the job, nodes free or not, so a job
+//     ranked high but waiting for GPUs would otherwise hold the pool, idle,
+//     until it starts, and keep jobs that could run now from staging in.
 //
 // Without a bandwidth (Snapshot's BandwidthBps, else
 // Options.BurstBufferBps) stage-in takes no time; without a pool the
@@ -61,6 +67,10 @@ func (c *cycle) setBurstBuffer(ji *jobInfo) {
 		k = ji.bbPool
 	}
 	ji.stageIn = c.stageTime(k, ji.stageBytes())
+	if ji.stageIn <= c.o.Interval {
+		ji.stageIn = 0 // in before the next cycle: plan it as startable now
+		return
+	}
 	ji.notYet = max(ji.notYet, ji.stageIn)
 }
 
@@ -142,8 +152,12 @@ func (s *smdIsland) poolEarliest(it *smdItem, o option, t float64) (float64, boo
 		return t, true
 	}
 	in := ji.stageIn.Seconds()
-	u, ok := s.poolProf[ji.bbPool].earliest(units(ji.bb), in+o.dur.Seconds(), math.Max(0, t-in))
-	return u + in, ok
+	from := math.Max(0, t-in)
+	u, ok := s.poolProf[ji.bbPool].earliest(units(ji.bb), in+o.dur.Seconds(), from)
+	if !ok || u <= from {
+		return t, ok // fits from t itself (exactly t: (t−in)+in may round)
+	}
+	return math.Max(t, u+in), true
 }
 
 // poolReserve takes the job's space from its pool profile for a start at t
@@ -164,14 +178,17 @@ func (s *smdIsland) poolReserve(it *smdItem, o option, t float64) {
 	}
 }
 
-// deferStageIn gives a waiting job whose stage-in is still to come a begin
-// time when the plan starts it later than its data could be in: its
-// planned start less its stage-in time, so that Slurm stages the data in
-// just in time and does not start the job before the plan does. It
-// reports whether it deferred the job.
+// deferStageIn gives a waiting job whose burst-buffer space is still to be
+// allocated a begin time when the plan starts it later than one interval
+// plus its stage-in from now: its planned start less its stage-in time, so
+// that Slurm allocates its space and stages the data in just in time, and
+// does not start the job before the plan does. It reports whether it
+// deferred the job. Jobs Slurm does not consider yet for another reason
+// (a begin time, a dependency) are left alone.
 func (c *cycle) deferStageIn(pl *planned) bool {
 	ji := pl.ji
-	if !pl.hasStart || ji.bbHeld >= 0 {
+	if pl.start || pl.action != ActionUpdate || ji.isl == nil || cannotRun(pl) || !pl.hasStart ||
+		ji.bbPool < 0 || ji.bb <= 0 || ji.notYet > ji.stageIn {
 		return false
 	}
 	at := pl.predStart.Add(-ji.stageIn)
