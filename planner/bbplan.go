@@ -198,3 +198,17 @@ func (c *cycle) deferStageIn(pl *planned) bool {
 	pl.notBefore = at
 	return true
 }
+
+// gpuEq is the GPUs option o of a job weighs in SMD's queue argument
+// (queueCosts: the delay a start imposes on the other jobs, and the WSPT
+// order): its GPUs, or, when its burst-buffer data takes a larger share of
+// its pool than its GPUs take of the partition, that share of the
+// partition's GPUs. A job that fills the pool holds up the others as a job
+// on every GPU would (its dominant resource decides).
+func (s *smdIsland) gpuEq(ji *jobInfo, o *option) float64 {
+	k := max(ji.bbPool, ji.bbHeld)
+	if k < 0 || s.totalGPU <= 0 || s.pools[k].CapacityBytes <= 0 {
+		return o.gpu
+	}
+	return math.Max(o.gpu, float64(s.totalGPU)*float64(ji.bb)/float64(s.pools[k].CapacityBytes))
+}
