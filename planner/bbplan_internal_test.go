@@ -33,3 +33,29 @@ func TestPoolEarliestExact(t *testing.T) {
 		}
 	}
 }
+
+// gpuEq: an option weighs its GPUs, or its pool share in GPUs of the
+// partition when that is larger; jobs without burst-buffer data, or
+// without a known pool, weigh their GPUs.
+func TestGPUEq(t *testing.T) {
+	c := &cycle{pools: []BurstBufferPool{{Name: "bb", CapacityBytes: 100 << 30}}}
+	s := &smdIsland{cycle: c, totalGPU: 64}
+	o := &option{gpu: 8}
+	tests := []struct {
+		name       string
+		bb         int64
+		pool, held int
+		want       float64
+	}{
+		{name: "no burst buffer", bb: 0, pool: -1, held: -1, want: 8},
+		{name: "a small share: its GPUs", bb: 10 << 30, pool: 0, held: -1, want: 8},
+		{name: "half the pool: half the partition", bb: 50 << 30, pool: 0, held: -1, want: 32},
+		{name: "space held already counts too", bb: 75 << 30, pool: -1, held: 0, want: 48},
+	}
+	for _, tc := range tests {
+		ji := &jobInfo{bb: tc.bb, bbPool: tc.pool, bbHeld: tc.held}
+		if got := s.gpuEq(ji, o); got != tc.want {
+			t.Errorf("%s: gpuEq = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
