@@ -28,6 +28,11 @@ func (c *cycle) deferWaiting(ranked []*planned) {
 	profiles := map[*island]*gpuProfile{}
 	for _, pl := range ranked {
 		ji := pl.ji
+		if c.deferStageIn(pl) { // its stage-in is to start later (bbplan.go)
+			rs := slices.DeleteFunc(slices.Clone(pl.reasons), func(r Reason) bool { return r == ReasonWaitResources })
+			pl.reasons = append([]Reason{ReasonDeferred}, rs...)
+			continue
+		}
 		if pl.start || pl.action != ActionUpdate || ji.isl == nil || cannotRun(pl) || ji.notYet > 0 {
 			continue // (Slurm starts no job before its begin time or dependency)
 		}

@@ -53,7 +53,11 @@ type jobInfo struct {
 	cpuPerW float64
 	memPerW int64 // MB per worker
 	bb      int64
-	bbPool  int // index into cycle.pools, -1 = none
+	bbPool  int // index into cycle.pools, -1 = none (or its space is held: bbHeld)
+	// bbHeld is the pool of the space a pending job holds already (-1:
+	// none); stageIn how long until its burst-buffer data is in (bbplan.go).
+	bbHeld  int
+	stageIn time.Duration
 	aged    bool
 	notYet  time.Duration // > 0: Slurm does not consider the job before then (eligibleIn)
 	// canPreempt: the policy may stop (or resize) this running job in this
@@ -276,6 +280,7 @@ func (c *cycle) setDynamic(ji *jobInfo) {
 	ji.notYet = c.eligibleIn(j)
 	ji.leaving = j.State == JobRunning && !j.Signalled.IsZero()
 	ji.canPreempt = j.State == JobRunning && (c.o.Reshape || c.mayPreempt(ji))
+	c.setBurstBuffer(ji)
 }
 
 // mayPreempt reports whether the plan may stop running job ji on Slurm: it

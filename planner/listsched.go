@@ -61,7 +61,7 @@ func (c *cycle) admitFixed(pl *planned, blocked *bool) {
 		return
 	}
 	if ji.notYet > 0 { // Slurm does not consider it yet: it neither starts nor blocks
-		pl.reasons = append([]Reason{ReasonBeginTime}, pl.reasons...)
+		pl.reasons = append([]Reason{ji.notYetReason()}, pl.reasons...)
 		return
 	}
 	if *blocked {

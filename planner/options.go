@@ -91,6 +91,10 @@ type Options struct {
 	// stored activations at the job's batch (layered profiles). Unset = no
 	// check.
 	GPUMemoryMB map[string]int64
+	// BurstBufferBps is the stage-in bandwidth per job (bytes/s) of the
+	// burst-buffer pools whose snapshot gives none (BurstBufferPool's
+	// BandwidthBps); 0 = unknown: stage-in takes no time in the plan.
+	BurstBufferBps float64
 	// Limits cap the weight and GPU range users may ask for in hints, per
 	// partition and account (nil: no caps; DefaultLimits are the
 	// configuration's defaults).

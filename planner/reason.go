@@ -30,6 +30,10 @@ const (
 	// ReasonBurstBufferFull: the job's burst-buffer bytes do not fit the
 	// pool's free capacity now.
 	ReasonBurstBufferFull Reason = "burst_buffer_full"
+	// ReasonBurstBufferStaging: the job's burst-buffer data is not in yet
+	// (its stage-in runs, or is still to start); Slurm does not start it
+	// before, and the plan starts it no earlier than the stage-in can end.
+	ReasonBurstBufferStaging Reason = "burst_buffer_staging"
 	// ReasonRunning: a running job; Strata never changes running jobs in
 	// production.
 	ReasonRunning Reason = "running"
@@ -138,6 +142,9 @@ var reasonText = map[Reason]string{
 	ReasonCapped:            "a site limit cut the weight or GPU range the hint asks for (the detail says which)",
 	ReasonBeginTime:         "Slurm does not consider the job yet (its begin time has not come, or it waits on a dependency); Strata sizes and ranks it for when it may start",
 	ReasonDeferred:          "the plan starts the job later than Slurm could (jobs ranked ahead of it go first); Strata sets its begin time so that Slurm waits too",
+
+	// Burst-buffer stage-in (bbplan.go).
+	ReasonBurstBufferStaging: "the job's data must be staged into the burst buffer first (its size over the pool's bandwidth); Slurm starts the job only after that, and the plan counts the time",
 }
 
 // Describe returns the reason in words for users (`strata explain`).

@@ -151,11 +151,11 @@ func (s *smdIsland) queueCosts(items []*smdItem) {
 		best := &it.opts[0]
 		for k := range it.opts[1:] {
 			o := &it.opts[k+1]
-			if o.cost+s.mu*o.gpu*o.dur.Seconds() < best.cost+s.mu*best.gpu*best.dur.Seconds() {
+			if o.cost+s.mu*s.gpuEq(it.pl.ji, o)*o.dur.Seconds() < best.cost+s.mu*s.gpuEq(it.pl.ji, best)*best.dur.Seconds() {
 				best = o
 			}
 		}
-		slots[k] = slot{it, best, best.gpu * best.dur.Seconds() / it.pl.ji.weight}
+		slots[k] = slot{it, best, s.gpuEq(it.pl.ji, best) * best.dur.Seconds() / it.pl.ji.weight}
 		wsum += it.pl.ji.weight
 	}
 	slices.SortFunc(slots, func(a, b slot) int {
@@ -166,14 +166,14 @@ func (s *smdIsland) queueCosts(items []*smdItem) {
 	})
 	var before, gpuTime float64 // weight and GPU seconds ahead in the list
 	for _, sl := range slots {
-		bestGPU, bestDur := sl.best.gpu, sl.best.dur.Seconds() // read before costs change
+		bestGPU, bestDur := s.gpuEq(sl.it.pl.ji, sl.best), sl.best.dur.Seconds() // read before costs change
 		ji := sl.it.pl.ji
 		after := wsum - before - ji.weight
 		queueWait := gpuTime / g
 		sl.it.null = math.Inf(1)
 		for k := range sl.it.opts {
 			o := &sl.it.opts[k]
-			t := o.gpu * o.dur.Seconds()
+			t := s.gpuEq(ji, o) * o.dur.Seconds()
 			wait := math.Max(s.o.Interval.Seconds(), math.Max(queueWait, s.waitFor(o.w-s.freeGPU).Seconds()))
 			waitCost := ji.weight * wait
 			if ji.aged {

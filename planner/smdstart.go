@@ -123,6 +123,9 @@ type smdIsland struct {
 	// longProf is the long-job budget over time while waiting jobs are
 	// scheduled (scheduleWaiting); nil when the share does not bind.
 	longProf *gpuProfile
+	// poolProf is each burst-buffer pool's free space over time while
+	// waiting jobs are scheduled (bbplan.go); nil without pools.
+	poolProf []*gpuProfile
 }
 
 // newSMDIsland computes what SMD's costs need per island: free GPUs,

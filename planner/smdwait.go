@@ -32,6 +32,7 @@ func (s *smdIsland) scheduleWaiting(items []*smdItem) {
 	s.sortWaiting(wait)
 	prof := s.profile(items)
 	s.longProf = s.longProfile(items)
+	s.poolProf = s.poolProfiles(items)
 	for k, it := range wait {
 		s.scheduleOne(it, prof, k)
 	}
@@ -64,17 +65,25 @@ func (s *smdIsland) limitedByShare(it *smdItem, o option) bool {
 }
 
 // earliest is the earliest start at or after from at which option o fits
-// the GPU profile and, for long options, the long-job profile.
+// the GPU profile, for long options the long-job profile, and the job's
+// burst-buffer data its pool's profile.
 func (s *smdIsland) earliest(it *smdItem, prof *gpuProfile, o option, from float64) (float64, bool) {
 	d := o.dur.Seconds()
 	for {
 		t, ok := prof.earliest(o.w, d, from)
-		if !ok || !s.limitedByShare(it, o) {
+		if !ok {
 			return t, ok
 		}
-		u, ok := s.longProf.earliest(o.w, d, t)
-		if !ok || u == t {
-			return u, ok
+		u := t
+		if s.limitedByShare(it, o) {
+			if u, ok = s.longProf.earliest(o.w, d, t); !ok {
+				return u, ok
+			}
+		}
+		if u == t {
+			if u, ok = s.poolEarliest(it, o, t); !ok || u == t {
+				return u, ok
+			}
 		}
 		from = u
 	}
@@ -86,6 +95,7 @@ func (s *smdIsland) reserve(it *smdItem, prof *gpuProfile, o option, t float64) 
 	if s.limitedByShare(it, o) {
 		s.longProf.reserve(o.w, t, o.dur.Seconds())
 	}
+	s.poolReserve(it, o, t)
 }
 
 // profile is the island's GPU profile after this cycle's starts: the GPUs
@@ -197,7 +207,7 @@ func (s *smdIsland) wait(it *smdItem, o option, t float64, order int, known bool
 	r := ReasonWaitResources
 	switch {
 	case ji.notYet > 0:
-		r = ReasonBeginTime
+		r = ji.notYetReason()
 	case ji.bbPool >= 0 && s.bbFree[ji.bbPool] < ji.bb:
 		r = ReasonBurstBufferFull
 	}

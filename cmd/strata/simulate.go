@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,7 +21,7 @@ func simulateCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "simulate",
 		Usage: "replay a job trace on a simulated GPU cluster under one or more policies",
-		UsageText: "strata simulate --trace FILE [--scaling FILE] --cluster NODESxGPUS[:TYPE] --policy slurm,smd[,P...]\n" +
+		UsageText: "strata simulate --trace FILE [--scaling FILE] --cluster " + sim.ClusterSyntax + " --policy slurm,smd[,P...]\n" +
 			"   [--scheduler slurm|ideal] [--interval 60s] [--json [--jobs]] [--plot DIR] [Slurm knobs]\n" +
 			"strata simulate --markdown [--whatif] REPORT.json...",
 		Description: "Runs the planner's own policies (the code `strata run` uses) against a simulated\n" +
@@ -29,7 +31,13 @@ func simulateCommand() *cli.Command {
 			"time), as on a real cluster; --policy slurm is Slurm alone, nothing written. With\n" +
 			"--scheduler ideal the simulator starts the jobs each plan admits itself and lets\n" +
 			"tiresias, optimus and *-elastic preempt or resize (for comparison with published\n" +
-			"simulators). All policies see the true durations (oracle). See docs/evaluation.md.",
+			"simulators). All policies see the true durations (oracle).\n\n" +
+			"--cluster NODESxGPUS[:TYPE] may be followed by settings: cpus=N and mem=SIZE per node\n" +
+			"(Slurm's units: a bare number is MB; default 12 CPUs and 48G per GPU), bb=SIZE for a shared\n" +
+			"burst-buffer pool and bbbw=SIZE/s for its stage-in/stage-out bandwidth per job, e.g.\n" +
+			"16x4:t4,cpus=48,mem=192G,bb=2T,bbbw=1G/s. Jobs ask for the trace's cpus and memory_mib\n" +
+			"(else the node's share per GPU) and its bb_bytes (bb_in_bytes staged in before the job\n" +
+			"starts, bb_out_bytes staged out after it ends). See docs/evaluation.md.",
 		Flags:  simulateFlags(),
 		Action: runSimulate,
 	}
@@ -39,7 +47,7 @@ func simulateFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "trace", Usage: "trace CSV (job_id,submit_time,duration_s,gpus[,model,batch_size,nodes,...])"},
 		&cli.StringFlag{Name: "scaling", Usage: "scaling curves CSV (model,batch_size,gpus,duration_s), e.g. pollux_scaling.csv"},
-		&cli.StringFlag{Name: "cluster", Usage: "simulated cluster NODESxGPUS[:TYPE], e.g. 16x4:t4"},
+		&cli.StringFlag{Name: "cluster", Usage: "simulated cluster " + sim.ClusterSyntax + ", e.g. 16x4:t4 or 16x4:t4,mem=192G,bb=2T,bbbw=1G/s"},
 		&cli.StringFlag{Name: "policy", Usage: "comma-separated policies, or all: slurm (Slurm alone), " + strings.Join(planner.PolicyNames(), ", ")},
 		&cli.StringFlag{Name: "scheduler", Value: sim.SchedulerSlurm, Usage: "who starts jobs: slurm (a slurmctld model, from what Strata wrote) or ideal (Strata itself)"},
 		&cli.StringFlag{Name: "slurm-backfill", Value: "easy", Usage: "Slurm mode: backfill reservations, easy (the first blocked job) or conservative (every blocked job)"},
@@ -61,7 +69,10 @@ func simulateFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "gpu-range", Value: 1, Usage: "simulated users allow gpus=1-ceil(F x request) for jobs with a scaling curve"},
 		&cli.Float64Flag{Name: "tiresias-threshold", Value: 16, Usage: "tiresias queue threshold in GPU-hours (16 as in the Pollux artifact; 0 = the policy's default)"},
 		&cli.StringSliceFlag{Name: "power", Usage: "GPU power model override TYPE=IDLE_W:BUSY_W (repeatable)"},
-		&cli.StringFlag{Name: "burst-buffer", Usage: "capacity of a shared burst-buffer pool, e.g. 100T"},
+		&cli.StringFlag{Name: "burst-buffer", Usage: "capacity of a shared burst-buffer pool, e.g. 100T (the same as bb= in --cluster)"},
+		&cli.StringFlag{Name: "synth-bb", Usage: "give every job of a known model (the Pollux workloads') burst-buffer data and host memory by the documented rule with seed `SEED` (docs/evaluation.md § Burst buffers that bind)"},
+		&cli.StringFlag{Name: "write-trace", Usage: "write the trace as simulated (after --synth-bb) to `FILE`; without --policy, only that"},
+		&cli.BoolFlag{Name: "hide-burst-buffer", Usage: "what-if: the policies do not see the burst-buffer pool (Slurm still enforces it)"},
 		&cli.BoolFlag{Name: "skip-unchanged", Usage: "plan fifo/smd/... only when the cluster changed (faster on large traces; exact for policies without aging)"},
 		&cli.IntFlag{Name: "parallel", Value: min(2, runtime.GOMAXPROCS(0)), Usage: "policies simulated at once"},
 		&cli.StringFlag{Name: "label", Usage: "name of the run in --markdown tables (default: the trace's file name)"},
@@ -83,12 +94,16 @@ func runSimulate(c *cli.Context) error {
 	if tty {
 		out.Progress = raw
 	}
-	return simulate.Run(c.Context, simulateOptions(c), out, logger(c))
+	o, err := simulateOptions(c)
+	if err != nil {
+		return err
+	}
+	return simulate.Run(c.Context, o, out, logger(c))
 }
 
 // simulateOptions reads the flags of c and the configuration's [planner]
 // section (the site's settings, as run and plan use them).
-func simulateOptions(c *cli.Context) simulate.Options {
+func simulateOptions(c *cli.Context) (simulate.Options, error) {
 	o := simulate.Options{
 		Trace: c.String("trace"), Scaling: c.String("scaling"), Cluster: c.String("cluster"), Policy: c.String("policy"),
 		Scheduler: c.String("scheduler"), SlurmBackfill: c.String("slurm-backfill"),
@@ -98,14 +113,22 @@ func simulateOptions(c *cli.Context) simulate.Options {
 		BatchSchedDelay: c.Duration("batch-sched-delay"),
 		Interval:        c.Duration("interval"), RestartPenalty: c.Duration("restart-penalty"),
 		GPURange: c.Float64("gpu-range"), TiresiasThreshold: c.Float64("tiresias-threshold"),
-		Power: c.StringSlice("power"), BurstBuffer: c.String("burst-buffer"),
+		Power: c.StringSlice("power"), BurstBuffer: c.String("burst-buffer"), HideBurstBuffer: c.Bool("hide-burst-buffer"),
 		TruthModel: c.Bool("truth-model"), SkipUnchanged: c.Bool("skip-unchanged"), SkipBad: c.Bool("skip-bad"),
 		Preemptible: c.Bool("preemptible"), Predictor: c.String("predictor"),
 		Parallel: c.Int("parallel"), Label: c.String("label"), Plot: c.String("plot"), JSON: c.Bool("json"), Jobs: c.Bool("jobs"),
+	}
+	o.WriteTrace = c.String("write-trace")
+	if s := c.String("synth-bb"); s != "" {
+		seed, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return o, usageError(fmt.Errorf("--synth-bb %q: want a seed, a whole number ≥ 0", s))
+		}
+		o.SynthBB = &seed
 	}
 	if f := config.FileFrom(c.Context); f != nil {
 		p := f.Planner.Options()
 		o.Planner = &p
 	}
-	return o
+	return o, nil
 }

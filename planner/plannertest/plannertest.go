@@ -74,6 +74,12 @@ func BurstBuffer(bytes int64, pool string) JobOpt {
 	return func(j *planner.Job) { j.BurstBufferBytes, j.BurstBufferPool = bytes, pool }
 }
 
+// BurstBufferState sets Slurm's burst_buffer_state of a job ("pending",
+// "staging-in", "staged-in", ...).
+func BurstBufferState(state string) JobOpt {
+	return func(j *planner.Job) { j.BurstBufferState = state }
+}
+
 // Preemptible opts a job in to preemption: its comment (which should say
 // preempt=yes) and Slurm's requeue flag.
 func Preemptible(comment string) JobOpt {
@@ -128,6 +134,13 @@ func (b *Builder) Running(id int64, gpus int, node string, started time.Time, op
 // Pool adds a burst-buffer pool.
 func (b *Builder) Pool(name string, capacity, used int64) *Builder {
 	b.s.BurstBufferPools = append(b.s.BurstBufferPools, planner.BurstBufferPool{Name: name, CapacityBytes: capacity, UsedBytes: used})
+	return b
+}
+
+// PoolBandwidth sets the stage-in bandwidth (bytes/s) of the pool added
+// last.
+func (b *Builder) PoolBandwidth(bps float64) *Builder {
+	b.s.BurstBufferPools[len(b.s.BurstBufferPools)-1].BandwidthBps = bps
 	return b
 }
 

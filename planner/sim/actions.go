@@ -144,11 +144,16 @@ func (e *engine) compactPending() {
 	e.pending = slices.DeleteFunc(e.pending, func(i int) bool { return e.jobs[i].phase != phasePending })
 }
 
-// canRestore reports whether every GPU of slots is free.
+// canRestore reports whether every GPU of slots is free, and the CPUs and
+// memory they held.
 func (c *cluster) canRestore(slots []slot) bool {
 	for _, s := range slots {
+		nd := &c.nodes[s.node]
+		if nd.freeCPU < s.cpus || nd.freeMem < s.mem {
+			return false
+		}
 		for _, g := range s.idx {
-			if c.nodes[s.node].owner[g] != 0 {
+			if nd.owner[g] != 0 {
 				return false
 			}
 		}
@@ -156,7 +161,7 @@ func (c *cluster) canRestore(slots []slot) bool {
 	return true
 }
 
-// restore re-takes exactly the GPUs of slots for owner.
+// restore re-takes exactly the GPUs, CPUs and memory of slots for owner.
 func (c *cluster) restore(slots []slot, owner int) {
 	for _, s := range slots {
 		nd := &c.nodes[s.node]
@@ -164,6 +169,8 @@ func (c *cluster) restore(slots []slot, owner int) {
 			nd.owner[g] = owner
 		}
 		nd.free -= len(s.idx)
+		nd.freeCPU -= s.cpus
+		nd.freeMem -= s.mem
 		c.free -= len(s.idx)
 	}
 }

@@ -66,6 +66,7 @@ func (e *engine) snapshot(k int64, t float64, ss *slurmState) *planner.Snapshot 
 			r++
 		}
 	}
+	e.bbView(s)
 	return s
 }
 

@@ -19,8 +19,9 @@ type ClusterSpec struct {
 	// GPUType is the GRES type, lower case ("" = untyped).
 	GPUType string
 	// CPUsPerNode and MemoryMBPerNode default to 12 CPUs and 48 GiB per GPU
-	// (an AWS g4dn.12xlarge has 48 vCPUs and 192 GiB for 4 T4). Jobs get
-	// CPUs and memory in proportion to their GPUs, so these never bind.
+	// (an AWS g4dn.12xlarge has 48 vCPUs and 192 GiB for 4 T4). Jobs ask
+	// for the CPUs and memory of their trace (columns cpus, memory_mib),
+	// else the same share per GPU, which never binds.
 	CPUsPerNode     int
 	MemoryMBPerNode int64
 	// Partition is the partition name; default "gpu".
@@ -28,22 +29,37 @@ type ClusterSpec struct {
 	// BurstBufferBytes is the capacity of one shared burst-buffer pool
 	// ("bb"); 0 = no pool.
 	BurstBufferBytes int64
+	// BurstBufferBps is the pool's stage-in and stage-out bandwidth per
+	// job (bytes/s); 0 = data moves instantly (Slurm mode, slurmbb.go).
+	BurstBufferBps float64
 }
 
-var clusterRe = regexp.MustCompile(`^(\d+)x(\d+)(?::([A-Za-z0-9_.-]+))?$`)
+var clusterRe = regexp.MustCompile(`^(\d+)x(\d+)(?::([A-Za-z0-9_.-]+))?((?:,[^,]*)*)$`)
 
-// ParseCluster parses NODESxGPUS[:TYPE], e.g. "16x4:t4".
+// ClusterSyntax is the grammar ParseCluster accepts, for help texts.
+const ClusterSyntax = "NODESxGPUS[:TYPE][,cpus=N][,mem=SIZE][,bb=SIZE][,bbbw=SIZE/s]"
+
+// ParseCluster parses NODESxGPUS[:TYPE] followed by optional comma-separated
+// settings, e.g. "16x4:t4" or "16x4:t4,cpus=48,mem=192G,bb=100T,bbbw=2G/s":
+// cpus= CPUs per node, mem= memory per node (Slurm's units: a bare number
+// is MB, K/M/G/T are binary), bb= the capacity of a shared burst-buffer
+// pool and bbbw= its stage-in/stage-out bandwidth per job (bytes per
+// second, binary units, "/s" optional).
 func ParseCluster(s string) (ClusterSpec, error) {
 	m := clusterRe.FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
-		return ClusterSpec{}, fmt.Errorf("cluster %q: want NODESxGPUS[:TYPE], e.g. 16x4:t4", s)
+		return ClusterSpec{}, fmt.Errorf("cluster %q: want %s, e.g. 16x4:t4", s, ClusterSyntax)
 	}
 	n, err1 := strconv.Atoi(m[1])
 	g, err2 := strconv.Atoi(m[2])
 	if err1 != nil || err2 != nil || n < 1 || g < 1 || n > 100000 || g > 64 {
 		return ClusterSpec{}, fmt.Errorf("cluster %q: want 1..100000 nodes of 1..64 GPUs", s)
 	}
-	return ClusterSpec{Nodes: n, GPUsPerNode: g, GPUType: strings.ToLower(m[3])}.withDefaults(), nil
+	c := ClusterSpec{Nodes: n, GPUsPerNode: g, GPUType: strings.ToLower(m[3])}
+	if err := c.setOptions(m[4]); err != nil {
+		return ClusterSpec{}, fmt.Errorf("cluster %q: %w", s, err)
+	}
+	return c.withDefaults(), nil
 }
 
 func (c ClusterSpec) withDefaults() ClusterSpec {
@@ -62,12 +78,14 @@ func (c ClusterSpec) withDefaults() ClusterSpec {
 // TotalGPUs is Nodes × GPUsPerNode.
 func (c ClusterSpec) TotalGPUs() int { return c.Nodes * c.GPUsPerNode }
 
-// String formats the spec as ParseCluster accepts it.
+// String formats the spec as ParseCluster accepts it (settings only when
+// they differ from the defaults).
 func (c ClusterSpec) String() string {
-	if c.GPUType == "" {
-		return fmt.Sprintf("%dx%d", c.Nodes, c.GPUsPerNode)
+	s := fmt.Sprintf("%dx%d", c.Nodes, c.GPUsPerNode)
+	if c.GPUType != "" {
+		s += ":" + c.GPUType
 	}
-	return fmt.Sprintf("%dx%d:%s", c.Nodes, c.GPUsPerNode, c.GPUType)
+	return s + c.optionString()
 }
 
 // simNode is the allocation state of one node.
@@ -75,12 +93,18 @@ type simNode struct {
 	name  string
 	owner []int // job index + 1 per GPU index; 0 = free
 	free  int
+	// freeCPU and freeMem (MB) are the node's CPUs and memory not allocated.
+	freeCPU int
+	freeMem int64
 }
 
-// slot is the part of an allocation on one node.
+// slot is the part of an allocation on one node: GPU indices, CPUs and
+// memory (MB).
 type slot struct {
 	node int
 	idx  []int
+	cpus int
+	mem  int64
 }
 
 // cluster is the mutable allocation state.
@@ -90,6 +114,12 @@ type cluster struct {
 	byName map[string]int
 	free   int
 	bbUsed int64
+	// need is the CPUs and memory (MB) job owner takes on a node where it
+	// gets g GPUs (nil: none, only GPUs are allocated).
+	need func(owner, g int) (cpus int, mem int64)
+	// bb is the burst-buffer state of Slurm mode (nil: no pool or ideal
+	// mode; slurmbb.go).
+	bb *bbState
 }
 
 func newCluster(spec ClusterSpec) *cluster {
@@ -98,16 +128,51 @@ func newCluster(spec ClusterSpec) *cluster {
 	width := len(strconv.Itoa(spec.Nodes))
 	for i := range spec.Nodes {
 		name := fmt.Sprintf("node%0*d", max(3, width), i+1)
-		c.nodes = append(c.nodes, simNode{name: name, owner: make([]int, spec.GPUsPerNode), free: spec.GPUsPerNode})
+		c.nodes = append(c.nodes, simNode{name: name, owner: make([]int, spec.GPUsPerNode), free: spec.GPUsPerNode,
+			freeCPU: spec.CPUsPerNode, freeMem: spec.MemoryMBPerNode})
 		c.byName[name] = i
 	}
 	return c
 }
 
-// take marks n free GPUs of node ni as owned by job (index+1) and returns them.
+// needOf is what owner takes besides g GPUs on one node.
+func (c *cluster) needOf(owner, g int) (int, int64) {
+	if c.need == nil || g <= 0 {
+		return 0, 0
+	}
+	return c.need(owner, g)
+}
+
+// fits reports whether node ni has g free GPUs and owner's CPUs and memory
+// for them.
+func (c *cluster) fits(ni, g, owner int) bool {
+	nd := &c.nodes[ni]
+	if nd.free < g {
+		return false
+	}
+	cpu, mem := c.needOf(owner, g)
+	return nd.freeCPU >= cpu && nd.freeMem >= mem
+}
+
+// most is the most GPUs (at most g) owner can take on node ni with their
+// CPUs and memory.
+func (c *cluster) most(ni, g, owner int) int {
+	for k := min(g, c.nodes[ni].free); k > 0; k-- {
+		if c.fits(ni, k, owner) {
+			return k
+		}
+	}
+	return 0
+}
+
+// take marks n free GPUs of node ni as owned by job (index+1), with the
+// job's CPUs and memory for them, and returns them.
 func (c *cluster) take(ni, n, owner int) slot {
 	s := slot{node: ni}
+	s.cpus, s.mem = c.needOf(owner, n)
 	nd := &c.nodes[ni]
+	nd.freeCPU -= s.cpus
+	nd.freeMem -= s.mem
 	for g := range nd.owner {
 		if len(s.idx) == n {
 			break
@@ -129,6 +194,8 @@ func (c *cluster) release(slots []slot) {
 			nd.owner[g] = 0
 		}
 		nd.free += len(s.idx)
+		nd.freeCPU += s.cpus
+		nd.freeMem += s.mem
 		c.free += len(s.idx)
 	}
 }
@@ -136,8 +203,9 @@ func (c *cluster) release(slots []slot) {
 // place allocates a shape for job owner: perNode GPUs on each of count
 // nodes, preferring the nodes in prefer when they all fit, else best fit
 // (fewest free GPUs first, then name). perNode == 0 means "total GPUs
-// anywhere, on as few nodes as possible". It returns false, changing
-// nothing, when the shape does not fit.
+// anywhere, on as few nodes as possible". A node counts only with the
+// owner's CPUs and memory for its GPUs free too. It returns false,
+// changing nothing, when the shape does not fit.
 func (c *cluster) place(owner, perNode, count, total int, prefer []string) ([]slot, bool) {
 	if perNode <= 0 {
 		if out, ok := c.placePreferred(owner, total, prefer); ok {
@@ -148,10 +216,10 @@ func (c *cluster) place(owner, perNode, count, total int, prefer []string) ([]sl
 	if count < 1 || perNode > c.spec.GPUsPerNode || perNode*count > c.free {
 		return nil, false
 	}
-	chosen := c.preferred(perNode, count, prefer)
+	chosen := c.preferred(owner, perNode, count, prefer)
 	if chosen == nil {
 		for i := range c.nodes {
-			if c.nodes[i].free >= perNode {
+			if c.fits(i, perNode, owner) {
 				chosen = append(chosen, i)
 			}
 		}
@@ -196,15 +264,16 @@ func (c *cluster) placeAvoiding(owner, perNode, count, total int, avoid []bool) 
 }
 
 // preferred returns the node indices named in prefer when they are count
-// distinct known nodes each with perNode free GPUs, else nil.
-func (c *cluster) preferred(perNode, count int, prefer []string) []int {
+// distinct known nodes each with perNode free GPUs (and owner's CPUs and
+// memory for them), else nil.
+func (c *cluster) preferred(owner, perNode, count int, prefer []string) []int {
 	if len(prefer) != count {
 		return nil
 	}
 	var out []int
 	for _, name := range prefer {
 		ni, ok := c.byName[name]
-		if !ok || c.nodes[ni].free < perNode || slices.Contains(out, ni) {
+		if !ok || !c.fits(ni, perNode, owner) || slices.Contains(out, ni) {
 			return nil
 		}
 		out = append(out, ni)
@@ -222,7 +291,10 @@ func (c *cluster) placePreferred(owner, total int, prefer []string) ([]slot, boo
 		if !ok || need == 0 {
 			continue
 		}
-		k := min(need, c.nodes[ni].free-take[ni])
+		k := min(need, c.most(ni, take[ni]+need, owner)-take[ni])
+		if k <= 0 {
+			continue
+		}
 		take[ni] += k
 		need -= k
 	}
@@ -239,14 +311,15 @@ func (c *cluster) placePreferred(owner, total int, prefer []string) ([]slot, boo
 }
 
 // placeTotal packs total GPUs: one best-fit node when possible, else the
-// nodes with the most free GPUs first.
+// nodes with the most free GPUs first (each taking what its CPUs and
+// memory allow).
 func (c *cluster) placeTotal(owner, total int) ([]slot, bool) {
 	if total < 1 || total > c.free {
 		return nil, false
 	}
 	best := -1
 	for i := range c.nodes {
-		if f := c.nodes[i].free; f >= total && (best < 0 || f < c.nodes[best].free) {
+		if f := c.nodes[i].free; c.fits(i, total, owner) && (best < 0 || f < c.nodes[best].free) {
 			best = i
 		}
 	}
@@ -258,14 +331,22 @@ func (c *cluster) placeTotal(owner, total int) ([]slot, bool) {
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return c.nodes[order[a]].free > c.nodes[order[b]].free })
-	var out []slot
+	take := make([]int, len(c.nodes))
+	need := total
 	for _, ni := range order {
-		if total == 0 {
+		if need == 0 {
 			break
 		}
-		if n := min(total, c.nodes[ni].free); n > 0 {
-			out = append(out, c.take(ni, n, owner))
-			total -= n
+		take[ni] = c.most(ni, need, owner)
+		need -= take[ni]
+	}
+	if need > 0 {
+		return nil, false
+	}
+	var out []slot
+	for _, ni := range order {
+		if take[ni] > 0 {
+			out = append(out, c.take(ni, take[ni], owner))
 		}
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].node < out[b].node })
@@ -274,8 +355,6 @@ func (c *cluster) placeTotal(owner, total int) ([]slot, bool) {
 
 // snapshotNodes renders the nodes as Slurm would show them.
 func (c *cluster) snapshotNodes() []planner.Node {
-	cpuPerGPU := c.spec.CPUsPerNode / c.spec.GPUsPerNode
-	memPerGPU := c.spec.MemoryMBPerNode / int64(c.spec.GPUsPerNode)
 	out := make([]planner.Node, len(c.nodes))
 	for i, nd := range c.nodes {
 		used := c.spec.GPUsPerNode - nd.free
@@ -288,8 +367,8 @@ func (c *cluster) snapshotNodes() []planner.Node {
 		}
 		out[i] = planner.Node{
 			Name: nd.name, State: []string{state}, Partitions: []string{c.spec.Partition},
-			CPUs: c.spec.CPUsPerNode, AllocCPUs: used * cpuPerGPU,
-			MemoryMB: c.spec.MemoryMBPerNode, AllocMemMB: int64(used) * memPerGPU,
+			CPUs: c.spec.CPUsPerNode, AllocCPUs: c.spec.CPUsPerNode - nd.freeCPU,
+			MemoryMB: c.spec.MemoryMBPerNode, AllocMemMB: c.spec.MemoryMBPerNode - nd.freeMem,
 			GPUs: c.spec.GPUsPerNode, AllocGPUs: used, GPUType: c.spec.GPUType,
 		}
 	}

@@ -38,6 +38,10 @@ type Config struct {
 	// requeue, restart; SlurmConfig.RequeueDelay) and restart them at
 	// another size within their range.
 	Preemptible bool
+	// HideBurstBuffer hides the burst-buffer pool from the policies (their
+	// snapshots have none) while the simulated Slurm still enforces it: the
+	// burst-buffer-unaware what-if (strata simulate --hide-burst-buffer).
+	HideBurstBuffer bool
 	// CheckpointDelay is how long a signalled job keeps its GPUs, making no
 	// progress, while it saves its checkpoint before it requeues itself
 	// (Slurm mode); default 60 s.

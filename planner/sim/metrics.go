@@ -77,6 +77,9 @@ type Result struct {
 	// Config.JobRows asked for them (strata simulate --json --jobs).
 	JobRows []JobRow `json:"job_rows,omitempty"`
 
+	// BurstBuffer describes the pool in Slurm mode (nil without one).
+	BurstBuffer *BBStats `json:"burst_buffer,omitempty"`
+
 	// PlanTime is the wall time spent in Policy.Plan (not deterministic,
 	// so not in the JSON).
 	PlanTime time.Duration `json:"-"`
@@ -190,6 +193,7 @@ func (e *engine) result() *Result {
 	r.RestartsPerJob = round(float64(r.Restarts)/n, 3)
 	r.LostGPUHours = round(r.lostGPUSeconds/3600, 2)
 	r.Series = append(e.series, Point{T: last, Busy: 0, Pending: 0})
+	r.BurstBuffer = e.bbStats(first, last)
 	return r
 }
 

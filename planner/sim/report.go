@@ -74,6 +74,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write simulation table: %w", err)
 	}
+	if err := r.writeBBTable(w); err != nil {
+		return err
+	}
 	for _, k := range slices.Sorted(maps.Keys(r.Published)) {
 		fmt.Fprintf(w, "published %s: avg JCT %s (%.0f s)\n", k, HumanDuration(r.Published[k]), r.Published[k])
 	}
@@ -99,6 +102,29 @@ func HumanDuration(sec float64) string {
 	}
 	h := (s + 1800) / 3600 // to the hour
 	return fmt.Sprintf("%dd %02dh", h/24, h%24)
+}
+
+// writeBBTable writes the burst-buffer figures of the runs that have a
+// pool (nothing when none has).
+func (r *Report) writeBBTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := false
+	for _, x := range r.Results {
+		b := x.BurstBuffer
+		if b == nil {
+			continue
+		}
+		if !head {
+			fmt.Fprintln(tw, "burst buffer\tjobs\tpool util\tpool wait s\tstage-in s\tsubmit→staged s\tstaged idle s\tlongest wait s\t")
+			head = true
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t\n",
+			x.Policy, b.Jobs, b.PoolUtil, b.PoolWait, b.StageIn, b.StageWait, b.StagedIdle, b.MaxQueue)
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("write simulation table: %w", err)
+	}
+	return nil
 }
 
 // flags lists the anomalies of a run ("-" when none).

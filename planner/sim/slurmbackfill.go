@@ -13,6 +13,11 @@ import (
 type bfPlan struct {
 	now  float64
 	free []int // free GPUs per node now
+	// cpu and mem are the free CPUs and memory (MB) per node now; need is
+	// what a job takes besides g GPUs on a node (cluster.needOf).
+	cpu  []int
+	mem  []int64
+	need func(owner, g int) (int, int64)
 	// rel[n] are node n's releases (time, GPUs), by time.
 	rel [][]bfRelease
 	// times are the distinct release times, ascending.
@@ -25,13 +30,16 @@ type bfPlan struct {
 type bfRelease struct {
 	at   float64
 	gpus int
+	cpus int
+	mem  int64
 }
 
 func (e *engine) newBFPlan(t float64) *bfPlan {
 	p := &bfPlan{now: t, free: make([]int, len(e.cl.nodes)), rel: make([][]bfRelease, len(e.cl.nodes)),
-		resv: make([][2]float64, len(e.cl.nodes)), cap: e.cl.spec.GPUsPerNode}
+		resv: make([][2]float64, len(e.cl.nodes)), cap: e.cl.spec.GPUsPerNode,
+		cpu: make([]int, len(e.cl.nodes)), mem: make([]int64, len(e.cl.nodes)), need: e.cl.needOf}
+	p.refresh(e.cl)
 	for n := range e.cl.nodes {
-		p.free[n] = e.cl.nodes[n].free
 		p.resv[n] = [2]float64{math.Inf(1), math.Inf(1)}
 	}
 	for _, i := range e.running {
@@ -46,8 +54,16 @@ func (e *engine) newBFPlan(t float64) *bfPlan {
 func (p *bfPlan) addRunning(j *job) {
 	end := max(j.killAt, p.now)
 	for _, s := range j.slots {
-		p.rel[s.node] = append(p.rel[s.node], bfRelease{end, len(s.idx)})
+		p.rel[s.node] = append(p.rel[s.node], bfRelease{end, len(s.idx), s.cpus, s.mem})
 		p.times = append(p.times, end)
+	}
+}
+
+// refresh takes the free GPUs, CPUs and memory of every node from the
+// cluster (after a start).
+func (p *bfPlan) refresh(c *cluster) {
+	for n := range c.nodes {
+		p.free[n], p.cpu[n], p.mem[n] = c.nodes[n].free, c.nodes[n].freeCPU, c.nodes[n].freeMem
 	}
 }
 
@@ -67,16 +83,29 @@ func (p *bfPlan) sortTimes() {
 	p.times = slices.Compact(p.times)
 }
 
-// freeAt is node n's free GPUs at time t (running jobs released by then).
-func (p *bfPlan) freeAt(n int, t float64) int {
-	f := p.free[n]
+// freeAt is node n's free GPUs, CPUs and memory at time t (running jobs
+// released by then).
+func (p *bfPlan) freeAt(n int, t float64) (gpus, cpus int, mem int64) {
+	gpus, cpus, mem = p.free[n], p.cpu[n], p.mem[n]
 	for _, r := range p.rel[n] {
 		if r.at > t {
 			break
 		}
-		f += r.gpus
+		gpus, cpus, mem = gpus+r.gpus, cpus+r.cpus, mem+r.mem
 	}
-	return f
+	return gpus, cpus, mem
+}
+
+// usableGPUs is how many of node n's GPUs free at t job owner can take with
+// its CPUs and memory (at most want).
+func (p *bfPlan) usableGPUs(n, owner, want int, t float64) int {
+	g, cpu, mem := p.freeAt(n, t)
+	for k := min(g, want); k > 0; k-- {
+		if c, m := p.need(owner, k); c <= cpu && m <= mem {
+			return k
+		}
+	}
+	return 0
 }
 
 // usable reports whether node n is unreserved during [from, to).
@@ -86,10 +115,11 @@ func (p *bfPlan) usable(n int, from, to float64) bool {
 }
 
 // fit finds the earliest time (now, or when running jobs reach their
-// limits, within window) at which a job with the request (per × nodes, or
-// a per-job total when per < 1) and time limit fits on unreserved nodes
-// for its whole limit, and those nodes (best fit: fewest free GPUs first).
-func (p *bfPlan) fit(per, nodes, total int, limit, window float64) (float64, []int, bool) {
+// limits, within window) at which job owner's request (per × nodes, or a
+// per-job total when per < 1, with its CPUs and memory) and time limit fits
+// on unreserved nodes for its whole limit, and those nodes (best fit:
+// fewest free GPUs first).
+func (p *bfPlan) fit(owner, per, nodes, total int, limit, window float64) (float64, []int, bool) {
 	cands := append([]float64{p.now}, p.times...)
 	for _, t := range cands {
 		if t < p.now {
@@ -98,14 +128,14 @@ func (p *bfPlan) fit(per, nodes, total int, limit, window float64) (float64, []i
 		if t > p.now+window {
 			break
 		}
-		if got, ok := p.fitAt(t, per, nodes, total, limit); ok {
+		if got, ok := p.fitAt(t, owner, per, nodes, total, limit); ok {
 			return t, got, true
 		}
 	}
 	return 0, nil, false
 }
 
-func (p *bfPlan) fitAt(t float64, per, nodes, total int, limit float64) ([]int, bool) {
+func (p *bfPlan) fitAt(t float64, owner, per, nodes, total int, limit float64) ([]int, bool) {
 	type cand struct{ n, free int }
 	var cs []cand
 	sum := 0
@@ -113,7 +143,12 @@ func (p *bfPlan) fitAt(t float64, per, nodes, total int, limit float64) ([]int, 
 		if !p.usable(n, t, t+limit) {
 			continue
 		}
-		if f := p.freeAt(n, t); f > 0 && (per < 1 || f >= per) {
+		g, _, _ := p.freeAt(n, t)
+		if per >= 1 {
+			if p.usableGPUs(n, owner, per, t) == per {
+				cs = append(cs, cand{n, g})
+			}
+		} else if f := p.usableGPUs(n, owner, g, t); f > 0 {
 			cs = append(cs, cand{n, f})
 			sum += f
 		}
@@ -170,19 +205,18 @@ func (e *engine) backfill(s *slurmState, t float64) {
 		}
 		j := &e.jobs[i]
 		per, nodes, total := request(j)
-		at, got, ok := p.fit(per, nodes, total, j.limit, c.BFWindow.Seconds())
+		at, got, ok := p.fit(i+1, per, nodes, total, j.limit, c.BFWindow.Seconds())
 		if !ok {
 			continue
 		}
-		if at <= t {
+		at = e.bbExpect(i, at) // not before its burst-buffer data is in
+		if at <= t && e.bbReady(i) {
 			for n := range avoid {
 				avoid[n] = !p.usable(n, t, t+j.limit)
 			}
 			if ok, _ := e.slurmStart(i, t, avoid); ok {
 				started = true
-				for n := range p.free {
-					p.free[n] = e.cl.nodes[n].free
-				}
+				p.refresh(e.cl)
 				p.addRunning(j)
 				p.sortTimes()
 				continue
@@ -197,4 +231,5 @@ func (e *engine) backfill(s *slurmState, t float64) {
 	if started {
 		e.compactPending()
 	}
+	e.bbTryStageIn(s, t)
 }

@@ -41,6 +41,7 @@ func (e *engine) slurmLoop(ctx context.Context) error {
 	for i := range e.jobs {
 		e.initSlurmJob(&e.jobs[i])
 	}
+	e.newBBState()
 	t := 0.0
 	for e.done+e.res.Dropped < len(e.jobs) {
 		if err := ctx.Err(); err != nil {
@@ -53,6 +54,7 @@ func (e *engine) slurmLoop(ctx context.Context) error {
 		}
 		t = next
 		ended := e.advanceSlurm(s, t)
+		e.bbAdvance(s, t)
 		arrived := e.next
 		e.arrive(t)
 		for k := arrived; k < e.next; k++ {
@@ -112,6 +114,7 @@ func (e *engine) nextSlurmEvent(s *slurmState, t float64) (float64, bool) {
 		j := &e.jobs[i]
 		soon = min(soon, j.endAt(), j.killAt, j.requeueAt)
 	}
+	soon = min(soon, e.bbNext())
 	busy := len(e.pending)+len(e.running) > 0
 	if len(e.pending) > 0 {
 		// Timers that fired while nothing waited restart from now.

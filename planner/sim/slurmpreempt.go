@@ -66,7 +66,7 @@ func (e *engine) requeue(s *slurmState, i int) {
 	e.account(j, t-j.lastT)
 	e.res.lostGPUSeconds += float64(j.gpus) * e.cfg.CheckpointDelay.Seconds()
 	e.cl.release(j.slots)
-	e.cl.bbUsed -= j.pj.BurstBufferBytes
+	e.bbRequeued(i, t)
 	j.slots, j.gpus, j.phase, j.view = nil, 0, phasePending, nil
 	j.lastT, j.killAt, j.requeueAt = t, math.Inf(1), math.Inf(1)
 	j.penalty = e.cfg.RestartPenalty.Seconds()

@@ -98,15 +98,17 @@ func (e *engine) mainPass(s *slurmState, t float64, depth int) {
 		s.bfChanged = true
 		e.compactPending()
 	}
+	e.bbTryStageIn(s, t)
 }
 
 // slurmStart starts pending job i now with its request if it fits on nodes
-// not in avoid; blocked reports a lack of GPUs (a burst-buffer pool that
-// is full does not block the jobs behind, as in Slurm).
+// not in avoid; blocked reports a lack of nodes. A job whose burst-buffer
+// data is not in yet gets its space and its stage-in started when the pool
+// has room (slurmbb.go) and does not start; it does not block the jobs
+// behind, as in Slurm.
 func (e *engine) slurmStart(i int, t float64, avoid []bool) (started, blocked bool) {
 	j := &e.jobs[i]
-	bb := j.pj.BurstBufferBytes
-	if bb > 0 && e.cl.bbUsed+bb > e.cl.spec.BurstBufferBytes {
+	if !e.bbTestStageIn(nil, i, t) {
 		return false, false
 	}
 	per, nodes, total := request(j)
@@ -114,7 +116,7 @@ func (e *engine) slurmStart(i int, t float64, avoid []bool) (started, blocked bo
 	if !ok {
 		return false, true
 	}
-	e.cl.bbUsed += bb
+	e.bbStart(i)
 	e.begin(i, slots, total, t)
 	j.killAt = t + j.limit
 	return true, false

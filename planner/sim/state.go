@@ -99,6 +99,7 @@ type engine struct {
 
 func newEngine(cfg Config, tr *Trace, name string, p planner.Policy) *engine {
 	e := &engine{cfg: cfg, name: name, policy: p, reshape: MayReshape(name), cl: newCluster(cfg.Cluster), idleSince: -1}
+	e.cl.need = e.nodeNeed
 	e.res.Policy = name
 	e.res.Predictor = "oracle"
 	e.jobs = make([]job, len(tr.Jobs))
@@ -113,7 +114,7 @@ func newEngine(cfg Config, tr *Trace, name string, p planner.Policy) *engine {
 		if h, ok, err := planner.ParseHints(j.pj.Comment); ok && err == nil && h.GPUMin > 0 {
 			j.minGPUs = min(tj.GPUs, h.GPUMin)
 		}
-		if tj.GPUs > total || (cfg.Cluster.BurstBufferBytes > 0 && tj.BBBytes > cfg.Cluster.BurstBufferBytes) {
+		if tj.GPUs > total || (cfg.Cluster.BurstBufferBytes > 0 && tj.BBBytes > cfg.Cluster.BurstBufferBytes) || e.neverFits(i) {
 			j.phase = phaseDropped
 			e.res.Dropped++
 		}
@@ -133,13 +134,13 @@ func (e *engine) requestView(id int64, tj *TraceJob) planner.Job {
 	pj := planner.Job{
 		ID: id, Name: tj.Name, User: tj.User, Partition: spec.Partition, State: planner.JobPending,
 		SubmitTime: simTime(tj.Submit), Priority: 1, GPUType: spec.GPUType, Nodes: nodes,
-		CPUs:     tj.GPUs * (spec.CPUsPerNode / spec.GPUsPerNode),
-		MemoryMB: int64(tj.GPUs) * (spec.MemoryMBPerNode / int64(spec.GPUsPerNode)),
-		Comment:  e.cfg.Range.comment(e.cfg.Truth, tj, spec.TotalGPUs()),
+		Comment: e.cfg.Range.comment(e.cfg.Truth, tj, spec.TotalGPUs()),
 	}
+	pj.CPUs, pj.MemoryMB = e.jobResources(tj)
 	if tj.BBBytes > 0 && spec.BurstBufferBytes > 0 {
 		pj.BurstBuffer = fmt.Sprintf("#BB capacity=%d", tj.BBBytes)
 		pj.BurstBufferPool, pj.BurstBufferBytes = "bb", tj.BBBytes
+		pj.Comment = stageHint(pj.Comment, tj)
 	}
 	if pj.Name == "" {
 		pj.Name = "job-" + tj.ID
@@ -167,7 +168,7 @@ func (e *engine) advance(t float64) {
 		if end := j.endAt(); end <= t {
 			e.account(j, end-j.lastT)
 			e.cl.release(j.slots)
-			e.cl.bbUsed -= j.pj.BurstBufferBytes
+			e.bbEnded(i, end)
 			j.slots, j.phase, j.end, j.remaining = nil, phaseDone, end, 0
 			if l := e.cfg.learn; l != nil && !j.killed {
 				l.Add(history.Record{User: j.pj.User, Name: j.pj.Name, Partition: j.pj.Partition, GPUs: j.tj.GPUs,

@@ -30,9 +30,14 @@ type TraceJob struct {
 	User       string
 	Name       string
 	CPUs       int
+	// MemoryMB is the job's host memory in MB (column memory_mib; 0 = not
+	// given: a share of the node per GPU).
+	MemoryMB int64
 	// BBBytes is the burst-buffer capacity the job stages its data into
-	// (column bb_bytes; 0 = none).
-	BBBytes int64
+	// (column bb_bytes; 0 = none). BBInBytes is the data staged in before
+	// it starts (column bb_in_bytes; 0 = the whole capacity), BBOutBytes
+	// the data staged out after it ends (column bb_out_bytes; 0 = none).
+	BBBytes, BBInBytes, BBOutBytes int64
 	// TimeLimit is the job's time limit in seconds (column time_limit_s;
 	// 0 = none: the Slurm mode derives one, SlurmConfig.TimeLimitFactor).
 	TimeLimit float64
@@ -85,7 +90,8 @@ var requiredColumns = []string{"job_id", "submit_time", "duration_s", "gpus"}
 
 // ReadTrace parses a CSV trace with at least job_id, submit_time,
 // duration_s and gpus columns; model, batch_size, nodes, user, job_name
-// (or name), iterations, cpus, bb_bytes, time_limit_s, gpu_milli and jct_* columns are used when
+// (or name), iterations, cpus, memory_mib, bb_bytes, bb_in_bytes, bb_out_bytes, time_limit_s,
+// gpu_milli and jct_* columns are used when
 // present; other columns are ignored. Rows with gpus=0 are counted as
 // CPU-only and dropped; a fractional GPU (gpu_milli < 1000) counts as one
 // GPU. Jobs are returned sorted by (submit time, row order).
@@ -205,7 +211,10 @@ func parseRow(rec []string, width int, cols map[string]int, line int) (TraceJob,
 		User:       r.str("user"),
 		Name:       r.str("job_name"),
 		CPUs:       int(math.Ceil(r.float("cpus", false))), // fractional in Alibaba (cpu_milli/1000)
+		MemoryMB:   int64(math.Ceil(r.float("memory_mib", false))),
 		BBBytes:    r.int("bb_bytes", false),
+		BBInBytes:  r.int("bb_in_bytes", false),
+		BBOutBytes: r.int("bb_out_bytes", false),
 		TimeLimit:  r.float("time_limit_s", false),
 	}
 	for _, c := range []struct {

@@ -26,6 +26,7 @@ import (
 //	ps-bandwidth-gbps = 10
 //	intra-node-gbps = 400          # all-reduce inside a node, Gb/s
 //	inter-node-gbps = 100
+//	burst-buffer-gbps = 0          # stage-in bandwidth per job of pools without their own (0: unknown)
 //	reference-tflops = 10          # sustained TFLOP/s of the reference GPU (params=/flops= hints)
 //	node-gpus = 8
 //	default-duration = "1h"        # a job with no hint, no prediction, no time limit
@@ -63,6 +64,9 @@ type Planner struct {
 	// LimitsSet: the file has a limits key (an empty list switches the
 	// default caps off).
 	LimitsSet bool
+	// BurstBufferGbps is the stage-in bandwidth per job (Gb/s) of the
+	// burst-buffer pools that report none (planner.Options.BurstBufferBps).
+	BurstBufferGbps float64
 	// set holds the keys the file gave, as written, for Settings.
 	set map[string]string
 }
@@ -92,6 +96,7 @@ var plannerKeys = []plannerKey{
 	{"ps-bandwidth-gbps", num(func(p *Planner) *float64 { return &p.PSGbps })},
 	{"intra-node-gbps", num(func(p *Planner) *float64 { return &p.IntraNodeGbps })},
 	{"inter-node-gbps", num(func(p *Planner) *float64 { return &p.InterNodeGbps })},
+	{"burst-buffer-gbps", num(func(p *Planner) *float64 { return &p.BurstBufferGbps })},
 	{"reference-tflops", num(func(p *Planner) *float64 { return &p.ReferenceTFLOPS })},
 	{"node-gpus", count(func(p *Planner) *int { return &p.NodeGPUs })},
 	{"max-options-per-job", count(func(p *Planner) *int { return &p.MaxOptionsPerJob })},
@@ -353,6 +358,7 @@ func (p Planner) Options() planner.Options {
 	if len(p.GPUMemoryMiB) > 0 {
 		o.GPUMemoryMB = p.GPUMemoryMiB
 	}
+	o.BurstBufferBps = p.BurstBufferGbps * gbps
 	if !p.LimitsSet {
 		o.Limits = planner.DefaultLimits()
 	}

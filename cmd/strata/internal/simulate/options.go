@@ -44,6 +44,14 @@ type Options struct {
 	Preemptible bool
 	// Predictor: oracle (true durations) or history (learned online).
 	Predictor string
+	// HideBurstBuffer hides the pool from the policies (the
+	// burst-buffer-unaware what-if; Slurm still enforces it).
+	HideBurstBuffer bool
+	// SynthBB, when set, gives the trace's jobs burst-buffer data and
+	// memory by sim.SynthBurstBuffer with this seed; WriteTrace writes the
+	// trace as simulated to this file ("" = none).
+	SynthBB    *uint64
+	WriteTrace string
 
 	// Planner is the site's [planner] section (nil: the planner's defaults).
 	Planner *planner.Options
@@ -55,6 +63,10 @@ type Options struct {
 	// Jobs adds each policy's per-job rows to the JSON (needs JSON).
 	Jobs bool
 }
+
+// TraceOnly reports a run that only writes the trace (--write-trace
+// without --policy).
+func (o Options) TraceOnly() bool { return o.WriteTrace != "" && o.Policy == "" }
 
 // Config validates o into a simulator configuration and the list of
 // policies to run. It reads the scaling curves.
@@ -68,6 +80,9 @@ func (o Options) Config() (sim.Config, []string, error) {
 		return cfg, nil, err
 	}
 	if o.BurstBuffer != "" {
+		if cs.BurstBufferBytes > 0 {
+			return cfg, nil, errors.New("--burst-buffer and bb= in --cluster both set the pool: give one")
+		}
 		if cs.BurstBufferBytes, err = burstbuffer.ParseSize(o.BurstBuffer); err != nil {
 			return cfg, nil, fmt.Errorf("--burst-buffer: %w", err)
 		}
@@ -75,7 +90,7 @@ func (o Options) Config() (sim.Config, []string, error) {
 	cfg = sim.Config{Cluster: cs, Interval: o.Interval,
 		RestartPenalty: o.RestartPenalty, Range: sim.HintRange{MaxFactor: o.GPURange},
 		TiresiasThreshold: o.TiresiasThreshold * 3600, SkipUnchanged: o.SkipUnchanged, Preemptible: o.Preemptible,
-		Predictor: o.Predictor}
+		Predictor: o.Predictor, HideBurstBuffer: o.HideBurstBuffer}
 	if cfg.Interval <= 0 || cfg.RestartPenalty < 0 || cfg.Range.MaxFactor < 1 || cfg.TiresiasThreshold < 0 {
 		return cfg, nil, errors.New("--interval must be > 0, --restart-penalty and --tiresias-threshold ≥ 0, --gpu-range ≥ 1")
 	}

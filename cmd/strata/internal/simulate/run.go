@@ -2,7 +2,10 @@ package simulate
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
+	"os"
 
 	"github.com/rs/zerolog"
 	"golang.org/x/sync/errgroup"
@@ -32,13 +35,17 @@ type Output struct {
 // the plots of o.Plot). Trace rows left out and policies whose decisions
 // the simulator could not apply are logged as warnings.
 func Run(ctx context.Context, o Options, out Output, log zerolog.Logger) error {
+	if o.TraceOnly() {
+		_, err := o.trace()
+		return err
+	}
 	cfg, policies, err := o.Config()
 	if err != nil {
 		return UsageError{err}
 	}
-	tr, err := readTrace(o.Trace, o.SkipBad)
+	tr, err := o.trace()
 	if err != nil {
-		return UsageError{err}
+		return err
 	}
 	if tr.Skipped > 0 || tr.CPUOnly > 0 {
 		log.Warn().Int("skipped_rows", tr.Skipped).Int("cpu_only_rows", tr.CPUOnly).Msg("trace rows not simulated")
@@ -93,4 +100,37 @@ func runAll(ctx context.Context, cfg sim.Config, tr *sim.Trace, policies []strin
 		return nil, err
 	}
 	return out, nil
+}
+
+// trace reads the trace, applies --synth-bb and writes --write-trace.
+func (o Options) trace() (*sim.Trace, error) {
+	if o.Trace == "" {
+		return nil, UsageError{errors.New("simulate needs --trace FILE")}
+	}
+	tr, err := readTrace(o.Trace, o.SkipBad)
+	if err != nil {
+		return nil, UsageError{err}
+	}
+	if o.SynthBB != nil {
+		tr = sim.SynthBurstBuffer(tr, *o.SynthBB)
+	}
+	if o.WriteTrace != "" {
+		if err := writeTrace(o.WriteTrace, tr); err != nil {
+			return nil, err
+		}
+	}
+	return tr, nil
+}
+
+func writeTrace(path string, tr *sim.Trace) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--write-trace: %w", err)
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("--write-trace: %w", cerr)
+		}
+	}()
+	return sim.WriteTrace(f, tr)
 }

@@ -1,0 +1,109 @@
+package planner_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-hpc/strata/planner"
+	pt "github.com/strata-hpc/strata/planner/plannertest"
+)
+
+// bbTimes is what the burst-buffer scenarios compare: whether the job
+// starts now, its first reason, and its predicted start and begin time as
+// offsets from Now (-1: none).
+type bbTimes struct {
+	Start     bool
+	First     planner.Reason
+	Predicted time.Duration
+	NotBefore time.Duration
+}
+
+func bbTimesOf(d planner.Decision) bbTimes {
+	off := func(t time.Time) time.Duration {
+		if t.IsZero() {
+			return -1
+		}
+		return t.Sub(t0)
+	}
+	return bbTimes{d.Start, d.Reasons[0], off(d.PredictedStart), off(d.NotBefore)}
+}
+
+func TestBurstBufferStageIn(t *testing.T) {
+	const gib = int64(1) << 30
+	cifar := "strata: model=cifar10 batch=2048 iters=3338 gpus=1-8"
+	node := func(id string) *pt.Builder {
+		return pt.Cluster(id, t0).Partition("gpu", true).Nodes("n", 1, 8, 64, 512<<10, "gpu", "")
+	}
+	tests := []struct {
+		name   string
+		policy string
+		o      planner.Options
+		snap   *planner.Snapshot
+		want   bbTimes
+	}{{
+		// 120 GiB at 1 GiB/s: the job cannot start before its data is in;
+		// Slurm should stage it now (no begin time).
+		name: "stage-in delays the start", policy: "smd",
+		snap: node("in").Pool("bb", 1<<40, 0).PoolBandwidth(float64(gib)).
+			Pending(1, 8, cifar, pt.BurstBuffer(120*gib, "bb"), pt.BurstBufferState("pending")).Build(),
+		want: bbTimes{false, planner.ReasonBurstBufferStaging, 2 * time.Minute, -1},
+	}, {
+		// 30 GiB: in before the next cycle (60 s): planned as startable now.
+		name: "a stage-in within one interval: starts now", policy: "smd",
+		snap: node("short").Pool("bb", 1<<40, 0).PoolBandwidth(float64(gib)).
+			Pending(1, 8, cifar, pt.BurstBuffer(30*gib, "bb"), pt.BurstBufferState("pending")).Build(),
+		want: bbTimes{true, planner.ReasonAdmitted, 0, -1},
+	}, {
+		name: "the pool's bandwidth defaults to Options.BurstBufferBps", policy: "smd",
+		o:    planner.Options{BurstBufferBps: float64(2 * gib)},
+		snap: node("opt").Pool("bb", 1<<40, 0).Pending(1, 8, cifar, pt.BurstBuffer(240*gib, "bb")).Build(),
+		want: bbTimes{false, planner.ReasonBurstBufferStaging, 2 * time.Minute, -1},
+	}, {
+		// The hint's bb= is the data to stage; the request is the capacity.
+		name: "bb= in the hint is what is staged", policy: "smd",
+		snap: node("hint").Pool("bb", 1<<40, 0).PoolBandwidth(float64(gib)).
+			Pending(1, 8, cifar+" bb=150G", pt.BurstBuffer(200*gib, "bb")).Build(),
+		want: bbTimes{false, planner.ReasonBurstBufferStaging, 150 * time.Second, -1},
+	}, {
+		// Its space is in the pool's use already: a full pool does not hold
+		// it back.
+		name: "staged in: starts now although the pool is full", policy: "smd",
+		snap: node("staged").Pool("bb", 100*gib, 100*gib).PoolBandwidth(float64(gib)).
+			Pending(1, 8, cifar, pt.BurstBuffer(60*gib, "bb"), pt.BurstBufferState("staged-in")).Build(),
+		want: bbTimes{true, planner.ReasonAdmitted, 0, -1},
+	}, {
+		name: "staging in: waits for its data, holds its space, no begin time", policy: "smd",
+		snap: node("staging").Pool("bb", 100*gib, 100*gib).PoolBandwidth(float64(gib)).
+			Pending(1, 8, cifar, pt.BurstBuffer(90*gib, "bb"), pt.BurstBufferState("staging-in")).Build(),
+		want: bbTimes{false, planner.ReasonBurstBufferStaging, 90 * time.Second, -1},
+	}, {
+		// 40 GiB free: the job's 120 GiB come free when the running job
+		// ends (t0+50m, by its time limit); its stage-in then takes two
+		// minutes. Slurm must not stage it before: begin time t0+50m.
+		name: "the pool's space comes back when a running job ends", policy: "smd",
+		snap: node("later").Pool("bb", 200*gib, 160*gib).PoolBandwidth(float64(gib)).
+			Running(9, 2, "n0001", t0.Add(-10*time.Minute), pt.BurstBuffer(160*gib, "bb"), pt.TimeLimit(time.Hour)).
+			Pending(1, 6, cifar, pt.BurstBuffer(120*gib, "bb")).Build(),
+		want: bbTimes{false, planner.ReasonDeferred, 52 * time.Minute, 50 * time.Minute},
+	}, {
+		// Without the pool (the unaware what-if) the job starts now.
+		name: "no pool in the snapshot: the request is ignored", policy: "smd",
+		snap: node("none").Pending(1, 8, cifar, pt.BurstBuffer(60*gib, "bb"), pt.BurstBufferState("pending")).Build(),
+		want: bbTimes{true, planner.ReasonAdmitted, 0, -1},
+	}, {
+		name: "fifo: not started before its data is in", policy: "fifo",
+		snap: node("fifo").Pool("bb", 1<<40, 0).PoolBandwidth(float64(gib)).
+			Pending(1, 8, cifar, pt.BurstBuffer(120*gib, "bb")).Build(),
+		want: bbTimes{false, planner.ReasonBurstBufferStaging, 2 * time.Minute, -1},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := bbTimesOf(plan(t, tc.policy, tc.o, tc.snap)[1])
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("job 1 (-want +got):\n%s", d)
+			}
+		})
+	}
+}
