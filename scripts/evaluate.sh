@@ -144,6 +144,13 @@ fi
 	"$bin" simulate --markdown --whatif "$img/shockwave_tacc120/summary.json"
 	echo
 	sed -n '/^## method$/,/^## end-method$/p' "$0" | sed '1d;$d' | sed "s|@BENCH@|$bench|"
+	# Sections measured by other harnesses (make evaluate-slurm, the
+	# burst-buffer and power-advice runs), kept as written in docs/evaluation.d.
+	for f in docs/evaluation.d/*.md; do
+		[[ -f "$f" ]] || continue
+		echo
+		cat "$f"
+	done
 } >docs/evaluation.md
 echo "evaluate: wrote docs/evaluation.md and $img/" >&2
 exit 0
@@ -387,16 +394,29 @@ strata simulate --trace $STRATA_TRACES/peers/pollux_workload6.csv \
     --policy slurm,fifo,tiresias,optimus,smd [--scheduler slurm|ideal] [--interval 60s] [--json] [--plot DIR]
 ```
 
+`--cluster` is `NODESxGPUS[:TYPE][,cpus=N][,mem=SIZE][,bb=SIZE][,bbbw=SIZE/s]`: the node count,
+GPUs per node and GPU type, then optionally the CPUs and memory per node (`mem=` in Slurm's units:
+a bare number is MB, K/M/G/T are binary; default 12 CPUs and 48 GiB per GPU, an AWS g4dn.12xlarge
+for 4 T4), the capacity of a shared burst-buffer pool and its stage-in/stage-out bandwidth per job,
+e.g. `16x4:t4,cpus=48,mem=192G,bb=2T,bbbw=1G/s`. Jobs ask Slurm for the CPUs and memory of the
+trace's `cpus` and `memory_mib` columns (else the node's share per GPU, which never binds), scaled
+with the GPUs on each node as `--cpus-per-gpu`/`--mem-per-gpu` are; nodes then hold a job only with
+its CPUs and memory free, in both schedulers, and a job no node can hold is dropped and counted.
+
 Any trace with `job_id,submit_time,duration_s,gpus` columns works (e.g. every trace named above,
 and `planner/sim/testdata/pollux_workload1.csv` in this repository); `model`, `batch_size`, `nodes`, `user`, `job_name`/`name`,
-`iterations`, `cpus`, `bb_bytes` (burst-buffer data, with `--burst-buffer`) and `jct_*`
+`iterations`, `cpus`, `memory_mib`, `bb_bytes`, `bb_in_bytes` and `bb_out_bytes` (burst-buffer
+capacity, data staged in and out, with a pool) and `jct_*`
 (published JCTs) are used when present, other columns ignored,
 CPU-only rows (gpus = 0) dropped and counted. A malformed row stops the run with its line number
 and column (`line 3: column duration_s: ...`, exit status 2), or is dropped and counted with
 `--skip-bad`. Jobs larger than the cluster are dropped and counted. Other options:
 `--restart-penalty` (30 s), `--gpu-range F` (users allow gpus=1-ceil(F × request)),
 `--tiresias-threshold` (GPU-hours), `--power TYPE=IDLE_W:BUSY_W`, `--burst-buffer SIZE` (a shared
-pool the policies see), `--truth-model` (what-if: jobs without a curve whose model, batch size and
+pool the policies see; the same as `bb=` in `--cluster`), `--hide-burst-buffer` (what-if: the
+policies do not see the pool, Slurm still enforces it), `--synth-bb SEED` (burst-buffer data and
+host memory for the jobs of the Pollux models, § Burst buffers that bind), `--write-trace FILE`
+(the trace as simulated, e.g. after `--synth-bb`; without `--policy` only that), `--truth-model` (what-if: jobs without a curve whose model, batch size and
 iterations the catalog knows, e.g. the ITP traces' resnet50/vgg16 rows, scale by the planner's own
 time model and get a `gpus=1-N` hint), `--skip-unchanged` (plan only when the cluster changed; faster, exact for
 policies without aging), `--parallel N`. The same inputs give byte-identical JSON. A progress bar
