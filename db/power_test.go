@@ -36,7 +36,7 @@ func TestNodeActivity(t *testing.T) {
 		{Job: 1, Host: "gpu-a", UUID: "A0", From: t0.Add(5 * time.Minute), To: t0.Add(25 * time.Minute)},
 		{Job: 2, Host: "gpu-a", UUID: "A1", From: t0.Add(8 * time.Minute), To: t0.Add(10 * time.Minute)}, // ends on a boundary
 		{Job: 3, Host: "gpu-a", UUID: "A0", From: t0.Add(28 * time.Minute)},                              // open
-		{Job: 4, Host: "gpu-b", UUID: "B0", From: t0.Add(-time.Hour), To: t0.Add(12 * time.Minute)},     // before the window
+		{Job: 4, Host: "gpu-b", UUID: "B0", From: t0.Add(-time.Hour), To: t0.Add(12 * time.Minute)},      // before the window
 	}); err != nil {
 		t.Fatal(err)
 	}
