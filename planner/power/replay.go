@@ -138,3 +138,13 @@ func Replay(s Series, cfg Config, fc Forecaster) (Result, error) {
 	}
 	return Result{Series: s.Name, Forecaster: fc.Name(), Config: cfg, Summary: Summarize(out, cfg.Step), Intervals: out}, nil
 }
+
+// From drops the first k intervals of r (a warm-up: the advisor's state and
+// the forecaster's history before the period of interest) and summarizes
+// the rest.
+func (r Result) From(k int) Result {
+	k = min(max(k, 0), len(r.Intervals))
+	r.Intervals = r.Intervals[k:]
+	r.Summary = Summarize(r.Intervals, r.Config.Step)
+	return r
+}
