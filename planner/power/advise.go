@@ -14,7 +14,7 @@ type Node struct {
 	Busy bool `json:"busy"`
 	// LastBusy is when a job last held one of its GPUs (zero: not within
 	// the history given).
-	LastBusy time.Time `json:"last_busy"`
+	LastBusy time.Time `json:"last_busy,omitzero"`
 	// Powered: the node reports (draws power); false for a node already
 	// powered down or unreachable.
 	Powered bool `json:"powered"`
@@ -39,7 +39,7 @@ type NodeAdvice struct {
 	// WakeBy is, for a node to power down, when the forecast needs it back
 	// minus ResumeTimeout (zero: not within WakeScan; Slurm resumes it when
 	// a job is scheduled on it).
-	WakeBy time.Time `json:"wake_by"`
+	WakeBy time.Time `json:"wake_by,omitzero"`
 	// SavedKWh is what powering it down saves until WakeBy (or over
 	// WakeScan).
 	SavedKWh float64 `json:"saved_kwh"`

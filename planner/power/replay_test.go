@@ -1,6 +1,7 @@
 package power_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -219,5 +220,24 @@ func checkInvariants(t *testing.T, s power.Series, res power.Result) {
 		case iv.Down > 0 && iv.Powered < iv.Busy:
 			t.Fatalf("interval %d: powered down below the busy nodes", i)
 		}
+	}
+}
+
+func TestResultFrom(t *testing.T) {
+	res, err := power.Replay(series(8, 2, 2, 5, 5, 1, 1, 1), small(), power.RecentMax{Window: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The last three intervals: the advisor enters with 6 nodes from the
+	// peak and powers 4 down; off 2, 6, 6.
+	got := res.From(4)
+	if diff := cmp.Diff(res.Intervals[4:], got.Intervals); diff != "" {
+		t.Errorf("intervals (-want +got):\n%s", diff)
+	}
+	if s := got.Summary; s.Intervals != 3 || s.PowerDowns != 4 || math.Abs(s.OffNodeHours-14.0/6) > 1e-9 {
+		t.Errorf("summary of the last three: %+v", s)
+	}
+	if n := len(res.From(99).Intervals); n != 0 {
+		t.Errorf("From past the end kept %d intervals", n)
 	}
 }
