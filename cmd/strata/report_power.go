@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/cliflags"
 	"github.com/strata-hpc/strata/cmd/strata/internal/report"
 	"github.com/strata-hpc/strata/planner/power"
 )
@@ -31,6 +32,9 @@ const (
 	flagPowerVC          = "vc"
 	flagPowerIntervals   = "intervals"
 	flagPowerWarmup      = "warmup"
+	flagPowerApply       = "apply"
+	flagPowerApplyMax    = "apply-max"
+	flagPowerDryRun      = "dry-run"
 )
 
 // powerCommand is `strata report power`: advice from the collector's
@@ -44,7 +48,8 @@ func powerCommand(open openSourceFunc) *cli.Command {
 		Description: "Reads which nodes held a job in each interval of --history (the collector's GPU\n" +
 			"assignments), forecasts the busy nodes, keeps them plus --buffer spare nodes on, and\n" +
 			"lists the idle nodes to power down (idle for --suspend-time, longest idle first) or to\n" +
-			"wake. Nothing is changed: apply the advice with scontrol or Slurm's power saving.\n" +
+			"wake. Nothing is changed unless --apply: then the nodes are powered up and down through\n" +
+			"slurmrestd (state POWER_UP / POWER_DOWN; never a node a job holds; at most --apply-max).\n" +
 			"--replay FILE runs the advisor over a node series (busy_nodes,total_nodes; Helios\n" +
 			"per-VC GPUs; Venus throughput) and prints utilization, energy saved, power-state\n" +
 			"changes and shortfalls. Example: strata report power --replay philly_node_sequence.csv",
@@ -79,7 +84,10 @@ func powerCommand(open openSourceFunc) *cli.Command {
 			&cli.BoolFlag{Name: flagReportJSON, Usage: "print JSON"},
 			&cli.BoolFlag{Name: flagReportCSV, Usage: "print CSV"},
 			&cli.StringFlag{Name: flagReportTZ, Value: "Local", EnvVars: []string{"STRATA_TIMEZONE"}, Usage: "time zone for times (IANA name, Local or UTC)"},
-		}, reportDBFlags()...),
+			&cli.BoolFlag{Name: flagPowerApply, Usage: "apply the advice through slurmrestd (POWER_DOWN / POWER_UP; opt-in)"},
+			&cli.IntFlag{Name: flagPowerApplyMax, Value: 4, Usage: "with --apply: at most this many nodes changed per run"},
+			&cli.BoolFlag{Name: flagPowerDryRun, Usage: "with --apply: check the changes against Slurm, write nothing"},
+		}, append(reportDBFlags(), cliflags.Slurm()...)...),
 		Action: func(c *cli.Context) error {
 			args := report.PowerArgs{Preset: c.String(flagPowerPreset), Rule: c.String(flagPowerRule),
 				Forecast: c.String(flagPowerForecast), Step: c.Duration(flagPowerStep),
@@ -102,8 +110,13 @@ func powerCommand(open openSourceFunc) *cli.Command {
 					Read: power.ReadOptions{GPUsPerNode: c.Int(flagPowerGPUsPerNode), TotalNodes: c.Int(flagPowerTotalNodes),
 						VC: c.StringSlice(flagPowerVC)}})
 			}
-			return report.Power(c.Context, c.App.Writer, open.opener(c), report.PowerOptions{Args: args, Now: now,
-				History: c.Duration(flagPowerHistory), SeenWithin: c.Duration(flagPowerSeenWithin), Loc: loc, Mode: mode})
+			o := report.PowerOptions{Args: args, Now: now, History: c.Duration(flagPowerHistory),
+				SeenWithin: c.Duration(flagPowerSeenWithin), Loc: loc, Mode: mode,
+				ApplyMax: c.Int(flagPowerApplyMax), DryRun: c.Bool(flagPowerDryRun)}
+			if c.Bool(flagPowerApply) {
+				o.Apply = func() (report.PowerApplier, error) { return cliflags.ConnectSlurm(c) }
+			}
+			return report.Power(c.Context, c.App.Writer, open.opener(c), o)
 		},
 	}
 }

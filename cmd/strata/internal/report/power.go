@@ -10,6 +10,7 @@ import (
 
 	"github.com/strata-hpc/strata/db"
 	"github.com/strata-hpc/strata/planner/power"
+	"github.com/strata-hpc/strata/slurm"
 )
 
 // PowerArgs are the power advisor's settings as given on the command line.
@@ -121,6 +122,18 @@ type PowerOptions struct {
 	SeenWithin time.Duration
 	Loc        *time.Location
 	Mode       OutputMode
+	// Apply, when set, connects to Slurm and the advice is applied
+	// (opt-in): nodes to wake are powered up, then nodes to power down
+	// powered down, at most ApplyMax in all; DryRun checks them against
+	// Slurm without writing.
+	Apply    func() (PowerApplier, error)
+	ApplyMax int
+	DryRun   bool
+}
+
+// PowerApplier writes node power states; *slurm.Client implements it.
+type PowerApplier interface {
+	ApplyPower(ctx context.Context, changes []slurm.NodePower, opts slurm.PowerOptions) ([]slurm.PowerResult, error)
 }
 
 // Power prints which nodes could be powered down now (and which woken),
@@ -161,8 +174,17 @@ func Power(ctx context.Context, w io.Writer, open Opener, o PowerOptions) error 
 	if err != nil {
 		return err
 	}
+	var applied []slurm.PowerResult
+	if o.Apply != nil {
+		if applied, err = applyAdvice(ctx, adv, o); err != nil {
+			return err
+		}
+	}
 	if o.Mode.JSON {
-		return WriteJSON(w, adv)
+		return WriteJSON(w, struct {
+			power.Advice
+			Applied []slurm.PowerResult `json:"applied,omitempty"`
+		}{adv, applied})
 	}
 	cols, err := SelectFields(powerNodeFields(o.Loc), o.Mode.Format, []string{"Node", "Action", "IdleFor", "WakeBy", "SavedKWh"})
 	if err != nil {
@@ -171,11 +193,57 @@ func Power(ctx context.Context, w io.Writer, open Opener, o PowerOptions) error 
 	if err := WriteTable(w, cols, adv.Nodes, o.Mode); err != nil {
 		return err
 	}
-	if o.Mode.Parsable || o.Mode.Trailing || o.Mode.CSV || o.Mode.NoHeader {
+	plain := !(o.Mode.Parsable || o.Mode.Trailing || o.Mode.CSV || o.Mode.NoHeader)
+	if plain {
+		if _, err := io.WriteString(w, adviceSummary(adv)); err != nil {
+			return err
+		}
+	}
+	if o.Apply == nil {
 		return nil
 	}
-	_, err = io.WriteString(w, adviceSummary(adv))
-	return err
+	if plain {
+		if _, err := io.WriteString(w, "\n"); err != nil {
+			return err
+		}
+	}
+	return WriteTable(w, appliedFields(), applied, OutputMode{Parsable: o.Mode.Parsable, Trailing: o.Mode.Trailing,
+		CSV: o.Mode.CSV, NoHeader: o.Mode.NoHeader})
+}
+
+// applyAdvice connects to Slurm and writes the advice's power changes:
+// wake-ups first, then power-downs.
+func applyAdvice(ctx context.Context, adv power.Advice, o PowerOptions) ([]slurm.PowerResult, error) {
+	var changes []slurm.NodePower
+	for _, want := range []string{power.ActionPowerUp, power.ActionPowerDown} {
+		for _, n := range adv.Nodes {
+			if n.Action == want {
+				changes = append(changes, slurm.NodePower{Node: n.Name, Up: want == power.ActionPowerUp})
+			}
+		}
+	}
+	if len(changes) == 0 {
+		return nil, nil
+	}
+	ap, err := o.Apply()
+	if err != nil {
+		return nil, err
+	}
+	return ap.ApplyPower(ctx, changes, slurm.PowerOptions{DryRun: o.DryRun, MaxNodes: o.ApplyMax})
+}
+
+func appliedFields() []Selected[slurm.PowerResult] {
+	fs := []Field[slurm.PowerResult]{
+		{"Node", "Node", func(r slurm.PowerResult) string { return r.Node }},
+		{"State", "State", func(r slurm.PowerResult) string { return r.State }},
+		{"Outcome", "Outcome", func(r slurm.PowerResult) string { return string(r.Outcome) }},
+		{"Detail", "Detail", func(r slurm.PowerResult) string { return r.Detail }},
+	}
+	out := make([]Selected[slurm.PowerResult], len(fs))
+	for i, f := range fs {
+		out[i] = Selected[slurm.PowerResult]{Field: f}
+	}
+	return out
 }
 
 // powerHistory builds the busy-node series of the window ending now (one
@@ -253,7 +321,7 @@ func adviceSummary(a power.Advice) string {
 			"on-demand: Slurm resumes the node when a job needs it).\n",
 			a.PowerDown, FmtFloat(a.SavedW/1000, 2), FmtFloat(a.SavedKWh, 2), FmtDuration(a.WakeScan.Seconds()))
 	case a.PowerUp > 0:
-		fmt.Fprintf(&b, "Power up %d now: demand is forecast above the powered nodes less the spares.\n", a.PowerUp)
+		fmt.Fprintf(&b, "Power up %d now: the forecast busy nodes plus the spares exceed the powered ones.\n", a.PowerUp)
 	default:
 		b.WriteString("Nothing to change now.\n")
 	}

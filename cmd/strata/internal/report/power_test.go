@@ -12,6 +12,8 @@ import (
 
 	"github.com/strata-hpc/strata/cmd/strata/internal/report/reporttest"
 	"github.com/strata-hpc/strata/db"
+	"github.com/strata-hpc/strata/slurm"
+	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // powerNow is 12:35 UTC; with 10-minute intervals and one hour of history
@@ -272,5 +274,56 @@ func TestPowerReplayRefuses(t *testing.T) {
 				t.Errorf("err = %v, want an InputError containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// fakeApplier records the changes asked for and applies them all.
+type fakeApplier struct {
+	got  []slurm.NodePower
+	opts slurm.PowerOptions
+}
+
+func (f *fakeApplier) ApplyPower(_ context.Context, ch []slurm.NodePower, o slurm.PowerOptions) ([]slurm.PowerResult, error) {
+	f.got, f.opts = ch, o
+	out := make([]slurm.PowerResult, len(ch))
+	for i, c := range ch {
+		out[i] = slurm.PowerResult{Node: c.Node, State: "POWER_DOWN", Outcome: guard.Applied}
+	}
+	return out, nil
+}
+
+func TestPowerApply(t *testing.T) {
+	fa := &fakeApplier{}
+	connects := 0
+	o := PowerOptions{Args: smallArgs(), Now: powerNow, History: time.Hour, SeenWithin: 5 * time.Minute, Loc: time.UTC,
+		Mode: withFormat(parsable, "Node,Action"), ApplyMax: 3, DryRun: true,
+		Apply: func() (PowerApplier, error) { connects++; return fa, nil }}
+	var out strings.Builder
+	n := 0
+	if err := Power(context.Background(), &out, opens(powerSource(), &n), o); err != nil {
+		t.Fatal(err)
+	}
+	want := "Node|Action\nn1|busy\nn2|busy\nn3|power_down\nn4|keep\nn5|keep\nn6|off\n" +
+		"Node|State|Outcome|Detail\nn3|POWER_DOWN|applied|\n"
+	if diff := cmp.Diff(want, out.String()); diff != "" {
+		t.Errorf("output (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]slurm.NodePower{{Node: "n3"}}, fa.got); diff != "" || fa.opts != (slurm.PowerOptions{DryRun: true, MaxNodes: 3}) || connects != 1 {
+		t.Errorf("connected %d times, options %+v, changes (-want +got):\n%s", connects, fa.opts, diff)
+	}
+
+	// Nothing to change (one spare node is not worth it): Slurm is not
+	// even contacted.
+	o.Args.MinDecrease = ptr(3)
+	connects = 0
+	if err := Power(context.Background(), &strings.Builder{}, opens(powerSource(), &n), o); err != nil || connects != 0 {
+		t.Errorf("nothing to apply: connected %d times, %v", connects, err)
+	}
+
+	o.Args.MinDecrease = ptr(1)
+	o.Apply = func() (PowerApplier, error) { return nil, errors.New("connect to slurmrestd: refused") }
+	if err := Power(context.Background(), &strings.Builder{}, opens(powerSource(), &n), o); err == nil ||
+		!strings.Contains(err.Error(), "refused") {
+		t.Errorf("connection error: %v", err)
 	}
 }
