@@ -62,3 +62,21 @@ func TestReportPowerRefusesBadInput(t *testing.T) {
 		})
 	}
 }
+
+// --apply connects to Slurm only when there is something to change, and a
+// Slurm connection without a URL is a usage error.
+func TestReportPowerApplyNeedsSlurm(t *testing.T) {
+	now := time.Now()
+	src := &reporttest.Source{Inventory: []db.NodeState{
+		{Host: "n1", GPUs: 4, LastSeen: now, LastBusy: now, Busy: true},
+		{Host: "n2", GPUs: 4, LastSeen: now, LastBusy: now.Add(-3 * time.Hour)},
+	}}
+	args := []string{"report", "power", "--apply", "--slurm-url", "", "--slurm-socket", "", "--timezone", "UTC", "-P", "--min-decrease", "1"}
+	if _, _, err := cliRun(src, append(args, "--buffer", "1")...); err != nil {
+		t.Errorf("nothing to apply: %v, want no Slurm connection and no error", err)
+	}
+	_, opened, err := cliRun(src, append(args, "--buffer", "0")...)
+	if code := exitCodeOf(err); code != 2 || opened != 1 {
+		t.Errorf("n2 to power down, no Slurm URL: err = %v (exit %d, opened %d), want exit status 2", err, code, opened)
+	}
+}
