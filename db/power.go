@@ -56,14 +56,14 @@ type NodeState struct {
 	Busy               bool
 }
 
-// NodeInventory returns every host the collector has seen, as of at, by
-// name.
-func (s *Store) NodeInventory(ctx context.Context, at time.Time) ([]NodeState, error) {
+// NodeInventory returns every host the collector has seen since since, as
+// of at, by name.
+func (s *Store) NodeInventory(ctx context.Context, at, since time.Time) ([]NodeState, error) {
 	q, err := s.q.get("NodeInventory")
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, q, at)
+	rows, err := s.pool.Query(ctx, q, at, since)
 	if err != nil {
 		return nil, interpretError("node inventory", err)
 	}

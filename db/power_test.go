@@ -56,7 +56,7 @@ func TestNodeActivity(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("activity (-want +got):\n%s", diff)
 	}
-	inv, err := s.NodeInventory(ctx, at(40))
+	inv, err := s.NodeInventory(ctx, at(40), t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,6 +67,11 @@ func TestNodeActivity(t *testing.T) {
 	}
 	if diff := cmp.Diff(wantInv, inv); diff != "" {
 		t.Errorf("inventory (-want +got):\n%s", diff)
+	}
+	// Hosts silent since before the window are left out.
+	inv, err = s.NodeInventory(ctx, at(40), at(20))
+	if err != nil || len(inv) != 2 || inv[0].Host != "gpu-a" || inv[1].Host != "gpu-c" {
+		t.Errorf("inventory of hosts seen since 12:20: %+v, %v; want gpu-a and gpu-c", inv, err)
 	}
 	if _, err := s.NodeActivity(ctx, t0, t0, time.Minute); err == nil {
 		t.Error("empty window: want an error")

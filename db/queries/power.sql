@@ -16,10 +16,10 @@ GROUP BY a.host, b.b
 ORDER BY a.host, b.b;
 
 -- name: NodeInventory
--- Every host the collector has seen a GPU of: its GPU count, when it last
--- reported a sample (gpu.last_seen), when a job last held one of its GPUs
--- before $1 (an open assignment: $1; NULL when never), and whether a job
--- holds one at $1.
+-- Every host the collector has seen a GPU of since $2: its GPU count, when
+-- it last reported a sample (gpu.last_seen), when a job last held one of its
+-- GPUs before $1 (an open assignment: $1; NULL when never), and whether a
+-- job holds one at $1.
 SELECT g.host, count(*)::int AS gpus, max(g.last_seen) AS last_seen,
        (SELECT max(coalesce(least(a.t_to, $1::timestamptz), $1::timestamptz))
         FROM gpu_assignment a WHERE a.host = g.host AND a.t_from <= $1::timestamptz) AS last_busy,
@@ -28,4 +28,5 @@ SELECT g.host, count(*)::int AS gpus, max(g.last_seen) AS last_seen,
                  AND (a.t_to IS NULL OR a.t_to > $1::timestamptz)) AS busy
 FROM gpu g
 GROUP BY g.host
+HAVING max(g.last_seen) >= $2::timestamptz
 ORDER BY g.host;

@@ -108,7 +108,7 @@ func PowerWindow(start, end, tz string, now time.Time, replay bool) (loc *time.L
 // it.
 type PowerSource interface {
 	NodeActivity(ctx context.Context, from, to time.Time, step time.Duration) ([]db.NodeBusy, error)
-	NodeInventory(ctx context.Context, at time.Time) ([]db.NodeState, error)
+	NodeInventory(ctx context.Context, at, since time.Time) ([]db.NodeState, error)
 }
 
 // PowerOptions are the live advice's inputs besides its source.
@@ -251,12 +251,13 @@ func appliedFields() []Selected[slurm.PowerResult] {
 // nodes as they are now.
 func powerHistory(ctx context.Context, src PowerSource, now time.Time, history, seenWithin, step time.Duration) (power.Series, []power.Node, error) {
 	from := now.Truncate(step).Add(-history.Truncate(step))
-	inv, err := src.NodeInventory(ctx, now)
+	inv, err := src.NodeInventory(ctx, now, from)
 	if err != nil {
 		return power.Series{}, nil, err
 	}
 	if len(inv) == 0 {
-		return power.Series{}, nil, fmt.Errorf("power advice: no node known: the collector has stored no GPU yet")
+		return power.Series{}, nil, fmt.Errorf("power advice: no node known: the collector has stored no GPU sample since %s",
+			from.Format(time.RFC3339))
 	}
 	act, err := src.NodeActivity(ctx, from, now, step)
 	if err != nil {

@@ -85,7 +85,7 @@ func TestPower(t *testing.T) {
 			if diff := cmp.Diff(tt.want, out.String()); diff != "" {
 				t.Errorf("output (-want +got):\n%s", diff)
 			}
-			want := []any{reporttest.InventoryQuery{At: powerNow},
+			want := []any{reporttest.InventoryQuery{At: powerNow, Since: powerNow.Add(-65 * time.Minute)},
 				reporttest.ActivityQuery{From: powerNow.Add(-65 * time.Minute), To: powerNow, Step: 10 * time.Minute}}
 			if diff := cmp.Diff(want, src.Queries()); diff != "" || n != 1 {
 				t.Errorf("opened %d times; queries (-want +got):\n%s", n, diff)

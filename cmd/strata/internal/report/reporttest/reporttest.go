@@ -111,7 +111,7 @@ type ActivityQuery struct {
 }
 
 // InventoryQuery records a NodeInventory call.
-type InventoryQuery struct{ At time.Time }
+type InventoryQuery struct{ At, Since time.Time }
 
 // NodeActivity returns a copy of Activity.
 func (s *Source) NodeActivity(_ context.Context, from, to time.Time, step time.Duration) ([]db.NodeBusy, error) {
@@ -120,7 +120,7 @@ func (s *Source) NodeActivity(_ context.Context, from, to time.Time, step time.D
 }
 
 // NodeInventory returns a copy of Inventory.
-func (s *Source) NodeInventory(_ context.Context, at time.Time) ([]db.NodeState, error) {
-	s.record(InventoryQuery{at})
+func (s *Source) NodeInventory(_ context.Context, at, since time.Time) ([]db.NodeState, error) {
+	s.record(InventoryQuery{at, since})
 	return slices.Clone(s.Inventory), s.Err
 }
