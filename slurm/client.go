@@ -29,6 +29,8 @@ type restAPI interface {
 	updateJob(ctx context.Context, id int64, u JobUpdate) error
 	// signalJob sends a signal ("USR1") to the job's batch shell.
 	signalJob(ctx context.Context, id int64, signal string) error
+	// setNodeState sets a node's state ("POWER_DOWN", "POWER_UP").
+	setNodeState(ctx context.Context, node, state string) error
 }
 
 // JobUpdate is a change to one pending job; nil/zero fields are left alone.

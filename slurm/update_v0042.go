@@ -76,3 +76,19 @@ func (v *v0042) signalJob(ctx context.Context, id int64, signal string) error {
 	}
 	return nil
 }
+
+// setNodeState sets one node's state (e.g. POWER_DOWN, POWER_UP).
+func (v *v0042) setNodeState(ctx context.Context, node, state string) error {
+	st := []api.V0042UpdateNodeMsgState{api.V0042UpdateNodeMsgState(state)}
+	resp, err := v.raw.SlurmV0042PostNode(ctx, node, api.V0042UpdateNodeMsg{State: &st})
+	if err != nil {
+		return fmt.Errorf("update node %s: %w", node, err)
+	}
+	var body api.V0042OpenapiResp
+	if err := decodeV0042(resp, &body, func() (*api.V0042OpenapiErrors, *api.V0042OpenapiWarnings) {
+		return body.Errors, body.Warnings
+	}); err != nil {
+		return fmt.Errorf("update node %s: %w", node, err)
+	}
+	return nil
+}

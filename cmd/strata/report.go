@@ -84,6 +84,7 @@ func reportCommandWith(open openSourceFunc) *cli.Command {
 					defer st.Close()
 					return report.Predictions(c.Context, c.App.Writer, st, q.Filter, c.String(flagReportBy), q.Mode)
 				})},
+			powerCommand(open),
 			refreshCommand(open),
 		},
 	}

@@ -26,6 +26,10 @@ type Source struct {
 	Decisions []db.DecisionRow
 	// Jobs are the job pages; other jobs are not found.
 	Jobs map[int64]db.JobReport
+	// Activity and Inventory are returned for every node activity and
+	// inventory query (the power advice).
+	Activity  []db.NodeBusy
+	Inventory []db.NodeState
 	// Err, when set, fails every query.
 	Err error
 
@@ -34,7 +38,8 @@ type Source struct {
 }
 
 // Queries returns the queries received, in order: db.EnergyQuery,
-// db.UsageQuery, db.DecisionQuery values and job ids (int64).
+// db.UsageQuery, db.DecisionQuery values, job ids (int64), and
+// ActivityQuery and InventoryQuery values.
 func (s *Source) Queries() []any {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -97,4 +102,25 @@ type Stale struct {
 // ReportFreshness returns RolledUp and Activity.
 func (s Stale) ReportFreshness(context.Context) (time.Time, time.Time, error) {
 	return s.RolledUp, s.Activity, nil
+}
+
+// ActivityQuery records a NodeActivity call.
+type ActivityQuery struct {
+	From, To time.Time
+	Step     time.Duration
+}
+
+// InventoryQuery records a NodeInventory call.
+type InventoryQuery struct{ At, Since time.Time }
+
+// NodeActivity returns a copy of Activity.
+func (s *Source) NodeActivity(_ context.Context, from, to time.Time, step time.Duration) ([]db.NodeBusy, error) {
+	s.record(ActivityQuery{from, to, step})
+	return slices.Clone(s.Activity), s.Err
+}
+
+// NodeInventory returns a copy of Inventory.
+func (s *Source) NodeInventory(_ context.Context, at, since time.Time) ([]db.NodeState, error) {
+	s.record(InventoryQuery{at, since})
+	return slices.Clone(s.Inventory), s.Err
 }
