@@ -13,6 +13,8 @@ type JobOutcome struct {
 	Start  float64
 	End    float64
 	GPUs   int
+	// Killed: Slurm ended the job at its time limit.
+	Killed bool
 }
 
 // outcomes lists every job that was not dropped, in trace order.
@@ -23,7 +25,7 @@ func (e *engine) outcomes() []JobOutcome {
 		if j.phase == phaseDropped {
 			continue
 		}
-		o := JobOutcome{ID: j.tj.ID, Submit: j.tj.Submit, Start: j.firstStart, End: -1, GPUs: j.gpus}
+		o := JobOutcome{ID: j.tj.ID, Submit: j.tj.Submit, Start: j.firstStart, End: -1, GPUs: j.gpus, Killed: j.killed}
 		if j.phase == phaseDone {
 			o.End = j.end
 		}

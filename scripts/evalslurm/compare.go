@@ -173,24 +173,16 @@ func simConfig(s Settings, truth sim.Truth) (sim.Config, error) {
 	sc.PriorityCalcPeriod = time.Duration(s.PriorityCalcPeriodMin) * time.Minute
 	sc.TimeLimitFactor = s.TimeLimitFactor
 	return sim.Config{Cluster: cs, Scheduler: sim.SchedulerSlurm, Slurm: sc, Truth: truth,
-		Interval: sec(s.StrataInterval), Seed: 1}, nil
+		Interval: sec(s.StrataInterval)}, nil
 }
 
 // simulate runs policy p over tr with cfg; smd gets the GPU type's speed
 // factor, as strata run gets it from strata.toml.
 func simulate(ctx context.Context, cfg sim.Config, tr *sim.Trace, p string, gpuSpeed float64) (*sim.Result, error) {
-	if p == sim.PolicySlurm {
-		return sim.RunNamed(ctx, cfg, tr, p)
-	}
-	o := sim.PolicyOptions(cfg, tr)
 	if gpuSpeed > 0 && cfg.Cluster.GPUType != "" {
-		o.GPUSpeed = map[string]float64{cfg.Cluster.GPUType: gpuSpeed}
+		cfg.Planner = &planner.Options{GPUSpeed: map[string]float64{cfg.Cluster.GPUType: gpuSpeed}}
 	}
-	pol, err := planner.NewPolicy(p, o)
-	if err != nil {
-		return nil, err
-	}
-	return sim.Run(ctx, cfg, tr, p, pol)
+	return sim.RunNamed(ctx, cfg, tr, p)
 }
 
 // scaledTrace reads DIR/trace-scaled.csv.
@@ -222,7 +214,7 @@ func compareOne(ctx context.Context, dir string, s Settings, jobs []Job, rep Rep
 	if err != nil {
 		return c, err
 	}
-	c.SimTimeLimitKills, c.StrataWrites = res.TimeLimitKills, res.Writes
+	c.StrataWrites = res.Writes
 	simBy := map[string]sim.JobOutcome{}
 	for _, o := range res.Outcomes {
 		simBy[o.ID] = o
@@ -241,6 +233,9 @@ func compareOne(ctx context.Context, dir string, s Settings, jobs []Job, rep Rep
 	for _, j := range jobs {
 		rj, ok1 := repBy[j.Index]
 		so, ok2 := simBy[j.TraceID]
+		if so.Killed {
+			c.SimTimeLimitKills++
+		}
 		if !ok1 || !ok2 || rj.Start < 0 || rj.End < 0 || so.Start < 0 || so.End < 0 {
 			c.FailedOrKilled++
 			continue
@@ -357,7 +352,7 @@ func sensitivity(ctx context.Context, s Settings) ([]Sensitivity, error) {
 	}
 	var out []Sensitivity
 	for _, p := range []string{"slurm", "smd"} {
-		cfg := sim.Config{Cluster: cs, Scheduler: sim.SchedulerSlurm, Slurm: sim.DefaultSlurmConfig(), Truth: truth, Interval: time.Minute, Seed: 1}
+		cfg := sim.Config{Cluster: cs, Scheduler: sim.SchedulerSlurm, Slurm: sim.DefaultSlurmConfig(), Truth: truth, Interval: time.Minute}
 		base, err := simulate(ctx, cfg, tr, p, 0)
 		if err != nil {
 			return nil, err
