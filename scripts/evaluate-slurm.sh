@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# evaluate-slurm.sh -- `make evaluate-slurm`: the simulator's Slurm model
+# against the real Slurm. Replays the first jobs of Pollux workload 1 on a
+# Slurm 24.11 test cluster of its own (16 nodes x 4 GPUs, test bed instance
+# "evalslurm") at a reduced time scale -- once with Slurm alone, once with
+# `strata run --enforce --policy smd` in the loop -- and compares each with
+# the simulator (planner/sim, Slurm mode) on the same scaled jobs with the
+# same scaled slurmctld settings. Writes docs/evaluation-slurm.json and the
+# generated table of docs/evaluation.md's section "Slurm model vs the real
+# Slurm". Long (about 30 min with the defaults); needs root; not part of
+# `make test`. The test bed instance is destroyed at the end.
+#
+# Environment:
+#   EVALSLURM_JOBS      jobs of the trace replayed, from the first (default 100)
+#   EVALSLURM_SCALE     trace seconds per real second (default 60)
+#   EVALSLURM_POLICIES  replays to run (default "slurm smd")
+#   EVALSLURM_DIR       work directory (default /tmp/strata-evalslurm): jobs,
+#                       scaled trace, replay records, the daemon's log
+#   EVALSLURM_KEEP=1    keep the test bed running at the end
+#   EVALSLURM_DOC=0     write the JSON only (not docs/evaluation.md)
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+cd "$HERE/.."
+export PATH=/usr/local/go/bin:$PATH
+JOBS=${EVALSLURM_JOBS:-100}
+SCALE=${EVALSLURM_SCALE:-60}
+POLICIES=${EVALSLURM_POLICIES:-slurm smd}
+OUT=${EVALSLURM_DIR:-/tmp/strata-evalslurm}
+STRATA=$PWD/bin/strata
+export STRATA_TESTBED=evalslurm
+
+say() { printf '[%s] evaluate-slurm: %s\n' "$(date +%T)" "$*" >&2; }
+[ "$(id -u)" = 0 ] || { echo "evaluate-slurm.sh: the Slurm test bed needs root; run as root or with sudo" >&2; exit 1; }
+[ -x "$STRATA" ] || { echo "evaluate-slurm.sh: $STRATA is missing: run make evaluate-slurm (it builds it)" >&2; exit 1; }
+for p in $POLICIES; do
+  case $p in slurm|smd) ;; *) echo "evaluate-slurm.sh: EVALSLURM_POLICIES: unknown replay '$p' (slurm, smd)" >&2; exit 2 ;; esac
+done
+
+say "1. build and prepare: first $JOBS jobs of Pollux workload 1 at scale 1/$SCALE into $OUT"
+mkdir -p "$OUT"
+go build -o "$OUT/evalslurm" ./scripts/evalslurm
+"$OUT/evalslurm" prepare -dir "$OUT" -jobs "$JOBS" -scale "$SCALE" \
+  -trace planner/sim/testdata/pollux_workload1.csv -scaling planner/sim/testdata/pollux_scaling.csv
+say "   slurm.conf lines: $(tr '\n' ' ' < "$OUT/slurm.conf.extra")"
+
+cleanup() {
+  if [ "${EVALSLURM_KEEP:-0}" = 1 ]; then
+    say "keeping the test bed (env: /tmp/strata-testbed-evalslurm.env; destroy: STRATA_TESTBED=evalslurm scripts/testbed.sh destroy)"
+  else
+    say "destroying the test bed instance evalslurm"
+    "$HERE/testbed.sh" destroy >/dev/null 2>&1 || true
+  fi
+}
+trap cleanup EXIT
+
+for p in $POLICIES; do
+  say "2. replay '$p': a fresh test bed (16 nodes x 4 GPUs, scaled slurmctld settings)"
+  SLURM_TEST_NODES=16 SLURM_TEST_CPUS=48 SLURM_TEST_MEM_MB=196608 SLURM_TEST_GPU_TYPE=scaled \
+    SLURM_TEST_CONF_EXTRA="$(cat "$OUT/slurm.conf.extra")" "$HERE/testbed.sh" up
+  set -a; . /tmp/strata-testbed-evalslurm.env; set +a
+  if [ "$p" = smd ]; then
+    "$STRATA" db migrate --database-url "$STRATA_TEST_DATABASE" >/dev/null
+  fi
+  "$OUT/evalslurm" replay -dir "$OUT" -policy "$p" -strata "$STRATA" -database-url "$STRATA_TEST_DATABASE"
+done
+
+say "3. compare with the simulator"
+doc=docs/evaluation.md
+[ "${EVALSLURM_DOC:-1}" = 0 ] && doc=""
+"$OUT/evalslurm" compare -dir "$OUT" -json docs/evaluation-slurm.json -doc "$doc" \
+  -commit "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+say "done: docs/evaluation-slurm.json${doc:+ and the table in $doc}; records in $OUT"
