@@ -55,6 +55,7 @@ trap cleanup EXIT
 
 for p in $POLICIES; do
   say "2. replay '$p': a fresh test bed (16 nodes x 4 GPUs, scaled slurmctld settings)"
+  "$HERE/testbed.sh" down >/dev/null 2>&1 || true   # a restart, not a reconfigure of a running slurmctld
   SLURM_TEST_NODES=16 SLURM_TEST_CPUS=48 SLURM_TEST_MEM_MB=196608 SLURM_TEST_GPU_TYPE=scaled \
     SLURM_TEST_CONF_EXTRA="$(cat "$OUT/slurm.conf.extra")" "$HERE/testbed.sh" up
   set -a; . /tmp/strata-testbed-evalslurm.env; set +a
