@@ -55,9 +55,16 @@ trap cleanup EXIT
 
 for p in $POLICIES; do
   say "2. replay '$p': a fresh test bed (16 nodes x 4 GPUs, scaled slurmctld settings)"
-  "$HERE/testbed.sh" down >/dev/null 2>&1 || true   # a restart, not a reconfigure of a running slurmctld
-  SLURM_TEST_NODES=16 SLURM_TEST_CPUS=48 SLURM_TEST_MEM_MB=196608 SLURM_TEST_GPU_TYPE=scaled \
-    SLURM_TEST_CONF_EXTRA="$(cat "$OUT/slurm.conf.extra")" "$HERE/testbed.sh" up
+  # A restart, not a reconfigure of a running slurmctld. A freshly started
+  # slurmctld sometimes dies at once ("AuthType change requires restart"):
+  # then stop everything and start again (3 tries).
+  for try in 1 2 3; do
+    "$HERE/testbed.sh" down >/dev/null 2>&1 || true
+    SLURM_TEST_NODES=16 SLURM_TEST_CPUS=48 SLURM_TEST_MEM_MB=196608 SLURM_TEST_GPU_TYPE=scaled \
+      SLURM_TEST_CONF_EXTRA="$(cat "$OUT/slurm.conf.extra")" "$HERE/testbed.sh" up >"$OUT/testbed-up.log" 2>&1 && break
+    say "   the test bed did not come up (try $try of 3; log $OUT/testbed-up.log): $(grep -m1 fatal "$OUT/testbed-up.log" || tail -1 "$OUT/testbed-up.log")"
+    [ "$try" = 3 ] && { cat "$OUT/testbed-up.log" >&2; exit 1; }
+  done
   set -a; . /tmp/strata-testbed-evalslurm.env; set +a
   if [ "$p" = smd ]; then
     "$STRATA" db migrate --database-url "$STRATA_TEST_DATABASE" >/dev/null
