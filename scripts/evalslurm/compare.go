@@ -51,16 +51,23 @@ type Comparison struct {
 	// Overheads of the real cluster, in real seconds: submission lag (sbatch
 	// returned − due), launch (the script's start − Slurm's StartTime,
 	// whole seconds), the job's run beyond its sleep, and the load.
-	SubmitLagReal  float64 `json:"submit_lag_real_s"`
-	LaunchReal     float64 `json:"launch_real_s"`
-	RunOverReal    float64 `json:"run_overhead_real_s"`
-	LoadMean       float64 `json:"load_mean"`
-	LoadMax        float64 `json:"load_max"`
-	WallReal       float64 `json:"wall_real_s"`
-	StrataCycles   int     `json:"strata_cycles,omitempty"`
-	StrataCycleMS  float64 `json:"strata_cycle_mean_ms,omitempty"`
-	StrataWrites   int     `json:"sim_strata_writes,omitempty"`
-	FailedOrKilled int     `json:"replay_not_completed"`
+	SubmitLagReal float64 `json:"submit_lag_real_s"`
+	// Start latencies of the real cluster (real seconds, median): for jobs
+	// the simulator starts on arrival, real start − submission; for jobs it
+	// starts when others end, real start − those jobs' real end.
+	ArrivalLatencyReal    float64 `json:"arrival_start_latency_real_s"`
+	CompletionLatencyReal float64 `json:"completion_start_latency_real_s"`
+	ArrivalStarts         int     `json:"arrival_starts"`
+	CompletionStarts      int     `json:"completion_starts"`
+	LaunchReal            float64 `json:"launch_real_s"`
+	RunOverReal           float64 `json:"run_overhead_real_s"`
+	LoadMean              float64 `json:"load_mean"`
+	LoadMax               float64 `json:"load_max"`
+	WallReal              float64 `json:"wall_real_s"`
+	StrataCycles          int     `json:"strata_cycles,omitempty"`
+	StrataCycleMS         float64 `json:"strata_cycle_mean_ms,omitempty"`
+	StrataWrites          int     `json:"sim_strata_writes,omitempty"`
+	FailedOrKilled        int     `json:"replay_not_completed"`
 	// PerJob: trace id, submit, start, end and GPUs on both sides.
 	PerJob []JobPair `json:"per_job"`
 }
@@ -297,6 +304,9 @@ func compareOne(ctx context.Context, dir string, s Settings, jobs []Job, rep Rep
 	c.ReplayAvgQueue, c.SimAvgQueue = round1(mean(diff(rs, rSub))*sc), round1(mean(diff(ss, sSub))*sc)
 	c.MeanAbsStartDiff = round1(mean(absd(diff(rs, ss))) * sc)
 	c.SubmitLagReal, c.LaunchReal, c.RunOverReal = round3(mean(lag)), round3(mean(launch)), round3(mean(over))
+	arr, comp := startLatencies(c.PerJob)
+	c.ArrivalStarts, c.CompletionStarts = len(arr), len(comp)
+	c.ArrivalLatencyReal, c.CompletionLatencyReal = round3(median(arr)/sc), round3(median(comp)/sc)
 
 	resA, err := simulate(ctx, cfg, actual, rep.Policy, s.GPUSpeed)
 	if err != nil {
@@ -317,6 +327,30 @@ func compareOne(ctx context.Context, dir string, s Settings, jobs []Job, rep Rep
 	c.JCTRatioActual = round3(c.ReplayAvgJCT / c.SimActualAvgJCT)
 	c.SpearmanActual = round3(spearman(rs, as))
 	return c, nil
+}
+
+// startLatencies splits the jobs by what started them in the simulator
+// (their arrival, or other jobs' ends at that instant) and returns how long
+// after the same event the real cluster started them (trace seconds).
+func startLatencies(ps []JobPair) (arrival, completion []float64) {
+	ends := map[float64][]JobPair{}
+	for _, p := range ps {
+		ends[p.SimEnd] = append(ends[p.SimEnd], p)
+	}
+	for _, p := range ps {
+		if p.SimStart == p.Submit {
+			arrival = append(arrival, p.ReplayStart-p.Submit)
+			continue
+		}
+		if by, ok := ends[p.SimStart]; ok {
+			last := math.Inf(-1)
+			for _, q := range by {
+				last = max(last, q.ReplayEnd)
+			}
+			completion = append(completion, p.ReplayStart-last)
+		}
+	}
+	return arrival, completion
 }
 
 func round1(v float64) float64 { return math.Round(v*10) / 10 }
@@ -440,6 +474,9 @@ func markdownTable(ev Evaluation) string {
 		return fmt.Sprintf("%s, %.3f, %.3f", num(c.SimActualAvgJCT), c.JCTRatioActual, c.SpearmanActual)
 	})
 	row("real: jobs Slurm's backfill started", func(c Comparison) string { return fmt.Sprint(c.ReplayBackfilled) })
+	row("real: median start latency after an arrival / a completion (real s; jobs)", func(c Comparison) string {
+		return fmt.Sprintf("%.2f (%d) / %.2f (%d)", c.ArrivalLatencyReal, c.ArrivalStarts, c.CompletionLatencyReal, c.CompletionStarts)
+	})
 	row("real: submission lag / launch / run overhead (real s, mean)", func(c Comparison) string {
 		return fmt.Sprintf("%.2f / %.2f / %.2f", c.SubmitLagReal, c.LaunchReal, c.RunOverReal)
 	})

@@ -84,3 +84,17 @@ func span(starts, ends []float64) float64 {
 	}
 	return hi - lo
 }
+
+// median of v (NaN when empty).
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}

@@ -50,6 +50,9 @@ func TestMeanSpan(t *testing.T) {
 	if got := mean([]float64{1, 2, 6}); got != 3 {
 		t.Errorf("mean = %v, want 3", got)
 	}
+	if got := median([]float64{5, 1, 3, 9}); got != 4 {
+		t.Errorf("median = %v, want 4", got)
+	}
 	if got := span([]float64{5, 2, 9}, []float64{10, 30, 20}); got != 28 {
 		t.Errorf("span = %v, want 28", got)
 	}
