@@ -20,6 +20,8 @@ import (
 // Comparison is one policy's replay against the simulator. Times are in
 // trace seconds (real seconds × Scale) unless named _real_s.
 type Comparison struct {
+	// Config is the label of the configuration (Settings.Label).
+	Config string `json:"config"`
 	Policy string `json:"policy"`
 	Jobs   int    `json:"jobs"`
 	// AvgJCT: end − submit, averaged; JCTRatio = replay / simulator.
@@ -88,7 +90,7 @@ type JobPair struct {
 type Evaluation struct {
 	Generated   string       `json:"generated"`
 	Commit      string       `json:"commit,omitempty"`
-	Settings    Settings     `json:"settings"`
+	Configs     []Settings   `json:"configs"`
 	Comparisons []Comparison `json:"comparisons"`
 	// Sensitivity: the simulator on the unscaled trace subset with the
 	// settings that could not be scaled exactly at their scaled value vs
@@ -106,7 +108,7 @@ type Sensitivity struct {
 
 func cmdCompare(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	dir := fs.String("dir", "", "directory written by prepare and replay")
+	dir := fs.String("dir", "", "directories written by prepare and replay, comma-separated (one per configuration)")
 	jsonOut := fs.String("json", "docs/evaluation-slurm.json", "where to write the numbers")
 	doc := fs.String("doc", "docs/evaluation.md", "doc whose generated table is replaced ('' = none)")
 	commit := fs.String("commit", "", "commit the replays ran at (recorded)")
@@ -116,34 +118,38 @@ func cmdCompare(ctx context.Context, args []string) error {
 	if *dir == "" {
 		return errors.New("need -dir")
 	}
-	var s Settings
-	if err := readJSON(*dir, "settings.json", &s); err != nil {
-		return err
-	}
-	var jobs []Job
-	if err := readJSON(*dir, "jobs.json", &jobs); err != nil {
-		return err
-	}
-	ev := Evaluation{Generated: time.Now().UTC().Format("2006-01-02T15:04Z"), Commit: *commit, Settings: s}
-	for _, p := range []string{"slurm", "smd"} {
-		var rep Replay
-		if err := readJSON(*dir, "replay-"+p+".json", &rep); err != nil {
-			logf("compare: no %s replay (%v): skipped", p, err)
-			continue
-		}
-		c, err := compareOne(ctx, *dir, s, jobs, rep)
-		if err != nil {
+	ev := Evaluation{Generated: time.Now().UTC().Format("2006-01-02T15:04Z"), Commit: *commit}
+	for _, d := range strings.Split(*dir, ",") {
+		var s Settings
+		if err := readJSON(d, "settings.json", &s); err != nil {
 			return err
 		}
-		logf("compare %s: avg JCT replay %.0f s, simulator %.0f s (ratio %.3f); Spearman of starts %.3f; GPU counts differ on %d jobs",
-			p, c.ReplayAvgJCT, c.SimAvgJCT, c.JCTRatio, c.Spearman, c.GPUMismatch)
-		ev.Comparisons = append(ev.Comparisons, c)
+		var jobs []Job
+		if err := readJSON(d, "jobs.json", &jobs); err != nil {
+			return err
+		}
+		ev.Configs = append(ev.Configs, s)
+		for _, p := range []string{"slurm", "smd"} {
+			var rep Replay
+			if err := readJSON(d, "replay-"+p+".json", &rep); err != nil {
+				logf("compare: %s: no %s replay: skipped", d, p)
+				continue
+			}
+			c, err := compareOne(ctx, d, s, jobs, rep)
+			if err != nil {
+				return err
+			}
+			c.Config = s.Label
+			logf("compare %s %s: avg JCT replay %.0f s, simulator %.0f s (ratio %.3f); Spearman of starts %.3f; GPU counts differ on %d jobs",
+				s.Label, p, c.ReplayAvgJCT, c.SimAvgJCT, c.JCTRatio, c.Spearman, c.GPUMismatch)
+			ev.Comparisons = append(ev.Comparisons, c)
+		}
 	}
 	if len(ev.Comparisons) == 0 {
 		return errors.New("no replay to compare: run evalslurm replay first")
 	}
 	var err error
-	if ev.Sensitivity, err = sensitivity(ctx, s); err != nil {
+	if ev.Sensitivity, err = sensitivity(ctx, ev.Configs[0]); err != nil {
 		return err
 	}
 	b, err := json.MarshalIndent(ev, "", "  ")
@@ -444,9 +450,13 @@ func updateDoc(path string, ev Evaluation) error {
 // markdownTable renders the comparison (trace seconds).
 func markdownTable(ev Evaluation) string {
 	var b strings.Builder
-	s := ev.Settings
+	s := ev.Configs[0]
 	fmt.Fprintf(&b, "Measured %s%s: the first %d jobs of `%s`, time scale 1/%g, cluster %s.\n\n",
 		ev.Generated, commitNote(ev.Commit), s.Jobs, filepath.Base(s.Trace), s.Scale, s.Cluster)
+	for _, x := range ev.Configs {
+		fmt.Fprintf(&b, "- configuration **%s**: jobs ask for CPUs %s, PriorityWeightJobSize %.0f\n", x.Label, cpuWords(x.JobCPUs), x.PriorityWeightJobSize)
+	}
+	b.WriteString("\n")
 	b.WriteString("| | " + strings.Join(policies(ev), " | ") + " |\n|---|" + strings.Repeat("---|", len(ev.Comparisons)) + "\n")
 	row := func(name string, f func(c Comparison) string) {
 		b.WriteString("| " + name)
@@ -506,9 +516,19 @@ func policies(ev Evaluation) []string {
 		} else {
 			name += " (strata run --enforce)"
 		}
+		if c.Config != "" {
+			name = c.Config + ": " + name
+		}
 		out = append(out, name)
 	}
 	return out
+}
+
+func cpuWords(jobCPUs string) string {
+	if jobCPUs == "per-gpu" {
+		return "per GPU (--cpus-per-gpu=12 --mem-per-gpu=48G, as the simulator's jobs)"
+	}
+	return "not at all (Slurm's default: one CPU per task)"
 }
 
 func mark(ok bool) string {

@@ -20,11 +20,19 @@ import (
 // 3,600 s job sleeps 60 s. Every slurmctld interval of the model's defaults
 // is divided by Scale and rounded to what slurm.conf can express.
 type Settings struct {
+	// Label names the configuration in the tables.
+	Label   string  `json:"label"`
 	Trace   string  `json:"trace"`
 	Scaling string  `json:"scaling"`
 	Jobs    int     `json:"jobs"`
 	Scale   float64 `json:"scale"`
 	Cluster string  `json:"cluster"`
+	// JobCPUs is how jobs ask for CPUs and memory: "per-gpu" (12 CPUs and
+	// 48 GiB per GPU, --cpus-per-gpu/--mem-per-gpu, as the simulator's
+	// jobs hold them) or "default" (none: Slurm's one CPU per task). The
+	// job-size priority factor counts CPUs, so "default" needs
+	// PriorityWeightJobSize 0 for both sides to see the same priorities.
+	JobCPUs string `json:"job_cpus"`
 	// GPUSpeed is the speed factor Strata's time model gives the cluster's
 	// GPU type (= Scale), so that its predictions are the scaled durations.
 	GPUSpeed float64 `json:"gpu_speed"`
@@ -113,14 +121,23 @@ func cmdPrepare(args []string) error {
 	n := fs.Int("jobs", 100, "replay the first N jobs of the trace (0 = all)")
 	scale := fs.Float64("scale", 60, "trace seconds per real second")
 	dir := fs.String("dir", "", "output directory")
+	jobCPUs := fs.String("job-cpus", "per-gpu", "how jobs ask for CPUs: per-gpu (12 CPUs, 48 GiB per GPU) or default (none)")
+	sizeWeight := fs.Float64("job-size-weight", 1000, "PriorityWeightJobSize (both sides)")
+	label := fs.String("label", "", "name of this configuration in the tables")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *dir == "" || *scale < 1 || *n < 0 {
-		return errors.New("need -dir, -scale ≥ 1 and -jobs ≥ 0")
+	if *dir == "" || *scale < 1 || *n < 0 || *sizeWeight < 0 {
+		return errors.New("need -dir, -scale ≥ 1, -jobs ≥ 0 and -job-size-weight ≥ 0")
+	}
+	switch {
+	case *jobCPUs != "per-gpu" && *jobCPUs != "default":
+		return fmt.Errorf("-job-cpus %q: want per-gpu or default", *jobCPUs)
+	case *jobCPUs == "default" && *sizeWeight > 0:
+		return errors.New("-job-cpus default needs -job-size-weight 0: the job-size factor counts the CPUs jobs ask for, which the simulator's jobs hold per GPU")
 	}
 	s := newSettings(*scale)
-	s.Trace, s.Scaling, s.Jobs = *trace, *scaling, *n
+	s.Trace, s.Scaling, s.Jobs, s.JobCPUs, s.PriorityWeightJobSize, s.Label = *trace, *scaling, *n, *jobCPUs, *sizeWeight, *label
 	jobs, scaled, err := prepareJobs(s)
 	if err != nil {
 		return err

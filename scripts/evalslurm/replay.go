@@ -303,9 +303,11 @@ func (r *replayer) submitAll(ctx context.Context) error {
 func (r *replayer) submit(ctx context.Context, k int, j Job) error {
 	spec, _ := sim.ParseCluster(r.s.Cluster)
 	args := []string{"runuser", "-u", j.User, "--", "sbatch", "--parsable", "-D", "/tmp", "-o", "/dev/null",
-		"-J", j.Name, "-p", spec.Partition, "-N", strconv.Itoa(j.Nodes), "-t", strconv.Itoa(j.LimitMin),
-		"--cpus-per-gpu", strconv.Itoa(spec.CPUsPerNode / spec.GPUsPerNode),
-		"--mem-per-gpu", strconv.FormatInt(spec.MemoryMBPerNode/int64(spec.GPUsPerNode), 10)}
+		"-J", j.Name, "-p", spec.Partition, "-N", strconv.Itoa(j.Nodes), "-t", strconv.Itoa(j.LimitMin)}
+	if r.s.JobCPUs == "per-gpu" {
+		args = append(args, "--cpus-per-gpu", strconv.Itoa(spec.CPUsPerNode/spec.GPUsPerNode),
+			"--mem-per-gpu", strconv.FormatInt(spec.MemoryMBPerNode/int64(spec.GPUsPerNode), 10))
+	}
 	if j.GPUsPerNode > 0 {
 		args = append(args, "--gres", fmt.Sprintf("gpu:%s:%d", spec.GPUType, j.GPUsPerNode))
 	} else {
