@@ -78,11 +78,11 @@ for c in $CONFIGS; do
   say "   slurm.conf lines: $(tr '\n' ' ' < "$OUT/slurm.conf.extra")"
   for p in $policies; do
     say "2. $c: replay '$p' on a fresh test bed (16 nodes x 4 GPUs, scaled slurmctld settings)"
-    # A restart, not a reconfigure of a running slurmctld. A freshly started
-    # slurmctld sometimes dies at once ("AuthType change requires restart"):
-    # then stop everything and start again (3 tries).
+    # A new instance each replay: restarted in the same directory after a
+    # replay, slurmctld often dies at start ("AuthType change requires
+    # restart of all Slurm daemons"); in a fresh directory it never did.
     for try in 1 2 3; do
-      "$HERE/testbed.sh" down >/dev/null 2>&1 || true
+      "$HERE/testbed.sh" destroy >/dev/null 2>&1 || true
       SLURM_TEST_NODES=16 SLURM_TEST_CPUS=48 SLURM_TEST_MEM_MB=196608 SLURM_TEST_GPU_TYPE=scaled \
         SLURM_TEST_CONF_EXTRA="$(cat "$OUT/slurm.conf.extra")" "$HERE/testbed.sh" up >"$OUT/testbed-up.log" 2>&1 && break
       say "   the test bed did not come up (try $try of 3; log $OUT/testbed-up.log): $(grep -m1 fatal "$OUT/testbed-up.log" || tail -1 "$OUT/testbed-up.log")"

@@ -66,10 +66,11 @@ func newSettings(scale float64) Settings {
 		SchedInterval: sec(unscaled.sched, 1), BFInterval: sec(unscaled.bf, 1),
 		BatchSchedDelay: sec(unscaled.delay, 0), BFResolution: sec(unscaled.res, 1),
 		BFWindowMin: max(1, int(math.Ceil(unscaled.window/scale/60))),
-		// The age factor is age / PriorityMaxAge (7 days): scaling the
-		// weight by Scale is scaling PriorityMaxAge down, with one knob
-		// that both sides have.
-		PriorityWeightAge: unscaled.age * scale, PriorityWeightJobSize: unscaled.size,
+		// Without slurmdbd, slurmctld ignores PriorityWeightAge ("can only
+		// be used with SlurmDBD"): the test cluster has none, so the age
+		// factor is 0 on both sides. (With one, the weight scaled by Scale
+		// would stand for PriorityMaxAge / Scale.)
+		PriorityWeightAge: 0, PriorityWeightJobSize: unscaled.size,
 		PriorityCalcPeriodMin: max(1, int(math.Round(unscaled.calc/scale/60))),
 		TimeLimitFactor:       2,
 		StrataInterval:        sec(unscaled.strata, 1),
