@@ -389,6 +389,10 @@ func sensitivity(ctx context.Context, s Settings) ([]Sensitivity, error) {
 			}},
 		{"time limits of the replay (2 × the scaled duration, whole minutes, ≥ 1 min), in trace time",
 			nil},
+		{"PriorityWeightAge 0 (the test cluster has no slurmdbd) instead of 1000",
+			func(c *sim.SlurmConfig, _ *sim.Config) { c.PriorityWeightAge = 0 }},
+		{"PriorityWeightJobSize 0 (configuration no-cpus) instead of 1000",
+			func(c *sim.SlurmConfig, _ *sim.Config) { c.PriorityWeightJobSize = 0 }},
 	}
 	var out []Sensitivity
 	for _, p := range []string{"slurm", "smd"} {
