@@ -25,6 +25,8 @@
 #   EVALSLURM_SCALE     trace seconds per real second (default 60)
 #   EVALSLURM_CONFIGS   configurations to run (default "no-cpus cpus-per-gpu")
 #   EVALSLURM_POLICIES  replays to run in every configuration (default: as above)
+#   EVALSLURM_CPUS_SMD=1  also replay smd in cpus-per-gpu (ends when only
+#                       never-runnable jobs are left; about 10 min more)
 #   EVALSLURM_DIR       work directory (default /tmp/strata-evalslurm), one
 #                       folder per configuration: jobs, scaled trace, replay
 #                       records, the daemon's log
@@ -69,7 +71,8 @@ for c in $CONFIGS; do
   OUT=$BASE/$c
   case $c in
     no-cpus)      args=(-job-cpus default -job-size-weight 0); policies=${EVALSLURM_POLICIES:-slurm smd} ;;
-    cpus-per-gpu) args=(-job-cpus per-gpu -job-size-weight 1000); policies=${EVALSLURM_POLICIES:-slurm} ;;
+    cpus-per-gpu) args=(-job-cpus per-gpu -job-size-weight 1000); policies=${EVALSLURM_POLICIES:-slurm}
+                  [ "${EVALSLURM_CPUS_SMD:-0}" = 1 ] && policies="$policies smd" ;;
   esac
   say "1. configuration $c: first $JOBS jobs of Pollux workload 1 at scale 1/$SCALE into $OUT"
   mkdir -p "$OUT"

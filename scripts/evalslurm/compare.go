@@ -70,6 +70,9 @@ type Comparison struct {
 	StrataCycleMS         float64 `json:"strata_cycle_mean_ms,omitempty"`
 	StrataWrites          int     `json:"sim_strata_writes,omitempty"`
 	FailedOrKilled        int     `json:"replay_not_completed"`
+	// NeverRunnable: jobs Slurm held for ever after Strata's rewrite
+	// (BadConstraints), left out of every statistic.
+	NeverRunnable int `json:"replay_never_runnable"`
 	// PerJob: trace id, submit, start, end and GPUs on both sides.
 	PerJob []JobPair `json:"per_job"`
 }
@@ -209,7 +212,7 @@ func scaledTrace(dir string) (*sim.Trace, error) {
 }
 
 func compareOne(ctx context.Context, dir string, s Settings, jobs []Job, rep Replay) (Comparison, error) {
-	c := Comparison{Policy: rep.Policy, LoadMean: rep.LoadMean, LoadMax: rep.LoadMax, WallReal: rep.WallS,
+	c := Comparison{Policy: rep.Policy, NeverRunnable: rep.NeverRunnable, LoadMean: rep.LoadMean, LoadMax: rep.LoadMax, WallReal: rep.WallS,
 		StrataCycles: rep.StrataCycles, StrataCycleMS: rep.StrataCycleMeanMS}
 	_, truth, err := loadInputs(s)
 	if err != nil {
@@ -470,7 +473,12 @@ func markdownTable(ev Evaluation) string {
 		b.WriteString(" |\n")
 	}
 	num := func(v float64) string { return fmt.Sprintf("%.0f", v) }
-	row("jobs compared", func(c Comparison) string { return fmt.Sprint(c.Jobs) })
+	row("jobs compared", func(c Comparison) string {
+		if c.NeverRunnable > 0 {
+			return fmt.Sprintf("%d (%d never runnable on the real Slurm: left out)", c.Jobs, c.NeverRunnable)
+		}
+		return fmt.Sprint(c.Jobs)
+	})
 	row("avg JCT, real Slurm (s)", func(c Comparison) string { return num(c.ReplayAvgJCT) })
 	row("avg JCT, simulator (s)", func(c Comparison) string { return num(c.SimAvgJCT) })
 	row("**JCT ratio real / simulator** (goal 0.9–1.1)", func(c Comparison) string {

@@ -36,6 +36,8 @@ type Replay struct {
 	StrataCycles      int     `json:"strata_cycles,omitempty"`
 	StrataCycleMeanMS float64 `json:"strata_cycle_mean_ms,omitempty"`
 	WallS             float64 `json:"wall_s"`
+	// NeverRunnable counts jobs Slurm held for ever (BadConstraints).
+	NeverRunnable int `json:"never_runnable,omitempty"`
 }
 
 // RJob is one job of a replay.
@@ -74,6 +76,7 @@ type replayer struct {
 	byID                                           map[int64]int
 	seen                                           map[int64]slurmJob
 	loads                                          []float64
+	neverRunnable                                  int
 }
 
 func cmdReplay(ctx context.Context, args []string) error {
@@ -335,11 +338,11 @@ func (r *replayer) submit(ctx context.Context, k int, j Job) error {
 
 // slurmJob is what scontrol show job -d says about one job.
 type slurmJob struct {
-	ID                   int64
-	State, Scheduler     string
-	Submit, Start, End   time.Time
-	GPUs                 int
-	StartKnown, EndKnown bool
+	ID                       int64
+	State, Scheduler, Reason string
+	Submit, Start, End       time.Time
+	GPUs                     int
+	StartKnown, EndKnown     bool
 }
 
 func terminal(state string) bool {
@@ -398,6 +401,8 @@ func parseScontrol(out string) []slurmJob {
 				j.State = v
 			case "Scheduler":
 				j.Scheduler = v
+			case "Reason":
+				j.Reason = v
 			case "SubmitTime":
 				j.Submit, _ = tm()
 			case "StartTime":
@@ -419,7 +424,7 @@ func parseScontrol(out string) []slurmJob {
 // ended, printing progress.
 func (r *replayer) pollUntilDone(ctx context.Context, every time.Duration, submitted <-chan error) error {
 	allIn := false
-	lastLog := time.Time{}
+	var lastLog, stuckSince time.Time
 	for {
 		select {
 		case err := <-submitted:
@@ -469,7 +474,33 @@ func (r *replayer) pollUntilDone(ctx context.Context, every time.Duration, submi
 		if allIn && done == n {
 			return nil
 		}
+		// Jobs Slurm holds as never runnable (Reason=BadConstraints,
+		// priority 0) wait for ever: once every job left is one, stop.
+		if allIn && done < n && r.allStuck() {
+			if stuckSince.IsZero() {
+				stuckSince = time.Now()
+			} else if time.Since(stuckSince) > 30*time.Second {
+				logf("%s: the %d jobs left are never runnable (Reason=BadConstraints): stopping", r.policy, n-done)
+				return nil
+			}
+		} else {
+			stuckSince = time.Time{}
+		}
 	}
+}
+
+// allStuck reports whether every job that has not ended is pending with
+// Reason=BadConstraints.
+func (r *replayer) allStuck() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for id := range r.byID {
+		j := r.seen[id]
+		if !terminal(j.State) && (j.State != "PENDING" || j.Reason != "BadConstraints") {
+			return false
+		}
+	}
+	return true
 }
 
 // loadAvg is the 1-minute load average.
@@ -491,6 +522,10 @@ func (r *replayer) finish() error {
 		rj := &r.rjobs[k]
 		sj := r.seen[rj.JobID]
 		rj.State, rj.GPUs, rj.Scheduler = sj.State, sj.GPUs, sj.Scheduler
+		if sj.State == "PENDING" && sj.Reason == "BadConstraints" {
+			rj.State = "NEVER_RUNNABLE"
+			r.neverRunnable++
+		}
 		if sj.StartKnown {
 			rj.SlurmStart = rel(sj.Start)
 		}
@@ -514,7 +549,7 @@ func (r *replayer) finish() error {
 		unix := float64(r.t0.UnixNano()) / 1e9
 		rj.Start, rj.End = round3(t0-unix), round3(t1-unix)
 	}
-	rep := Replay{Policy: r.policy, T0: r.t0, Jobs: r.rjobs, WallS: round3(time.Since(r.t0).Seconds())}
+	rep := Replay{Policy: r.policy, T0: r.t0, Jobs: r.rjobs, WallS: round3(time.Since(r.t0).Seconds()), NeverRunnable: r.neverRunnable}
 	for _, l := range r.loads {
 		rep.LoadMean += l / float64(len(r.loads))
 		rep.LoadMax = max(rep.LoadMax, l)
