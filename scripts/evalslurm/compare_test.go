@@ -94,7 +94,7 @@ JobId=8 JobName=ncf-2
 		!j.Start.Equal(time.Date(2026, 11, 24, 15, 35, 47, 0, time.UTC)) || j.End.Sub(j.Start) != 16*time.Second {
 		t.Errorf("job 7 = %+v", j)
 	}
-	if p := js[1]; p.ID != 8 || p.State != "PENDING" || p.StartKnown || p.GPUs != 0 {
+	if p := js[1]; p.ID != 8 || p.State != "PENDING" || p.Reason != "Resources" || p.StartKnown || p.GPUs != 0 {
 		t.Errorf("job 8 = %+v", p)
 	}
 }
