@@ -42,6 +42,10 @@ CONFIGS=${EVALSLURM_CONFIGS:-no-cpus cpus-per-gpu}
 BASE=${EVALSLURM_DIR:-/tmp/strata-evalslurm}
 STRATA=$PWD/bin/strata
 export STRATA_TESTBED=evalslurm
+# The instance's own paths and nothing from another bed's env file: testbed.sh
+# would take SLURM_TEST_DIR or STRATA_PG_DIR as this instance's directories,
+# and slurmctld must not inherit SLURM_JWT (see below).
+unset SLURM_TEST_DIR STRATA_PG_DIR STRATA_TESTBED_ENV SLURM_JWT SLURM_REST_URL SLURM_USER_NAME
 
 say() { printf '[%s] evaluate-slurm: %s\n' "$(date +%T)" "$*" >&2; }
 [ "$(id -u)" = 0 ] || { echo "evaluate-slurm.sh: the Slurm test bed needs root; run as root or with sudo" >&2; exit 1; }
@@ -81,21 +85,24 @@ for c in $CONFIGS; do
   say "   slurm.conf lines: $(tr '\n' ' ' < "$OUT/slurm.conf.extra")"
   for p in $policies; do
     say "2. $c: replay '$p' on a fresh test bed (16 nodes x 4 GPUs, scaled slurmctld settings)"
-    # A new instance each replay: restarted in the same directory after a
-    # replay, slurmctld often dies at start ("AuthType change requires
-    # restart of all Slurm daemons"); in a fresh directory it never did.
-    for try in 1 2 3; do
+    # A new instance for each replay. The bed's variables stay in a
+    # subshell: a slurmctld started with SLURM_JWT in its environment takes
+    # auth/jwt as its AuthType, then dies reading slurm.conf ("AuthType
+    # change requires restart of all Slurm daemons").
+    for try in 1 2; do
       "$HERE/testbed.sh" destroy >/dev/null 2>&1 || true
       SLURM_TEST_NODES=16 SLURM_TEST_CPUS=48 SLURM_TEST_MEM_MB=196608 SLURM_TEST_GPU_TYPE=scaled \
         SLURM_TEST_CONF_EXTRA="$(cat "$OUT/slurm.conf.extra")" "$HERE/testbed.sh" up >"$OUT/testbed-up.log" 2>&1 && break
-      say "   the test bed did not come up (try $try of 3; log $OUT/testbed-up.log): $(grep -m1 fatal "$OUT/testbed-up.log" || tail -1 "$OUT/testbed-up.log")"
-      [ "$try" = 3 ] && { cat "$OUT/testbed-up.log" >&2; exit 1; }
+      say "   the test bed did not come up (try $try of 2; log $OUT/testbed-up.log): $(grep -m1 fatal "$OUT/testbed-up.log" || tail -1 "$OUT/testbed-up.log")"
+      [ "$try" = 2 ] && { cat "$OUT/testbed-up.log" >&2; exit 1; }
     done
-    set -a; . /tmp/strata-testbed-evalslurm.env; set +a
-    if [ "$p" = smd ]; then
-      "$STRATA" db migrate --database-url "$STRATA_TEST_DATABASE" >/dev/null
-    fi
-    "$BASE/evalslurm" replay -dir "$OUT" -policy "$p" -strata "$STRATA" -database-url "$STRATA_TEST_DATABASE"
+    (
+      set -a; . /tmp/strata-testbed-evalslurm.env; set +a
+      if [ "$p" = smd ]; then
+        "$STRATA" db migrate --database-url "$STRATA_TEST_DATABASE" >/dev/null
+      fi
+      "$BASE/evalslurm" replay -dir "$OUT" -policy "$p" -strata "$STRATA" -database-url "$STRATA_TEST_DATABASE"
+    )
   done
   dirs=${dirs:+$dirs,}$OUT
 done
