@@ -362,6 +362,14 @@ func startLatencies(ps []JobPair) (arrival, completion []float64) {
 	return arrival, completion
 }
 
+// human writes a duration as "60 min", "60 s" or "0 s".
+func human(d time.Duration) string {
+	if d >= time.Minute && d%time.Minute == 0 {
+		return fmt.Sprintf("%d min", int(d/time.Minute))
+	}
+	return fmt.Sprintf("%g s", d.Seconds())
+}
+
 func round1(v float64) float64 { return math.Round(v*10) / 10 }
 
 // sensitivity runs the model on the unscaled subset: the defaults, then
@@ -382,11 +390,11 @@ func sensitivity(ctx context.Context, s Settings) ([]Sensitivity, error) {
 	}
 	asTrace := func(realSec int) time.Duration { return time.Duration(float64(realSec)*s.Scale) * time.Second }
 	vs := []variant{
-		{fmt.Sprintf("PriorityCalcPeriod %v (1 min at 1/%g) instead of 5 min", asTrace(60*s.PriorityCalcPeriodMin), s.Scale),
+		{fmt.Sprintf("PriorityCalcPeriod %s (%d min at 1/%g) instead of 5 min", human(asTrace(60*s.PriorityCalcPeriodMin)), s.PriorityCalcPeriodMin, s.Scale),
 			func(c *sim.SlurmConfig, _ *sim.Config) { c.PriorityCalcPeriod = asTrace(60 * s.PriorityCalcPeriodMin) }},
-		{fmt.Sprintf("bf_interval %v (%d s at 1/%g) instead of 30 s", asTrace(s.BFInterval), s.BFInterval, s.Scale),
+		{fmt.Sprintf("bf_interval %s (%d s at 1/%g) instead of 30 s", human(asTrace(s.BFInterval)), s.BFInterval, s.Scale),
 			func(c *sim.SlurmConfig, _ *sim.Config) { c.BFInterval = asTrace(s.BFInterval) }},
-		{fmt.Sprintf("batch_sched_delay %v (%d s at 1/%g) instead of 3 s", max(asTrace(s.BatchSchedDelay), time.Microsecond), s.BatchSchedDelay, s.Scale),
+		{fmt.Sprintf("batch_sched_delay %s (%d s at 1/%g) instead of 3 s", human(asTrace(s.BatchSchedDelay)), s.BatchSchedDelay, s.Scale),
 			func(c *sim.SlurmConfig, _ *sim.Config) {
 				c.BatchSchedDelay = max(asTrace(s.BatchSchedDelay), time.Microsecond)
 			}},
@@ -461,7 +469,7 @@ func markdownTable(ev Evaluation) string {
 	fmt.Fprintf(&b, "Measured %s%s: the first %d jobs of `%s`, time scale 1/%g, cluster %s.\n\n",
 		ev.Generated, commitNote(ev.Commit), s.Jobs, filepath.Base(s.Trace), s.Scale, s.Cluster)
 	for _, x := range ev.Configs {
-		fmt.Fprintf(&b, "- configuration **%s**: jobs ask for CPUs %s, PriorityWeightJobSize %.0f\n", x.Label, cpuWords(x.JobCPUs), x.PriorityWeightJobSize)
+		fmt.Fprintf(&b, "- configuration **%s**: %s; PriorityWeightJobSize %.0f\n", x.Label, cpuWords(x.JobCPUs), x.PriorityWeightJobSize)
 	}
 	b.WriteString("\n")
 	b.WriteString("| | " + strings.Join(policies(ev), " | ") + " |\n|---|" + strings.Repeat("---|", len(ev.Comparisons)) + "\n")
@@ -538,9 +546,9 @@ func policies(ev Evaluation) []string {
 
 func cpuWords(jobCPUs string) string {
 	if jobCPUs == "per-gpu" {
-		return "per GPU (--cpus-per-gpu=12 --mem-per-gpu=48G, as the simulator's jobs)"
+		return "jobs ask for 12 CPUs and 48 GiB per GPU (`--cpus-per-gpu`, `--mem-per-gpu`), as the simulator's jobs hold them"
 	}
-	return "not at all (Slurm's default: one CPU per task)"
+	return "jobs ask for GPUs only (Slurm's default of one CPU per task)"
 }
 
 func mark(ok bool) string {
