@@ -8,7 +8,7 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 BIN     := bin/strata
 
-.PHONY: all build package package-test package-name test test-unit test-integration demo evaluate bench fuzz vet testbed-up testbed-down clean help
+.PHONY: all build package package-test package-name test test-unit test-integration demo evaluate evaluate-slurm bench fuzz vet testbed-up testbed-down clean help
 
 all: build
 
@@ -68,6 +68,9 @@ demo: build      ## bring up the test bed, submit DL jobs, show the queue and wh
 
 evaluate: build  ## re-run the trace-driven comparison and regenerate docs/evaluation.md
 	scripts/evaluate.sh
+
+evaluate-slurm: build ## the Slurm model vs the real Slurm: replays on a test cluster (root, ~30 min; not in make test)
+	scripts/evaluate-slurm.sh
 
 FUZZTIME ?= 1m
 fuzz:            ## run every fuzzer for FUZZTIME each (default 1m), e.g. make fuzz FUZZTIME=10m

@@ -84,8 +84,10 @@ type Result struct {
 	// so not in the JSON).
 	PlanTime time.Duration `json:"-"`
 	// JCTs (sorted) and Series feed the plots.
-	JCTs   []float64 `json:"-"`
-	Series []Point   `json:"-"`
+	JCTs []float64 `json:"-"`
+	// Outcomes are the per-job starts, ends and GPU counts (outcomes.go).
+	Outcomes []JobOutcome `json:"-"`
+	Series   []Point      `json:"-"`
 	// GPUs is the cluster size, for utilization plots.
 	GPUs int `json:"-"`
 
@@ -150,6 +152,7 @@ func (e *engine) result() *Result {
 	if e.cfg.JobRows {
 		r.JobRows = e.jobRows()
 	}
+	r.Outcomes = e.outcomes()
 	first, last := math.Inf(1), math.Inf(-1)
 	var sumJCT, sumQ float64
 	for i := range e.jobs {
