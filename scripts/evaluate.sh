@@ -227,7 +227,7 @@ durations (oracle) for every policy.
 
 Every Pollux job is submitted as a checkpointing job that opted in (`preempt=yes`, `--requeue`):
 Strata may send it its checkpoint signal; the job keeps its GPUs for the checkpoint (60 s), requeues
-itself, waits Slurm's requeue delay unless Strata lifts it, and restarts at the size Strata wrote,
+itself, waits Slurm's requeue delay (121 s; Strata never lifts it), and restarts at the size Strata wrote,
 paying the 30 s start-up (docs/preemption.md; the mechanism is tested end to end on the real
 cluster). Guards as in production: 10 minutes' run before a preemption, 2 preemptions per job per
 day, 64 running GPU-hours disturbed per cycle. "/ pub. Tiresias" compares with the published

@@ -103,10 +103,11 @@ func jobFromV0042(in *jobWireV0042) planner.Job {
 	j.Requeue, j.Restarts = in.Requeue, in.RestartCnt
 	if b := unixSeconds(in.EligibleTime); j.State == planner.JobPending && b.After(j.SubmitTime) {
 		// sbatch --begin, a requeue delay, or a begin time Strata wrote: the
-		// admin comment tells Strata's own apart — defer= is a begin time it
-		// wrote, and after sig= (Strata preempted the job) the begin time is
-		// Slurm's requeue delay (about 2 minutes), which Strata lifts.
-		if strata && (w.Defer.Equal(b) || !w.Signalled.IsZero() && b.After(w.Signalled)) {
+		// admin comment's defer= tells Strata's own apart. A requeued job's
+		// begin time (Slurm's requeue delay, cred_expire + 1 s) is Slurm's
+		// and is never lifted: slurmd refuses a restart on the same node
+		// while the revoked credential lives ("Job credential revoked").
+		if strata && w.Defer.Equal(b) {
 			j.DeferredUntil = b
 		} else {
 			j.BeginTime = b
