@@ -86,7 +86,7 @@ func TestExclusiveWaitingJobsUseTheFreedGPUs(t *testing.T) {
 // requeue.sh, --requeue, preempt=yes) holds all 8 GPUs; a short job
 // arrives; `strata run --enforce --policy tiresias` (a tiny queue threshold)
 // signals the long job, which checkpoints and requeues itself; the short
-// job runs; the long job is restarted (Strata lifts Slurm's requeue delay),
+// job runs; the long job is restarted after Slurm's requeue delay,
 // resumes from its checkpoint and finishes its count. A job that did not
 // opt in, running beside it, is never signalled.
 func TestExclusivePreemptAndResume(t *testing.T) {
