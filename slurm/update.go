@@ -20,12 +20,16 @@ func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64, now time.Tim
 	}
 	if d.GPUsPerNode > 0 && cur.GPUsPerTask == 0 { // a per-task request keeps its GPUs
 		nodes := max(1, d.NodeCount)
+		// The TRES string is sent also when only the node count changes:
+		// Slurm recomputes a --cpus-per-gpu / --mem-per-gpu job's CPU and
+		// memory totals only then, and a job moved to fewer nodes with its old
+		// totals stays pending forever (BadConstraints; seen in a replay).
 		if cur.GPUsPerJob > 0 && cur.GPUsPerNode == 0 {
-			if total := d.GPUsPerNode * nodes; total != cur.GPUsPerJob {
+			if total := d.GPUsPerNode * nodes; total != cur.GPUsPerJob || nodes != cur.Nodes {
 				s := withGPUCount(cur.TRESPerJob, cur.GPUType, total)
 				u.TresPerJob, changed = &s, true
 			}
-		} else if d.GPUsPerNode != cur.GPUsPerNode {
+		} else if d.GPUsPerNode != cur.GPUsPerNode || nodes != cur.Nodes {
 			s := withGPUCount(cur.TRESPerNode, cur.GPUType, d.GPUsPerNode)
 			u.TresPerNode, changed = &s, true
 		}

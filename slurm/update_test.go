@@ -53,7 +53,9 @@ func TestJobUpdateKeepsTheRestOfTheRequest(t *testing.T) {
 			JobUpdate{TresPerNode: s("gres/gpu:a100:1,gres/nvme:1")}},
 		{"two nodes of 4 from one: memory per node stays", nil,
 			planner.Decision{JobID: 1, Workers: 8, GPUsPerNode: 4, NodeCount: 2, Priority: 10},
-			JobUpdate{MinimumNodes: 2, MaximumNodes: 2}},
+			// only the node count changes: the TRES string is sent anyway (Slurm
+			// recomputes per-GPU CPU and memory totals only then)
+			JobUpdate{TresPerNode: s("gres/gpu:a100:4,gres/nvme:1"), MinimumNodes: 2, MaximumNodes: 2}},
 		{"8 on two nodes to 2 on one", func(j *planner.Job) {
 			j.Nodes, j.Tasks, j.CPUs, j.TRESPerNode, j.GPUType = 2, 2, 64, "gres/gpu:4", ""
 		}, planner.Decision{JobID: 1, Workers: 2, GPUsPerNode: 2, NodeCount: 1, Priority: 10},

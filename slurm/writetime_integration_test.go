@@ -154,3 +154,27 @@ func TestIntegrationRewriteScalesCPUsAndMemory(t *testing.T) {
 		t.Errorf("ran with NumCPUs=%s, want 2", got)
 	}
 }
+
+// A job asking CPUs per GPU, moved to fewer nodes with the same GPUs per
+// node, must still start: Slurm recomputes its CPU totals only when the
+// TRES string is sent (found by make evaluate-slurm: 11 of 100 jobs stayed
+// pending with BadConstraints).
+func TestIntegrationFewerNodesSameGPUsPerNode(t *testing.T) {
+	cl, c := integration(t)
+	id := cl.Sbatch(t, "-J", tag(t)+"-nodes", "-N", "2", "--gres=gpu:2", "--cpus-per-gpu=4", "--begin=now+3600",
+		"--comment=strata: gpus=2-4", "--wrap=sleep 1")
+	s, err := c.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := planner.Decision{JobID: id, Action: planner.ActionUpdate, Workers: 2, GPUsPerNode: 2, NodeCount: 1, Rank: 1, Priority: 55555}
+	rep, err := c.Apply(context.Background(), []planner.Decision{d}, slurm.ApplyOptions{Cycle: 13, Nodes: s.Nodes})
+	if err != nil || rep.Results[0].Outcome != guard.Applied {
+		t.Fatalf("apply: %v %+v", err, rep.Results)
+	}
+	cl.MustExec(t, "scontrol", "update", "jobid="+strconv.FormatInt(id, 10), "StartTime=now")
+	if st := cl.WaitState(t, id, "COMPLETED", 60*time.Second); st != "COMPLETED" && st != "RUNNING" {
+		kv := cl.ShowJob(t, id)
+		t.Fatalf("job moved to one node did not run: %s (reason %s, NumCPUs %s)", st, kv["Reason"], kv["NumCPUs"])
+	}
+}
