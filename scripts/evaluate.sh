@@ -80,7 +80,7 @@ simto "$img/shockwave_tacc120/summary.json" --trace "$peers/shockwave_tacc120.cs
 
 # The Alibaba GPU 2023 slice in Slurm mode, on a cluster small enough that
 # its queue is contended (ALIBABA_CLUSTER; see the prose for why this size).
-ali=${ALIBABA_CLUSTER:-3x8:t4}
+ali=${ALIBABA_CLUSTER:-3x8:t4,cpus=128}
 echo "evaluate: alibaba_openb2023 on $ali" >&2
 [[ $render_only == 1 ]] || rm -rf "$img/alibaba_openb2023"
 mkdir -p "$img/alibaba_openb2023"

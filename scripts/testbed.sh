@@ -19,7 +19,9 @@
 #            Slurm /var/cache/strata-test/NAME (free ports)
 # `make test` uses an instance of its own per run (run-PID) and destroys it
 # at the end; `up` also destroys run-PID instances whose process is gone.
-# STRATA_TESTBED_ENV, STRATA_PG_DIR and SLURM_TEST_DIR override the paths.
+# Only STRATA_TESTBED chooses the paths: SLURM_TEST_DIR and STRATA_PG_DIR in
+# the environment (set by sourcing some bed's env file) are ignored, so a
+# shell that sourced one bed never stops or deletes another.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 NAME=${STRATA_TESTBED:-default}
@@ -28,14 +30,10 @@ case "$NAME" in
 esac
 CACHE=/var/cache/strata-test
 if [ "$NAME" = default ]; then
-  ENVF=${STRATA_TESTBED_ENV:-/tmp/strata-testbed.env}
-  PGDIR=${STRATA_PG_DIR:-/tmp/strata-pg-test}
-  SLURMDIR=${SLURM_TEST_DIR:-$CACHE/slurm}
+  ENVF=/tmp/strata-testbed.env PGDIR=/tmp/strata-pg-test SLURMDIR=$CACHE/slurm
 else
   [ "$NAME" != base ] && [ "$NAME" != slurm ] || { echo "testbed.sh: STRATA_TESTBED=$NAME is reserved" >&2; exit 2; }
-  ENVF=${STRATA_TESTBED_ENV:-/tmp/strata-testbed-$NAME.env}
-  PGDIR=${STRATA_PG_DIR:-/tmp/strata-pg-$NAME}
-  SLURMDIR=${SLURM_TEST_DIR:-$CACHE/$NAME}
+  ENVF=/tmp/strata-testbed-$NAME.env PGDIR=/tmp/strata-pg-$NAME SLURMDIR=$CACHE/$NAME
 fi
 export STRATA_PG_DIR=$PGDIR SLURM_TEST_DIR=$SLURMDIR
 
