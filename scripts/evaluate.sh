@@ -211,16 +211,17 @@ durations (oracle) for every policy.
   that would overtake an older one, which switches backfill off (fifo is 2.2 × Slurm alone on the
   Alibaba slice); optimus shrinks pending jobs to fit now and the jobs it shrinks then hold their
   GPUs longer.
-- **Alibaba 2023 slice on 3 × 8 T4.** The 2,366 GPU jobs of the trace (472 CPU-only rows dropped)
-  offer about 17 GPUs of load on average over 40 days, in bursts; on 24 GPUs Slurm alone makes
-  them wait 30 h on average, so the queue is contended throughout (on 32 GPUs the average wait is
-  7 minutes and on 64 there is none; every policy then gives the same result). No job has a
-  hint, so no policy may resize: only the order differs. smd reaches 0.24 × Slurm alone and qssf
-  0.32 ×; p95 falls from 234,622 s to 93,786 s, while p99 rises from 296,002 s to 566,821 s: long
-  jobs wait longer, but no longer than the starvation guard's bound. That guard promotes a job
-  once it waited past 24 h *and* 4 times its own run time, or 7 days whatever its length; with the
-  age alone (the first version), every job of this queue was promoted and smd fell back to age
-  order (1.04 × Slurm alone).
+- **Alibaba 2023 slice on 3 × 8 T4 with 128 CPUs per node.** The 2,366 GPU jobs of the trace (472
+  CPU-only rows dropped; jobs ask for the trace's CPUs and memory, and one job larger than any node
+  is dropped, hence the "⚠ 1" marks) offer about 17 GPUs of load on average over 40 days, in
+  bursts; on 24 GPUs Slurm alone makes them wait 30 h on average, so the queue is contended
+  throughout (on 32 GPUs the average wait is minutes and on 64 there is none; every policy then
+  gives the same result). No job has a hint, so no policy may resize: only the order differs. smd
+  reaches 0.24 × Slurm alone (31,318 s against 129,571 s) and qssf 0.80 ×; p95 falls from 231,841 s
+  to 93,923 s, and p99 from 2,083,945 s to 566,821 s. The starvation guard promotes a job once it
+  waited past 24 h *and* 4 times its own run time, or 7 days whatever its length; with the age
+  alone (the first version), every job of this queue was promoted and smd fell back to age order
+  (1.04 × Slurm alone).
 ## end-slurm-gaps
 ## preempt
 ### With preemption: every job opted in (`--preemptible`, Slurm mode)
@@ -246,7 +247,7 @@ then everyone's), from the jobs completed earlier in the run.
 On this slice history does not help: the published trace has no user column and every job is a
 pod with a unique name (`openb-pod-0016`, ...), so the rule's name similarity matches unrelated
 pods and its user mean is everyone's mean. The learned durations are close to noise: qssf falls
-to 1.27 × Slurm alone and smd to 0.99 ×, against 0.32 × and 0.24 × with the true durations. The
+to 1.38 × Slurm alone and smd to 0.98 ×, against 0.80 × and 0.24 × with the true durations. The
 gap is what the oracle rows of this document owe to knowing durations; on a site whose users
 resubmit similarly named jobs (Helios' setting) the rule has something to learn from, and the
 daemon learns it the same way from the collector's job records (docs/planner.md).
