@@ -99,7 +99,7 @@ func (c *Client) Apply(ctx context.Context, decisions []planner.Decision, opts A
 		} else {
 			r = c.applyOne(ctx, d, nodes, opts)
 		}
-		if r.Err != nil && errors.Is(r.Err, errFenced) {
+		if errors.Is(r.Err, errFenced) {
 			fenced = r.Err
 		}
 		c.log.Debug().Int64("job_id", r.JobID).Str("outcome", string(r.Outcome)).Str("detail", r.Detail).Msg("apply decision")
@@ -160,9 +160,8 @@ func (c *Client) applyOne(ctx context.Context, d planner.Decision, nodes []plann
 
 // preemptOne sends a running job that opted in its checkpoint signal. The
 // admin comment is written first (sig=, with the size to restart at), so
-// that Strata knows, after the job requeued itself, that the begin time
-// Slurm set is its requeue delay, and when a job that stays running has
-// ignored the signal.
+// that Strata knows which run it signalled (the daemon marks a job that
+// keeps running that run non-cooperative) and how often it preempted it.
 func (c *Client) preemptOne(ctx context.Context, d planner.Decision, opts ApplyOptions) ApplyResult {
 	res := ApplyResult{JobID: d.JobID}
 	cur, err := c.api.job(ctx, d.JobID)

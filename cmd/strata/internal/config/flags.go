@@ -72,6 +72,3 @@ func fromEnv(f cli.Flag) bool {
 	}
 	return false
 }
-
-// FromEnv reports whether flag f took its value from the environment.
-func FromEnv(f cli.Flag) bool { return fromEnv(f) }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 	"time"
 
@@ -383,11 +382,7 @@ func (p Planner) Len() int { return len(p.set) }
 
 // SettingsLine renders Settings in key order.
 func SettingsLine(s map[string]string) string {
-	keys := make([]string, 0, len(s))
-	for k := range s {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := sortedKeys(s)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = k + "=" + s[k]

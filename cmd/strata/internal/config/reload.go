@@ -44,7 +44,7 @@ func Reloader[T any](c *cli.Context, f *File, reloadable []string, read func(*cl
 // pinnedAtStart reports whether flag fl was given on the command line or by
 // the environment (then the file does not override it).
 func pinnedAtStart(c *cli.Context, fl cli.Flag, f *File) bool {
-	if FromEnv(fl) {
+	if fromEnv(fl) {
 		return true
 	}
 	name := fl.Names()[0]

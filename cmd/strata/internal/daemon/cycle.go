@@ -136,7 +136,7 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 		counts, preempts, id = map[int64]int{}, map[int64]int{}, 0
 	}
 	lockSizes(scoped, counts, d.opts.Guard.MaxPerJob)
-	lockPreempts(scoped, preempts, d.opts.Guard.MaxPreemptPerDay)
+	countPreempts(scoped, preempts)
 	plan, err := d.policy.Plan(ctx, scoped)
 	if err != nil {
 		return fail("plan", err)
@@ -358,10 +358,10 @@ func (d *Daemon) history(ctx context.Context, st Store, s *planner.Snapshot) (ma
 	return counts, preempts, id, nil
 }
 
-// lockPreempts tells the planner how often each running job was preempted
+// countPreempts tells the planner how often each running job was preempted
 // in the last 24 hours (Job.PreemptsToday): it proposes no preemption past
 // the site's daily cap, and spends the last one only on a large gain.
-func lockPreempts(s *planner.Snapshot, preempts map[int64]int, _ int) {
+func countPreempts(s *planner.Snapshot, preempts map[int64]int) {
 	for i := range s.Jobs {
 		if j := &s.Jobs[i]; j.State == planner.JobRunning {
 			j.PreemptsToday = preempts[j.ID]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -80,7 +81,7 @@ func PredictionGroups(rows []db.PredictionRow, by string) []PredictionOut {
 		groups[k] = append(groups[k], r.Predicted/r.Actual)
 	}
 	var out []PredictionOut
-	for _, k := range slices.Sorted(mapsKeys(groups)) {
+	for _, k := range slices.Sorted(maps.Keys(groups)) {
 		rs := groups[k]
 		slices.Sort(rs)
 		abs := make([]float64, len(rs))
@@ -97,16 +98,6 @@ func PredictionGroups(rows []db.PredictionRow, by string) []PredictionOut {
 			WithinTwo: float64(within) / float64(len(rs)), MedianAbsLog2: quantile(abs, 0.5)})
 	}
 	return out
-}
-
-func mapsKeys(m map[string][]float64) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // quantile is the q-quantile of sorted xs (nearest rank).
