@@ -1,9 +1,11 @@
 package planner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -23,6 +25,8 @@ type nodeState struct {
 // island is one partition: the usable nodes it may place on.
 type island struct {
 	part    Partition
+	idx     int   // position in cycle.islands
+	gpus    int   // GPUs of its usable nodes
 	nodes   []int // indices into cycle.nodes, sorted by name
 	maxGPN  int   // most GPUs on one usable node
 	atLeast []int // atLeast[g] = usable nodes with ≥ g GPUs
@@ -77,6 +81,11 @@ type jobInfo struct {
 	// GPU memory exceeds the configured memory of its GPU type.
 	gpuMemNeed, gpuMemHave int64
 	memo                   *memoEntry // the job's memo entry, nil without a memo
+	// chosen: the top tier gave the job its island among the partitions it
+	// lists (toptier.go), so the decision names the partition; choice says
+	// why, with the numbers.
+	chosen bool
+	choice string
 }
 
 // cycle is the working state of one Plan call.
@@ -146,7 +155,7 @@ func newCycleMemo(ctx context.Context, s *Snapshot, o *Options, m *memo) (*cycle
 }
 
 func (c *cycle) addIsland(p Partition, idx map[string]int) {
-	isl := &island{part: p}
+	isl := &island{part: p, idx: len(c.islands)}
 	if c.memo != nil {
 		isl.static = c.memo.staticFor(len(c.islands))
 	} else {
@@ -160,6 +169,7 @@ func (c *cycle) addIsland(p Partition, idx map[string]int) {
 			continue
 		}
 		isl.nodes = append(isl.nodes, i)
+		isl.gpus += c.nodes[i].gpus
 		isl.maxGPN = max(isl.maxGPN, c.nodes[i].gpus)
 		if isl.gpuType == "" {
 			isl.gpuType = c.nodes[i].gpuType
@@ -196,20 +206,41 @@ func (c *cycle) addJobs() {
 		}
 	}
 	sort.Slice(jobs, func(a, b int) bool { return jobs[a].ID < jobs[b].ID })
+	var flex []*Job // jobs whose partition the top tier chooses (toptier.go)
 	for _, j := range jobs {
-		ji := c.newJobInfo(j)
-		c.jobs = append(c.jobs, ji)
-		if j.State == JobPending {
-			c.pending++
+		if c.candidates(j) != nil {
+			flex = append(flex, j)
+			continue
 		}
-		switch {
-		case ji.isl == nil || ji.req == 0 || j.Unreadable != "" || grouped(j): // left to Slurm
-			c.orphans = append(c.orphans, ji)
-		case j.State == JobRunning:
-			ji.isl.running = append(ji.isl.running, ji)
-		default:
-			ji.isl.jobs = append(ji.isl.jobs, ji)
-		}
+		c.addJobInfo(c.newJobInfo(j, c.partitionOf(j)))
+	}
+	if len(flex) == 0 {
+		return
+	}
+	c.chooseIslands(flex)
+	byID := func(a, b *jobInfo) int { return cmp.Compare(a.job.ID, b.job.ID) }
+	slices.SortFunc(c.jobs, byID)
+	slices.SortFunc(c.orphans, byID)
+	for _, isl := range c.islands {
+		slices.SortFunc(isl.jobs, byID)
+	}
+}
+
+// addJobInfo adds a job to the cycle: to its island's pending or running
+// jobs, or to the orphans left to Slurm.
+func (c *cycle) addJobInfo(ji *jobInfo) {
+	j := ji.job
+	c.jobs = append(c.jobs, ji)
+	if j.State == JobPending {
+		c.pending++
+	}
+	switch {
+	case ji.isl == nil || ji.req == 0 || j.Unreadable != "" || grouped(j): // left to Slurm
+		c.orphans = append(c.orphans, ji)
+	case j.State == JobRunning:
+		ji.isl.running = append(ji.isl.running, ji)
+	default:
+		ji.isl.jobs = append(ji.isl.jobs, ji)
 	}
 }
 
@@ -246,27 +277,33 @@ func (c *cycle) partitionOf(j *Job) *island {
 	return c.byPart[name]
 }
 
-// newJobInfo parses the job's hints and derives its limits (from the
-// memo when the cycle has one and the job is unchanged).
-func (c *cycle) newJobInfo(j *Job) *jobInfo {
+// newJobInfo parses the job's hints and derives its limits for planning
+// in island isl (nil: none; from the memo when the cycle has one and
+// neither the job nor its island changed).
+func (c *cycle) newJobInfo(j *Job, isl *island) *jobInfo {
 	if c.memo == nil {
-		ji := c.staticJobInfo(j)
+		ji := c.staticJobInfoIn(j, isl)
 		c.setDynamic(ji)
 		return ji
 	}
-	e, ok, dup := c.memo.entry(j)
+	part := ""
+	if isl != nil {
+		part = isl.part.Name
+	}
+	e, ok, dup := c.memo.entry(j, part)
 	if dup { // the snapshot holds the ID twice: plan the copy without the memo
-		ji := c.staticJobInfo(j)
+		ji := c.staticJobInfoIn(j, isl)
 		c.setDynamic(ji)
 		return ji
 	}
 	if !ok {
-		e.info = *c.staticJobInfo(j)
+		e.info = *c.staticJobInfoIn(j, isl)
 	}
 	// The entry's jobInfo is reused: its static fields are never written
-	// after staticJobInfo, and the memo serves one Plan call at a time.
+	// after staticJobInfoIn, and the memo serves one Plan call at a time.
 	ji := &e.info
-	ji.job, ji.isl, ji.memo = j, c.partitionOf(j), e
+	ji.job, ji.isl, ji.memo = j, isl, e
+	ji.chosen, ji.choice = false, ""
 	c.setDynamic(ji)
 	return ji
 }
@@ -345,10 +382,10 @@ func (c *cycle) starved(ji *jobInfo) bool {
 	return float64(wait) >= c.o.StarvationStretch*float64(d)
 }
 
-// staticJobInfo derives what depends only on the job's request, its hints
-// and the cluster's static shape.
-func (c *cycle) staticJobInfo(j *Job) *jobInfo {
-	ji := &jobInfo{job: j, isl: c.partitionOf(j), weight: 1, req: j.GPUs(), bbPool: -1}
+// staticJobInfoIn derives what depends only on the job's request, its
+// hints and the cluster's static shape, for planning in island isl.
+func (c *cycle) staticJobInfoIn(j *Job, isl *island) *jobInfo {
+	ji := &jobInfo{job: j, isl: isl, weight: 1, req: j.GPUs(), bbPool: -1}
 	ji.hints, ji.hasHint, ji.hintErr = ParseHints(j.Comment)
 	h := ji.hints
 	ji.keep = ji.hintErr != nil || h.NoRewrite

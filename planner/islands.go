@@ -11,10 +11,14 @@ import (
 type islandPlanner func(c *cycle, isl *island) []*planned
 
 // planIslands is the opening and closing every policy shares: the cycle
-// state built from the snapshot (with the policy's memo), a keep decision
-// for every pending job no island can plan (unknown partition, no GPUs),
-// one call of plan per island in partition order, checking ctx between
-// islands, and finalize (ranks, priorities, predicted times).
+// state built from the snapshot (with the policy's memo; the top tier
+// gives jobs that list several partitions theirs, toptier.go), a keep
+// decision for every pending job no island can plan (unknown partition, no
+// GPUs), the islands planned group by group (islands that share nodes or a
+// burst-buffer pool form one group and are planned in partition order;
+// groups are independent, so Options.Run may plan them concurrently),
+// checking ctx between islands, and finalize (ranks, priorities, predicted
+// times) over all of them.
 func planIslands(ctx context.Context, s *Snapshot, o *Options, slot *memoSlot, name string, plan islandPlanner) (Plan, error) {
 	m := slot.take()
 	defer slot.put(m)
@@ -28,11 +32,95 @@ func planIslands(ctx context.Context, s *Snapshot, o *Options, slot *memoSlot, n
 			pls = append(pls, c.keepDecision(ji))
 		}
 	}
-	for _, isl := range c.islands {
-		if err := ctx.Err(); err != nil {
-			return Plan{}, fmt.Errorf("plan snapshot %s: %w", s.ID, err)
+	groups := c.islandGroups()
+	out := make([][]*planned, len(groups))
+	planGroup := func(i int) {
+		g := c
+		if len(groups) > 1 { // a cycle of its own: the slabs are not shared
+			cp := *c
+			cp.plSlab, cp.optSlab, cp.optTmp = nil, nil, nil
+			g = &cp
 		}
-		pls = append(pls, plan(c, isl)...)
+		for _, isl := range groups[i] {
+			if ctx.Err() != nil {
+				return
+			}
+			out[i] = append(out[i], plan(g, isl)...)
+		}
+	}
+	if o.Run != nil && len(groups) > 1 {
+		o.Run(len(groups), planGroup)
+	} else {
+		for i := range groups {
+			planGroup(i)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return Plan{}, fmt.Errorf("plan snapshot %s: %w", s.ID, err)
+	}
+	for _, g := range out {
+		pls = append(pls, g...)
 	}
 	return c.finalize(name, pls), nil
+}
+
+// islandGroups partitions the islands into groups that share no usable
+// node and no burst-buffer pool (a job of each using it), in order of
+// their first island; islands inside a group keep partition order.
+func (c *cycle) islandGroups() [][]*island {
+	parent := make([]int, len(c.islands))
+	for i := range parent {
+		parent[i] = i
+	}
+	find := func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	union := func(a, b int) {
+		if a, b = find(a), find(b); a != b {
+			parent[max(a, b)] = min(a, b)
+		}
+	}
+	owner := make(map[int]int, len(c.nodes)) // node → first island holding it
+	for _, isl := range c.islands {
+		for _, n := range isl.nodes {
+			if o, ok := owner[n]; ok {
+				union(o, isl.idx)
+			} else {
+				owner[n] = isl.idx
+			}
+		}
+	}
+	pool := make([]int, len(c.pools)) // pool → first island + 1 with a job using it
+	for _, ji := range c.jobs {
+		if ji.isl == nil {
+			continue
+		}
+		for _, p := range [2]int{ji.bbPool, ji.bbHeld} {
+			if p < 0 {
+				continue
+			}
+			if pool[p] == 0 {
+				pool[p] = ji.isl.idx + 1
+			} else {
+				union(pool[p]-1, ji.isl.idx)
+			}
+		}
+	}
+	var groups [][]*island
+	at := map[int]int{} // root → group index
+	for _, isl := range c.islands {
+		r := find(isl.idx)
+		k, ok := at[r]
+		if !ok {
+			k = len(groups)
+			at[r] = k
+			groups = append(groups, nil)
+		}
+		groups[k] = append(groups[k], isl)
+	}
+	return groups
 }

@@ -65,8 +65,9 @@ type memoKey struct {
 	timeLimit                      time.Duration
 }
 
-func keyOf(j *Job) memoKey {
-	return memoKey{comment: j.Comment, partition: j.Partition, account: j.Account, gpuType: j.GPUType,
+// keyOf is the job's key when planned in partition part.
+func keyOf(j *Job, part string) memoKey {
+	return memoKey{comment: j.Comment, partition: part, account: j.Account, gpuType: j.GPUType,
 		gpusPerNode: j.GPUsPerNode, gpusPerJob: j.GPUsPerJob, nodes: j.Nodes, cpus: j.CPUs,
 		gpusPerTask: j.GPUsPerTask, tasks: j.Tasks, sizeLocked: j.SizeLocked,
 		memMB: j.MemoryMB, bbBytes: j.BurstBufferBytes, timeLimit: j.TimeLimit}
@@ -124,12 +125,12 @@ func (m *memo) begin(s *Snapshot) {
 // entry returns the job's entry, fresh (ok false) when it has none or the
 // job changed, and marks it as seen in this call; dup reports that the
 // call already saw the ID (then e is nil).
-func (m *memo) entry(j *Job) (e *memoEntry, ok, dup bool) {
+func (m *memo) entry(j *Job, part string) (e *memoEntry, ok, dup bool) {
 	e = m.jobs[j.ID]
 	if e != nil && e.gen == m.gen {
 		return nil, false, true
 	}
-	k := keyOf(j)
+	k := keyOf(j, part)
 	ok = e != nil && e.key == k
 	if !ok {
 		e = &memoEntry{key: k}

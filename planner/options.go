@@ -45,6 +45,13 @@ type Options struct {
 	PriorityBase int64
 	PriorityStep int64
 
+	// Run, when set, calls plan(0) … plan(n-1) and returns when all have
+	// returned; they plan groups of islands that share no node and no
+	// burst-buffer pool, so the caller may run them concurrently (the
+	// daemon does, one goroutine each: the planner starts none). Nil: one
+	// after another. The plan is the same either way.
+	Run func(n int, plan func(i int))
+
 	// Catalog is the model catalog; nil = DefaultCatalog().
 	Catalog *Catalog
 	// PSComm selects the parameter-server communication model: "overlap"

@@ -173,6 +173,11 @@ func (c *cycle) finalize(name string, pls []*planned) Plan {
 			}
 			d.Detail = note
 		}
+		if pl.ji.chosen {
+			d.Partition = pl.ji.isl.part.Name
+			d.Reasons = append(d.Reasons, ReasonPartitionChosen)
+			d.Detail = joinDetail(d.Detail, pl.ji.choice)
+		}
 		if st := pl.predStart; pl.hasStart && pl.dur > 0 {
 			d.PredictedStart, d.PredictedEnd = st, st.Add(pl.dur)
 			if dl := pl.ji.deadline; !dl.IsZero() && d.PredictedEnd.After(dl) {
@@ -184,6 +189,14 @@ func (c *cycle) finalize(name string, pls []*planned) Plan {
 		}
 	}
 	return out
+}
+
+// joinDetail appends sentence b to detail a.
+func joinDetail(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 // sortRankKeys sorts keys stably by rank order. A stable sort by a strict

@@ -69,6 +69,11 @@ type Decision struct {
 	// job may start whenever Slurm finds room (docs/planner.md, "What
 	// Strata writes, and what Slurm then does").
 	NotBefore time.Time `json:"not_before,omitzero"`
+	// Partition, for a job that lists several partitions (Job.Partitions)
+	// and lets Strata rewrite it, is the one the plan puts it in; Strata
+	// writes it as the job's partition (and records the user's list so it
+	// may move the job again). "" = the job's partition stays.
+	Partition string `json:"partition,omitempty"`
 	// Reasons explain the decision (always at least one).
 	Reasons []Reason `json:"reasons"`
 	// Detail is a human sentence with the numbers behind the reasons.

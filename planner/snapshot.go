@@ -86,12 +86,18 @@ const (
 
 // Job is one Slurm job (pending or running) as the planner sees it.
 type Job struct {
-	ID        int64    `json:"id"`
-	Name      string   `json:"name"`
-	User      string   `json:"user"`
-	Account   string   `json:"account,omitempty"`
-	Partition string   `json:"partition"`
-	State     JobState `json:"state"`
+	ID        int64  `json:"id"`
+	Name      string `json:"name"`
+	User      string `json:"user"`
+	Account   string `json:"account,omitempty"`
+	Partition string `json:"partition"`
+	// Partitions are the partitions the user allowed (sbatch -p a,b), in
+	// the user's order, when more than one: Slurm's list while the job
+	// names several, or Strata's record of it (the admin comment's parts=)
+	// after Strata wrote one of them as the job's partition
+	// (Decision.Partition). Empty: the job may run only in Partition.
+	Partitions []string `json:"partitions,omitempty"`
+	State      JobState `json:"state"`
 	// Reason is Slurm's state reason (e.g. "Resources", "Priority").
 	Reason     string        `json:"reason,omitempty"`
 	SubmitTime time.Time     `json:"submit_time"`

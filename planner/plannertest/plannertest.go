@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/strata-hpc/strata/planner"
@@ -46,6 +47,25 @@ func (b *Builder) Nodes(prefix string, n, gpus, cpus int, memMB int64, part, gpu
 	return b
 }
 
+// AddToPartition puts existing nodes into partition part as well
+// (overlapping partitions).
+func (b *Builder) AddToPartition(part string, nodes ...string) *Builder {
+	for k := range b.s.Partitions {
+		p := &b.s.Partitions[k]
+		if p.Name != part {
+			continue
+		}
+		for _, name := range nodes {
+			n := &b.s.Nodes[b.nodes[name]]
+			n.Partitions = append(n.Partitions, part)
+			p.Nodes = append(p.Nodes, name)
+			p.TotalGPUs += n.GPUs
+			p.TotalCPUs += n.CPUs
+		}
+	}
+	return b
+}
+
 // NodeState sets a node's Slurm state flags (e.g. "DRAIN").
 func (b *Builder) NodeState(name string, state ...string) *Builder {
 	b.s.Nodes[b.nodes[name]].State = state
@@ -63,6 +83,17 @@ func TimeLimit(d time.Duration) JobOpt { return func(j *planner.Job) { j.TimeLim
 
 // InPartition sets the partition.
 func InPartition(p string) JobOpt { return func(j *planner.Job) { j.Partition = p } }
+
+// InPartitions lets the job run in any of the partitions (sbatch -p a,b):
+// Slurm's comma-separated list and the planner's Partitions.
+func InPartitions(ps ...string) JobOpt {
+	return func(j *planner.Job) { j.Partition, j.Partitions = strings.Join(ps, ","), ps }
+}
+
+// Narrowed is a job Strata moved to partition cur out of the user's list.
+func Narrowed(cur string, list ...string) JobOpt {
+	return func(j *planner.Job) { j.Partition, j.Partitions = cur, list }
+}
 
 // Resources sets CPUs and memory (MB) of the whole job.
 func Resources(cpus int, memMB int64) JobOpt {
