@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/strata-hpc/strata/planner"
@@ -124,6 +125,9 @@ func (c *Client) applyOne(ctx context.Context, d planner.Decision, nodes []plann
 		return skipped(res, guard.SkippedOptOut, "the job's hint now says rewrite=no (or no longer parses)", nil)
 	case cur.ArrayJobID != 0 || cur.HetJobID != 0:
 		return skipped(res, guard.Refused, "job array or heterogeneous job: one write would change every task or component", nil)
+	}
+	if d.Partition != "" && d.Partition != cur.Partition && !slices.Contains(cur.Partitions, d.Partition) {
+		return skipped(res, guard.Refused, fmt.Sprintf("partition %s is not one the job lists (%s)", d.Partition, cur.Partition), nil)
 	}
 	u, changed := jobUpdateFor(cur, d, opts.Cycle, opts.Now)
 	if d.GPUsPerNode > 0 {

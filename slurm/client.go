@@ -41,6 +41,9 @@ type JobUpdate struct {
 	MinimumNodes int     `json:"minimum_nodes,omitempty"`
 	MaximumNodes int     `json:"maximum_nodes,omitempty"`
 	AdminComment *string `json:"admin_comment,omitempty"`
+	// Partition, when set, is the job's new partition: one of the several
+	// the user listed (Decision.Partition).
+	Partition *string `json:"partition,omitempty"`
 	// BeginTime, when set, is the job's new begin time (Unix seconds):
 	// Slurm does not consider the job before it; now releases it.
 	BeginTime int64 `json:"begin_time,omitempty"`

@@ -3,6 +3,7 @@ package slurm
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -97,6 +98,7 @@ func jobFromV0042(in *jobWireV0042) planner.Job {
 	}
 	w, strata := guard.ParseAdminComment(j.AdminComment)
 	j.NonCooperative = strata && w.NonCooperative
+	j.Partitions = allowedPartitions(j.Partition, w.Parts)
 	if strata && j.State == planner.JobRunning && !w.Signalled.IsZero() && !j.StartTime.After(w.Signalled) {
 		j.Signalled = w.Signalled // this run was signalled: it is checkpointing and will requeue itself
 	}
@@ -220,6 +222,20 @@ func fillAllocation(j *planner.Job, nodes string, detail []string) error {
 		if len(g.Indices) > 0 {
 			j.GPUAlloc = append(j.GPUAlloc, planner.GPUAllocation{Node: names[i], Indices: g.Indices})
 		}
+	}
+	return nil
+}
+
+// allowedPartitions is the partitions a job may run in when more than one:
+// Slurm's comma-separated list, or the list Strata recorded (parts=) when
+// it wrote one of them as the job's partition — as long as the job is
+// still in one of them (a partition the user set since wins).
+func allowedPartitions(cur string, recorded []string) []string {
+	if strings.Contains(cur, ",") {
+		return strings.Split(cur, ",")
+	}
+	if len(recorded) > 1 && slices.Contains(recorded, cur) {
+		return recorded
 	}
 	return nil
 }

@@ -51,6 +51,13 @@ func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64, now time.Tim
 	if old, ok := guard.ParseAdminComment(cur.AdminComment); ok { // what Strata knows of the job's past stays
 		w.Signalled, w.NonCooperative = old.Signalled, old.NonCooperative
 	}
+	if d.Partition != "" && len(cur.Partitions) > 1 { // the user's list, for moving the job again
+		w.Parts = cur.Partitions
+	}
+	if d.Partition != "" && d.Partition != cur.Partition {
+		p := d.Partition
+		u.Partition, changed = &p, true
+	}
 	if ac := guard.MergeAdminComment(cur.AdminComment, w); ac != cur.AdminComment {
 		u.AdminComment, changed = &ac, true
 	}
@@ -132,6 +139,9 @@ func (c *Client) verify(ctx context.Context, id int64, u JobUpdate) error {
 	}
 	if u.MemoryPerNodeMB > 0 && got.MemoryPerNodeMB != u.MemoryPerNodeMB {
 		diffs = append(diffs, fmt.Sprintf("memory per node %d MB, want %d", got.MemoryPerNodeMB, u.MemoryPerNodeMB))
+	}
+	if u.Partition != nil && got.Partition != *u.Partition {
+		diffs = append(diffs, fmt.Sprintf("partition %q, want %q", got.Partition, *u.Partition))
 	}
 	if u.MinimumNodes > 0 && got.Nodes != u.MinimumNodes {
 		diffs = append(diffs, fmt.Sprintf("nodes %d, want %d", got.Nodes, u.MinimumNodes))

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 func TestWithGPUCount(t *testing.T) {
@@ -62,6 +63,11 @@ func TestJobUpdateKeepsTheRestOfTheRequest(t *testing.T) {
 			JobUpdate{TresPerNode: s("gres/gpu:2"), MinimumNodes: 1, MaximumNodes: 1,
 				CPUsPerTask: 16, MinimumCPUs: 32, MinimumCPUsPerNode: 32, MemoryPerNodeMB: 64000}},
 		{"same size: nothing", nil, planner.Decision{JobID: 1, Workers: 4, GPUsPerNode: 4, NodeCount: 1, Priority: 10}, JobUpdate{}},
+		{"moved to another listed partition", func(j *planner.Job) { j.Partition, j.Partitions = "gpua,gpub", []string{"gpua", "gpub"} },
+			planner.Decision{JobID: 1, Workers: 4, GPUsPerNode: 4, NodeCount: 1, Priority: 10, Partition: "gpub"},
+			JobUpdate{Partition: s("gpub")}},
+		{"already in the chosen partition", func(j *planner.Job) { j.Partition, j.Partitions = "gpub", []string{"gpua", "gpub"} },
+			planner.Decision{JobID: 1, Workers: 4, GPUsPerNode: 4, NodeCount: 1, Priority: 10, Partition: "gpub"}, JobUpdate{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,5 +81,33 @@ func TestJobUpdateKeepsTheRestOfTheRequest(t *testing.T) {
 				t.Errorf("update (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestMovedJobKeepsTheUserList: the admin comment records the partitions
+// the user listed when Strata writes one of them, and the adapter reads
+// the list back while the job stays in one of them.
+func TestMovedJobKeepsTheUserList(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	j := planner.Job{ID: 1, State: planner.JobPending, Partition: "gpua,gpub", Partitions: []string{"gpua", "gpub"},
+		GPUsPerJob: 4, Nodes: 1, TRESPerJob: "gres/gpu:4"}
+	u, changed := jobUpdateFor(j, planner.Decision{JobID: 1, Workers: 4, GPUsPerNode: 4, NodeCount: 1, Partition: "gpub"}, 7, now)
+	if !changed || u.Partition == nil || u.AdminComment == nil {
+		t.Fatalf("update %+v: want the partition and the admin comment", u)
+	}
+	tests := []struct {
+		cur  string
+		want []string
+	}{
+		{"gpub", []string{"gpua", "gpub"}}, // as Strata wrote it
+		{"gpua", []string{"gpua", "gpub"}}, // moved back
+		{"other", nil},                     // the user moved it: the record no longer holds
+		{"gpua,gpuc", []string{"gpua", "gpuc"}},
+	}
+	for _, tt := range tests {
+		w, _ := guard.ParseAdminComment(*u.AdminComment)
+		if got := allowedPartitions(tt.cur, w.Parts); !cmp.Equal(got, tt.want) {
+			t.Errorf("partition %s with %q: allowed %v, want %v", tt.cur, *u.AdminComment, got, tt.want)
+		}
 	}
 }

@@ -10,15 +10,17 @@ import (
 // Written is what Strata's segment of a job's admin comment records: the
 // decision it last wrote, in which cycle, the begin time it set (zero when
 // none), when it last sent the job its checkpoint signal (zero when never),
-// and whether the job ignored such a signal (non-cooperative: never
-// signalled again): "strata: workers=W ps=P rank=R cycle=C [defer=UNIX]
-// [sig=UNIX] [noncoop=1]".
+// whether the job ignored such a signal (non-cooperative: never signalled
+// again), and the partitions the user listed when Strata wrote one of them
+// as the job's partition: "strata: workers=W ps=P rank=R cycle=C
+// [defer=UNIX] [sig=UNIX] [noncoop=1] [parts=A,B]".
 type Written struct {
 	Workers, PS, Rank int
 	Cycle             int64
 	Defer             time.Time
 	Signalled         time.Time
 	NonCooperative    bool
+	Parts             []string
 }
 
 // String is the segment, e.g. "strata: workers=4 ps=0 rank=2 cycle=17".
@@ -32,6 +34,9 @@ func (w Written) String() string {
 	}
 	if w.NonCooperative {
 		s += " noncoop=1"
+	}
+	if len(w.Parts) > 0 {
+		s += " parts=" + strings.Join(w.Parts, ",")
 	}
 	return s
 }
@@ -67,6 +72,13 @@ func ParseAdminComment(s string) (Written, bool) {
 		if !ok {
 			break
 		}
+		if k == "parts" {
+			if w.Parts = partList(v); w.Parts == nil {
+				return Written{}, false
+			}
+			seen++
+			continue
+		}
 		if k != "workers" && k != "ps" && k != "rank" && k != "cycle" && k != "defer" && k != "sig" && k != "noncoop" {
 			break
 		}
@@ -93,4 +105,18 @@ func ParseAdminComment(s string) (Written, bool) {
 		seen++
 	}
 	return w, seen > 0
+}
+
+// partList reads a comma-separated list of partition names (Slurm's
+// characters: letters, digits, '_', '-', '.'); nil when empty or invalid.
+func partList(v string) []string {
+	parts := strings.Split(v, ",")
+	for _, p := range parts {
+		if p == "" || strings.TrimFunc(p, func(r rune) bool {
+			return r == '_' || r == '-' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+		}) != "" {
+			return nil
+		}
+	}
+	return parts
 }

@@ -254,17 +254,20 @@ func TestAdminCommentRoundTrip(t *testing.T) {
 		{"strata: workers=2 ps=0 rank=1 cycle=3 sig=1795521785 noncoop=1",
 			Written{Workers: 2, Rank: 1, Cycle: 3, Signalled: time.Unix(1795521785, 0).UTC(), NonCooperative: true}, true},
 		{"strata: workers=2 ps=0 rank=1 cycle=3 Other=1", Written{Workers: 2, Rank: 1, Cycle: 3}, true},
+		{"strata: workers=4 ps=0 rank=1 cycle=3 parts=gpua,gpu-b_2.x", Written{Workers: 4, Rank: 1, Cycle: 3, Parts: []string{"gpua", "gpu-b_2.x"}}, true},
+		{"strata: workers=4 ps=0 rank=1 cycle=3 parts=gpua,,b", Written{}, false},
+		{"strata: workers=4 ps=0 rank=1 cycle=3 parts=a;b", Written{}, false},
 		{"", Written{}, false},
 		{`{"jobstats": 1}`, Written{}, false},
 		{"strata: workers=x", Written{}, false},
 	}
 	for _, tt := range tests {
 		got, ok := ParseAdminComment(tt.in)
-		if ok != tt.wantOK || got != tt.want {
+		if ok != tt.wantOK || !cmp.Equal(got, tt.want) {
 			t.Errorf("ParseAdminComment(%q) = %+v, %v; want %+v, %v", tt.in, got, ok, tt.want, tt.wantOK)
 		}
 		if ok {
-			if back, _ := ParseAdminComment(MergeAdminComment("jobstats=1", got)); back != got {
+			if back, _ := ParseAdminComment(MergeAdminComment("jobstats=1", got)); !cmp.Equal(back, got) {
 				t.Errorf("round trip of %+v through the merged comment gave %+v", got, back)
 			}
 		}
