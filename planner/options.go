@@ -28,6 +28,7 @@ func (f PredictorFunc) Predict(j *Job, gpus int) (time.Duration, bool) { return 
 type Options struct {
 	// Predictor estimates durations of jobs without a model hint (and of
 	// any job when the policy needs the oracle). nil = time-limit fallback.
+	// With Run set it is called from several goroutines at once.
 	Predictor Predictor
 	// GPUSpeed maps a GPU type (Slurm GRES type, lower case) to a speed
 	// factor against the reference GPU of the catalog profiles (1.0).

@@ -29,5 +29,7 @@ echo "== go test (unit + integration)" >&2
 # -p 2: integration tests of different packages share one Slurm cluster and one
 # Postgres server; they are written to tolerate each other.
 go test -p 2 -count=1 -timeout 25m ./...
+echo "== go test -race (islands planned concurrently, as the daemon does)" >&2
+CGO_ENABLED=1 go test -race -count=1 -run 'Islands|TopTier|Concurrent' ./planner/ ./planner/history/
 echo "== go test (tests that need the whole Slurm test cluster, alone)" >&2
 STRATA_TEST_EXCLUSIVE=1 go test -count=1 -timeout 10m -run '^TestExclusive' ./...

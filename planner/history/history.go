@@ -11,6 +11,7 @@ package history
 
 import (
 	"slices"
+	"sync"
 	"strings"
 	"time"
 
@@ -38,8 +39,12 @@ const (
 	MatchNone   Match = ""          // no history at all
 )
 
-// Estimator is the history and the predictor over it.
+// Estimator is the history and the predictor over it. It is safe for
+// concurrent use (the daemon plans islands concurrently, and a lookup
+// fills the similar-name cache).
 type Estimator struct {
+	mu sync.Mutex
+
 	// MinSimilarity is the name similarity a match needs; default 0.6.
 	MinSimilarity float64
 	// MaxNames is how many similar names are used; default 2.
@@ -88,6 +93,8 @@ func (e *Estimator) Add(r Record) {
 	if r.Duration <= 0 {
 		return
 	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	if _, ok := e.byName[r.Name]; !ok {
 		i, _ := slices.BinarySearch(e.names, r.Name)
 		e.names = slices.Insert(e.names, i, r.Name)
@@ -108,11 +115,17 @@ func (e *Estimator) Add(r Record) {
 }
 
 // Len is the number of records.
-func (e *Estimator) Len() int { return e.all.n }
+func (e *Estimator) Len() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.all.n
+}
 
 // Estimate predicts the run time of a job of user on gpus GPUs named name,
 // and says what it is based on (MatchNone and 0 without history).
 func (e *Estimator) Estimate(user, name string, gpus int) (time.Duration, Match) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	if names := e.similarNames(name); len(names) > 0 {
 		var sel []Record
 		for _, n := range names {

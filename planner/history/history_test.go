@@ -1,7 +1,9 @@
 package history
 
 import (
+	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -116,5 +118,37 @@ func TestCacheFollowsAdds(t *testing.T) {
 	}
 	if w, c := warm.similarNames("bert-large-z"), cold.similarNames("bert-large-z"); !slices.Equal(w, c) {
 		t.Errorf("cached lookup %v, fresh scan %v", w, c)
+	}
+}
+
+// TestEstimatorConcurrentLookups: lookups fill the similar-name cache; the
+// daemon plans islands concurrently, so they run at once (make test runs
+// this with -race).
+func TestEstimatorConcurrentLookups(t *testing.T) {
+	e := New()
+	for i := range 50 {
+		e.Add(Record{User: "u", Name: fmt.Sprintf("bert-large-%d", i), GPUs: 1, Duration: time.Duration(i+1) * time.Minute})
+	}
+	want, _ := e.Estimate("u", "bert-large-x", 1)
+	e = New()
+	for i := range 50 {
+		e.Add(Record{User: "u", Name: fmt.Sprintf("bert-large-%d", i), GPUs: 1, Duration: time.Duration(i+1) * time.Minute})
+	}
+	var wg sync.WaitGroup
+	got := make([]time.Duration, 8)
+	for k := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				got[k], _ = e.Estimate("u", "bert-large-x", 1)
+			}
+		}()
+	}
+	wg.Wait()
+	for k, d := range got {
+		if d != want {
+			t.Errorf("lookup %d: %v, want %v", k, d, want)
+		}
 	}
 }

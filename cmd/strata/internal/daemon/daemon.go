@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 
@@ -144,6 +145,7 @@ func (d *Daemon) setOptions(o Options) error {
 		// jobs (Helios' rule) once the daemon has read it.
 		po.Predictor = d.hist.predictor()
 	}
+	po.Run = planConcurrently
 	p, err := planner.NewPolicy(o.Policy, po)
 	if err != nil {
 		return fmt.Errorf("policy: %w", err)
@@ -257,4 +259,20 @@ func (d *Daemon) close() {
 		d.lock = nil
 		d.m.leader.Set(0)
 	}
+}
+
+// planConcurrently plans groups of islands (partitions that share no node
+// and no burst-buffer pool) in goroutines of their own, joined before the
+// plan returns (planner.Options.Run): the plan is the one a sequential run
+// gives.
+func planConcurrently(n int, plan func(i int)) {
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			plan(i)
+		}()
+	}
+	wg.Wait()
 }
