@@ -86,6 +86,9 @@ type jobInfo struct {
 	// why, with the numbers.
 	chosen bool
 	choice string
+	// slowdown is how much longer the job runs in the slowest partition it
+	// lists than in the chosen one (≥ 1).
+	slowdown float64
 }
 
 // cycle is the working state of one Plan call.
@@ -208,7 +211,7 @@ func (c *cycle) addJobs() {
 	sort.Slice(jobs, func(a, b int) bool { return jobs[a].ID < jobs[b].ID })
 	var flex []*Job // jobs whose partition the top tier chooses (toptier.go)
 	for _, j := range jobs {
-		if c.candidates(j) != nil {
+		if c.o.TopTier && c.candidates(j) != nil {
 			flex = append(flex, j)
 			continue
 		}
@@ -303,7 +306,7 @@ func (c *cycle) newJobInfo(j *Job, isl *island) *jobInfo {
 	// after staticJobInfoIn, and the memo serves one Plan call at a time.
 	ji := &e.info
 	ji.job, ji.isl, ji.memo = j, isl, e
-	ji.chosen, ji.choice = false, ""
+	ji.chosen, ji.choice, ji.slowdown = false, "", 0
 	c.setDynamic(ji)
 	return ji
 }

@@ -53,6 +53,14 @@ type Options struct {
 	// after another. The plan is the same either way.
 	Run func(n int, plan func(i int))
 
+	// TopTier switches the top tier on (toptier.go): a job with a hint
+	// that lists several partitions is planned in the one where it is
+	// predicted to cost least, and moved there when it is to start. Off
+	// (the default): planned in the first it lists, its partition never
+	// written — on the measured workloads the top tier did not shorten
+	// completion times (docs/evaluation.md § Partitions).
+	TopTier bool
+
 	// Catalog is the model catalog; nil = DefaultCatalog().
 	Catalog *Catalog
 	// PSComm selects the parameter-server communication model: "overlap"

@@ -174,7 +174,7 @@ func (c *cycle) finalize(name string, pls []*planned) Plan {
 			d.Detail = note
 		}
 		if pl.ji.chosen {
-			d.Partition = pl.ji.isl.part.Name
+			d.Partition = partitionToWrite(pl.ji, d, pl.dur)
 			d.Reasons = append(d.Reasons, ReasonPartitionChosen)
 			d.Detail = joinDetail(d.Detail, pl.ji.choice)
 		}

@@ -70,9 +70,10 @@ type Decision struct {
 	// Strata writes, and what Slurm then does").
 	NotBefore time.Time `json:"not_before,omitzero"`
 	// Partition, for a job that lists several partitions (Job.Partitions)
-	// and lets Strata rewrite it, is the one the plan puts it in; Strata
-	// writes it as the job's partition (and records the user's list so it
-	// may move the job again). "" = the job's partition stays.
+	// and lets Strata rewrite it, is what Strata writes as its partition:
+	// the one the plan starts it in (now, or at NotBefore), or the user's
+	// whole list (comma-separated) to give a waiting job back every
+	// partition after an earlier move. "" = the job's partition stays.
 	Partition string `json:"partition,omitempty"`
 	// Reasons explain the decision (always at least one).
 	Reasons []Reason `json:"reasons"`

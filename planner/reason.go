@@ -144,7 +144,7 @@ var reasonText = map[Reason]string{
 	ReasonUnreadable:        "part of the job's Slurm record could not be read (the detail says what), so Strata leaves the job untouched",
 	ReasonCapped:            "a site limit cut the weight or GPU range the hint asks for (the detail says which)",
 	ReasonBeginTime:         "Slurm does not consider the job yet (its begin time has not come, or it waits on a dependency); Strata sizes and ranks it for when it may start",
-	ReasonPartitionChosen:   "the job lists several partitions; the plan puts it in the one where it is predicted to finish soonest at the least cost (the detail gives the numbers), and Strata writes that partition",
+	ReasonPartitionChosen:   "the job lists several partitions; the plan puts it in the one where it is predicted to finish soonest at the least cost (the detail gives the numbers); Strata writes that partition when the job is to start (or is held for it) and otherwise leaves the job all its partitions",
 	ReasonDeferred:          "the plan starts the job later than Slurm could (jobs ranked ahead of it go first); Strata sets its begin time so that Slurm waits too",
 
 	// Burst-buffer stage-in (bbplan.go).

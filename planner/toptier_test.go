@@ -27,7 +27,8 @@ func TestTopTierChoosesPartition(t *testing.T) {
 		name string
 		snap *planner.Snapshot
 		o    planner.Options
-		// want: job → the decision's Partition ("" = not moved by the top tier)
+		off  bool // the top tier off
+		// want: job → the decision's Partition ("" = nothing to write)
 		want map[int64]string
 	}{{
 		name: "the busy partition is avoided",
@@ -54,24 +55,38 @@ func TestTopTierChoosesPartition(t *testing.T) {
 		snap: twoIslands("t4").Pending(10, 4, flexHint, pt.Narrowed("gpub", "gpua", "gpub")).Build(),
 		want: map[int64]string{10: "gpub"},
 	}, {
-		name: "flexible jobs spread over idle partitions in submit order",
+		name: "flexible jobs fill the free GPUs of the first partition, then the next",
 		snap: twoIslands("t4").
 			Pending(10, 4, flexHint, pt.InPartitions("gpua", "gpub"), pt.Submitted(t0.Add(-4*time.Minute))).
 			Pending(11, 4, flexHint, pt.InPartitions("gpua", "gpub"), pt.Submitted(t0.Add(-3*time.Minute))).
 			Pending(12, 4, flexHint, pt.InPartitions("gpua", "gpub"), pt.Submitted(t0.Add(-2*time.Minute))).
 			Pending(13, 4, flexHint, pt.InPartitions("gpua", "gpub"), pt.Submitted(t0.Add(-1*time.Minute))).Build(),
-		want: map[int64]string{10: "gpua", 11: "gpub", 12: "gpua", 13: "gpub"},
+		want: map[int64]string{10: "gpua", 11: "gpua", 12: "gpub", 13: "gpub"},
 	}, {
 		name: "a partition whose nodes cannot hold the job is not chosen",
 		snap: pt.Cluster("toptier", t0).Partition("gpua", true).Partition("gpub", false).
 			Nodes("a", 2, 4, 32, 256*1024, "gpua", "t4").Nodes("b", 1, 2, 32, 256*1024, "gpub", "t4").
 			Running(1, 4, "a0001", t0, long).Running(2, 4, "a0002", t0, long).
 			Pending(10, 4, flexHint, pt.InPartitions("gpua", "gpub")).Build(),
-		want: map[int64]string{10: "gpua"},
+		want: map[int64]string{10: ""}, // waits in gpua, keeps its list
+	}, {
+		name: "a waiting job Strata moved gets its list back",
+		snap: twoIslands("t4").Running(1, 4, "a0001", t0, long).Running(2, 4, "a0002", t0, long).
+			Running(3, 4, "b0001", t0, long).Running(4, 4, "b0002", t0, long).
+			Pending(10, 4, flexHint, pt.Narrowed("gpua", "gpua", "gpub")).Build(),
+		want: map[int64]string{10: "gpua,gpub"},
+	}, {
+		name: "off: planned where Slurm has it, nothing written",
+		snap: twoIslands("t4").Running(1, 4, "a0001", t0, long).Running(2, 4, "a0002", t0, long).
+			Pending(10, 4, flexHint, pt.InPartitions("gpua", "gpub")).Build(),
+		off:  true,
+		want: map[int64]string{10: ""},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := planner.NewPolicy("smd", tc.o)
+			o := tc.o
+			o.TopTier = !tc.off
+			p, err := planner.NewPolicy("smd", o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,8 +102,8 @@ func TestTopTierChoosesPartition(t *testing.T) {
 					for _, r := range d.Reasons {
 						chosen = chosen || r == planner.ReasonPartitionChosen
 					}
-					if chosen != (d.Partition != "") {
-						t.Errorf("job %d: partition %q but reasons %v", d.JobID, d.Partition, d.Reasons)
+					if d.Partition != "" && !chosen {
+						t.Errorf("job %d: partition %q written without reason %s: %v", d.JobID, d.Partition, planner.ReasonPartitionChosen, d.Reasons)
 					}
 				}
 			}
@@ -138,11 +153,11 @@ func TestIslandsPlannedConcurrently(t *testing.T) {
 	for _, name := range planner.PolicyNames() {
 		for seed := uint64(1); seed <= 3; seed++ {
 			snap := islandsSnapshot(seed)
-			seq, err := planner.NewPolicy(name, planner.Options{})
+			seq, err := planner.NewPolicy(name, planner.Options{TopTier: true})
 			if err != nil {
 				t.Fatal(err)
 			}
-			par, _ := planner.NewPolicy(name, planner.Options{Run: parallel})
+			par, _ := planner.NewPolicy(name, planner.Options{TopTier: true, Run: parallel})
 			want, err := seq.Plan(context.Background(), snap)
 			if err != nil {
 				t.Fatal(err)
@@ -195,7 +210,7 @@ func BenchmarkPlanIslands(b *testing.B) {
 		run  func(int, func(int))
 	}{{"sequential", nil}, {"concurrent", parallel}} {
 		b.Run(bc.name, func(b *testing.B) {
-			p, _ := planner.NewPolicy("smd", planner.Options{Run: bc.run})
+			p, _ := planner.NewPolicy("smd", planner.Options{TopTier: true, Run: bc.run})
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := p.Plan(context.Background(), snap); err != nil {

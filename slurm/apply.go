@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/strata-hpc/strata/planner"
@@ -126,7 +127,8 @@ func (c *Client) applyOne(ctx context.Context, d planner.Decision, nodes []plann
 	case cur.ArrayJobID != 0 || cur.HetJobID != 0:
 		return skipped(res, guard.Refused, "job array or heterogeneous job: one write would change every task or component", nil)
 	}
-	if d.Partition != "" && d.Partition != cur.Partition && !slices.Contains(cur.Partitions, d.Partition) {
+	if d.Partition != "" && d.Partition != cur.Partition && !slices.Contains(cur.Partitions, d.Partition) &&
+		d.Partition != strings.Join(cur.Partitions, ",") {
 		return skipped(res, guard.Refused, fmt.Sprintf("partition %s is not one the job lists (%s)", d.Partition, cur.Partition), nil)
 	}
 	u, changed := jobUpdateFor(cur, d, opts.Cycle, opts.Now)

@@ -24,7 +24,7 @@ func (e *engine) start(i int, d *planner.Decision, t float64) bool {
 		e.res.RejectedStarts++ // the pool cannot hold the job's data now
 		return false
 	}
-	slots, ok := e.cl.place(i+1, per, count, total, d.Placement)
+	slots, ok := e.placeJob(i, e.decidedPart(j, d), per, count, total, d.Placement)
 	if !ok {
 		e.res.RejectedStarts++
 		return false
@@ -57,6 +57,9 @@ func (e *engine) duration(j *job, w int) float64 {
 	d, linear := e.cfg.Truth.Duration(j.tj, w)
 	if linear {
 		e.res.LinearScaled++
+	}
+	if len(j.slots) > 0 { // on another GPU type than the trace's (islands.go)
+		d /= e.speedOf(j.slots[0].node)
 	}
 	return d
 }
@@ -100,7 +103,7 @@ func (e *engine) resizeAll(ds []*planner.Decision, t float64) {
 		d := ds[n]
 		i := int(d.JobID) - 1
 		j := &e.jobs[i]
-		slots, ok := e.cl.place(i+1, d.GPUsPerNode, d.NodeCount, shapeGPUs(d), d.Placement)
+		slots, ok := e.placeJob(i, e.partOfSlots(old[n]), d.GPUsPerNode, d.NodeCount, shapeGPUs(d), d.Placement)
 		if !ok {
 			e.res.RejectedResizes++
 			e.keepOrPreempt(i, old[n])
@@ -130,7 +133,7 @@ func (e *engine) keepOrPreempt(i int, old []slot) {
 		j.view = nil
 		return
 	}
-	if slots, ok := e.cl.place(i+1, 0, 0, j.gpus, nil); ok {
+	if slots, ok := e.placeJob(i, e.partOfSlots(old), 0, 0, j.gpus, nil); ok {
 		j.slots = slots
 		j.view = nil
 		return

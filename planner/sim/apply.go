@@ -34,12 +34,7 @@ func (e *engine) snapshot(k int64, t float64, ss *slurmState) *planner.Snapshot 
 		Nodes:   e.cl.snapshotNodes(),
 		Jobs:    make([]planner.Job, 0, len(e.pending)+len(e.running)),
 	}
-	part := planner.Partition{Name: spec.Partition, TotalCPUs: spec.CPUsPerNode * spec.Nodes,
-		TotalGPUs: spec.TotalGPUs(), Default: true, Nodes: make([]string, len(s.Nodes))}
-	for i, n := range s.Nodes {
-		part.Nodes[i] = n.Name
-	}
-	s.Partitions = []planner.Partition{part}
+	s.Partitions = e.cl.snapshotPartitions()
 	if spec.BurstBufferBytes > 0 {
 		s.BurstBufferPools = []planner.BurstBufferPool{{Name: "bb", CapacityBytes: spec.BurstBufferBytes, UsedBytes: e.cl.bbUsed}}
 	}

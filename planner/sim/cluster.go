@@ -32,19 +32,26 @@ type ClusterSpec struct {
 	// BurstBufferBps is the pool's stage-in and stage-out bandwidth per
 	// job (bytes/s); 0 = data moves instantly (Slurm mode, slurmbb.go).
 	BurstBufferBps float64
+	// Parts split the nodes into partitions (islands, islands.go), each
+	// with its GPU type; every job lists them all. Empty: one partition,
+	// Partition, of every node.
+	Parts []PartSpec
 }
 
 var clusterRe = regexp.MustCompile(`^(\d+)x(\d+)(?::([A-Za-z0-9_.-]+))?((?:,[^,]*)*)$`)
 
 // ClusterSyntax is the grammar ParseCluster accepts, for help texts.
-const ClusterSyntax = "NODESxGPUS[:TYPE][,cpus=N][,mem=SIZE][,bb=SIZE][,bbbw=SIZE/s]"
+const ClusterSyntax = "NODESxGPUS[:TYPE][,cpus=N][,mem=SIZE][,bb=SIZE][,bbbw=SIZE/s][,parts=NAME:NODES[:TYPE]/NAME:NODES[:TYPE]...]"
 
 // ParseCluster parses NODESxGPUS[:TYPE] followed by optional comma-separated
 // settings, e.g. "16x4:t4" or "16x4:t4,cpus=48,mem=192G,bb=100T,bbbw=2G/s":
 // cpus= CPUs per node, mem= memory per node (Slurm's units: a bare number
 // is MB, K/M/G/T are binary), bb= the capacity of a shared burst-buffer
 // pool and bbbw= its stage-in/stage-out bandwidth per job (bytes per
-// second, binary units, "/s" optional).
+// second, binary units, "/s" optional), parts= partitions that split the
+// nodes in order, each NAME:NODES[:TYPE] (the GPU type's speed against the
+// cluster's TYPE comes from the planner's gpu-speed table; the trace's
+// run times are for TYPE), e.g. "16x4:t4,parts=slow:8:t4/fast:8:v100".
 func ParseCluster(s string) (ClusterSpec, error) {
 	m := clusterRe.FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
@@ -96,6 +103,10 @@ type simNode struct {
 	// freeCPU and freeMem (MB) are the node's CPUs and memory not allocated.
 	freeCPU int
 	freeMem int64
+	// part is the node's partition (index into spec.partitions()) and
+	// gpuType its GPUs' type.
+	part    int
+	gpuType string
 }
 
 // slot is the part of an allocation on one node: GPU indices, CPUs and
@@ -120,6 +131,8 @@ type cluster struct {
 	// bb is the burst-buffer state of Slurm mode (nil: no pool or ideal
 	// mode; slurmbb.go).
 	bb *bbState
+	// partIdx maps a partition name to its index (islands.go).
+	partIdx map[string]int
 }
 
 func newCluster(spec ClusterSpec) *cluster {
@@ -132,6 +145,7 @@ func newCluster(spec ClusterSpec) *cluster {
 			freeCPU: spec.CPUsPerNode, freeMem: spec.MemoryMBPerNode})
 		c.byName[name] = i
 	}
+	c.assignParts()
 	return c
 }
 
@@ -237,11 +251,11 @@ func (c *cluster) place(owner, perNode, count, total int, prefer []string) ([]sl
 	return out, true
 }
 
-// placeAvoiding is place without preferred nodes, never using a node
-// whose avoid entry is set (nil: none avoided).
-func (c *cluster) placeAvoiding(owner, perNode, count, total int, avoid []bool) ([]slot, bool) {
+// placeAvoiding is place, never using a node whose avoid entry is set
+// (nil: none avoided).
+func (c *cluster) placeAvoiding(owner, perNode, count, total int, prefer []string, avoid []bool) ([]slot, bool) {
 	if avoid == nil {
-		return c.place(owner, perNode, count, total, nil)
+		return c.place(owner, perNode, count, total, prefer)
 	}
 	hidden := 0
 	saved := make([]int, len(c.nodes))
@@ -253,7 +267,7 @@ func (c *cluster) placeAvoiding(owner, perNode, count, total int, avoid []bool) 
 		}
 	}
 	c.free -= hidden
-	slots, ok := c.place(owner, perNode, count, total, nil)
+	slots, ok := c.place(owner, perNode, count, total, prefer)
 	for i := range c.nodes {
 		if avoid[i] {
 			c.nodes[i].free = saved[i]
@@ -366,10 +380,10 @@ func (c *cluster) snapshotNodes() []planner.Node {
 			state = "ALLOCATED"
 		}
 		out[i] = planner.Node{
-			Name: nd.name, State: []string{state}, Partitions: []string{c.spec.Partition},
+			Name: nd.name, State: []string{state}, Partitions: []string{c.spec.partitions()[nd.part].Name},
 			CPUs: c.spec.CPUsPerNode, AllocCPUs: c.spec.CPUsPerNode - nd.freeCPU,
 			MemoryMB: c.spec.MemoryMBPerNode, AllocMemMB: c.spec.MemoryMBPerNode - nd.freeMem,
-			GPUs: c.spec.GPUsPerNode, AllocGPUs: used, GPUType: c.spec.GPUType,
+			GPUs: c.spec.GPUsPerNode, AllocGPUs: used, GPUType: nd.gpuType,
 		}
 	}
 	return out

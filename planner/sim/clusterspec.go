@@ -23,7 +23,7 @@ func (c *ClusterSpec) setOptions(opts string) error {
 		k = strings.ToLower(strings.TrimSpace(k))
 		v = strings.TrimSpace(v)
 		if !ok || v == "" {
-			return fmt.Errorf("setting %q: want KEY=VALUE (cpus, mem, bb, bbbw)", kv)
+			return fmt.Errorf("setting %q: want KEY=VALUE (cpus, mem, bb, bbbw, parts)", kv)
 		}
 		if seen[k] {
 			return fmt.Errorf("setting %s given twice", k)
@@ -68,8 +68,14 @@ func (c *ClusterSpec) set(k, v string) error {
 			return errors.New("want a bandwidth above 0, e.g. 2G/s")
 		}
 		c.BurstBufferBps = float64(n)
+	case "parts":
+		ps, err := parseParts(v, c.Nodes)
+		if err != nil {
+			return err
+		}
+		c.Parts = ps
 	default:
-		return fmt.Errorf("unknown setting (want cpus, mem, bb or bbbw)")
+		return fmt.Errorf("unknown setting (want cpus, mem, bb, bbbw or parts)")
 	}
 	return nil
 }
@@ -108,6 +114,9 @@ func (c ClusterSpec) optionString() string {
 	}
 	if c.BurstBufferBps > 0 {
 		fmt.Fprintf(&b, ",bbbw=%s/s", burstbuffer.FormatSize(int64(c.BurstBufferBps)))
+	}
+	if len(c.Parts) > 0 {
+		fmt.Fprintf(&b, ",parts=%s", partsString(c.Parts))
 	}
 	return b.String()
 }

@@ -35,10 +35,14 @@ func (e *engine) nodeNeed(owner, g int) (int, int64) {
 }
 
 // neverFits reports a job whose CPUs or memory no set of idle nodes can
-// hold with its GPUs: Slurm would never start it, so it is dropped before
-// the run, like a job larger than the cluster.
+// hold with its GPUs (in one partition): Slurm would never start it, so it
+// is dropped before the run, like a job larger than the cluster.
 func (e *engine) neverFits(i int) bool {
 	spec := e.cl.spec
+	spec.Nodes = 0 // the nodes of the largest partition
+	for _, p := range spec.partitions() {
+		spec.Nodes = max(spec.Nodes, p.Nodes)
+	}
 	per, nodes, total := request(&e.jobs[i])
 	fits := func(g int) bool {
 		cpu, mem := e.nodeNeed(i+1, g)

@@ -26,6 +26,13 @@ func TestParseClusterSettings(t *testing.T) {
 		// The defaults are not repeated.
 		{in: "2x2,cpus=24,mem=96G,bbbw=500M", str: "2x2,bbbw=500M/s",
 			want: ClusterSpec{Nodes: 2, GPUsPerNode: 2, CPUsPerNode: 24, MemoryMBPerNode: 98304, Partition: "gpu", BurstBufferBps: 500 << 20}},
+		{in: "16x4:t4,parts=slow:8/fast:8:V100", str: "16x4:t4,parts=slow:8/fast:8:v100",
+			want: ClusterSpec{Nodes: 16, GPUsPerNode: 4, GPUType: "t4", CPUsPerNode: 48, MemoryMBPerNode: 196608, Partition: "gpu",
+				Parts: []PartSpec{{Name: "slow", Nodes: 8}, {Name: "fast", Nodes: 8, GPUType: "v100"}}}},
+		{in: "16x4:t4,parts=a:8/b:7", wantErr: true},   // 15 nodes of 16
+		{in: "16x4:t4,parts=a:16", wantErr: true},      // one partition
+		{in: "16x4:t4,parts=a:8/a:8", wantErr: true},   // twice
+		{in: "16x4:t4,parts=a:8/b:0:x", wantErr: true}, // no nodes
 		{in: "16x4:t4,gpus=3", wantErr: true},
 		{in: "16x4:t4,cpus=0", wantErr: true},
 		{in: "16x4:t4,cpus", wantErr: true},
@@ -49,7 +56,7 @@ func TestParseClusterSettings(t *testing.T) {
 		if got.String() != tc.str {
 			t.Errorf("ParseCluster(%q).String() = %q, want %q", tc.in, got.String(), tc.str)
 		}
-		if back, err := ParseCluster(got.String()); err != nil || back != got {
+		if back, err := ParseCluster(got.String()); err != nil || !cmp.Equal(back, got) {
 			t.Errorf("ParseCluster(%q) = %+v, %v; want the spec back", got.String(), back, err)
 		}
 	}

@@ -25,6 +25,8 @@ type bfPlan struct {
 	// resv[n] are node n's reserved intervals.
 	resv [][2]float64
 	cap  int // GPUs per node
+	// skip, when set, marks the nodes outside the partition being tried.
+	skip []bool
 }
 
 type bfRelease struct {
@@ -140,7 +142,7 @@ func (p *bfPlan) fitAt(t float64, owner, per, nodes, total int, limit float64) (
 	var cs []cand
 	sum := 0
 	for n := range p.free {
-		if !p.usable(n, t, t+limit) {
+		if p.skip != nil && p.skip[n] || !p.usable(n, t, t+limit) {
 			continue
 		}
 		g, _, _ := p.freeAt(n, t)
@@ -205,7 +207,7 @@ func (e *engine) backfill(s *slurmState, t float64) {
 		}
 		j := &e.jobs[i]
 		per, nodes, total := request(j)
-		at, got, ok := p.fit(i+1, per, nodes, total, j.limit, c.BFWindow.Seconds())
+		at, got, ok := e.bfFit(p, i, per, nodes, total, j.limit, c.BFWindow.Seconds())
 		if !ok {
 			continue
 		}

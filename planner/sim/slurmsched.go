@@ -77,21 +77,32 @@ func (e *engine) queue(t float64) []int {
 }
 
 // mainPass is slurmctld's main scheduler: it walks the queue and starts
-// every job that fits now; the first job that does not fit for lack of
-// resources blocks the rest of the (single) partition. depth > 0 limits
-// the jobs looked at (event-triggered passes).
+// every job that fits now; a job that does not fit for lack of resources
+// blocks the rest of its partitions (jobs only in blocked partitions are
+// skipped; with one partition the pass ends there). depth > 0 limits the
+// jobs looked at (event-triggered passes).
 func (e *engine) mainPass(s *slurmState, t float64, depth int) {
 	started := false
+	blockedPart := make([]bool, len(e.cl.spec.partitions()))
+	open := len(blockedPart)
 	for n, i := range e.queue(t) {
-		if depth > 0 && n >= depth {
+		if depth > 0 && n >= depth || open == 0 {
 			break
+		}
+		parts := e.cl.partsOf(e.jobs[i].pj.Partition)
+		if !slices.ContainsFunc(parts, func(p int) bool { return !blockedPart[p] }) {
+			continue
 		}
 		ok, blocked := e.slurmStart(i, t, nil)
 		if ok {
 			started = true
 		}
 		if blocked {
-			break
+			for _, p := range parts {
+				if !blockedPart[p] {
+					blockedPart[p], open = true, open-1
+				}
+			}
 		}
 	}
 	if started {
@@ -112,7 +123,17 @@ func (e *engine) slurmStart(i int, t float64, avoid []bool) (started, blocked bo
 		return false, false
 	}
 	per, nodes, total := request(j)
-	slots, ok := e.cl.placeAvoiding(i+1, per, nodes, total, avoid)
+	var slots []slot
+	ok := false
+	if len(e.cl.spec.Parts) == 0 {
+		slots, ok = e.cl.placeAvoiding(i+1, per, nodes, total, nil, avoid)
+	}
+	for _, p := range e.cl.partsOf(j.pj.Partition) { // in the job's order, as Slurm tries them
+		if ok || len(e.cl.spec.Parts) == 0 {
+			break
+		}
+		slots, ok = e.cl.placeAvoiding(i+1, per, nodes, total, nil, e.cl.outside(p, avoid))
+	}
 	if !ok {
 		return false, true
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/strata-hpc/strata/planner"
@@ -87,6 +89,9 @@ func (e *engine) write(s *slurmState, i int, d planner.Decision, cycle int64, t 
 		j.prio, j.prioSet = d.Priority, true
 	}
 	e.resize(j, d)
+	if d.Partition != "" && (slices.Contains(p.Partitions, d.Partition) || d.Partition == strings.Join(p.Partitions, ",")) {
+		p.Partition = d.Partition // one of those the job lists (the top tier's choice), or all of them again
+	}
 	switch {
 	case !d.NotBefore.IsZero():
 		j.begin = d.NotBefore.Sub(simEpoch).Seconds()
@@ -94,7 +99,7 @@ func (e *engine) write(s *slurmState, i int, d planner.Decision, cycle int64, t 
 	case j.strataBegin > t:
 		j.begin, j.strataBegin = t, 0 // released: a begin time in the past is now
 	}
-	p.AdminComment = guard.Written{Workers: d.Workers, PS: d.PS, Rank: d.Rank, Cycle: cycle, Defer: d.NotBefore}.String()
+	p.AdminComment = guard.Written{Workers: d.Workers, PS: d.PS, Rank: d.Rank, Cycle: cycle, Defer: d.NotBefore, Parts: p.Partitions}.String()
 	j.prio = e.priority(s, j, t)
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/strata-hpc/strata/planner"
@@ -133,7 +134,7 @@ func (e *engine) requestView(id int64, tj *TraceJob) planner.Job {
 	nodes = max(1, nodes)
 	pj := planner.Job{
 		ID: id, Name: tj.Name, User: tj.User, Partition: spec.Partition, State: planner.JobPending,
-		SubmitTime: simTime(tj.Submit), Priority: 1, GPUType: spec.GPUType, Nodes: nodes,
+		SubmitTime: simTime(tj.Submit), Priority: 1, GPUType: spec.jobGPUType(), Nodes: nodes,
 		Comment: e.cfg.Range.comment(e.cfg.Truth, tj, spec.TotalGPUs()),
 	}
 	pj.CPUs, pj.MemoryMB = e.jobResources(tj)
@@ -141,6 +142,9 @@ func (e *engine) requestView(id int64, tj *TraceJob) planner.Job {
 		pj.BurstBuffer = fmt.Sprintf("#BB capacity=%d", tj.BBBytes)
 		pj.BurstBufferPool, pj.BurstBufferBytes = "bb", tj.BBBytes
 		pj.Comment = stageHint(pj.Comment, tj)
+	}
+	if names := spec.partitionNames(); len(names) > 1 { // sbatch -p a,b: every partition
+		pj.Partition, pj.Partitions = strings.Join(names, ","), names
 	}
 	if pj.Name == "" {
 		pj.Name = "job-" + tj.ID

@@ -237,7 +237,8 @@ func OptedOut(j planner.Job) bool {
 // current value), a begin time is capped at MaxDefer and left alone while
 // the one in effect is close enough. What remains is written only when
 // material: a new GPU shape, a new priority, a begin time to set, move or
-// release, or a workers/PS count the admin comment does not show yet.
+// release, a partition to move to, or a workers/PS count the admin comment
+// does not show yet.
 func hysteresis(v Verdict, j planner.Job, resized int, now time.Time, o Options) Verdict {
 	d := &v.Send
 	cur := j.GPUs()
@@ -275,7 +276,8 @@ func hysteresis(v Verdict, j planner.Job, resized int, now time.Time, o Options)
 	beginChange := deferral(d, j, now, o)
 	w, ok := ParseAdminComment(j.AdminComment)
 	commentChange := !ok || w.Workers != d.Workers || w.PS != d.PS
-	if !gpuChange && !prioChange && !beginChange && !commentChange {
+	partChange := d.Partition != "" && d.Partition != j.Partition
+	if !gpuChange && !prioChange && !beginChange && !commentChange && !partChange {
 		v.Write, v.Outcome = false, Unchanged
 		if v.Guard == JobCap {
 			v.Outcome = Held

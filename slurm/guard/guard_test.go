@@ -20,6 +20,8 @@ func TestPlan(t *testing.T) {
 		return planner.Decision{JobID: id, Action: planner.ActionUpdate, Workers: w, GPUsPerNode: gpn, NodeCount: 1, Priority: prio}
 	}
 	deferred := func(d planner.Decision, nb time.Time) planner.Decision { d.NotBefore = nb; return d }
+	moved := func(d planner.Decision, p string) planner.Decision { d.Partition = p; return d }
+	inParts := func(j *planner.Job, p string) *planner.Job { j.Partition = p; return j }
 	withDefer := func(j *planner.Job, t time.Time) *planner.Job { j.DeferredUntil = t; return j }
 	o := Options{MaxPerCycle: 10, MaxPerJob: 3, PriorityHysteresis: 100, MinGPUChange: 1, MaxDefer: 30 * time.Minute, DeferSlack: 2 * time.Minute}
 	type verdict struct {
@@ -82,6 +84,11 @@ func TestPlan(t *testing.T) {
 		{"zero per-cycle limit holds everything", update(1, 4, 4, 100500), pending(1, 2, 1000, "strata: gpus=1-4", ""), 0,
 			&Options{MaxPerCycle: 0, MaxPerJob: 3, PriorityHysteresis: 100, MinGPUChange: 1},
 			verdict{Outcome: Held, Gd: CycleLimit, GPN: 4, Prio: 100500}},
+		// Partitions (the top tier moves a job among those it lists).
+		{"a move to another partition is written", moved(update(1, 2, 2, 1000), "gpub"), inParts(pending(1, 2, 1000, "", cur), "gpua,gpub"), 0, nil,
+			verdict{Write: true}},
+		{"already in the chosen partition: unchanged", moved(update(1, 2, 2, 1000), "gpub"), inParts(pending(1, 2, 1000, "", cur), "gpub"), 0, nil,
+			verdict{Outcome: Unchanged}},
 		// Begin times (Decision.NotBefore against Job.DeferredUntil).
 		{"a deferral is written", deferred(update(1, 2, 2, 1000), min(10)), pending(1, 2, 1000, "", cur), 0, nil,
 			verdict{Write: true, NotBefore: min(10)}},

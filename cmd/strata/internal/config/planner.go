@@ -35,6 +35,7 @@ import (
 //	max-options-per-job = 12
 //	long-job = "2h"
 //	long-job-share = 0.25
+//	top-tier = false               # true: jobs listing several partitions get the cheapest
 //	[planner.gpu-speed]            # GRES type → speed against the reference GPU
 //	a100 = 2.5
 //	[planner.gpu-memory-mib]       # GRES type → memory; enables SMD's fit check
@@ -66,6 +67,8 @@ type Planner struct {
 	// BurstBufferGbps is the stage-in bandwidth per job (Gb/s) of the
 	// burst-buffer pools that report none (planner.Options.BurstBufferBps).
 	BurstBufferGbps float64
+	// TopTier: top-tier = true (planner.Options.TopTier).
+	TopTier bool
 	// set holds the keys the file gave, as written, for Settings.
 	set map[string]string
 }
@@ -97,6 +100,14 @@ var plannerKeys = []plannerKey{
 	{"inter-node-gbps", num(func(p *Planner) *float64 { return &p.InterNodeGbps })},
 	{"burst-buffer-gbps", num(func(p *Planner) *float64 { return &p.BurstBufferGbps })},
 	{"reference-tflops", num(func(p *Planner) *float64 { return &p.ReferenceTFLOPS })},
+	{"top-tier", func(p *Planner, v any) error {
+		b, ok := v.(bool)
+		if !ok {
+			return fmt.Errorf("want true (jobs that list several partitions are given the cheapest) or false (planned in the first they list)")
+		}
+		p.TopTier = b
+		return nil
+	}},
 	{"node-gpus", count(func(p *Planner) *int { return &p.NodeGPUs })},
 	{"max-options-per-job", count(func(p *Planner) *int { return &p.MaxOptionsPerJob })},
 	{"default-duration", dur(func(p *Planner) *time.Duration { return &p.DefaultDuration })},
@@ -358,6 +369,7 @@ func (p Planner) Options() planner.Options {
 		o.GPUMemoryMB = p.GPUMemoryMiB
 	}
 	o.BurstBufferBps = p.BurstBufferGbps * gbps
+	o.TopTier = p.TopTier
 	if !p.LimitsSet {
 		o.Limits = planner.DefaultLimits()
 	}
