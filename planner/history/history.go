@@ -11,8 +11,8 @@ package history
 
 import (
 	"slices"
-	"sync"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/strata-hpc/strata/planner"

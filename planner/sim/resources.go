@@ -40,7 +40,7 @@ func (e *engine) nodeNeed(owner, g int) (int, int64) {
 func (e *engine) neverFits(i int) bool {
 	spec := e.cl.spec
 	spec.Nodes = 0 // the nodes of the largest partition
-	for _, p := range spec.partitions() {
+	for _, p := range e.cl.spec.partitions() {
 		spec.Nodes = max(spec.Nodes, p.Nodes)
 	}
 	per, nodes, total := request(&e.jobs[i])
