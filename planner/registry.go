@@ -11,6 +11,9 @@ type constructor func(Options) (Policy, error)
 // registry maps policy names (the --policy flag values) to constructors.
 var registry = map[string]constructor{
 	"fifo":      func(o Options) (Policy, error) { return &FIFO{o: o}, nil },
+	"edf":       func(o Options) (Policy, error) { return &EDF{o: o}, nil },
+	"priority":  func(o Options) (Policy, error) { return &PriorityPolicy{o: o}, nil },
+	"andreas":   func(o Options) (Policy, error) { return &Andreas{o: o}, nil },
 	"sjf":       func(o Options) (Policy, error) { return &SJF{o: o}, nil },
 	"qssf":      func(o Options) (Policy, error) { return &QSSF{o: o}, nil },
 	"tiresias":  func(o Options) (Policy, error) { return &Tiresias{o: o}, nil },
@@ -22,8 +25,7 @@ var registry = map[string]constructor{
 	"smd-elastic": func(o Options) (Policy, error) { return &SMD{o: o, elastic: true}, nil },
 }
 
-// NewPolicy returns the named policy ("fifo", "sjf", "qssf", "tiresias",
-// "optimus", "smd", "smd-ratio").
+// NewPolicy returns the named policy (PolicyNames lists them).
 func NewPolicy(name string, o Options) (Policy, error) {
 	c, ok := registry[name]
 	if !ok {

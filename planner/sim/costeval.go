@@ -1,0 +1,130 @@
+package sim
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"text/tabwriter"
+)
+
+// FirstPrinciple are ANDREAS' first-principle baselines (algorithms.md
+// A2): the queue orders against which it reports its cost reduction.
+var FirstPrinciple = []string{"fifo", "edf", "priority"}
+
+// writeCostTable writes the cost terms of the runs that have them
+// (nothing when none has).
+func (r *Report) writeCostTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := false
+	for _, x := range r.Results {
+		c := x.Cost
+		if c == nil {
+			continue
+		}
+		if !head {
+			fmt.Fprintln(tw, "cost terms\tΣ w·JCT s\tenergy cost\ttardiness s\ttardiness cost\tmissed\tcost\tobjective\t")
+			head = true
+		}
+		fmt.Fprintf(tw, "%s\t%.0f\t%.2f\t%.0f\t%.2f\t%d/%d\t%.2f\t%.0f\t\n", x.Policy, c.WeightedJCT, c.EnergyCost,
+			c.Tardiness, c.TardinessCost, c.Missed, c.DeadlineJobs, c.Cost, c.Objective)
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("write simulation table: %w", err)
+	}
+	return nil
+}
+
+// WriteCostEvaluation writes the energy- and deadline-aware comparison in
+// Markdown: per report (workload) the cost (energy + tardiness, money) of
+// every policy, and the reduction of andreas and smd against the best and
+// the mean of the first-principle baselines; then every cost term per
+// workload.
+func WriteCostEvaluation(w io.Writer, reps []*Report) error {
+	var b strings.Builder
+	var pols []string
+	for _, r := range reps {
+		for _, x := range r.Results {
+			if !slices.Contains(pols, x.Policy) {
+				pols = append(pols, x.Policy)
+			}
+		}
+	}
+	b.WriteString("| workload | " + strings.Join(pols, " | ") +
+		" | andreas vs best FP | andreas vs mean FP | smd vs best FP | smd vs mean FP |\n")
+	b.WriteString("| --- |" + strings.Repeat(" ---: |", len(pols)+4) + "\n")
+	for _, r := range reps {
+		by := map[string]*Result{}
+		for _, x := range r.Results {
+			by[x.Policy] = x
+		}
+		fmt.Fprintf(&b, "| %s |", r.name())
+		for _, p := range pols {
+			fmt.Fprintf(&b, " %s |", costCell(by[p]))
+		}
+		best, mean := fpCost(by)
+		for _, p := range []string{"andreas", "smd"} {
+			fmt.Fprintf(&b, " %s | %s |", reduction(by[p], best), reduction(by[p], mean))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\nCost = energy cost (all GPUs over the makespan at the kWh price) + Σ tardiness weight × seconds late," +
+		" in the price's currency. FP = the first-principle baselines fifo, edf and priority; \"vs\" is the cost" +
+		" reduction (positive: cheaper). \"⚠ N unfinished\": N jobs never completed; they count as deadline misses" +
+		" without tardiness, so the cost is a lower bound.\n")
+	for _, r := range reps {
+		fmt.Fprintf(&b, "\n#### %s (%d jobs, %s, interval %g s)\n\n", r.name(), r.TraceJobs, r.Cluster, r.IntervalS)
+		b.WriteString("| policy | jobs | Σ w·JCT s | avg JCT s | energy kWh | energy cost | tardiness s | tardiness cost |" +
+			" deadline misses | cost | objective | anomalies |\n")
+		b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
+		for _, x := range r.Results {
+			c := x.Cost
+			if c == nil {
+				continue
+			}
+			fmt.Fprintf(&b, "| %s | %d | %.0f | %.0f | %.1f | %.2f | %.0f | %.2f | %d/%d (%.1f %%) | %.2f | %.0f | %s |\n",
+				x.Policy, x.Jobs, c.WeightedJCT, x.AvgJCT, x.EnergyKWh, c.EnergyCost, c.Tardiness, c.TardinessCost,
+				c.Missed, c.DeadlineJobs, 100*c.MissRate, c.Cost, c.Objective, flags(x))
+		}
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("write cost evaluation: %w", err)
+	}
+	return nil
+}
+
+// fpCost is the least and the mean cost of the first-principle baselines
+// in by (NaN when none ran).
+func fpCost(by map[string]*Result) (best, mean float64) {
+	best, n := math.Inf(1), 0
+	for _, p := range FirstPrinciple {
+		if x := by[p]; x != nil && x.Cost != nil {
+			best = math.Min(best, x.Cost.Cost)
+			mean += x.Cost.Cost
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN(), math.NaN()
+	}
+	return best, mean / float64(n)
+}
+
+func costCell(x *Result) string {
+	if x == nil || x.Cost == nil {
+		return "–"
+	}
+	if n := x.Unfinished + x.Dropped + x.TimeLimitKills; n > 0 {
+		return fmt.Sprintf("%.2f ⚠ %d unfinished", x.Cost.Cost, n)
+	}
+	return fmt.Sprintf("%.2f", x.Cost.Cost)
+}
+
+// reduction formats 1 − cost / base as a percentage.
+func reduction(x *Result, base float64) string {
+	if x == nil || x.Cost == nil || !(base > 0) {
+		return "–"
+	}
+	return fmt.Sprintf("%+.0f %%", 100*(1-x.Cost.Cost/base))
+}
