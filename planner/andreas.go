@@ -199,7 +199,9 @@ func (c *cycle) andreasJobs(isl *island) ([]*planned, []*aJob) {
 // poor start costs it one interval; Strata cannot change a running job, so
 // a job may start only in a configuration of its class: one that meets
 // its deadline (by increasing cost) when any does, else one that ends no
-// later than its fastest would after waiting for room (by run time).
+// later than its fastest would after waiting for room (by run time). As
+// for smd, configurations longer than the job's time limit are left out
+// (Slurm would kill the job), unless all are: then the fastest is kept.
 func (c *cycle) andreasConfigs(ji *jobInfo, aj *aJob, tw float64, prof *gpuProfile) {
 	ws := []int{ji.size}
 	if !ji.fixed {
@@ -208,9 +210,7 @@ func (c *cycle) andreasConfigs(ji *jobInfo, aj *aJob, tw float64, prof *gpuProfi
 			ws = append(ws, w)
 		}
 	}
-	now := c.s.Now
-	var onTime, late []aConfig
-	fastest, slowest := math.Inf(1), 0.0
+	var all []aConfig
 	for _, w := range ws {
 		var sh shape
 		var ok bool
@@ -224,7 +224,20 @@ func (c *cycle) andreasConfigs(ji *jobInfo, aj *aJob, tw float64, prof *gpuProfi
 		}
 		p := psFor(ji, w)
 		d, r := c.durationAt(ji, w, p)
-		cf := aConfig{w: w, p: p, sh: sh, dur: d, r: r}
+		all = append(all, aConfig{w: w, p: p, sh: sh, dur: d, r: r})
+	}
+	if tl := ji.job.TimeLimit; tl > 0 && len(all) > 1 { // Slurm kills a job at its limit
+		kept := slices.DeleteFunc(slices.Clone(all), func(cf aConfig) bool { return cf.dur > tl })
+		if len(kept) == 0 {
+			kept = []aConfig{slices.MinFunc(all, func(a, b aConfig) int { return lessInt(a.dur < b.dur) })}
+		}
+		all = kept
+	}
+	now := c.s.Now
+	var onTime, late []aConfig
+	fastest, slowest := math.Inf(1), 0.0
+	for _, cf := range all {
+		d, w := cf.dur, cf.w
 		if c.o.EnergyWeight > 0 {
 			kwh := d.Hours() * float64(w) * c.o.GPUWatts / 1000
 			cf.cost = c.o.EnergyWeight * energyScale(ji.hints.Energy) * kwh

@@ -45,7 +45,7 @@ simto() { # simto FILE ARGS...: simulate into FILE (skipped when rendering only)
 [[ $render_only == 1 ]] || rm -rf "$img"/pollux_workload*
 mkdir -p "$img"
 common=(--scaling "$peers/pollux_scaling.csv" --cluster 16x4:t4 --interval 60s --json)
-slurm=() main=() whatif=() preempt=()
+slurm=() main=() whatif=() preempt=() cost_slurm=() cost_ideal=() cost_seeds_slurm=() cost_seeds_ideal=()
 for w in 1 2 3 4 5 6; do
 	name=pollux_workload$w
 	echo "evaluate: $name" >&2
@@ -68,6 +68,21 @@ for w in 1 2 3 4 5 6; do
 	simto "$img/$name/tiresias-1gpuh.json" --trace "$peers/$name.csv" "${common[@]}" --scheduler ideal --policy tiresias --tiresias-threshold 0 \
 		--label "$name, the planner's default 1 GPU-h threshold"
 	main+=("$img/$name/summary.json")
+	# Energy and deadlines: ANDREAS' rule for deadlines and tardiness
+	# weights, three draws, both schedulers (seconds for all six workloads).
+	for seed in 1 2 3; do
+		simto "$img/$name/cost-slurm-s$seed.json" --trace "$peers/$name.csv" "${common[@]}" --scheduler slurm --synth-deadlines "$seed" \
+			--label "$name, deadlines seed $seed" --policy slurm,fifo,edf,priority,andreas,smd
+		simto "$img/$name/cost-ideal-s$seed.json" --trace "$peers/$name.csv" "${common[@]}" --scheduler ideal --synth-deadlines "$seed" \
+			--label "$name, deadlines seed $seed" --policy fifo,edf,priority,andreas,smd
+		if [[ $seed == 1 ]]; then
+			cost_slurm+=("$img/$name/cost-slurm-s$seed.json")
+			cost_ideal+=("$img/$name/cost-ideal-s$seed.json")
+		else
+			cost_seeds_slurm+=("$img/$name/cost-slurm-s$seed.json")
+			cost_seeds_ideal+=("$img/$name/cost-ideal-s$seed.json")
+		fi
+	done
 	whatif+=("$img/$name/smd-range2.json" "$img/$name/smd-elastic.json" "$img/$name/tiresias-1gpuh.json")
 done
 
@@ -142,6 +157,24 @@ fi
 	sed -n '/^## shockwave$/,/^## end-shockwave$/p' "$0" | sed '1d;$d'
 	echo
 	"$bin" simulate --markdown --whatif "$img/shockwave_tacc120/summary.json"
+	echo
+	sed -n '/^## energy$/,/^## end-energy$/p' "$0" | sed '1d;$d'
+	echo
+	"$bin" simulate --markdown "${cost_slurm[@]}"
+	echo
+	sed -n '/^## energy-ideal$/,/^## end-energy-ideal$/p' "$0" | sed '1d;$d'
+	echo
+	"$bin" simulate --markdown "${cost_ideal[@]}"
+	echo
+	sed -n '/^## energy-seeds$/,/^## end-energy-seeds$/p' "$0" | sed '1d;$d'
+	echo
+	echo "Slurm mode:"
+	echo
+	"$bin" simulate --markdown "${cost_seeds_slurm[@]}" | sed '/^#### /,$d'
+	echo "Ideal mode:"
+	echo
+	"$bin" simulate --markdown "${cost_seeds_ideal[@]}" | sed '/^#### /,$d'
+	sed -n '/^## energy-reading$/,/^## end-energy-reading$/p' "$0" | sed '1d;$d'
 	echo
 	sed -n '/^## method$/,/^## end-method$/p' "$0" | sed '1d;$d' | sed "s|@BENCH@|$bench|"
 	# Sections measured by other harnesses (make evaluate-slurm, the

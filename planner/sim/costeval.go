@@ -54,20 +54,25 @@ func WriteCostEvaluation(w io.Writer, reps []*Report) error {
 	b.WriteString("| workload | " + strings.Join(pols, " | ") +
 		" | andreas vs best FP | andreas vs mean FP | smd vs best FP | smd vs mean FP |\n")
 	b.WriteString("| --- |" + strings.Repeat(" ---: |", len(pols)+4) + "\n")
+	sum := map[string]*Result{} // the costs summed over the reports
 	for _, r := range reps {
 		by := map[string]*Result{}
 		for _, x := range r.Results {
 			by[x.Policy] = x
+			if x.Cost == nil {
+				continue
+			}
+			if sum[x.Policy] == nil {
+				sum[x.Policy] = &Result{Cost: &CostTerms{}}
+			}
+			t := sum[x.Policy]
+			t.Cost.Cost += x.Cost.Cost
+			t.Unfinished += x.Unfinished + x.Dropped + x.TimeLimitKills
 		}
-		fmt.Fprintf(&b, "| %s |", r.name())
-		for _, p := range pols {
-			fmt.Fprintf(&b, " %s |", costCell(by[p]))
-		}
-		best, mean := fpCost(by)
-		for _, p := range []string{"andreas", "smd"} {
-			fmt.Fprintf(&b, " %s | %s |", reduction(by[p], best), reduction(by[p], mean))
-		}
-		b.WriteString("\n")
+		costRow(&b, r.name(), pols, by)
+	}
+	if len(reps) > 1 {
+		costRow(&b, "**all workloads (sum)**", pols, sum)
 	}
 	b.WriteString("\nCost = energy cost (all GPUs over the makespan at the kWh price) + Σ tardiness weight × seconds late," +
 		" in the price's currency. FP = the first-principle baselines fifo, edf and priority; \"vs\" is the cost" +
@@ -92,6 +97,19 @@ func WriteCostEvaluation(w io.Writer, reps []*Report) error {
 		return fmt.Errorf("write cost evaluation: %w", err)
 	}
 	return nil
+}
+
+// costRow writes one row of the cost table.
+func costRow(b *strings.Builder, name string, pols []string, by map[string]*Result) {
+	fmt.Fprintf(b, "| %s |", name)
+	for _, p := range pols {
+		fmt.Fprintf(b, " %s |", costCell(by[p]))
+	}
+	best, mean := fpCost(by)
+	for _, p := range []string{"andreas", "smd"} {
+		fmt.Fprintf(b, " %s | %s |", reduction(by[p], best), reduction(by[p], mean))
+	}
+	b.WriteString("\n")
 }
 
 // fpCost is the least and the mean cost of the first-principle baselines
