@@ -47,6 +47,10 @@ const (
 type Andreas struct {
 	o    Options
 	memo memoSlot // per-job cache across calls; never changes a plan
+	// elastic (andreas-elastic, with Options.Reshape: the simulator's
+	// ideal mode) also re-plans running jobs, as ANDREAS does
+	// (andreaselastic.go).
+	elastic bool
 }
 
 var _ Policy = (*Andreas)(nil)
@@ -54,8 +58,15 @@ var _ Policy = (*Andreas)(nil)
 // Plan implements Policy.
 func (a *Andreas) Plan(ctx context.Context, s *Snapshot) (Plan, error) {
 	seed := hash64(s.ID)
-	return planIslands(ctx, s, &a.o, &a.memo, "andreas", func(c *cycle, isl *island) []*planned {
-		return c.andreasIsland(isl, rand.New(rand.NewPCG(seed, hash64(isl.part.Name))))
+	name, elastic := "andreas", a.elastic && a.o.Reshape
+	if a.elastic {
+		name = "andreas-elastic"
+	}
+	return planIslands(ctx, s, &a.o, &a.memo, name, func(c *cycle, isl *island) []*planned {
+		if elastic { // ANDREAS re-plans at events: the same jobs, the same draws
+			seed = jobSetSeed(isl)
+		}
+		return c.andreasIsland(isl, rand.New(rand.NewPCG(seed, hash64(isl.part.Name))), elastic)
 	})
 }
 
@@ -96,10 +107,13 @@ type aPass struct {
 }
 
 // andreasIsland plans one island.
-func (c *cycle) andreasIsland(isl *island, rng *rand.Rand) []*planned {
-	out, jobs := c.andreasJobs(isl)
+func (c *cycle) andreasIsland(isl *island, rng *rand.Rand, elastic bool) []*planned {
+	out, jobs := c.andreasJobs(isl, elastic)
 	if len(jobs) == 0 {
 		return out
+	}
+	if elastic {
+		return c.andreasElastic(isl, out, jobs, rng)
 	}
 	best := c.andreasSearch(isl, jobs, rng)
 	for k, i := range isl.nodes {
@@ -165,7 +179,7 @@ func (c *cycle) andreasSearch(isl *island, jobs []*aJob, rng *rand.Rand) aPass {
 // andreasJobs builds the island's planned entries and the jobs the greedy
 // may start (those with a configuration that fits the partition and that
 // Slurm considers now).
-func (c *cycle) andreasJobs(isl *island) ([]*planned, []*aJob) {
+func (c *cycle) andreasJobs(isl *island, elastic bool) ([]*planned, []*aJob) {
 	var out []*planned
 	var jobs []*aJob
 	tw := c.o.TardinessWeight
@@ -180,7 +194,7 @@ func (c *cycle) andreasJobs(isl *island) ([]*planned, []*aJob) {
 		pl.reasons = append(sizeReasons(ji, ji.size), r)
 		out = append(out, pl)
 		aj := &aJob{pl: pl}
-		c.andreasConfigs(ji, aj, tw*ji.weight, prof)
+		c.andreasConfigs(ji, aj, tw*ji.weight, prof, 1)
 		switch {
 		case len(aj.cfgs) == 0:
 			pl.reasons = append([]Reason{ReasonNoShapeFits}, pl.reasons...)
@@ -189,6 +203,9 @@ func (c *cycle) andreasJobs(isl *island) ([]*planned, []*aJob) {
 		default:
 			jobs = append(jobs, aj)
 		}
+	}
+	if elastic {
+		out, jobs = c.andreasRunning(isl, out, jobs, tw, prof)
 	}
 	return out, jobs
 }
@@ -202,8 +219,12 @@ func (c *cycle) andreasJobs(isl *island) ([]*planned, []*aJob) {
 // later than its fastest would after waiting for room (by run time). As
 // for smd, configurations longer than the job's time limit are left out
 // (Slurm would kill the job), unless all are: then the fastest is kept.
-func (c *cycle) andreasConfigs(ji *jobInfo, aj *aJob, tw float64, prof *gpuProfile) {
+func (c *cycle) andreasConfigs(ji *jobInfo, aj *aJob, tw float64, prof *gpuProfile, frac float64) {
+	running := ji.job.State == JobRunning
 	ws := []int{ji.size}
+	if running {
+		ws = []int{ji.req}
+	}
 	if !ji.fixed {
 		ws = ws[:0]
 		for w := ji.gmin; w <= ji.gmax; w++ {
@@ -214,9 +235,12 @@ func (c *cycle) andreasConfigs(ji *jobInfo, aj *aJob, tw float64, prof *gpuProfi
 	for _, w := range ws {
 		var sh shape
 		var ok bool
-		if ji.fixed {
+		switch {
+		case running && w == ji.req:
+			sh, ok = c.jobShape(ji)
+		case ji.fixed:
 			sh, ok = c.sizeShape(ji)
-		} else {
+		default:
 			sh, ok = c.shapeFor(ji.isl, w, ji.cpuPerW, ji.memPerW)
 		}
 		if !ok {
@@ -224,9 +248,12 @@ func (c *cycle) andreasConfigs(ji *jobInfo, aj *aJob, tw float64, prof *gpuProfi
 		}
 		p := psFor(ji, w)
 		d, r := c.durationAt(ji, w, p)
+		if running { // the work left, and a restart when the size changes
+			d = seconds(d.Seconds()*frac + resizeSeconds(w != ji.req))
+		}
 		all = append(all, aConfig{w: w, p: p, sh: sh, dur: d, r: r})
 	}
-	if tl := ji.job.TimeLimit; tl > 0 && len(all) > 1 { // Slurm kills a job at its limit
+	if tl := ji.job.TimeLimit; tl > 0 && len(all) > 1 && !running { // Slurm kills a job at its limit
 		kept := slices.DeleteFunc(slices.Clone(all), func(cf aConfig) bool { return cf.dur > tl })
 		if len(kept) == 0 {
 			kept = []aConfig{slices.MinFunc(all, func(a, b aConfig) int { return lessInt(a.dur < b.dur) })}

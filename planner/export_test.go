@@ -15,7 +15,7 @@ func AndreasCosts(s *Snapshot, o Options) (first, best []float64, err error) {
 		return nil, nil, err
 	}
 	for _, isl := range c.islands {
-		_, jobs := c.andreasJobs(isl)
+		_, jobs := c.andreasJobs(isl, false)
 		if len(jobs) == 0 {
 			continue
 		}

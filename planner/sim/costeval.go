@@ -38,9 +38,9 @@ func (r *Report) writeCostTable(w io.Writer) error {
 
 // WriteCostEvaluation writes the energy- and deadline-aware comparison in
 // Markdown: per report (workload) the cost (energy + tardiness, money) of
-// every policy, and the reduction of andreas and smd against the best and
-// the mean of the first-principle baselines; then every cost term per
-// workload.
+// every policy, and the reduction of each policy other than the
+// first-principle baselines (and Slurm alone) against the best and the
+// mean of them; then every cost term per workload.
 func WriteCostEvaluation(w io.Writer, reps []*Report) error {
 	var b strings.Builder
 	var pols []string
@@ -51,9 +51,16 @@ func WriteCostEvaluation(w io.Writer, reps []*Report) error {
 			}
 		}
 	}
-	b.WriteString("| workload | " + strings.Join(pols, " | ") +
-		" | andreas vs best FP | andreas vs mean FP | smd vs best FP | smd vs mean FP |\n")
-	b.WriteString("| --- |" + strings.Repeat(" ---: |", len(pols)+4) + "\n")
+	var cmp []string // the policies compared with the baselines
+	head := "| workload | " + strings.Join(pols, " | ") + " |"
+	for _, p := range pols {
+		if p != PolicySlurm && !slices.Contains(FirstPrinciple, p) {
+			cmp = append(cmp, p)
+			head += fmt.Sprintf(" %s vs best FP | %s vs mean FP |", p, p)
+		}
+	}
+	b.WriteString(head + "\n")
+	b.WriteString("| --- |" + strings.Repeat(" ---: |", len(pols)+2*len(cmp)) + "\n")
 	sum := map[string]*Result{} // the costs summed over the reports
 	for _, r := range reps {
 		by := map[string]*Result{}
@@ -69,10 +76,10 @@ func WriteCostEvaluation(w io.Writer, reps []*Report) error {
 			t.Cost.Cost += x.Cost.Cost
 			t.Unfinished += x.Unfinished + x.Dropped + x.TimeLimitKills
 		}
-		costRow(&b, r.name(), pols, by)
+		costRow(&b, r.name(), pols, cmp, by)
 	}
 	if len(reps) > 1 {
-		costRow(&b, "**all workloads (sum)**", pols, sum)
+		costRow(&b, "**all workloads (sum)**", pols, cmp, sum)
 	}
 	b.WriteString("\nCost = energy cost (all GPUs over the makespan at the kWh price) + Σ tardiness weight × seconds late," +
 		" in the price's currency. FP = the first-principle baselines fifo, edf and priority; \"vs\" is the cost" +
@@ -81,16 +88,16 @@ func WriteCostEvaluation(w io.Writer, reps []*Report) error {
 	for _, r := range reps {
 		fmt.Fprintf(&b, "\n#### %s (%d jobs, %s, interval %g s)\n\n", r.name(), r.TraceJobs, r.Cluster, r.IntervalS)
 		b.WriteString("| policy | jobs | Σ w·JCT s | avg JCT s | energy kWh | energy cost | tardiness s | tardiness cost |" +
-			" deadline misses | cost | objective | anomalies |\n")
-		b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
+			" deadline misses | cost | objective | restarts | anomalies |\n")
+		b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
 		for _, x := range r.Results {
 			c := x.Cost
 			if c == nil {
 				continue
 			}
-			fmt.Fprintf(&b, "| %s | %d | %.0f | %.0f | %.1f | %.2f | %.0f | %.2f | %d/%d (%.1f %%) | %.2f | %.0f | %s |\n",
+			fmt.Fprintf(&b, "| %s | %d | %.0f | %.0f | %.1f | %.2f | %.0f | %.2f | %d/%d (%.1f %%) | %.2f | %.0f | %d | %s |\n",
 				x.Policy, x.Jobs, c.WeightedJCT, x.AvgJCT, x.EnergyKWh, c.EnergyCost, c.Tardiness, c.TardinessCost,
-				c.Missed, c.DeadlineJobs, 100*c.MissRate, c.Cost, c.Objective, flags(x))
+				c.Missed, c.DeadlineJobs, 100*c.MissRate, c.Cost, c.Objective, x.Restarts, flags(x))
 		}
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
@@ -100,13 +107,13 @@ func WriteCostEvaluation(w io.Writer, reps []*Report) error {
 }
 
 // costRow writes one row of the cost table.
-func costRow(b *strings.Builder, name string, pols []string, by map[string]*Result) {
+func costRow(b *strings.Builder, name string, pols, cmp []string, by map[string]*Result) {
 	fmt.Fprintf(b, "| %s |", name)
 	for _, p := range pols {
 		fmt.Fprintf(b, " %s |", costCell(by[p]))
 	}
 	best, mean := fpCost(by)
-	for _, p := range []string{"andreas", "smd"} {
+	for _, p := range cmp {
 		fmt.Fprintf(b, " %s | %s |", reduction(by[p], best), reduction(by[p], mean))
 	}
 	b.WriteString("\n")
