@@ -116,3 +116,22 @@ func TestCostTermsAddUp(t *testing.T) {
 		}
 	}
 }
+
+// andreas-elastic re-plans running jobs in the ideal mode; every decision
+// it makes must be one the simulator can apply.
+func TestAndreasElasticApplies(t *testing.T) {
+	truth := Truth{Scaling: readScalingFile(t, "testdata/pollux_scaling.csv")}
+	cs := ClusterSpec{Nodes: 4, GPUsPerNode: 4, GPUType: "t4"}
+	tr := SynthDeadlines(readTraceFile(t, "testdata/pollux_workload1.csv"), 1, truth, HintRange{}, cs.TotalGPUs())
+	r, err := RunNamed(context.Background(), Config{Scheduler: SchedulerIdeal, Cluster: cs, Truth: truth}, tr, "andreas-elastic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.HonestyViolations+r.RejectedStarts+r.RejectedResizes+r.UnknownJobs+r.Unfinished > 0 {
+		t.Errorf("anomalies: %s", flags(r))
+	}
+	if r.Preemptions+r.Resizes == 0 {
+		t.Error("no running job was re-planned")
+	}
+	t.Logf("%d jobs, %d preemptions, %d resizes, cost %.2f", r.Jobs, r.Preemptions, r.Resizes, r.Cost.Cost)
+}
