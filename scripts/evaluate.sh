@@ -454,7 +454,7 @@ average 4,161 s, against edf's 5,715, in the ideal mode).
 mode, seed 1) is 35,192 with MaxIt 1 (the deterministic greedy alone), 35,959 with 10, 33,432
 with 100 (the default) and 33,402 with 1,000 (`andreas-iterations` in a `[planner]` section
 passed with `strata --config FILE simulate ...`, with `tardiness-weight = 1` and `energy-weight =
-22.2`, the weights the runs above use). Each plan's own cost never rises with more passes (a test
+22.2` ≈ 0.20 / 0.009, the weights the runs above use). Each plan's own cost never rises with more passes (a test
 checks it), but a cheaper plan now is not a cheaper run: the randomization changes the run's cost
 by a few per cent either way. A plan of 100 passes takes about 1 ms for 30 pending jobs on this
 cluster (`BenchmarkAndreasPlan`), so the default costs nothing that matters.
