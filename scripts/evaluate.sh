@@ -412,13 +412,13 @@ files `docs/img/eval/<workload>/cost-*-s2.json`, `-s3.json`).
 **Against the first-principle methods as a group, yes; against the best of them, no.** Summed
 over the six workloads (seed 1), `andreas` costs 70 % less than the mean of fifo, edf and
 priority in the ideal mode and 28 % less in Slurm mode (seeds 2 and 3 together: 71 % and 57 %),
-and it beats fifo on every workload and priority on all but workload 2. Against `edf` it wins on four of six workloads in the ideal
-mode, by 30 to 64 %, which is the paper's range, but it loses badly on the two heaviest
-(workloads 2 and 5: 4.4 × and 1.8 × edf's cost), so its sum is 45 % above edf's (27 % for seeds 2
-and 3 together). In Slurm mode it beats edf on two workloads (15 %, 37 %) and its sum is twice edf's. The
-paper's baselines re-plan at every event like ANDREAS itself; here they keep their published
-no-backfill semantics, and the tables show that a plain deadline order is a strong baseline for
-this cost.
+and it beats fifo on every workload and priority on all but workload 2. Against `edf` it wins
+on four of six workloads in the ideal mode, by 30 to 64 %, which is the paper's range, but it
+loses badly on the two heaviest (workloads 2 and 5: 4.4 × and 1.8 × edf's cost), so its sum is
+45 % above edf's (27 % for seeds 2 and 3 together). In Slurm mode it beats edf on two workloads
+(15 %, 37 %) and its sum is twice edf's. Here the baselines keep fifo's sizing and its
+no-backfill semantics (how ANDREAS' code sizes its baselines was not established), and a plain
+deadline order turns out to be a strong baseline for this cost.
 
 **Why andreas loses the heavy workloads.** It misses fewer deadlines than edf (48 % of the jobs
 against 64 % in the ideal mode, 39 % against 48 % in Slurm mode) and draws the least energy
@@ -436,10 +436,13 @@ their limit); what it cannot do is take GPUs back.
 ones.** With running jobs re-planned, workload 2 costs 8,690 instead of 21,718 and workload 4 is
 the best of all policies (2,529), but workloads 1, 3 and 6 get worse than with plain andreas, and
 the sum (21,492) ends 7 % below edf's for seed 1 and 33 % above it for seeds 2 and 3 together. The
-price is churn: 17,213 restarts over the six workloads, 18 per job, because the cheapest on-time
-configuration of a job that is ahead of its deadline is a narrower one, so jobs keep shrinking and
-growing; restarts and the idle GPUs they leave raise energy by 21 % over edf (597 kWh against
-494). In ANDREAS' model a restart is free, so its simulations do not see this cost.
+price is churn: 17,213 restarts over the six workloads, 18 per job (12,658 preemptions, 4,555
+resizes). Leaving a job with slack waiting costs nothing in ANDREAS' objective (its worst-case
+tardiness is zero), so a pass that serves urgent jobs first stops running jobs with slack, which
+restart a tick later; and the cheapest on-time configuration of a job ahead of its deadline is a
+narrower one, so jobs also shrink and grow. Restarts and the idle GPUs they leave raise energy by
+21 % over edf (597 kWh against 494). In ANDREAS' model a restart is free, so its simulations do not
+see this cost.
 
 **smd, with the same weights, is the best policy on this cost.** It costs 47 % less than edf
 summed over the workloads in the ideal mode and 44 % less in Slurm mode (seeds 2 and 3 together:
@@ -454,16 +457,16 @@ average 4,161 s, against edf's 5,715, in the ideal mode).
 mode, seed 1) is 35,192 with MaxIt 1 (the deterministic greedy alone), 35,959 with 10, 33,432
 with 100 (the default) and 33,402 with 1,000 (`andreas-iterations` in a `[planner]` section
 passed with `strata --config FILE simulate ...`, with `tardiness-weight = 1` and `energy-weight =
-22.2` ≈ 0.20 / 0.009, the weights the runs above use). Each plan's own cost never rises with more passes (a test
-checks it), but a cheaper plan now is not a cheaper run: the randomization changes the run's cost
-by a few per cent either way. A plan of 100 passes takes about 1 ms for 30 pending jobs on this
+22.2` ≈ 0.20 / 0.009, the weights the runs above use). Each plan's own cost never rises with
+more passes (a test checks it), but a cheaper plan now is not a cheaper run: the randomization
+changes the run's cost by a few per cent either way. A plan of 100 passes takes about 1 ms for 30 pending jobs on this
 cluster (`BenchmarkAndreasPlan`), so the default costs nothing that matters.
 
 **Energy hardly moves.** At 0.20 per kWh against ω ≈ 0.009 per second late, an hour of lateness
 of one job costs as much as 160 kWh; the energy costs of all policies but andreas-elastic lie
 within 7 % of each other (92 to 99 summed over the six workloads), and their tardiness costs are
-100 to 2,000 times larger. The energy term
-decides only between configurations that are all on time, which is how andreas spends less of it.
+100 to 2,000 times larger. The energy term decides only between configurations that are all on
+time, which is how andreas spends less of it.
 
 **Not modelled.** Energy counts GPUs only (no host, no cooling), with one power figure per state;
 idle nodes are not powered down (a shorter makespan saves idle energy for every policy alike).
