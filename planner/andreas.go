@@ -39,8 +39,9 @@ const (
 // shuffle the order by biased adjacent swaps and pick configurations at
 // random among the first ⌈α·n⌉; the pass of least cost wins, where a
 // postponed job costs K × its tardiness should it end at now + its slowest
-// run time. Randomness is seeded from the snapshot ID, so the same snapshot
-// gives the same plan. Not in this port: ANDREAS' node choice among the
+// run time (andreasConfigs has the rules Strata adds, as it cannot change
+// running jobs). Randomness is seeded from the snapshot ID (andreas-elastic:
+// from the job IDs), so the same snapshot gives the same plan. Not in this port: ANDREAS' node choice among the
 // best fits (Strata's best-fit placement is kept) and its post-processing
 // (moving jobs to a cheaper node type, giving idle GPUs to a co-located
 // job), which need several GPU types per partition or resizing.
@@ -63,10 +64,11 @@ func (a *Andreas) Plan(ctx context.Context, s *Snapshot) (Plan, error) {
 		name = "andreas-elastic"
 	}
 	return planIslands(ctx, s, &a.o, &a.memo, name, func(c *cycle, isl *island) []*planned {
+		sd := seed
 		if elastic { // ANDREAS re-plans at events: the same jobs, the same draws
-			seed = jobSetSeed(isl)
+			sd = jobSetSeed(isl)
 		}
-		return c.andreasIsland(isl, rand.New(rand.NewPCG(seed, hash64(isl.part.Name))), elastic)
+		return c.andreasIsland(isl, rand.New(rand.NewPCG(sd, hash64(isl.part.Name))), elastic)
 	})
 }
 
