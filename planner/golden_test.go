@@ -29,6 +29,19 @@ var goldenCases = map[string]func() *planner.Snapshot{
 			Pending(5, 8, "strata: model=vgg16 batch=64 iters=100000 gpus=8 arch=allreduce").
 			Build()
 	},
+	// Deadlines, weights and energy preferences, for the policies that read
+	// them (edf, priority, andreas, smd's tardiness term).
+	"deadlines": func() *planner.Snapshot {
+		at := func(h time.Duration) string { return t0.Add(h * time.Hour).Format(time.RFC3339) }
+		return pt.Cluster("deadlines", t0).Partition("gpu", true).Nodes("n", 2, 4, 32, 256*1024, "gpu", "t4").
+			Running(1, 2, "n0001", t0.Add(-time.Hour)).
+			Pending(2, 4, "strata: model=cifar10 batch=2048 iters=3338 gpus=1-8 deadline="+at(2)+" weight=2", pt.Submitted(t0.Add(-30*time.Minute))).
+			Pending(3, 2, "strata: model=resnet50 batch=64 epochs=1 samples=1281167 gpus=1-4 deadline="+at(30)+" energy=min").
+			Pending(4, 2, "strata: deadline="+at(1)+" weight=0.5", pt.TimeLimit(2*time.Hour)).
+			Pending(5, 4, "strata: model=cifar10 batch=2048 iters=3338 gpus=2-4 deadline="+at(3)).
+			Pending(6, 1, "no hint here").
+			Build()
+	},
 }
 
 func TestGoldenPlans(t *testing.T) {
@@ -39,7 +52,7 @@ func TestGoldenPlans(t *testing.T) {
 		}
 		var s planner.Snapshot
 		readJSON(t, in, &s)
-		for _, policy := range []string{"smd", "fifo", "tiresias", "optimus"} {
+		for _, policy := range []string{"smd", "fifo", "tiresias", "optimus", "edf", "priority", "andreas"} {
 			t.Run(name+"/"+policy, func(t *testing.T) {
 				p, _ := planner.NewPolicy(policy, planner.Options{})
 				got, err := p.Plan(context.Background(), &s)

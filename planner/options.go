@@ -34,10 +34,17 @@ type Options struct {
 	// factor against the reference GPU of the catalog profiles (1.0).
 	// Unknown types use 1.0.
 	GPUSpeed map[string]float64
-	// EnergyWeight (λ_E, per kWh-equivalent seconds) and TardinessWeight
-	// scale the energy and deadline terms of SMD's objective; 0 by default.
+	// EnergyWeight (λ_E, weighted JCT-seconds per kWh) and TardinessWeight
+	// (λ_T, per second late and unit of the job's weight=) scale the energy
+	// and deadline terms of SMD's and andreas' objectives: a job of weight
+	// ω that ends s seconds after its deadline= costs λ_T·ω·s. 0 by default
+	// (andreas then counts tardiness at λ_T = 1).
 	EnergyWeight    float64
 	TardinessWeight float64
+	// AndreasIterations is MaxIt of the andreas policy's randomized greedy:
+	// the deterministic greedy plus AndreasIterations−1 randomized ones per
+	// island and cycle. Default DefaultAndreasIterations.
+	AndreasIterations int
 	// Interval is the plan cycle length, used for the cost of waiting a
 	// cycle. Default 60 s.
 	Interval time.Duration
@@ -170,6 +177,9 @@ func (o Options) withDefaults() Options {
 	if o.TiresiasThreshold <= 0 {
 		o.TiresiasThreshold = TiresiasThreshold
 	}
+	if o.AndreasIterations <= 0 {
+		o.AndreasIterations = DefaultAndreasIterations
+	}
 	if o.MinRunBeforePreempt == 0 {
 		o.MinRunBeforePreempt = DefaultMinRunBeforePreempt
 	}
@@ -211,7 +221,7 @@ func (o Options) Validate() error {
 	if o.TiresiasThreshold < 0 {
 		return fmt.Errorf("tiresias threshold %v GPU-seconds: must be ≥ 0", o.TiresiasThreshold)
 	}
-	if o.LongJobShare < 0 || o.GPUWatts < 0 || o.LongJob < 0 || o.StarvationAge < 0 || o.MaxOptionsPerJob < 0 {
+	if o.LongJobShare < 0 || o.GPUWatts < 0 || o.AndreasIterations < 0 || o.LongJob < 0 || o.StarvationAge < 0 || o.MaxOptionsPerJob < 0 {
 		return fmt.Errorf("long-job share, GPU watts, durations and option caps must be ≥ 0")
 	}
 	for _, v := range []float64{o.WorkerBandwidthBps, o.PSBandwidthBps, o.IntraNodeBps, o.InterNodeBps, o.ReferenceFLOPS} {

@@ -212,7 +212,7 @@ func fastest(os []option) option {
 }
 
 // optionCost is ω·T + λ_E·energy (kWh at GPUWatts per GPU, scaled by the
-// energy= preference) + λ_T·tardiness (s).
+// energy= preference) + λ_T·ω·tardiness (s).
 func (c *cycle) optionCost(ji *jobInfo, o *option, now time.Time) float64 {
 	t := o.dur.Seconds()
 	cost := ji.weight * t
@@ -222,7 +222,7 @@ func (c *cycle) optionCost(ji *jobInfo, o *option, now time.Time) float64 {
 	}
 	if c.o.TardinessWeight > 0 && !ji.deadline.IsZero() {
 		late := now.Add(o.dur).Sub(ji.deadline).Seconds()
-		cost += c.o.TardinessWeight * math.Max(0, late)
+		cost += c.o.TardinessWeight * ji.weight * math.Max(0, late)
 	}
 	if ji.aged {
 		cost *= agedFactor

@@ -38,7 +38,8 @@ func (e *engine) clone() *engine {
 // starts. Every policy, on the tiny trace and on Pollux workload 1 (in
 // testdata), with guards that let every write through; and again with
 // every job preemptible (a preempted job keeps its GPUs until it has
-// checkpointed, so the plan starts no job on them).
+// checkpointed, so the plan starts no job on them); and with synthetic
+// deadlines for the policies that read them.
 func TestContract(t *testing.T) {
 	traces := map[string]string{"tiny": "testdata/tiny.csv"}
 	if _, err := os.Stat(filepath.Join("testdata", "pollux_workload1.csv")); err == nil {
@@ -52,6 +53,12 @@ func TestContract(t *testing.T) {
 			for _, preemptible := range []bool{false, true} {
 				testContract(t, tr, name, policy, preemptible, &open)
 			}
+		}
+		// With deadlines and weights in every hint (--synth-deadlines),
+		// for the policies that read them.
+		dl := SynthDeadlines(tr, 1, Truth{Scaling: readScalingFile(t, "testdata/pollux_scaling.csv")}, HintRange{}, 16)
+		for _, policy := range []string{"edf", "priority", "andreas", "smd"} {
+			testContract(t, dl, name+"/deadlines", policy, false, &open)
 		}
 	}
 }

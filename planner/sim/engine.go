@@ -49,6 +49,10 @@ type Config struct {
 	Truth           Truth
 	Range           HintRange
 	Power           PowerModel
+	// EnergyPrice is the price of a kWh for the cost terms (Result.Cost);
+	// 0 = DefaultEnergyPrice when the trace has deadlines, else no cost
+	// terms.
+	EnergyPrice float64
 	// TiresiasThreshold, when > 0, sets the queue threshold (attained
 	// GPU-seconds) of the tiresias policy; 0 keeps the policy's default.
 	// The Pollux artifact's Tiresias uses 16 GPU-hours (57,600).
@@ -113,7 +117,10 @@ func (c Config) withDefaults() Config {
 // PolicyOptions returns the planner options every policy of a run gets:
 // the oracle Predictor (true durations; results are labelled "oracle"), the
 // run's interval, the cluster's node size (so that all policies see the
-// same predictions) and the run's Tiresias threshold.
+// same predictions), the run's Tiresias threshold, the busy power of the
+// cluster's GPU type, and, when the trace has deadlines or the run an
+// energy price and the site set neither weight, the weights of the
+// objective CostTerms reports (λ_T = 1, λ_E = price / MeanTardinessWeight).
 func PolicyOptions(cfg Config, tr *Trace) planner.Options {
 	cfg = cfg.withDefaults()
 	var o planner.Options
@@ -123,6 +130,16 @@ func PolicyOptions(cfg Config, tr *Trace) planner.Options {
 	o.Predictor, o.Interval, o.NodeGPUs = oracle(cfg.Truth, tr.Jobs), cfg.Interval, cfg.Cluster.GPUsPerNode
 	if cfg.TiresiasThreshold > 0 || cfg.Planner == nil {
 		o.TiresiasThreshold = cfg.TiresiasThreshold
+	}
+	if o.GPUWatts == 0 { // the energy terms use the run's power model
+		o.GPUWatts = cfg.Power.For(cfg.Cluster.GPUType).BusyW
+	}
+	if price := cfg.EnergyPrice; (price > 0 || hasDeadlines(tr)) && o.EnergyWeight == 0 && o.TardinessWeight == 0 {
+		if price == 0 {
+			price = DefaultEnergyPrice
+		}
+		// The objective CostTerms reports, in weighted JCT-seconds.
+		o.EnergyWeight, o.TardinessWeight = price/MeanTardinessWeight, 1
 	}
 	if cfg.Preemptible && o.RestartCost == 0 {
 		o.RestartCost = cfg.restartCost()

@@ -73,6 +73,10 @@ type Result struct {
 	// (Slurm mode; per cycle, so one job may count in several cycles).
 	PreemptsHeld int `json:"preempts_held,omitempty"`
 
+	// Cost are the terms of the objective (deadlines, tardiness, energy
+	// cost), when the trace has deadlines or the run an energy price.
+	Cost *CostTerms `json:"cost,omitempty"`
+
 	// JobRows are the trace's jobs one by one, in submission order, when
 	// Config.JobRows asked for them (strata simulate --json --jobs).
 	JobRows []JobRow `json:"job_rows,omitempty"`
@@ -191,7 +195,9 @@ func (e *engine) result() *Result {
 	if span > 0 {
 		r.GPUUtil = round(e.busy/(float64(r.GPUs)*span), 4)
 	}
-	r.EnergyKWh = round(energyKWh(e.cfg.Power.For(e.cl.spec.GPUType), r.GPUs, span, e.busy), 3)
+	kwh := energyKWh(e.cfg.Power.For(e.cl.spec.GPUType), r.GPUs, span, e.busy)
+	r.EnergyKWh = round(kwh, 3)
+	r.Cost = e.costTerms(kwh)
 	r.AvgStartGPUs = round(float64(r.startGPUs)/n, 3)
 	r.RestartsPerJob = round(float64(r.Restarts)/n, 3)
 	r.LostGPUHours = round(r.lostGPUSeconds/3600, 2)

@@ -77,6 +77,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if err := r.writeBBTable(w); err != nil {
 		return err
 	}
+	if err := r.writeCostTable(w); err != nil {
+		return err
+	}
 	for _, k := range slices.Sorted(maps.Keys(r.Published)) {
 		fmt.Fprintf(w, "published %s: avg JCT %s (%.0f s)\n", k, HumanDuration(r.Published[k]), r.Published[k])
 	}

@@ -135,7 +135,7 @@ func (e *engine) requestView(id int64, tj *TraceJob) planner.Job {
 	pj := planner.Job{
 		ID: id, Name: tj.Name, User: tj.User, Partition: spec.Partition, State: planner.JobPending,
 		SubmitTime: simTime(tj.Submit), Priority: 1, GPUType: spec.jobGPUType(), Nodes: nodes,
-		Comment: e.cfg.Range.comment(e.cfg.Truth, tj, spec.TotalGPUs()),
+		Comment: deadlineHint(e.cfg.Range.comment(e.cfg.Truth, tj, spec.TotalGPUs()), tj),
 	}
 	pj.CPUs, pj.MemoryMB = e.jobResources(tj)
 	if tj.BBBytes > 0 && spec.BurstBufferBytes > 0 {

@@ -41,6 +41,12 @@ type TraceJob struct {
 	// TimeLimit is the job's time limit in seconds (column time_limit_s;
 	// 0 = none: the Slurm mode derives one, SlurmConfig.TimeLimitFactor).
 	TimeLimit float64
+	// Deadline is the job's deadline in seconds from the trace start
+	// (column deadline_s; 0 = none) and TardinessWeight the cost of each
+	// second it ends late (column tardiness_weight): SynthDeadlines draws
+	// both; the simulator writes them into the job's hint (deadline=,
+	// weight=) and reports the cost terms (CostTerms).
+	Deadline, TardinessWeight float64
 	// Published holds per-job JCTs other schedulers published for this
 	// trace, by column name without the "jct_" prefix (e.g. "pollux").
 	Published map[string]float64
@@ -91,6 +97,7 @@ var requiredColumns = []string{"job_id", "submit_time", "duration_s", "gpus"}
 // ReadTrace parses a CSV trace with at least job_id, submit_time,
 // duration_s and gpus columns; model, batch_size, nodes, user, job_name
 // (or name), iterations, cpus, memory_mib, bb_bytes, bb_in_bytes, bb_out_bytes, time_limit_s,
+// deadline_s, tardiness_weight,
 // gpu_milli and jct_* columns are used when
 // present; other columns are ignored. Rows with gpus=0 are counted as
 // CPU-only and dropped; a fractional GPU (gpu_milli < 1000) counts as one
@@ -216,11 +223,13 @@ func parseRow(rec []string, width int, cols map[string]int, line int) (TraceJob,
 		BBInBytes:  r.int("bb_in_bytes", false),
 		BBOutBytes: r.int("bb_out_bytes", false),
 		TimeLimit:  r.float("time_limit_s", false),
+		Deadline:   r.float("deadline_s", false),
 	}
+	j.TardinessWeight = r.float("tardiness_weight", false)
 	for _, c := range []struct {
 		col string
 		v   float64
-	}{{"submit_time", j.Submit}, {"duration_s", j.Duration}, {"time_limit_s", j.TimeLimit}} {
+	}{{"submit_time", j.Submit}, {"duration_s", j.Duration}, {"time_limit_s", j.TimeLimit}, {"deadline_s", j.Deadline}} {
 		if c.v > maxTraceSeconds && r.err == nil {
 			r.err = &LineError{Line: line, Column: c.col, Err: fmt.Errorf("%g s is more than %g s (31 years): not a real job", c.v, float64(maxTraceSeconds))}
 		}

@@ -13,9 +13,13 @@ import (
 var traceColumns = []string{"job_id", "name", "user", "submit_time", "duration_s", "gpus", "nodes", "model",
 	"batch_size", "iterations", "cpus", "memory_mib", "bb_bytes", "bb_in_bytes", "bb_out_bytes", "time_limit_s"}
 
+// deadlineColumns are written after them when any job has a deadline.
+var deadlineColumns = []string{"deadline_s", "tardiness_weight"}
+
 // WriteTrace writes tr as a CSV trace that ReadTrace reads back to the same
-// jobs: the columns above (empty where a job has no value) and one jct_*
-// column per published scheduler.
+// jobs: the columns above (empty where a job has no value), the deadline
+// columns when any job has a deadline, and one jct_* column per published
+// scheduler.
 func WriteTrace(w io.Writer, tr *Trace) error {
 	pub := map[string]bool{}
 	for _, j := range tr.Jobs {
@@ -26,6 +30,10 @@ func WriteTrace(w io.Writer, tr *Trace) error {
 	pubs := slices.Sorted(maps.Keys(pub))
 	cw := csv.NewWriter(w)
 	head := append([]string(nil), traceColumns...)
+	dl := hasDeadlines(tr)
+	if dl {
+		head = append(head, deadlineColumns...)
+	}
 	for _, k := range pubs {
 		head = append(head, "jct_"+k)
 	}
@@ -33,6 +41,12 @@ func WriteTrace(w io.Writer, tr *Trace) error {
 		return fmt.Errorf("write trace: %w", err)
 	}
 	num := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	optNum := func(v float64) string {
+		if v <= 0 {
+			return ""
+		}
+		return num(v)
+	}
 	opt := func(v int64) string {
 		if v == 0 {
 			return ""
@@ -42,9 +56,9 @@ func WriteTrace(w io.Writer, tr *Trace) error {
 	for _, j := range tr.Jobs {
 		rec := []string{j.ID, j.Name, j.User, num(j.Submit), num(j.Duration), strconv.Itoa(j.GPUs), opt(int64(j.Nodes)),
 			j.Model, opt(int64(j.BatchSize)), opt(j.Iterations), opt(int64(j.CPUs)), opt(j.MemoryMB),
-			opt(j.BBBytes), opt(j.BBInBytes), opt(j.BBOutBytes), ""}
-		if j.TimeLimit > 0 {
-			rec[len(rec)-1] = num(j.TimeLimit)
+			opt(j.BBBytes), opt(j.BBInBytes), opt(j.BBOutBytes), optNum(j.TimeLimit)}
+		if dl {
+			rec = append(rec, optNum(j.Deadline), optNum(j.TardinessWeight))
 		}
 		for _, k := range pubs {
 			v, ok := j.Published[k]

@@ -14,8 +14,8 @@ import (
 // run, plan, explain and simulate. Zero values keep the planner's defaults.
 //
 //	[planner]
-//	energy-weight = 0.0            # λ_E of SMD's objective (per kWh-equivalent second)
-//	tardiness-weight = 0.0         # weight of deadline misses in SMD's objective
+//	energy-weight = 0.0            # λ_E of smd's and andreas' objective (weighted JCT-seconds per kWh)
+//	tardiness-weight = 0.0         # λ_T: per second late and unit of weight= (smd, andreas)
 //	gpu-watts = 300                # mean power of a busy GPU (energy term)
 //	tiresias-threshold-gpu-hours = 1
 //	priority-base = 100000         # rank r gets base + (N-r)·step
@@ -33,6 +33,7 @@ import (
 //	starvation-stretch = 4         # ... and this many times its own run time (-1: age alone)
 //	starvation-max-wait = "168h"   # ... or this long, whatever its length
 //	max-options-per-job = 12
+//	andreas-iterations = 100       # MaxIt of the andreas policy's randomized greedy
 //	long-job = "2h"
 //	long-job-share = 0.25
 //	top-tier = false               # true: jobs listing several partitions get the cheapest
@@ -53,7 +54,7 @@ type Planner struct {
 	PSComm                                           string
 	WorkerGbps, PSGbps, IntraNodeGbps, InterNodeGbps float64
 	ReferenceTFLOPS                                  float64
-	NodeGPUs, MaxOptionsPerJob                       int
+	NodeGPUs, MaxOptionsPerJob, AndreasIterations    int
 	DefaultDuration, StarvationAge, LongJob          time.Duration
 	StarvationStretch                                float64
 	StarvationMaxWait                                time.Duration
@@ -110,6 +111,7 @@ var plannerKeys = []plannerKey{
 	}},
 	{"node-gpus", count(func(p *Planner) *int { return &p.NodeGPUs })},
 	{"max-options-per-job", count(func(p *Planner) *int { return &p.MaxOptionsPerJob })},
+	{"andreas-iterations", count(func(p *Planner) *int { return &p.AndreasIterations })},
 	{"default-duration", dur(func(p *Planner) *time.Duration { return &p.DefaultDuration })},
 	{"starvation-age", dur(func(p *Planner) *time.Duration { return &p.StarvationAge })},
 	{"starvation-stretch", func(p *Planner, v any) error {
@@ -363,7 +365,7 @@ func (p Planner) Options() planner.Options {
 		ReferenceFLOPS: p.ReferenceTFLOPS * 1e12, NodeGPUs: p.NodeGPUs, MaxOptionsPerJob: p.MaxOptionsPerJob,
 		DefaultDuration: p.DefaultDuration, StarvationAge: p.StarvationAge, LongJob: p.LongJob,
 		StarvationStretch: p.StarvationStretch, StarvationMaxWait: p.StarvationMaxWait,
-		LongJobShare: p.LongJobShare, GPUSpeed: p.GPUSpeed, Limits: p.Limits,
+		LongJobShare: p.LongJobShare, GPUSpeed: p.GPUSpeed, Limits: p.Limits, AndreasIterations: p.AndreasIterations,
 	}
 	if len(p.GPUMemoryMiB) > 0 {
 		o.GPUMemoryMB = p.GPUMemoryMiB

@@ -11,7 +11,8 @@ import (
 
 // Markdown writes the evaluation tables of the JSON reports at paths (the
 // hidden --markdown mode used by scripts/evaluate.sh): one row per policy
-// run with whatIf, else the Slurm-mode or ideal-mode comparison, chosen by
+// run with whatIf, else the cost comparison when the first report has cost
+// terms (deadlines), else the Slurm-mode or ideal-mode comparison, chosen by
 // the scheduler of the first report.
 func Markdown(w io.Writer, paths []string, whatIf bool) error {
 	if len(paths) == 0 {
@@ -32,6 +33,9 @@ func Markdown(w io.Writer, paths []string, whatIf bool) error {
 	}
 	if whatIf {
 		return sim.WriteWhatIfs(w, reps)
+	}
+	if len(reps[0].Results) > 0 && reps[0].Results[0].Cost != nil {
+		return sim.WriteCostEvaluation(w, reps)
 	}
 	if len(reps[0].Results) > 0 && reps[0].Results[0].Scheduler == sim.SchedulerSlurm {
 		return sim.WriteSlurmEvaluation(w, reps)

@@ -52,6 +52,12 @@ type Options struct {
 	// trace as simulated to this file ("" = none).
 	SynthBB    *uint64
 	WriteTrace string
+	// SynthDeadlines, when set, gives the trace's jobs deadlines and
+	// tardiness weights by sim.SynthDeadlines with this seed; EnergyPrice
+	// is the price of a kWh for the cost terms (0: the default when there
+	// are deadlines).
+	SynthDeadlines *uint64
+	EnergyPrice    float64
 
 	// Planner is the site's [planner] section (nil: the planner's defaults).
 	Planner *planner.Options
@@ -71,20 +77,31 @@ func (o Options) TraceOnly() bool { return o.WriteTrace != "" && o.Policy == "" 
 // Config validates o into a simulator configuration and the list of
 // policies to run. It reads the scaling curves.
 func (o Options) Config() (sim.Config, []string, error) {
-	var cfg sim.Config
 	if o.Trace == "" || o.Cluster == "" || o.Policy == "" {
-		return cfg, nil, errors.New("simulate needs --trace FILE, --cluster NODESxGPUS[:TYPE] and --policy P[,P...]")
+		return sim.Config{}, nil, errors.New("simulate needs --trace FILE, --cluster NODESxGPUS[:TYPE] and --policy P[,P...]")
 	}
-	cs, err := sim.ParseCluster(o.Cluster)
+	cfg, err := o.baseConfig()
 	if err != nil {
 		return cfg, nil, err
 	}
+	policies, err := Policies(o.Policy, cfg.Scheduler)
+	return cfg, policies, err
+}
+
+// baseConfig is Config without the policies (--write-trace alone needs
+// the cluster, the truth and the range for --synth-deadlines).
+func (o Options) baseConfig() (sim.Config, error) {
+	var cfg sim.Config
+	cs, err := sim.ParseCluster(o.Cluster)
+	if err != nil {
+		return cfg, err
+	}
 	if o.BurstBuffer != "" {
 		if cs.BurstBufferBytes > 0 {
-			return cfg, nil, errors.New("--burst-buffer and bb= in --cluster both set the pool: give one")
+			return cfg, errors.New("--burst-buffer and bb= in --cluster both set the pool: give one")
 		}
 		if cs.BurstBufferBytes, err = burstbuffer.ParseSize(o.BurstBuffer); err != nil {
-			return cfg, nil, fmt.Errorf("--burst-buffer: %w", err)
+			return cfg, fmt.Errorf("--burst-buffer: %w", err)
 		}
 	}
 	cfg = sim.Config{Cluster: cs, Interval: o.Interval,
@@ -92,24 +109,24 @@ func (o Options) Config() (sim.Config, []string, error) {
 		TiresiasThreshold: o.TiresiasThreshold * 3600, SkipUnchanged: o.SkipUnchanged, Preemptible: o.Preemptible,
 		Predictor: o.Predictor, HideBurstBuffer: o.HideBurstBuffer}
 	if cfg.Interval <= 0 || cfg.RestartPenalty < 0 || cfg.Range.MaxFactor < 1 || cfg.TiresiasThreshold < 0 {
-		return cfg, nil, errors.New("--interval must be > 0, --restart-penalty and --tiresias-threshold ≥ 0, --gpu-range ≥ 1")
+		return cfg, errors.New("--interval must be > 0, --restart-penalty and --tiresias-threshold ≥ 0, --gpu-range ≥ 1")
 	}
 	if o.Jobs && !o.JSON {
-		return cfg, nil, errors.New("--jobs adds per-job rows to the JSON: give --json too")
+		return cfg, errors.New("--jobs adds per-job rows to the JSON: give --json too")
 	}
 	cfg.JobRows = o.Jobs
 	cfg.Planner = o.Planner
 	cfg.Scheduler = o.Scheduler
 	if cfg.Scheduler != sim.SchedulerSlurm && cfg.Scheduler != sim.SchedulerIdeal {
-		return cfg, nil, fmt.Errorf("--scheduler %q: want slurm or ideal", cfg.Scheduler)
+		return cfg, fmt.Errorf("--scheduler %q: want slurm or ideal", cfg.Scheduler)
 	}
 	if cfg.Slurm, err = o.slurmConfig(); err != nil {
-		return cfg, nil, err
+		return cfg, err
 	}
 	for _, s := range o.Power {
 		typ, p, err := sim.ParsePower(s)
 		if err != nil {
-			return cfg, nil, err
+			return cfg, err
 		}
 		if cfg.Power.Overrides == nil {
 			cfg.Power.Overrides = map[string]sim.GPUPower{}
@@ -118,14 +135,17 @@ func (o Options) Config() (sim.Config, []string, error) {
 	}
 	if o.Scaling != "" {
 		if cfg.Truth.Scaling, err = readScaling(o.Scaling); err != nil {
-			return cfg, nil, err
+			return cfg, err
 		}
 	}
 	if o.TruthModel {
 		cfg.Truth = sim.NewModelTruth(cfg.Truth.Scaling, cs.GPUsPerNode)
 	}
-	policies, err := Policies(o.Policy, cfg.Scheduler)
-	return cfg, policies, err
+	if o.EnergyPrice < 0 {
+		return cfg, errors.New("--energy-price must be ≥ 0")
+	}
+	cfg.EnergyPrice = o.EnergyPrice
+	return cfg, nil
 }
 
 // slurmConfig is the model of slurmctld (Slurm mode).

@@ -36,14 +36,24 @@ type Output struct {
 // the simulator could not apply are logged as warnings.
 func Run(ctx context.Context, o Options, out Output, log zerolog.Logger) error {
 	if o.TraceOnly() {
-		_, err := o.trace()
+		var cfg sim.Config
+		if o.SynthDeadlines != nil {
+			if o.Cluster == "" {
+				return UsageError{errors.New("--synth-deadlines needs --cluster (and --scaling) to time the jobs")}
+			}
+			var err error
+			if cfg, err = o.baseConfig(); err != nil {
+				return UsageError{err}
+			}
+		}
+		_, err := o.trace(cfg)
 		return err
 	}
 	cfg, policies, err := o.Config()
 	if err != nil {
 		return UsageError{err}
 	}
-	tr, err := o.trace()
+	tr, err := o.trace(cfg)
 	if err != nil {
 		return err
 	}
@@ -102,8 +112,9 @@ func runAll(ctx context.Context, cfg sim.Config, tr *sim.Trace, policies []strin
 	return out, nil
 }
 
-// trace reads the trace, applies --synth-bb and writes --write-trace.
-func (o Options) trace() (*sim.Trace, error) {
+// trace reads the trace, applies --synth-bb and --synth-deadlines (timed
+// by cfg's truth on its cluster) and writes --write-trace.
+func (o Options) trace(cfg sim.Config) (*sim.Trace, error) {
 	if o.Trace == "" {
 		return nil, UsageError{errors.New("simulate needs --trace FILE")}
 	}
@@ -113,6 +124,9 @@ func (o Options) trace() (*sim.Trace, error) {
 	}
 	if o.SynthBB != nil {
 		tr = sim.SynthBurstBuffer(tr, *o.SynthBB)
+	}
+	if o.SynthDeadlines != nil {
+		tr = sim.SynthDeadlines(tr, *o.SynthDeadlines, cfg.Truth, cfg.Range, cfg.Cluster.TotalGPUs())
 	}
 	if o.WriteTrace != "" {
 		if err := writeTrace(o.WriteTrace, tr); err != nil {
