@@ -76,7 +76,10 @@ type jobInfo struct {
 	// gpuMemNeed and gpuMemHave (MiB) are set when the worker's estimated
 	// GPU memory exceeds the configured memory of its GPU type.
 	gpuMemNeed, gpuMemHave int64
-	memo                   *memoEntry // the job's memo entry, nil without a memo
+	// gpuType is the job's GPU type (lower case); calibNote explains the
+	// calibration applied to the job ("" when none: calibration.go).
+	gpuType, calibNote string
+	memo               *memoEntry // the job's memo entry, nil without a memo
 }
 
 // cycle is the working state of one Plan call.
@@ -380,6 +383,7 @@ func (c *cycle) staticJobInfo(j *Job) *jobInfo {
 		gt = ji.isl.gpuType
 	}
 	ji.kappa = speed(c.o, gt, ji.model.refGPU)
+	c.calibrate(ji, gt)
 	if have := c.o.GPUMemoryMB[strings.ToLower(gt)]; have > 0 {
 		if need, ok := ji.model.gpuMemBytes(); ok && need>>20 > have {
 			ji.gpuMemNeed, ji.gpuMemHave = need>>20, have
