@@ -112,19 +112,20 @@ func (c *cycle) gpuWatts(ji *jobInfo) float64 {
 }
 
 // ModelFact is what the time model says about one decided job, for
-// calibration: the hint's model, the GPU type it runs on, and the
-// uncalibrated modelled run time at the decided size.
+// calibration: the GPU type it runs on and, for a job with a catalog model
+// and a work amount, the hint's model and the uncalibrated modelled run
+// time at the decided size ("" and 0 otherwise).
 type ModelFact struct {
 	Model   string
 	GPUType string
 	Run     time.Duration
 }
 
-// ModelFacts returns, for each decision of the plan whose job has a
-// catalog model with a work amount (the time model answers its run time
-// itself), the uncalibrated modelled run time at the decision's Workers and
-// PS in its partition. Pure; the daemon stores these with its decisions so
-// that finished jobs can be compared with the model.
+// ModelFacts returns the facts of every decision of the plan whose job
+// has GPUs in a known partition: its GPU type and, when the time model
+// answers its run time itself, the uncalibrated modelled run time at the
+// decision's Workers and PS. Pure; the daemon stores these with its
+// decisions so that finished jobs can be compared with the model.
 func ModelFacts(s *Snapshot, p Plan, o Options) (map[int64]ModelFact, error) {
 	o = o.withDefaults()
 	bare := *s
@@ -140,18 +141,20 @@ func ModelFacts(s *Snapshot, p Plan, o Options) (map[int64]ModelFact, error) {
 	out := map[int64]ModelFact{}
 	for _, d := range p.Decisions {
 		ji := byID[d.JobID]
-		if ji == nil || d.Workers < 1 || ji.model.kind == kindOpaque || ji.hints.Model == "" {
+		if ji == nil || ji.isl == nil || d.Workers < 1 {
 			continue
 		}
-		gpn := c.o.NodeGPUs
-		if ji.isl != nil && ji.isl.maxGPN > 0 {
-			gpn = ji.isl.maxGPN
+		f := ModelFact{GPUType: ji.gpuType}
+		if ji.model.kind != kindOpaque && ji.hints.Model != "" {
+			gpn := c.o.NodeGPUs
+			if ji.isl.maxGPN > 0 {
+				gpn = ji.isl.maxGPN
+			}
+			if sec, ok := ji.model.modelSeconds(d.Workers, d.PS, gpn, ji.kappa, c.o); ok {
+				f.Model, f.Run = ji.hints.Model, seconds(sec)
+			}
 		}
-		sec, ok := ji.model.modelSeconds(d.Workers, d.PS, gpn, ji.kappa, c.o)
-		if !ok {
-			continue
-		}
-		out[d.JobID] = ModelFact{Model: ji.hints.Model, GPUType: ji.gpuType, Run: seconds(sec)}
+		out[d.JobID] = f
 	}
 	return out, nil
 }

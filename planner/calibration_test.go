@@ -124,7 +124,8 @@ func TestModelFactsAreUncalibrated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[int64]planner.ModelFact{1: {Model: "cifar10", GPUType: "a100", Run: base.PredictedEnd.Sub(base.PredictedStart)}}
+	want := map[int64]planner.ModelFact{1: {Model: "cifar10", GPUType: "a100", Run: base.PredictedEnd.Sub(base.PredictedStart)},
+		2: {GPUType: "a100"}}
 	if diff := cmp.Diff(want, facts, cmp.Comparer(func(a, b time.Duration) bool { return (a - b).Abs() <= time.Second })); diff != "" {
 		t.Errorf("facts (-want +got):\n%s", diff)
 	}
