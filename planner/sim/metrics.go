@@ -73,6 +73,10 @@ type Result struct {
 	// (Slurm mode; per cycle, so one job may count in several cycles).
 	PreemptsHeld int `json:"preempts_held,omitempty"`
 
+	// Calibration is what online calibration learned (Config.Calibrate;
+	// nil without).
+	Calibration *CalibrationStats `json:"calibration,omitempty"`
+
 	// JobRows are the trace's jobs one by one, in submission order, when
 	// Config.JobRows asked for them (strata simulate --json --jobs).
 	JobRows []JobRow `json:"job_rows,omitempty"`

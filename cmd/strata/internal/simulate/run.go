@@ -36,14 +36,14 @@ type Output struct {
 // the simulator could not apply are logged as warnings.
 func Run(ctx context.Context, o Options, out Output, log zerolog.Logger) error {
 	if o.TraceOnly() {
-		_, err := o.trace()
+		_, _, err := o.trace()
 		return err
 	}
 	cfg, policies, err := o.Config()
 	if err != nil {
 		return UsageError{err}
 	}
-	tr, err := o.trace()
+	tr, truth, err := o.trace()
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func Run(ctx context.Context, o Options, out Output, log zerolog.Logger) error {
 		log.Warn().Int("skipped_rows", tr.Skipped).Int("cpu_only_rows", tr.CPUOnly).Msg("trace rows not simulated")
 	}
 	rep := &sim.Report{Trace: o.Trace, Label: o.Label, Cluster: cfg.Cluster.String(), IntervalS: cfg.Interval.Seconds(),
-		TraceJobs: len(tr.Jobs), SkippedBad: tr.Skipped, CPUOnly: tr.CPUOnly, Published: sim.Published(tr)}
+		TraceJobs: len(tr.Jobs), SkippedBad: tr.Skipped, CPUOnly: tr.CPUOnly, Published: sim.Published(tr), SpeedTruth: truth}
 	rep.Results, err = runAll(ctx, cfg, tr, policies, o.Parallel, out)
 	if err != nil {
 		return err
@@ -102,24 +102,26 @@ func runAll(ctx context.Context, cfg sim.Config, tr *sim.Trace, policies []strin
 	return out, nil
 }
 
-// trace reads the trace, applies --synth-bb and writes --write-trace.
-func (o Options) trace() (*sim.Trace, error) {
+// trace reads the trace, applies --synth-bb and --speed-error (returning
+// the true speed factors by model) and writes --write-trace.
+func (o Options) trace() (*sim.Trace, map[string]float64, error) {
 	if o.Trace == "" {
-		return nil, UsageError{errors.New("simulate needs --trace FILE")}
+		return nil, nil, UsageError{errors.New("simulate needs --trace FILE")}
 	}
 	tr, err := readTrace(o.Trace, o.SkipBad)
 	if err != nil {
-		return nil, UsageError{err}
+		return nil, nil, UsageError{err}
 	}
 	if o.SynthBB != nil {
 		tr = sim.SynthBurstBuffer(tr, *o.SynthBB)
 	}
+	truth := sim.PerturbSpeeds(tr, o.SpeedError, o.SpeedErrorSeed)
 	if o.WriteTrace != "" {
 		if err := writeTrace(o.WriteTrace, tr); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return tr, nil
+	return tr, truth, nil
 }
 
 func writeTrace(path string, tr *sim.Trace) (err error) {
