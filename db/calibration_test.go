@@ -29,7 +29,7 @@ func TestCalibrationJobs(t *testing.T) {
 		c := &db.Cycle{Cluster: "c1", SnapshotID: "s", Policy: "smd", StartedAt: at,
 			Decisions: []db.CycleDecision{{Decision: planner.Decision{JobID: job, Action: planner.ActionUpdate, Workers: workers,
 				Reasons: []planner.Reason{planner.ReasonWaitResources}}, Outcome: "dry-run",
-				Model: model, GPUType: gpu, ModelRun: run}}}
+				HasFacts: gpu != "unknown", Model: model, GPUType: gpu, ModelRun: run}}}
 		if err := s.SaveCycle(ctx, c); err != nil {
 			t.Fatal(err)
 		}

@@ -5,7 +5,8 @@
 -- most $3, with what the planner's last stored decision before the job
 -- started said about it (its catalog model, the GPU type of its partition,
 -- and the uncalibrated modelled run time at the decided workers: NULL
--- unless the job ran on that many GPUs), its real run time, and the
+-- unless the job ran on that many GPUs; jobs whose decision has no GPU type
+-- are left out: recorded before migration 005, or outside a partition), its real run time, and the
 -- energy and GPU time of its GPUs' busy samples (utilization at or above
 -- the rollup's idle threshold, 5 % by default: job_gpu_hour, the one
 -- definition of per-job energy). A collector without --cluster stores ''
@@ -28,7 +29,7 @@ LEFT JOIN LATERAL (
     FROM job_gpu_hour g
     WHERE g.cluster = j.cluster AND g.job_id = j.job_id
       AND g.t_hi > j.start_time AND g.t_lo < j.end_time) h ON true
-WHERE ($1 = '' OR j.cluster = $1) AND j.state = 'COMPLETED'
+WHERE ($1 = '' OR j.cluster = $1) AND j.state = 'COMPLETED' AND pd.gpu_type IS NOT NULL
   AND j.start_time IS NOT NULL AND j.end_time > j.start_time AND j.end_time > $2
 ORDER BY j.end_time, j.job_id
 LIMIT $3;

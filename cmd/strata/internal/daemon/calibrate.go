@@ -104,7 +104,7 @@ func (d *Daemon) addModelFacts(snap *planner.Snapshot, rec *db.Cycle) {
 	for i := range rec.Decisions {
 		cd := &rec.Decisions[i]
 		if f, ok := facts[cd.JobID]; ok {
-			cd.Model, cd.GPUType, cd.ModelRun = f.Model, f.GPUType, f.Run
+			cd.HasFacts, cd.Model, cd.GPUType, cd.ModelRun = true, f.Model, f.GPUType, f.Run
 		}
 	}
 }

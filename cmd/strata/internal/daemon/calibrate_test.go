@@ -86,14 +86,15 @@ func TestRecordStoresModelFacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	type fact struct {
+		Has            bool
 		Model, GPUType string
 		Modelled       bool
 	}
 	got := map[int64]fact{}
 	for _, cd := range res.Record.Decisions {
-		got[cd.JobID] = fact{cd.Model, cd.GPUType, cd.ModelRun > 0}
+		got[cd.JobID] = fact{cd.HasFacts, cd.Model, cd.GPUType, cd.ModelRun > 0}
 	}
-	want := map[int64]fact{10: {"cifar10", "a100", true}, 11: {"", "a100", false}}
+	want := map[int64]fact{10: {true, "cifar10", "a100", true}, 11: {true, "", "a100", false}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("model facts (-want +got):\n%s", diff)
 	}
