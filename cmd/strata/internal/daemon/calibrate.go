@@ -32,6 +32,11 @@ type calibKey struct {
 	end time.Time
 }
 
+// calibSource is the part of Store the calibrator reads.
+type calibSource interface {
+	CalibrationJobs(ctx context.Context, cluster string, since time.Time, limit int) ([]db.CalibrationJob, error)
+}
+
 const (
 	calibWindow  = 30 * 24 * time.Hour
 	calibEvery   = 5 * time.Minute
@@ -41,7 +46,7 @@ const (
 
 // refresh reads what finished since the last read (at most every
 // calibEvery) and refits.
-func (c *calibrator) refresh(ctx context.Context, st Store, cluster string, now time.Time, log zerolog.Logger) {
+func (c *calibrator) refresh(ctx context.Context, st calibSource, cluster string, now time.Time, log zerolog.Logger) {
 	if c.jobs == nil || c.cluster != cluster {
 		*c = calibrator{jobs: map[calibKey]db.CalibrationJob{}, since: now.Add(-calibWindow), cluster: cluster}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rs/zerolog"
 
 	"github.com/strata-hpc/strata/db"
 	"github.com/strata-hpc/strata/planner"
@@ -97,5 +98,59 @@ func TestRecordStoresModelFacts(t *testing.T) {
 	want := map[int64]fact{10: {true, "cifar10", "a100", true}, 11: {true, "", "a100", false}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("model facts (-want +got):\n%s", diff)
+	}
+}
+
+// The calibrator reads at most every calibEvery, re-reads the last hour
+// (a job's busy-power rollup may come after its end) without counting a
+// job twice, and forgets jobs older than calibWindow.
+func TestCalibratorRefresh(t *testing.T) {
+	pg := newFakePostgres()
+	job := func(id int64, end time.Time, busy float64) db.CalibrationJob {
+		return db.CalibrationJob{JobID: id, End: end, Model: "bert", GPUType: "a100", ModelSeconds: 100, RealSeconds: 150,
+			BusyEnergyJ: 200 * busy, BusyGPUSeconds: busy}
+	}
+	for i := range 3 {
+		pg.calibration = append(pg.calibration, job(int64(i+1), testNow.Add(-time.Duration(3-i)*time.Minute), 0))
+	}
+	var c calibrator
+	log := zerolog.Nop()
+	type state struct {
+		Speed []planner.SpeedFactor
+		Power []planner.GPUPower
+	}
+	get := func() state {
+		if c.cal == nil {
+			return state{}
+		}
+		return state{c.cal.Speed, c.cal.Power}
+	}
+	speed := []planner.SpeedFactor{{Model: "bert", GPUType: "a100", Factor: 1.5, Jobs: 3}}
+	steps := []struct {
+		name  string
+		at    time.Duration
+		setup func()
+		want  state
+	}{
+		{name: "first read", at: 0, want: state{Speed: speed}},
+		{name: "the rollups of the three jobs arrive; too soon to re-read", at: time.Minute, setup: func() {
+			for i := range pg.calibration {
+				pg.calibration[i].BusyEnergyJ, pg.calibration[i].BusyGPUSeconds = 200*60, 60
+			}
+		}, want: state{Speed: speed}},
+		{name: "re-read: the same jobs, now with power", at: 6 * time.Minute,
+			want: state{Speed: speed, Power: []planner.GPUPower{{GPUType: "a100", Watts: 200, Jobs: 3}}}},
+		{name: "an outage keeps the calibration", at: 12 * time.Minute, setup: func() { pg.SetDown(true) },
+			want: state{Speed: speed, Power: []planner.GPUPower{{GPUType: "a100", Watts: 200, Jobs: 3}}}},
+		{name: "after 30 days the jobs are forgotten", at: calibWindow + time.Hour, setup: func() { pg.SetDown(false) }},
+	}
+	for _, s := range steps {
+		if s.setup != nil {
+			s.setup()
+		}
+		c.refresh(context.Background(), pg, "c", testNow.Add(s.at), log)
+		if diff := cmp.Diff(s.want, get()); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", s.name, diff)
+		}
 	}
 }
