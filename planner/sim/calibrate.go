@@ -12,35 +12,55 @@ import (
 	"github.com/strata-hpc/strata/planner/calib"
 )
 
-// PerturbSpeeds is the what-if of a catalog that is wrong about some
-// models (strata simulate --speed-error SPREAD --speed-error-seed SEED):
-// every model of the trace gets a true speed factor f = SPREAD^u, u drawn
-// uniformly from [-1, 1] (models in name order, from a PCG seeded with
-// seed), and its jobs' true run times (duration_s, and time_limit_s when
-// given) are multiplied by f. The planner's time model does not know: its
-// modelled run times are off by f until calibration learns it. Returns the
-// factors by model; SPREAD ≤ 1 changes nothing.
-func PerturbSpeeds(tr *Trace, spread float64, seed uint64) map[string]float64 {
-	if spread <= 1 {
+// SpeedError is the what-if of a catalog that is wrong about some models
+// (strata simulate --speed-error SPREAD --speed-noise SIGMA
+// --speed-error-seed SEED; PerturbSpeeds).
+type SpeedError struct {
+	// Spread: every model of the trace gets a true speed factor
+	// f = Spread^u, u uniform in [-1, 1] (≤ 1: none).
+	Spread float64
+	// Noise: every job's run time is also multiplied by exp(Noise·z), z
+	// standard normal, independently per job (0: none).
+	Noise float64
+	Seed  uint64
+}
+
+// PerturbSpeeds multiplies the true run times (duration_s, and
+// time_limit_s when given) of the trace's jobs by their model's factor
+// and their own noise (SpeedError; draws from a PCG seeded with e.Seed,
+// models in name order first, then jobs in trace order). The planner's
+// time model does not know: its modelled run times are off until
+// calibration learns the factors. Returns the factors by model (nil
+// without a spread).
+func PerturbSpeeds(tr *Trace, e SpeedError) map[string]float64 {
+	if e.Spread <= 1 && e.Noise <= 0 {
 		return nil
 	}
-	models := map[string]bool{}
-	for _, j := range tr.Jobs {
-		if j.Model != "" {
-			models[j.Model] = true
+	rng := rand.New(rand.NewPCG(e.Seed, 0x5eed_ca11b))
+	var f map[string]float64
+	if e.Spread > 1 {
+		models := map[string]bool{}
+		for _, j := range tr.Jobs {
+			if j.Model != "" {
+				models[j.Model] = true
+			}
 		}
-	}
-	rng := rand.New(rand.NewPCG(seed, 0x5eed_ca11b))
-	f := map[string]float64{}
-	for _, m := range slices.Sorted(maps.Keys(models)) {
-		f[m] = math.Pow(spread, 2*rng.Float64()-1)
+		f = map[string]float64{}
+		for _, m := range slices.Sorted(maps.Keys(models)) {
+			f[m] = math.Pow(e.Spread, 2*rng.Float64()-1)
+		}
 	}
 	for i := range tr.Jobs {
 		j := &tr.Jobs[i]
-		if x, ok := f[j.Model]; ok {
-			j.Duration *= x
-			j.TimeLimit *= x
+		x, ok := f[j.Model]
+		if !ok {
+			x = 1
 		}
+		if e.Noise > 0 && j.Model != "" {
+			x *= math.Exp(e.Noise * rng.NormFloat64())
+		}
+		j.Duration *= x
+		j.TimeLimit *= x
 	}
 	return f
 }

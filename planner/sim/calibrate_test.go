@@ -22,8 +22,8 @@ func TestPerturbSpeeds(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			orig := readTraceFile(t, "testdata/pollux_workload1.csv")
 			tr := readTraceFile(t, "testdata/pollux_workload1.csv")
-			f := PerturbSpeeds(tr, tc.spread, tc.seed)
-			again := PerturbSpeeds(readTraceFile(t, "testdata/pollux_workload1.csv"), tc.spread, tc.seed)
+			f := PerturbSpeeds(tr, SpeedError{Spread: tc.spread, Seed: tc.seed})
+			again := PerturbSpeeds(readTraceFile(t, "testdata/pollux_workload1.csv"), SpeedError{Spread: tc.spread, Seed: tc.seed})
 			if diff := cmp.Diff(f, again); diff != "" {
 				t.Errorf("not deterministic:\n%s", diff)
 			}
@@ -55,7 +55,7 @@ func TestOnlineCalibration(t *testing.T) {
 	sc := readScalingFile(t, "testdata/pollux_scaling.csv")
 	run := func(calibrate bool) (*Result, map[string]float64) {
 		tr := readTraceFile(t, "testdata/pollux_workload1.csv")
-		truth := PerturbSpeeds(tr, 2, 1)
+		truth := PerturbSpeeds(tr, SpeedError{Spread: 2, Seed: 1})
 		cfg := Config{Cluster: ClusterSpec{Nodes: 16, GPUsPerNode: 4, GPUType: "t4"}, Truth: Truth{Scaling: sc}, Calibrate: calibrate}
 		r, err := RunNamed(context.Background(), cfg, tr, "smd")
 		if err != nil {

@@ -1,7 +1,8 @@
 // Command evalcalib measures online calibration in the simulator (the
 // table of docs/evaluation.d/25-calibration.md): on the six Pollux
 // workloads in Slurm mode, with each model's true speed perturbed by
-// sim.PerturbSpeeds (spreads 2 and 4, seeds 1-5), it runs smd without and
+// sim.PerturbSpeeds (spreads 2 and 4, and 2 with per-job noise of σ 0.3;
+// seeds 1-5), it runs smd without and
 // with online calibration (sim.Config.Calibrate) and prints, per spread
 // and workload, the average JCT of each, the average JCT over the jobs
 // both runs completed, the jobs killed at their time limit, and the time
@@ -47,28 +48,33 @@ func run(traces string, seeds int) error {
 	if err != nil {
 		return err
 	}
-	fmt.Println("| spread | workload | avg JCT s without | with | with / without | same jobs: with / without | time-limit kills without | with | model error without | with | factor error |")
-	fmt.Println("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-	for _, spread := range []float64{2, 4} {
+	fmt.Println("| perturbation | workload | avg JCT s without | with | with / without | same jobs: with / without | time-limit kills without | with | model error without | with | factor error |")
+	fmt.Println("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	for _, pe := range []sim.SpeedError{{Spread: 2}, {Spread: 4}, {Spread: 2, Noise: 0.3}} {
+		label := fmt.Sprintf("spread %g", pe.Spread)
+		if pe.Noise > 0 {
+			label += fmt.Sprintf(", noise σ %g", pe.Noise)
+		}
 		var all []pair
 		for w := 1; w <= 6; w++ {
 			var ps []pair
 			for seed := 1; seed <= seeds; seed++ {
-				p, err := runPair(filepath.Join(peers, fmt.Sprintf("pollux_workload%d.csv", w)), sc, spread, uint64(seed))
+				pe.Seed = uint64(seed)
+				p, err := runPair(filepath.Join(peers, fmt.Sprintf("pollux_workload%d.csv", w)), sc, pe)
 				if err != nil {
-					return fmt.Errorf("workload %d, spread %v, seed %d: %w", w, spread, seed, err)
+					return fmt.Errorf("workload %d, %s, seed %d: %w", w, label, seed, err)
 				}
 				ps = append(ps, p)
 			}
-			row(spread, fmt.Sprintf("pollux_workload%d (%d seeds)", w, seeds), ps)
+			row(label, fmt.Sprintf("pollux_workload%d (%d seeds)", w, seeds), ps)
 			all = append(all, ps...)
 		}
-		row(spread, fmt.Sprintf("**all %d runs** (geometric mean of ratios)", len(all)), all)
+		row(label, fmt.Sprintf("**all %d runs** (geometric mean of ratios)", len(all)), all)
 	}
 	return nil
 }
 
-func runPair(trace string, sc *sim.Scaling, spread float64, seed uint64) (pair, error) {
+func runPair(trace string, sc *sim.Scaling, pe sim.SpeedError) (pair, error) {
 	var p pair
 	var truth map[string]float64
 	for _, calibrate := range []bool{false, true} {
@@ -76,7 +82,7 @@ func runPair(trace string, sc *sim.Scaling, spread float64, seed uint64) (pair, 
 		if err != nil {
 			return p, err
 		}
-		truth = sim.PerturbSpeeds(tr, spread, seed)
+		truth = sim.PerturbSpeeds(tr, pe)
 		cfg := sim.Config{Cluster: sim.ClusterSpec{Nodes: 16, GPUsPerNode: 4, GPUType: "t4"}, Interval: time.Minute,
 			Truth: sim.Truth{Scaling: sc}, Calibrate: calibrate, JobRows: true}
 		r, err := sim.RunNamed(context.Background(), cfg, tr, "smd")
@@ -113,7 +119,7 @@ func runPair(trace string, sc *sim.Scaling, spread float64, seed uint64) (pair, 
 
 // row prints the means over ps: JCTs arithmetic, ratios geometric, errors
 // medians.
-func row(spread float64, name string, ps []pair) {
+func row(label, name string, ps []pair) {
 	var off, on, ratio, common, errOff, errOn, ferr []float64
 	var kOff, kOn int
 	for _, p := range ps {
@@ -124,7 +130,7 @@ func row(spread float64, name string, ps []pair) {
 		errOff, errOn = append(errOff, p.on.Calibration.ErrBefore), append(errOn, p.on.Calibration.ErrAfter)
 		ferr = append(ferr, p.factorErr...)
 	}
-	fmt.Printf("| %g | %s | %.0f | %.0f | %.3f | %.3f | %d | %d | %.2f | %.3f | %.3f |\n", spread, name, mean(off), mean(on),
+	fmt.Printf("| %s | %s | %.0f | %.0f | %.3f | %.3f | %d | %d | %.2f | %.3f | %.3f |\n", label, name, mean(off), mean(on),
 		math.Exp(mean(ratio)), math.Exp(mean(common)), kOff, kOn, median(errOff), median(errOn), median(ferr))
 }
 

@@ -45,10 +45,11 @@ type Options struct {
 	// Predictor: oracle (true durations) or history (learned online).
 	Predictor string
 	// Calibrate fits the calibration online (sim.Config.Calibrate);
-	// SpeedError and SpeedErrorSeed perturb the models' true speeds
-	// (sim.PerturbSpeeds; ≤ 1 = none).
+	// SpeedError, SpeedNoise and SpeedErrorSeed perturb the models' true
+	// speeds (sim.SpeedError).
 	Calibrate      bool
 	SpeedError     float64
+	SpeedNoise     float64
 	SpeedErrorSeed uint64
 	// HideBurstBuffer hides the pool from the policies (the
 	// burst-buffer-unaware what-if; Slurm still enforces it).

@@ -115,7 +115,7 @@ func (o Options) trace() (*sim.Trace, map[string]float64, error) {
 	if o.SynthBB != nil {
 		tr = sim.SynthBurstBuffer(tr, *o.SynthBB)
 	}
-	truth := sim.PerturbSpeeds(tr, o.SpeedError, o.SpeedErrorSeed)
+	truth := sim.PerturbSpeeds(tr, sim.SpeedError{Spread: o.SpeedError, Noise: o.SpeedNoise, Seed: o.SpeedErrorSeed})
 	if o.WriteTrace != "" {
 		if err := writeTrace(o.WriteTrace, tr); err != nil {
 			return nil, nil, err
