@@ -72,6 +72,14 @@ type CycleDecision struct {
 	// Alternatives are what other policies would have decided for the job
 	// from the same snapshot.
 	Alternatives []Alternative `json:"alternatives,omitempty"`
+	// HasFacts says that Model, GPUType and ModelRun are what the time
+	// model said about the job (planner.ModelFacts), stored for
+	// calibration (not read back); without, the GPU type is stored as not
+	// known.
+	HasFacts bool          `json:"has_facts,omitempty"`
+	Model    string        `json:"model,omitempty"`
+	GPUType  string        `json:"gpu_type,omitempty"`
+	ModelRun time.Duration `json:"model_run,omitempty"`
 }
 
 // Alternative is another policy's decision for the same job and snapshot.
@@ -116,12 +124,19 @@ func (s *Store) ReserveCycleID(ctx context.Context) (int64, error) {
 var decisionColumns = []string{"cycle_id", "job_id", "user_name", "partition", "job_name", "state",
 	"requested_gpus", "cur_priority", "action", "start_now", "workers", "ps", "gpus_per_node",
 	"node_count", "rank", "priority", "predicted_start", "predicted_end", "reasons", "detail",
-	"outcome", "guard", "body", "outcome_detail", "alternatives"}
+	"outcome", "guard", "body", "outcome_detail", "alternatives", "gpu_type", "model", "model_seconds"}
 
 func decisionRow(id int64, d CycleDecision) ([]any, error) {
 	reasons := make([]string, len(d.Reasons))
 	for i, r := range d.Reasons {
 		reasons[i] = string(r)
+	}
+	var modelSeconds, gpuType any
+	if d.HasFacts {
+		gpuType = d.GPUType
+		if d.ModelRun > 0 {
+			modelSeconds = d.ModelRun.Seconds()
+		}
 	}
 	var alts any
 	if len(d.Alternatives) > 0 {
@@ -134,7 +149,7 @@ func decisionRow(id int64, d CycleDecision) ([]any, error) {
 	return []any{id, d.JobID, d.User, d.Partition, d.JobName, string(d.State), d.RequestedGPUs,
 		d.CurPriority, string(d.Action), d.Start, d.Workers, d.PS, d.GPUsPerNode, d.NodeCount, d.Rank,
 		d.Priority, timePtr(d.PredictedStart), timePtr(d.PredictedEnd), reasons, d.Detail, d.Outcome,
-		d.Guard, d.Body, d.OutcomeDetail, alts}, nil
+		d.Guard, d.Body, d.OutcomeDetail, alts, gpuType, d.Model, modelSeconds}, nil
 }
 
 // SaveCycle stores a cycle and its decisions in one transaction (decisions

@@ -80,6 +80,9 @@ type jobInfo struct {
 	// gpuMemNeed and gpuMemHave (MiB) are set when the worker's estimated
 	// GPU memory exceeds the configured memory of its GPU type.
 	gpuMemNeed, gpuMemHave int64
+	// gpuType is the job's GPU type (lower case); calibNote explains the
+	// calibration applied to the job ("" when none: calibration.go).
+	gpuType, calibNote string
 	memo                   *memoEntry // the job's memo entry, nil without a memo
 	// chosen: the top tier gave the job its island among the partitions it
 	// lists (toptier.go), so the decision names the partition; choice says
@@ -420,6 +423,7 @@ func (c *cycle) staticJobInfoIn(j *Job, isl *island) *jobInfo {
 		gt = ji.isl.gpuType
 	}
 	ji.kappa = speed(c.o, gt, ji.model.refGPU)
+	c.calibrate(ji, gt)
 	if have := c.o.GPUMemoryMB[strings.ToLower(gt)]; have > 0 {
 		if need, ok := ji.model.gpuMemBytes(); ok && need>>20 > have {
 			ji.gpuMemNeed, ji.gpuMemHave = need>>20, have

@@ -106,7 +106,7 @@ func clusterKey(b []byte, s *Snapshot) []byte {
 		b = strconv.AppendBool(b, p.Default)
 		b = append(b, 1)
 	}
-	return b
+	return s.Calibration.appendKey(b)
 }
 
 // begin starts a Plan call on snapshot s: it drops every entry when the

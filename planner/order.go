@@ -166,6 +166,13 @@ func (c *cycle) finalize(name string, pls []*planned) Plan {
 			}
 		}
 		d.NotBefore = pl.notBefore
+		if note := pl.ji.calibNote; note != "" && calibrationUsed(pl, d) {
+			d.Reasons = append(d.Reasons, ReasonCalibrated)
+			if d.Detail != "" {
+				note = d.Detail + "; " + note
+			}
+			d.Detail = note
+		}
 		if note := pl.ji.capped; note != "" && pl.action == ActionUpdate {
 			d.Reasons = append(d.Reasons, ReasonCapped)
 			if d.Detail != "" {
@@ -197,6 +204,17 @@ func joinDetail(a, b string) string {
 		return b
 	}
 	return a + "; " + b
+}
+
+// calibrationUsed says whether the job's calibration note explains its
+// decision: the speed factor scaled the modelled run time the decision
+// rests on, or (power only) the job was sized with the energy term.
+func calibrationUsed(pl *planned, d *Decision) bool {
+	if slices.Contains(d.Reasons, ReasonModelled) {
+		return true
+	}
+	ji := pl.ji
+	return ji.model.calib == 0 && ji.job.State == JobPending && !ji.fixed
 }
 
 // sortRankKeys sorts keys stably by rank order. A stable sort by a strict

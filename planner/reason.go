@@ -109,6 +109,11 @@ const (
 	// ReasonPartitionChosen: the job lists several partitions and the plan
 	// puts it in the one where it is predicted to cost least (toptier.go).
 	ReasonPartitionChosen Reason = "partition_chosen"
+	// ReasonCalibrated: the plan used what finished jobs measured
+	// (Snapshot.Calibration): the modelled run time corrected by the speed
+	// factor of the job's model and GPU type, and/or the GPU type's
+	// measured power in the energy term (Decision.Detail gives the numbers).
+	ReasonCalibrated Reason = "calibrated"
 )
 
 // reasonText holds the user-facing sentence of every reason code.
@@ -139,6 +144,7 @@ var reasonText = map[Reason]string{
 	ReasonModelled:          "the duration comes from the model catalog and the job's hint",
 	ReasonOracle:            "the order uses the true job duration (oracle; simulation only)",
 	ReasonArrayJob:          "the job is a job array (or one of its tasks): one write would change every remaining task, so Strata leaves it to Slurm",
+	ReasonCalibrated:        "the run time or energy estimate uses factors measured on finished jobs of the same model and GPU type (the detail gives them)",
 	ReasonSizeLocked:        "the job's GPU request was already changed the most times allowed (--max-rewrites-per-job), so its size is kept; only its priority may change",
 	ReasonHetJob:            "the job is a heterogeneous job component, which Strata leaves to Slurm",
 	ReasonUnreadable:        "part of the job's Slurm record could not be read (the detail says what), so Strata leaves the job untouched",

@@ -211,13 +211,14 @@ func fastest(os []option) option {
 	return best
 }
 
-// optionCost is ω·T + λ_E·energy (kWh at GPUWatts per GPU, scaled by the
+// optionCost is ω·T + λ_E·energy (kWh at GPUWatts per GPU, or the GPU
+// type's measured power from Snapshot.Calibration, scaled by the
 // energy= preference) + λ_T·ω·tardiness (s).
 func (c *cycle) optionCost(ji *jobInfo, o *option, now time.Time) float64 {
 	t := o.dur.Seconds()
 	cost := ji.weight * t
 	if c.o.EnergyWeight > 0 {
-		kwh := t / 3600 * float64(o.w) * c.o.GPUWatts / 1000
+		kwh := t / 3600 * float64(o.w) * c.gpuWatts(ji) / 1000
 		cost += c.o.EnergyWeight * energyScale(ji.hints.Energy) * kwh
 	}
 	if c.o.TardinessWeight > 0 && !ji.deadline.IsZero() {

@@ -23,6 +23,10 @@ type Snapshot struct {
 	// BurstBufferPools are the burst-buffer pools with their capacity (from
 	// configuration, since slurmrestd does not expose them). May be empty.
 	BurstBufferPools []BurstBufferPool `json:"burst_buffer_pools,omitempty"`
+	// Calibration holds the speed factors and GPU power measured on
+	// finished jobs; nil = none (the time model and Options.GPUWatts as
+	// configured).
+	Calibration *Calibration `json:"calibration,omitempty"`
 }
 
 // Node is one Slurm node as the planner sees it.

@@ -74,6 +74,9 @@ type jobModel struct {
 	// the duration scales a base prediction by relative throughput.
 	iters, samples float64
 	reason         Reason // duration source
+	// calib is the measured speed factor (Snapshot.Calibration) applied
+	// to modelled run times; 0 = none.
+	calib float64
 }
 
 // newJobModel builds the job's time model from its parsed hints.
@@ -225,6 +228,9 @@ func (m *jobModel) modelSeconds(w, p, nodeGPUs int, kappa float64, o *Options) (
 	sec := q * t
 	if m.kind == kindCurve {
 		sec += PolluxStartup.Seconds()
+	}
+	if m.calib > 0 {
+		sec *= m.calib
 	}
 	return sec, true
 }

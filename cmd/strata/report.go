@@ -68,21 +68,19 @@ func reportCommandWith(open openSourceFunc) *cli.Command {
 				Action: withQuery(func(c *cli.Context, q report.Query) error {
 					return report.Decisions(c.Context, c.App.Writer, open.opener(c), q)
 				})},
-			{Name: "predictions", Usage: "how close the planner's predicted run times were to the real ones, by source, user or partition",
-				Description: "For each job that completed in the window (-S/-E), compares the run time the planner\n" +
-					"predicted at its last decision before it started with the real one (ratio = predicted /\n" +
-					"real): per group the median, P10 and P90 ratio, the share within a factor of two and the\n" +
-					"median |log2 ratio|. --by source shows which source of durations to trust: modelled (the\n" +
-					"hint and the catalog), predicted (the history of similar jobs), time_limit, default.",
+			{Name: "predictions", Usage: report.PredictionsUsage, Description: report.PredictionsDescription,
 				Flags: append(reportFlags(""), &cli.StringFlag{Name: flagReportBy, Value: "source",
 					Usage: "group by " + strings.Join(report.PredictionBy, ", ")}),
 				Action: withQuery(func(c *cli.Context, q report.Query) error {
-					st, err := cliflags.OpenDatabase(c, true)
-					if err != nil {
-						return err
-					}
-					defer st.Close()
-					return report.Predictions(c.Context, c.App.Writer, st, q.Filter, c.String(flagReportBy), q.Mode)
+					return withStore(true, func(c *cli.Context, st *db.Store) error {
+						return report.Predictions(c.Context, c.App.Writer, st, q.Filter, c.String(flagReportBy), q.Mode)
+					})(c)
+				})},
+			{Name: "calibration", Usage: report.CalibrationUsage, Description: report.CalibrationDescription, Flags: reportFlags(""),
+				Action: withQuery(func(c *cli.Context, q report.Query) error {
+					return withStore(true, func(c *cli.Context, st *db.Store) error {
+						return report.Calibration(c.Context, c.App.Writer, st, q.Filter, q.Mode)
+					})(c)
 				})},
 			powerCommand(open),
 			refreshCommand(open),

@@ -81,3 +81,25 @@ func TestReportsAgainstPostgres(t *testing.T) {
 		t.Errorf("totals differ by zone: UTC %q, UTC+14 %q", utc, kiri)
 	}
 }
+
+// strata report calibration runs its query against the migrated schema
+// and prints each format; the demo's decisions carry no model facts (as
+// those recorded before migration 005), so no job counts.
+func TestReportCalibrationAgainstPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test (Postgres)")
+	}
+	browserDemoDB(t)
+	window := []string{"-S", "2026-11-20T11:00:00Z", "-E", "2026-11-20T13:00:00Z"}
+	var doc struct {
+		Window map[string]string
+		Rows   []any
+	}
+	out := runStrataOut(t, append([]string{"report", "calibration", "--json"}, window...)...)
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Window["start"] == "" || len(doc.Rows) != 0 {
+		t.Errorf("--json: %v:\n%s", err, out)
+	}
+	if out := runStrataOut(t, append([]string{"report", "calibration", "--csv"}, window...)...); !strings.HasPrefix(out, "Kind,Model,GPUType,Jobs") {
+		t.Errorf("--csv:\n%s", out)
+	}
+}

@@ -44,6 +44,9 @@ func (e *engine) begin(i int, slots []slot, total int, t float64) {
 	j.phase, j.lastT, j.runStart = phaseRunning, t, t
 	if j.firstStart < 0 {
 		j.firstStart, j.firstGPUs = t, total
+		if c := e.cfg.calib; c != nil {
+			j.calibAtStart = c.factor(j)
+		}
 		e.res.startGPUs += total
 		if total != j.tj.GPUs {
 			e.res.ChangedAllocations++

@@ -62,6 +62,9 @@ func (e *engine) snapshot(k int64, t float64, ss *slurmState) *planner.Snapshot 
 		}
 	}
 	e.bbView(s)
+	if c := e.cfg.calib; c != nil {
+		s.Calibration = c.current()
+	}
 	return s
 }
 

@@ -64,6 +64,12 @@ type Config struct {
 	Predictor string
 	// learn is the run's history estimator (PredictorHistory).
 	learn *history.Estimator
+	// Calibrate gives the policies' snapshots the calibration fitted
+	// online from the modelled jobs finished so far in the run
+	// (planner/calib, as `strata run` fits it from Postgres); the result
+	// reports its factors and the time model's error (Result.Calibration).
+	Calibrate bool
+	calib     *calibState
 	// Planner, when set, are the site's planner settings (the [planner]
 	// section of the configuration file) every policy starts from; the run
 	// still sets the oracle predictor, the interval, the node size and a
@@ -198,6 +204,9 @@ func RunNamed(ctx context.Context, cfg Config, tr *Trace, name string) (*Result,
 	default:
 		return nil, fmt.Errorf("simulate: predictor %q: want %s or %s", cfg.Predictor, PredictorOracle, PredictorHistory)
 	}
+	if cfg.Calibrate {
+		cfg.calib = newCalibState(o, cfg.Cluster.GPUType)
+	}
 	p, err := planner.NewPolicy(name, o)
 	if err != nil {
 		return nil, fmt.Errorf("simulate %s: %w", name, err)
@@ -240,6 +249,9 @@ func Run(ctx context.Context, cfg Config, tr *Trace, name string, p planner.Poli
 	r.Scheduler = cfg.Scheduler
 	if cfg.Predictor == PredictorHistory {
 		r.Predictor = PredictorHistory
+	}
+	if cfg.calib != nil {
+		r.Calibration = cfg.calib.stats()
 	}
 	return r, nil
 }

@@ -76,6 +76,9 @@ type Result struct {
 	// Cost are the terms of the objective (deadlines, tardiness, energy
 	// cost), when the trace has deadlines or the run an energy price.
 	Cost *CostTerms `json:"cost,omitempty"`
+	// Calibration is what online calibration learned (Config.Calibrate;
+	// nil without).
+	Calibration *CalibrationStats `json:"calibration,omitempty"`
 
 	// JobRows are the trace's jobs one by one, in submission order, when
 	// Config.JobRows asked for them (strata simulate --json --jobs).

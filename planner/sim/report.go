@@ -24,7 +24,10 @@ type Report struct {
 	// Published is the average of each jct_* column of the trace (JCTs
 	// other schedulers published for exactly these jobs), by scheduler.
 	Published map[string]float64 `json:"published,omitempty"`
-	Results   []*Result          `json:"results"`
+	// SpeedTruth are the true speed factors by model of a --speed-error
+	// run (PerturbSpeeds; nil otherwise).
+	SpeedTruth map[string]float64 `json:"speed_truth,omitempty"`
+	Results    []*Result          `json:"results"`
 }
 
 // Published averages the trace's per-job published JCT columns.

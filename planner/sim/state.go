@@ -45,8 +45,11 @@ type job struct {
 	lastT, runStart         float64
 	firstStart, end         float64
 	firstGPUs               int // GPUs at the first start
-	attained                float64
-	restarts                int
+	// calibAtStart is the speed factor in force at its first start
+	// (Config.Calibrate).
+	calibAtStart float64
+	attained     float64
+	restarts     int
 	// Slurm mode: the time limit (s), the job's Slurm priority (prioSet:
 	// written by Strata, so it sticks), its begin time (s; 0 = none) and
 	// the part of it Strata wrote, and when a running job hits its limit.
@@ -174,6 +177,9 @@ func (e *engine) advance(t float64) {
 			e.cl.release(j.slots)
 			e.bbEnded(i, end)
 			j.slots, j.phase, j.end, j.remaining = nil, phaseDone, end, 0
+			if c := e.cfg.calib; c != nil {
+				c.finished(j, end)
+			}
 			if l := e.cfg.learn; l != nil && !j.killed {
 				l.Add(history.Record{User: j.pj.User, Name: j.pj.Name, Partition: j.pj.Partition, GPUs: j.tj.GPUs,
 					Duration: time.Duration((end - j.firstStart) * float64(time.Second))})

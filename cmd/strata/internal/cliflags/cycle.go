@@ -37,6 +37,7 @@ const (
 	FlagRunMaxBackoff     = "max-backoff"
 	FlagRunMetricsListen  = "metrics-listen"
 	FlagRunAuditRetention = "audit-retention"
+	FlagRunCalibrate      = "calibrate"
 )
 
 func EnvOf(n string) []string {
@@ -76,6 +77,8 @@ func Cycle() []cli.Flag {
 			Usage: "plan only pending jobs whose name starts with this prefix"},
 		&cli.StringFlag{Name: FlagRunLockName, EnvVars: EnvOf(FlagRunLockName),
 			Usage: "name of the one-writer lock (default: strata-run/<Slurm cluster name>)"},
+		&cli.BoolFlag{Name: FlagRunCalibrate, Value: true, EnvVars: EnvOf(FlagRunCalibrate),
+			Usage: "correct modelled run times per (model, GPU type) and the energy term's GPU power by what finished jobs measured (needs --database-url; `strata report calibration` shows the factors)"},
 	}
 }
 
@@ -110,6 +113,7 @@ func CycleOptions(c *cli.Context, f *config.File) daemon.Options {
 		Scope: daemon.Scope{Partitions: SplitList(c.StringSlice(FlagRunPartitions)),
 			Users: SplitList(c.StringSlice(FlagRunUsers)), NamePrefix: c.String(FlagRunNamePrefix)},
 		LockName:    c.String(FlagRunLockName),
+		Calibrate:   c.Bool(FlagRunCalibrate),
 		Interval:    time.Minute,
 		Cycles:      1,
 		StandbyPoll: 5 * time.Second,

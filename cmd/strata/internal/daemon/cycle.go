@@ -122,6 +122,14 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 		lctx, cancel := d.dbContext(ctx)
 		d.hist.learn(lctx, st, snap.Cluster, snap.Now, d.log)
 		cancel()
+		if d.opts.Calibrate {
+			lctx, cancel := d.dbContext(ctx)
+			d.calib.refresh(lctx, st, snap.Cluster, snap.Now, d.log)
+			cancel()
+		}
+	}
+	if d.opts.Calibrate {
+		snap.Calibration = d.calib.cal
 	}
 	scoped, inScope := d.opts.Scope.apply(snap)
 	hctx, cancel := d.dbContext(ctx)

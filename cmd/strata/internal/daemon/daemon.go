@@ -43,6 +43,9 @@ type Store interface {
 	RewriteCounts(ctx context.Context, cluster string, jobs map[int64]time.Time) (map[int64]int, error)
 	// FinishedJobs lists the jobs that completed after since, oldest first.
 	FinishedJobs(ctx context.Context, cluster string, since time.Time, limit int) ([]db.FinishedJob, error)
+	// CalibrationJobs lists the jobs that completed after since, oldest
+	// first, with what the planner said about them and what they measured.
+	CalibrationJobs(ctx context.Context, cluster string, since time.Time, limit int) ([]db.CalibrationJob, error)
 	// PreemptionCounts says how often each job was signalled since since.
 	PreemptionCounts(ctx context.Context, cluster string, since time.Time, jobs []int64) (map[int64]int, error)
 	// TryLock takes the writer lock called name once; false when another
@@ -111,7 +114,8 @@ type Daemon struct {
 	lastStored map[int64]string // job → fingerprint of its last stored decision
 	unsaved    []*db.Cycle      // cycles waiting for Postgres, oldest first
 	lastPrune  time.Time
-	hist       learner // completed jobs, for the duration predictor
+	hist       learner    // completed jobs, for the duration predictor
+	calib      calibrator // finished jobs' measurements, for Snapshot.Calibration
 }
 
 type namedPolicy struct {

@@ -161,6 +161,8 @@ type fakePostgres struct {
 	latestSample time.Time
 	// finished are the completed jobs FinishedJobs returns.
 	finished []db.FinishedJob
+	// calibration are the jobs CalibrationJobs returns.
+	calibration []db.CalibrationJob
 	// blackHole makes lock checks hang until their context ends, as on a
 	// connection whose packets are dropped.
 	blackHole bool
@@ -232,6 +234,21 @@ func (p *fakePostgres) RewriteCounts(ctx context.Context, cluster string, jobs m
 				!strings.Contains(d.Body, `"gpus_per_node":0`) && !c.StartedAt.Before(since) {
 				out[d.JobID]++
 			}
+		}
+	}
+	return out, nil
+}
+
+func (p *fakePostgres) CalibrationJobs(ctx context.Context, cluster string, since time.Time, limit int) ([]db.CalibrationJob, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.down {
+		return nil, errFakeDown
+	}
+	var out []db.CalibrationJob
+	for _, j := range p.calibration {
+		if j.End.After(since) && len(out) < limit {
+			out = append(out, j)
 		}
 	}
 	return out, nil

@@ -39,6 +39,10 @@ type Options struct {
 	// same run this long after is marked non-cooperative (never signalled
 	// again); 0 = 5 minutes.
 	RequeueTimeout time.Duration
+	// Calibrate corrects the time model and the GPU power of the energy
+	// term by what finished jobs measured (needs a database; refreshed
+	// every 5 minutes, the last calibration kept while it is unreachable).
+	Calibrate bool
 }
 
 func (o Options) requeueTimeout() time.Duration {

@@ -53,6 +53,7 @@ func (d *Daemon) record(snap *planner.Snapshot, p planner.Plan, jobs map[int64]*
 			delete(d.lastStored, id)
 		}
 	}
+	d.addModelFacts(snap, rec)
 	return rec
 }
 

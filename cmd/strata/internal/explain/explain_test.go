@@ -81,6 +81,15 @@ func TestExplainText(t *testing.T) {
 		}()}}, []string{
 			"Settings of that cycle: planner.energy-weight=0.5 planner.limits=default",
 		}, nil},
+		{"calibrated", memDecisions{rows: []db.StoredDecision{func() db.StoredDecision {
+			d := storedRow(3, true, "applied", "", "{}", at)
+			d.Reasons = append(d.Reasons, planner.ReasonModelled, planner.ReasonCalibrated)
+			d.Detail = "modelled run time ×1.32, measured on 7 finished bert jobs on a100"
+			return d
+		}()}}, []string{
+			planner.ReasonCalibrated.Describe(),
+			"Detail: modelled run time ×1.32, measured on 7 finished bert jobs on a100",
+		}, nil},
 		{"held by a guard", memDecisions{rows: []db.StoredDecision{storedRow(3, true, "held", guard.JobCap, "", at)}}, []string{
 			"held back: " + guard.JobCap.Describe(),
 		}, nil},

@@ -33,6 +33,17 @@ type PredictionOut struct {
 	MedianAbsLog2 float64 `json:"median_abs_log2"`
 }
 
+// PredictionsUsage and PredictionsDescription document `strata report
+// predictions`.
+const (
+	PredictionsUsage       = "how close the planner's predicted run times were to the real ones, by source, user or partition"
+	PredictionsDescription = "For each job that completed in the window (-S/-E), compares the run time the planner\n" +
+		"predicted at its last decision before it started with the real one (ratio = predicted /\n" +
+		"real): per group the median, P10 and P90 ratio, the share within a factor of two and the\n" +
+		"median |log2 ratio|. --by source shows which source of durations to trust: modelled (the\n" +
+		"hint and the catalog), predicted (the history of similar jobs), time_limit, default."
+)
+
 // PredictionBy are the groupings of the prediction report.
 var PredictionBy = []string{"source", "user", "partition", "all"}
 

@@ -11,7 +11,8 @@ import (
 	"github.com/strata-hpc/strata/planner/sim"
 )
 
-// Flags are the flags of `strata simulate`.
+// Flags are the flags of `strata simulate` (Options names them in its
+// error messages).
 func Flags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "trace", Usage: "trace CSV (job_id,submit_time,duration_s,gpus[,model,batch_size,nodes,...])"},
@@ -33,6 +34,10 @@ func Flags() []cli.Flag {
 		&cli.BoolFlag{Name: "skip-bad", Usage: "drop malformed trace rows (and report how many) instead of failing"},
 		&cli.DurationFlag{Name: "restart-penalty", Value: 30 * time.Second, Usage: "time a preempted or resized job needs to restart"},
 		&cli.StringFlag{Name: "predictor", Value: "oracle", Usage: "how policies time jobs without a model hint: oracle (the true durations) or history (Helios' estimator, learning online from the jobs that completed earlier in the run, as the daemon learns from Postgres)"},
+		&cli.BoolFlag{Name: "calibrate", Usage: "give smd (and every policy) the calibration fitted online from the modelled jobs finished so far in the run, as `strata run` fits it from Postgres; the report gives the model's error with and without"},
+		&cli.Float64Flag{Name: "speed-error", Value: 1, Usage: "what-if: each model's true run times are SPREAD^u times the trace's (u uniform in [-1,1] per model, --speed-error-seed), unknown to the planner's time model (1 = none)"},
+		&cli.Float64Flag{Name: "speed-noise", Usage: "what-if: each modelled job's true run time is also multiplied by exp(SIGMA·z), z standard normal per job (0 = none)"},
+		&cli.Uint64Flag{Name: "speed-error-seed", Value: 1, Usage: "seed of --speed-error's factors and --speed-noise"},
 		&cli.BoolFlag{Name: "preemptible", Usage: "opt every trace job in to preemption (preempt=yes in its hint, requeueable): policies may stop and restart them (Slurm mode: signal, checkpoint, requeue, restart)"},
 		&cli.BoolFlag{Name: "truth-model", Usage: "what-if: jobs without a scaling curve whose model/batch_size/iterations the catalog knows scale by the planner's time model (default: fixed size)"},
 		&cli.Float64Flag{Name: "gpu-range", Value: 1, Usage: "simulated users allow gpus=1-ceil(F x request) for jobs with a scaling curve"},

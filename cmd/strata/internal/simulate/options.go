@@ -44,6 +44,13 @@ type Options struct {
 	Preemptible bool
 	// Predictor: oracle (true durations) or history (learned online).
 	Predictor string
+	// Calibrate fits the calibration online (sim.Config.Calibrate);
+	// SpeedError, SpeedNoise and SpeedErrorSeed perturb the models' true
+	// speeds (sim.SpeedError).
+	Calibrate      bool
+	SpeedError     float64
+	SpeedNoise     float64
+	SpeedErrorSeed uint64
 	// HideBurstBuffer hides the pool from the policies (the
 	// burst-buffer-unaware what-if; Slurm still enforces it).
 	HideBurstBuffer bool
@@ -107,7 +114,7 @@ func (o Options) baseConfig() (sim.Config, error) {
 	cfg = sim.Config{Cluster: cs, Interval: o.Interval,
 		RestartPenalty: o.RestartPenalty, Range: sim.HintRange{MaxFactor: o.GPURange},
 		TiresiasThreshold: o.TiresiasThreshold * 3600, SkipUnchanged: o.SkipUnchanged, Preemptible: o.Preemptible,
-		Predictor: o.Predictor, HideBurstBuffer: o.HideBurstBuffer}
+		Predictor: o.Predictor, HideBurstBuffer: o.HideBurstBuffer, Calibrate: o.Calibrate}
 	if cfg.Interval <= 0 || cfg.RestartPenalty < 0 || cfg.Range.MaxFactor < 1 || cfg.TiresiasThreshold < 0 {
 		return cfg, errors.New("--interval must be > 0, --restart-penalty and --tiresias-threshold ≥ 0, --gpu-range ≥ 1")
 	}

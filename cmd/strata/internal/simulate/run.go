@@ -46,14 +46,14 @@ func Run(ctx context.Context, o Options, out Output, log zerolog.Logger) error {
 				return UsageError{err}
 			}
 		}
-		_, err := o.trace(cfg)
+		_, _, err := o.trace(cfg)
 		return err
 	}
 	cfg, policies, err := o.Config()
 	if err != nil {
 		return UsageError{err}
 	}
-	tr, err := o.trace(cfg)
+tr, truth, err := o.trace(cfg)
 	if err != nil {
 		return err
 	}
@@ -61,7 +61,7 @@ func Run(ctx context.Context, o Options, out Output, log zerolog.Logger) error {
 		log.Warn().Int("skipped_rows", tr.Skipped).Int("cpu_only_rows", tr.CPUOnly).Msg("trace rows not simulated")
 	}
 	rep := &sim.Report{Trace: o.Trace, Label: o.Label, Cluster: cfg.Cluster.String(), IntervalS: cfg.Interval.Seconds(),
-		TraceJobs: len(tr.Jobs), SkippedBad: tr.Skipped, CPUOnly: tr.CPUOnly, Published: sim.Published(tr)}
+		TraceJobs: len(tr.Jobs), SkippedBad: tr.Skipped, CPUOnly: tr.CPUOnly, Published: sim.Published(tr), SpeedTruth: truth}
 	rep.Results, err = runAll(ctx, cfg, tr, policies, o.Parallel, out)
 	if err != nil {
 		return err
@@ -112,28 +112,30 @@ func runAll(ctx context.Context, cfg sim.Config, tr *sim.Trace, policies []strin
 	return out, nil
 }
 
-// trace reads the trace, applies --synth-bb and --synth-deadlines (timed
-// by cfg's truth on its cluster) and writes --write-trace.
-func (o Options) trace(cfg sim.Config) (*sim.Trace, error) {
+// trace reads the trace, applies --synth-bb, --speed-error (returning the
+// true speed factors by model) and --synth-deadlines (timed by cfg's truth
+// on its cluster), and writes --write-trace.
+func (o Options) trace(cfg sim.Config) (*sim.Trace, map[string]float64, error) {
 	if o.Trace == "" {
-		return nil, UsageError{errors.New("simulate needs --trace FILE")}
+		return nil, nil, UsageError{errors.New("simulate needs --trace FILE")}
 	}
 	tr, err := readTrace(o.Trace, o.SkipBad)
 	if err != nil {
-		return nil, UsageError{err}
+		return nil, nil, UsageError{err}
 	}
 	if o.SynthBB != nil {
 		tr = sim.SynthBurstBuffer(tr, *o.SynthBB)
 	}
+	truth := sim.PerturbSpeeds(tr, sim.SpeedError{Spread: o.SpeedError, Noise: o.SpeedNoise, Seed: o.SpeedErrorSeed})
 	if o.SynthDeadlines != nil {
 		tr = sim.SynthDeadlines(tr, *o.SynthDeadlines, cfg.Truth, cfg.Range, cfg.Cluster.TotalGPUs())
 	}
 	if o.WriteTrace != "" {
 		if err := writeTrace(o.WriteTrace, tr); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return tr, nil
+	return tr, truth, nil
 }
 
 func writeTrace(path string, tr *sim.Trace) (err error) {

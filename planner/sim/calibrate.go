@@ -1,0 +1,154 @@
+package sim
+
+import (
+	"maps"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/planner/calib"
+)
+
+// SpeedError is the what-if of a catalog that is wrong about some models
+// (strata simulate --speed-error SPREAD --speed-noise SIGMA
+// --speed-error-seed SEED; PerturbSpeeds).
+type SpeedError struct {
+	// Spread: every model of the trace gets a true speed factor
+	// f = Spread^u, u uniform in [-1, 1] (≤ 1: none).
+	Spread float64
+	// Noise: every job's run time is also multiplied by exp(Noise·z), z
+	// standard normal, independently per job (0: none).
+	Noise float64
+	Seed  uint64
+}
+
+// PerturbSpeeds multiplies the true run times (duration_s, and
+// time_limit_s when given) of the trace's jobs by their model's factor
+// and their own noise (SpeedError; draws from a PCG seeded with e.Seed,
+// models in name order first, then jobs in trace order). The planner's
+// time model does not know: its modelled run times are off until
+// calibration learns the factors. Returns the factors by model (nil
+// without a spread).
+func PerturbSpeeds(tr *Trace, e SpeedError) map[string]float64 {
+	if e.Spread <= 1 && e.Noise <= 0 {
+		return nil
+	}
+	rng := rand.New(rand.NewPCG(e.Seed, 0x5eed_ca11b))
+	var f map[string]float64
+	if e.Spread > 1 {
+		models := map[string]bool{}
+		for _, j := range tr.Jobs {
+			if j.Model != "" {
+				models[j.Model] = true
+			}
+		}
+		f = map[string]float64{}
+		for _, m := range slices.Sorted(maps.Keys(models)) {
+			f[m] = math.Pow(e.Spread, 2*rng.Float64()-1)
+		}
+	}
+	for i := range tr.Jobs {
+		j := &tr.Jobs[i]
+		x, ok := f[j.Model]
+		if !ok {
+			x = 1
+		}
+		if e.Noise > 0 && j.Model != "" {
+			x *= math.Exp(e.Noise * rng.NormFloat64())
+		}
+		j.Duration *= x
+		j.TimeLimit *= x
+	}
+	return f
+}
+
+// CalibrationStats is what online calibration did in a run
+// (Config.Calibrate): the speed factors it ended with, and the time
+// model's error on the finished jobs it timed (median |log2(real /
+// modelled)|: 0 exact, 1 a factor of two) without calibration and with the
+// factor in force when each job started.
+type CalibrationStats struct {
+	Jobs      int                   `json:"jobs"`
+	ErrBefore float64               `json:"median_abs_log2_uncalibrated"`
+	ErrAfter  float64               `json:"median_abs_log2_calibrated"`
+	Factors   []planner.SpeedFactor `json:"factors,omitempty"`
+}
+
+// calibState is a run's online calibration: the jobs finished so far as
+// planner/calib sees them, and the fit the snapshots carry.
+type calibState struct {
+	opts       planner.Options // the policies' options, for the uncalibrated model
+	gpuType    string
+	jobs       []calib.Job
+	cal        *planner.Calibration
+	dirty      bool
+	errs, errc []float64
+}
+
+// current is the calibration of the jobs finished so far.
+func (c *calibState) current() *planner.Calibration {
+	if c.dirty {
+		c.cal, c.dirty = calib.Fit(c.jobs, calib.Config{}), false
+	}
+	return c.cal
+}
+
+// factor is the speed factor in force for j now (1: none).
+func (c *calibState) factor(j *job) float64 {
+	h, ok, err := planner.ParseHints(j.pj.Comment)
+	if !ok || err != nil {
+		return 1
+	}
+	for _, f := range speeds(c.current()) {
+		if f.Model == h.Model && f.GPUType == c.gpuType {
+			return f.Factor
+		}
+	}
+	return 1
+}
+
+// finished learns from a job that completed at end: its run time against
+// the uncalibrated time model at the size it ran (jobs that restarted,
+// were killed or are not modelled teach nothing).
+func (c *calibState) finished(j *job, end float64) {
+	if j.killed || j.restarts > 0 {
+		return
+	}
+	d, r, err := planner.EstimateDuration(&j.pj, j.gpus, 0, c.opts)
+	h, _, _ := planner.ParseHints(j.pj.Comment)
+	if err != nil || r != planner.ReasonModelled || d <= 0 || h.Model == "" {
+		return
+	}
+	real := end - j.firstStart
+	c.jobs = append(c.jobs, calib.Job{End: simTime(end), Model: h.Model, GPUType: c.gpuType,
+		Modelled: d, Real: time.Duration(real * float64(time.Second))})
+	c.dirty = true
+	c.errs = append(c.errs, math.Abs(math.Log2(real/d.Seconds())))
+	c.errc = append(c.errc, math.Abs(math.Log2(real/(d.Seconds()*j.calibAtStart))))
+}
+
+// stats summarises the run's calibration.
+func (c *calibState) stats() *CalibrationStats {
+	med := func(xs []float64) float64 {
+		if len(xs) == 0 {
+			return 0
+		}
+		s := slices.Sorted(slices.Values(xs))
+		return math.Round(s[(len(s)-1)/2]*1000) / 1000
+	}
+	return &CalibrationStats{Jobs: len(c.errs), ErrBefore: med(c.errs), ErrAfter: med(c.errc), Factors: speeds(c.current())}
+}
+
+func newCalibState(o planner.Options, gpuType string) *calibState {
+	return &calibState{opts: o, gpuType: strings.ToLower(gpuType)}
+}
+
+func speeds(c *planner.Calibration) []planner.SpeedFactor {
+	if c == nil {
+		return nil
+	}
+	return c.Speed
+}
