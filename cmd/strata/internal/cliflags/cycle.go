@@ -37,6 +37,7 @@ const (
 	FlagRunMaxBackoff     = "max-backoff"
 	FlagRunMetricsListen  = "metrics-listen"
 	FlagRunAuditRetention = "audit-retention"
+	FlagRunHistorySource  = "history-source"
 )
 
 func EnvOf(n string) []string {
@@ -76,6 +77,9 @@ func Cycle() []cli.Flag {
 			Usage: "plan only pending jobs whose name starts with this prefix"},
 		&cli.StringFlag{Name: FlagRunLockName, EnvVars: EnvOf(FlagRunLockName),
 			Usage: "name of the one-writer lock (default: strata-run/<Slurm cluster name>)"},
+		&cli.StringFlag{Name: FlagRunHistorySource, Value: daemon.HistoryAuto, EnvVars: EnvOf(FlagRunHistorySource),
+			Usage: "where unhinted jobs' durations are learned from: auto (slurmdbd when slurmrestd serves /slurmdb, " +
+				"else strata), slurmdbd (its job records through slurmrestd), strata (the collector's records in Postgres)"},
 	}
 }
 
@@ -109,11 +113,12 @@ func CycleOptions(c *cli.Context, f *config.File) daemon.Options {
 		Guard:    g,
 		Scope: daemon.Scope{Partitions: SplitList(c.StringSlice(FlagRunPartitions)),
 			Users: SplitList(c.StringSlice(FlagRunUsers)), NamePrefix: c.String(FlagRunNamePrefix)},
-		LockName:    c.String(FlagRunLockName),
-		Interval:    time.Minute,
-		Cycles:      1,
-		StandbyPoll: 5 * time.Second,
-		MaxBackoff:  time.Minute,
+		LockName:      c.String(FlagRunLockName),
+		HistorySource: c.String(FlagRunHistorySource),
+		Interval:      time.Minute,
+		Cycles:        1,
+		StandbyPoll:   5 * time.Second,
+		MaxBackoff:    time.Minute,
 	}
 }
 

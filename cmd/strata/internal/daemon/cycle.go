@@ -118,11 +118,7 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 			return res, status, err
 		}
 	}
-	if st != nil {
-		lctx, cancel := d.dbContext(ctx)
-		d.hist.learn(lctx, st, snap.Cluster, snap.Now, d.log)
-		cancel()
-	}
+	d.learnHistory(ctx, cl, st, snap.Cluster, snap.Now)
 	scoped, inScope := d.opts.Scope.apply(snap)
 	hctx, cancel := d.dbContext(ctx)
 	counts, preempts, id, err := d.history(hctx, st, scoped)

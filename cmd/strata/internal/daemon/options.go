@@ -39,6 +39,9 @@ type Options struct {
 	// same run this long after is marked non-cooperative (never signalled
 	// again); 0 = 5 minutes.
 	RequeueTimeout time.Duration
+	// HistorySource is where the duration predictor learns from:
+	// HistoryAuto (""), HistorySlurmdbd or HistoryStrata (history.go).
+	HistorySource string
 }
 
 func (o Options) requeueTimeout() time.Duration {
@@ -83,6 +86,9 @@ func (o Options) Validate() error {
 	}
 	if o.AuditRetention < 0 {
 		errs = append(errs, fmt.Errorf("--audit-retention %v: must be ≥ 0", o.AuditRetention))
+	}
+	if err := validHistorySource(o.HistorySource); err != nil {
+		errs = append(errs, err)
 	}
 	if o.Cycles < 0 {
 		errs = append(errs, fmt.Errorf("--cycles %d: must be ≥ 0", o.Cycles))
