@@ -40,10 +40,6 @@ func ConnectAccounting(t testing.TB) *Cluster {
 	return nil
 }
 
-// Dir is the cluster instance's directory ("" = SLURM_TEST_DIR or the
-// default), for the cluster script's commands.
-func (c *Cluster) Dir() string { return c.dir }
-
 // Script runs a command of scripts/slurm-test-cluster.sh on this instance
 // (e.g. "dbd-stop", "dbd-start") and returns its combined output.
 func (c *Cluster) Script(args ...string) (string, error) {
