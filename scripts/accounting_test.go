@@ -1,8 +1,10 @@
 package scripts_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -103,4 +105,58 @@ func sbatchAs(t *testing.T, env map[string]string, user string, args ...string) 
 		_ = cmd.Run()
 	})
 	return id
+}
+
+// TestAccountingClusterLifecycle starts a one-node cluster with accounting
+// of its own (a run-PID-acct directory, reaped by testbed.sh if this test
+// dies), then checks that `down` leaves no process in its chroot (mariadbd
+// and slurmdbd included) and no mount.
+func TestAccountingClusterLifecycle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts a Slurm test cluster (root)")
+	}
+	if os.Geteuid() != 0 {
+		t.Fatal("starts a Slurm test cluster of its own: needs root (make test runs as root)")
+	}
+	dir := fmt.Sprintf("/var/cache/strata-test/run-%d-acct", os.Getpid())
+	script := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("./slurm-test-cluster.sh", args...)
+		cmd.Env = append(os.Environ(), "SLURM_TEST_ACCOUNTING=1", "SLURM_TEST_NODES=1", "SLURM_TEST_DIR="+dir, "SLURM_TEST_CONF_EXTRA=")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("slurm-test-cluster.sh %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	t.Cleanup(func() { _ = exec.Command("./slurm-test-cluster.sh", "destroy", dir).Run() })
+	script("up", dir)
+	status := script("status", dir)
+	for _, d := range []string{"mariadbd", "slurmdbd", "slurmctld", "slurmrestd -s openapi/slurmctld,openapi/slurmdbd"} {
+		if !strings.Contains(status, d) {
+			t.Errorf("after up, status lacks %s:\n%s", d, status)
+		}
+	}
+	script("down", dir)
+	root := filepath.Join(dir, "root")
+	var left []string
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		if r, err := os.Readlink(p + "/root"); err == nil && r == root {
+			cmdline, _ := os.ReadFile(p + "/cmdline")
+			left = append(left, p+" "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+		}
+	}
+	mounts, err := os.ReadFile("/proc/mounts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range strings.Split(string(mounts), "\n") {
+		if f := strings.Fields(m); len(f) > 1 && strings.HasPrefix(f[1], dir+"/") {
+			left = append(left, "mount "+f[1])
+		}
+	}
+	if diff := cmp.Diff([]string(nil), left); diff != "" {
+		t.Errorf("left after down (-want +got):\n%s", diff)
+	}
 }
