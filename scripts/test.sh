@@ -11,6 +11,9 @@ export PATH=/usr/local/go/bin:$PATH
 # A test bed of this run's own (directories, ports), destroyed at the end: a
 # demo, a developer's bed or another `make test` on this machine is untouched.
 export STRATA_TESTBED=${STRATA_TESTBED:-run-$$}
+# and a second, one-node cluster with accounting (slurmdbd) for the tests
+# that need it (SLURM_ACCT_* in the env file; scripts/testbed.sh)
+export STRATA_TESTBED_ACCT=${STRATA_TESTBED_ACCT:-1}
 cleanup() { "$HERE/testbed.sh" destroy >/dev/null 2>&1 || true; }
 trap cleanup EXIT
 "$HERE/testbed.sh" up

@@ -148,13 +148,21 @@ func (c *Client) applyOne(ctx context.Context, d planner.Decision, nodes []plann
 	if stop, ok := holdBack(ctx, res, opts); ok {
 		return stop
 	}
-	if err := c.api.updateJob(ctx, d.JobID, u); err != nil {
+	u, err = c.update(ctx, d.JobID, u)
+	if u.empty() && err == nil {
+		return skipped(res, guard.Unchanged, "only Strata's admin comment would change, which user "+c.cfg.User+" may not write", nil)
+	}
+	if body, berr := c.api.updateBody(u); berr == nil {
+		res.Body = string(body) // what was sent
+	}
+	if err != nil {
 		if errors.Is(err, ErrNotPending) {
 			return skipped(res, guard.SkippedNotPending, err.Error(), nil)
 		}
 		if errors.Is(err, ErrNotFound) {
 			return skipped(res, guard.SkippedGone, err.Error(), nil)
 		}
+		err = c.explainPermission(err, u)
 		return skipped(res, guard.Failed, err.Error(), err)
 	}
 	if err := c.verify(ctx, d.JobID, u); err != nil {
@@ -206,7 +214,12 @@ func (c *Client) preemptOne(ctx context.Context, d planner.Decision, opts ApplyO
 	if stop, ok := holdBack(ctx, res, opts); ok {
 		return stop
 	}
+	if c.noAdminComment.Load() {
+		err := c.adminCommentError("preempt a job (Strata records the signal it sent there)")
+		return skipped(res, guard.Failed, err.Error(), err)
+	}
 	if err := c.api.updateJob(ctx, d.JobID, u); err != nil {
+		err = c.explainPermission(err, u)
 		return skipped(res, guard.Failed, err.Error(), err)
 	}
 	if err := c.api.signalJob(ctx, d.JobID, signal); err != nil {

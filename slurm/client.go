@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -31,6 +32,9 @@ type restAPI interface {
 	signalJob(ctx context.Context, id int64, signal string) error
 	// setNodeState sets a node's state ("POWER_DOWN", "POWER_UP").
 	setNodeState(ctx context.Context, node, state string) error
+	// finishedJobs lists slurmdbd's jobs of cluster ("" = any) that were
+	// active in [since, until) (steps left out).
+	finishedJobs(ctx context.Context, cluster string, since, until time.Time) ([]FinishedJob, error)
 }
 
 // JobUpdate is a change to one pending job; nil/zero fields are left alone.
@@ -77,6 +81,11 @@ type Client struct {
 	version string
 	pools   []planner.BurstBufferPool
 	now     func() time.Time
+	// accounting: slurmrestd serves slurmdbd's /slurmdb endpoints.
+	accounting bool
+	// noAdminComment: Slurm refused this user's admin comments (an
+	// operator); updates are written without them (operator.go).
+	noAdminComment atomic.Bool
 }
 
 // New validates cfg, asks slurmrestd which OpenAPI versions it serves and

@@ -13,7 +13,9 @@ import (
 var versionInPath = regexp.MustCompile(`^/slurm/(v\d+\.\d+\.\d+)/`)
 
 // servedVersions asks slurmrestd for its OpenAPI description and returns the
-// slurmctld API versions it serves ("v0.0.40", ...), sorted.
+// slurmctld API versions it serves ("v0.0.40", ...), sorted. It also notes
+// whether slurmrestd serves slurmdbd's endpoints (/slurmdb/...: slurmrestd
+// runs with the openapi/slurmdbd plugin, so the cluster has accounting).
 func (c *Client) servedVersions(ctx context.Context) ([]string, error) {
 	url := strings.TrimRight(c.cfg.URL, "/") + "/openapi/v3"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
@@ -34,7 +36,17 @@ func (c *Client) servedVersions(ctx context.Context) ([]string, error) {
 	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
 		return nil, fmt.Errorf("discover slurmrestd versions: decode openapi description: %w", err)
 	}
+	c.accounting = servesSlurmdb(doc.Paths)
 	return versionsFromPaths(doc.Paths), nil
+}
+
+func servesSlurmdb[V any](paths map[string]V) bool {
+	for p := range paths {
+		if strings.HasPrefix(p, "/slurmdb/") {
+			return true
+		}
+	}
+	return false
 }
 
 func versionsFromPaths[V any](paths map[string]V) []string {

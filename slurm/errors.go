@@ -109,3 +109,25 @@ func interpretError(e *APIError) error {
 	}
 	return nil
 }
+
+// explainPermission adds to a refused write (ErrPermission) who may make it
+// and how to let Strata's Slurm user do so; other errors pass unchanged.
+// With accounting (slurmdbd) an operator may change any job; without it
+// only root and SlurmUser may raise priorities or change other users' jobs.
+func (c *Client) explainPermission(err error, u JobUpdate) error {
+	if !errors.Is(err, ErrPermission) || c.noAdminComment.Load() { // the latter: adminCommentError explains
+		return err
+	}
+	what := "change this job"
+	if u.Priority > 0 {
+		what = "set priorities"
+	}
+	if c.accounting {
+		return fmt.Errorf("user %s may not %s: make Strata's Slurm user an operator: "+
+			"sacctmgr modify user %s set adminlevel=operator (deferrals and checkpoint signals also need "+
+			"admin comments, which only root and SlurmUser may write): %w", c.cfg.User, what, c.cfg.User, err)
+	}
+	return fmt.Errorf("user %s may not %s: without accounting (slurmdbd) only root and SlurmUser may; "+
+		"give Strata a token of SlurmUser (scontrol token username=<SlurmUser>), or run slurmdbd and make its user "+
+		"an operator (sacctmgr modify user %s set adminlevel=operator): %w", c.cfg.User, what, c.cfg.User, err)
+}

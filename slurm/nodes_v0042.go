@@ -2,7 +2,9 @@ package slurm
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	api "github.com/SlinkyProject/slurm-client/api/v0042"
@@ -64,9 +66,16 @@ func (v *v0042) partitions(ctx context.Context) ([]planner.Partition, error) {
 		return nil, fmt.Errorf("list partitions: %w", err)
 	}
 	var body api.V0042OpenapiPartitionResp
-	if err := decodeV0042(resp, &body, func() (*api.V0042OpenapiErrors, *api.V0042OpenapiWarnings) {
+	err = decodeV0042(resp, &body, func() (*api.V0042OpenapiErrors, *api.V0042OpenapiWarnings) {
 		return body.Errors, body.Warnings
-	}); err != nil {
+	})
+	if ae := (*APIError)(nil); errors.As(err, &ae) && len(body.Partitions) > 0 && onlyAccountingErrors(ae) {
+		// slurmdbd is down: slurmrestd still lists the partitions but
+		// fails the answer because it could not name their TRES.
+		v.c.log.Warn().Str("slurmrestd", ae.Error()).Msg("slurmdbd unreachable: partitions read without accounting")
+		err = nil
+	}
+	if err != nil {
 		return nil, fmt.Errorf("list partitions: %w", err)
 	}
 	out := make([]planner.Partition, 0, len(body.Partitions))
@@ -98,4 +107,15 @@ func partitionFromV0042(in *api.V0042PartitionInfo) (planner.Partition, error) {
 		}
 	}
 	return p, nil
+}
+
+// onlyAccountingErrors: every error of the answer comes from slurmrestd's
+// queries to slurmdbd (source slurmdb_*).
+func onlyAccountingErrors(e *APIError) bool {
+	for _, p := range e.Errors {
+		if !strings.HasPrefix(p.Source, "slurmdb_") {
+			return false
+		}
+	}
+	return len(e.Errors) > 0
 }

@@ -1,6 +1,8 @@
 package slurm
 
 import (
+	"bytes"
+	"io"
 	"net/http"
 	"strconv"
 
@@ -29,6 +31,11 @@ func newV0042(c *Client) (restAPI, error) {
 func decodeV0042(resp *http.Response, out any, problems func() (*api.V0042OpenapiErrors, *api.V0042OpenapiWarnings)) error {
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		// out is filled too where the body has it: slurmrestd answers 500
+		// with the partitions and errors[] while slurmdbd is down.
+		raw, _ := io.ReadAll(resp.Body)
+		_ = decodeJSON(bytes.NewReader(raw), out)
+		resp.Body = io.NopCloser(bytes.NewReader(raw))
 		return decodeAPIError(resp)
 	}
 	if err := decodeJSON(resp.Body, out); err != nil {

@@ -21,7 +21,8 @@ import (
 var reloadable = []string{cliflags.FlagRunPolicy, cliflags.FlagRunCompare, cliflags.FlagRunEnforce, cliflags.FlagRunInterval,
 	cliflags.FlagRunMinRunPreempt, cliflags.FlagRunMaxPreemptDay, cliflags.FlagRunMaxDisturbed,
 	cliflags.FlagRunMaxPerCycle, cliflags.FlagRunMaxPerJob, cliflags.FlagRunPrioHyst, cliflags.FlagRunMinGPUChange, cliflags.FlagRunMaxDefer, cliflags.FlagRunPartitions,
-	cliflags.FlagRunUsers, cliflags.FlagRunNamePrefix, cliflags.FlagRunAuditRetention, cliflags.FlagRunCalibrate}
+	cliflags.FlagRunUsers, cliflags.FlagRunNamePrefix, cliflags.FlagRunAuditRetention, cliflags.FlagRunCalibrate,
+	cliflags.FlagRunHistorySource}
 
 func runFlags() []cli.Flag {
 	fs := append(cliflags.Cycle(),

@@ -74,7 +74,7 @@ func simulateOptions(c *cli.Context) (simulate.Options, error) {
 		Power: c.StringSlice("power"), BurstBuffer: c.String("burst-buffer"), HideBurstBuffer: c.Bool("hide-burst-buffer"),
 		TruthModel: c.Bool("truth-model"), SkipUnchanged: c.Bool("skip-unchanged"), SkipBad: c.Bool("skip-bad"),
 		Preemptible: c.Bool("preemptible"), Predictor: c.String("predictor"), EnergyPrice: c.Float64("energy-price"),
-		Calibrate: c.Bool("calibrate"),
+		Calibrate:  c.Bool("calibrate"),
 		SpeedError: c.Float64("speed-error"), SpeedNoise: c.Float64("speed-noise"), SpeedErrorSeed: c.Uint64("speed-error-seed"),
 		Parallel: c.Int("parallel"), Label: c.String("label"), Plot: c.String("plot"), JSON: c.Bool("json"), Jobs: c.Bool("jobs"),
 	}

@@ -24,6 +24,11 @@ type Cluster struct {
 	// Config reaches slurmrestd as root (SLURM_USER_NAME/SLURM_JWT).
 	Config slurm.Config
 	script string
+	// dir is the instance's directory (SLURM_TEST_DIR) for Exec and
+	// Token; "" = the environment's.
+	dir string
+	// Operator is a user with adminlevel=operator ("" without accounting).
+	Operator string
 }
 
 // Connect returns the test cluster named by SLURM_REST_URL, SLURM_USER_NAME,
@@ -105,13 +110,27 @@ func readEnvFile(path string) (map[string]string, error) {
 // client commands authenticate as the token's user (root), so a job
 // submitted through runuser would belong to root instead of the plain user.
 func (c *Cluster) Exec(args ...string) (string, error) {
-	cmd := exec.Command(c.script, append([]string{"exec"}, args...)...)
-	cmd.Env = withoutJWT(os.Environ())
+	return c.run(append([]string{"exec"}, args...)...)
+}
+
+func (c *Cluster) run(args ...string) (string, error) {
+	cmd := exec.Command(c.script, args...)
+	cmd.Env = c.env()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return string(out), fmt.Errorf("exec %v: %w: %s", args, err, out)
+		return string(out), fmt.Errorf("%v: %w: %s", args, err, out)
 	}
 	return string(out), nil
+}
+
+// env is the environment of the cluster script: without SLURM_JWT, with
+// the instance's SLURM_TEST_DIR.
+func (c *Cluster) env() []string {
+	env := withoutJWT(os.Environ())
+	if c.dir != "" {
+		env = append(env, "SLURM_TEST_DIR="+c.dir)
+	}
+	return env
 }
 
 func withoutJWT(env []string) []string {
@@ -203,7 +222,7 @@ func (c *Cluster) WaitState(t testing.TB, id int64, state string, timeout time.D
 func (c *Cluster) Token(t testing.TB, user string) slurm.Secret {
 	t.Helper()
 	cmd := exec.Command(c.script, "token")
-	cmd.Env = append(withoutJWT(os.Environ()), "SLURM_TEST_USER="+user)
+	cmd.Env = append(c.env(), "SLURM_TEST_USER="+user)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("token for %s: %v", user, err)

@@ -30,6 +30,30 @@ type Server struct {
 	meta    any
 	writes  []Write
 	failing int // answer this many next requests with 503
+	// operator: answer as slurmrestd with slurmdbd does for an operator's
+	// token (AsOperator).
+	operator bool
+	// refuseAll: every POST is refused with error 2002 (AsPlainUser).
+	refuseAll bool
+}
+
+// AsOperator makes the server answer as a slurmrestd with slurmdbd does
+// for an operator's token: it serves /slurmdb, and refuses (error 2002) a
+// job update that sets the admin comment, which only root and SlurmUser
+// may write. Call it before the client is built.
+func (s *Server) AsOperator() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.operator = true
+}
+
+// AsPlainUser makes the server serve /slurmdb and refuse every job update
+// (error 2002), as for a plain user's token on other users' jobs or
+// priorities.
+func (s *Server) AsPlainUser() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.operator, s.refuseAll = true, true
 }
 
 // Write is one POST the server received.
@@ -116,6 +140,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	path := strings.TrimSuffix(r.URL.Path, "/")
 	switch {
+	case path == "/openapi/v3" && s.operator:
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"paths":{"/slurm/v0.0.42/jobs/":{},"/slurmdb/v0.0.42/jobs/":{}}}`))
 	case path == "/openapi/v3":
 		s.raw(w, "openapi.json")
 	case path == "/slurm/v0.0.42/jobs":
@@ -170,6 +197,10 @@ func (s *Server) job(w http.ResponseWriter, r *http.Request, id int64) {
 	var u map[string]any
 	if err := json.Unmarshal(b, &u); err != nil {
 		s.reply(w, http.StatusBadRequest, map[string]any{}, slurmError(9000, err.Error()))
+		return
+	}
+	if _, ac := u["admin_comment"]; s.refuseAll || s.operator && ac {
+		s.reply(w, http.StatusInternalServerError, map[string]any{}, slurmError(2002, "Access/permission denied"))
 		return
 	}
 	for k, v := range u {

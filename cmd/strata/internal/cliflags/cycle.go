@@ -38,6 +38,7 @@ const (
 	FlagRunMetricsListen  = "metrics-listen"
 	FlagRunAuditRetention = "audit-retention"
 	FlagRunCalibrate      = "calibrate"
+	FlagRunHistorySource  = "history-source"
 )
 
 func EnvOf(n string) []string {
@@ -79,6 +80,9 @@ func Cycle() []cli.Flag {
 			Usage: "name of the one-writer lock (default: strata-run/<Slurm cluster name>)"},
 		&cli.BoolFlag{Name: FlagRunCalibrate, Value: true, EnvVars: EnvOf(FlagRunCalibrate),
 			Usage: "correct modelled run times per (model, GPU type) and the energy term's GPU power by what finished jobs measured (needs --database-url; `strata report calibration` shows the factors)"},
+		&cli.StringFlag{Name: FlagRunHistorySource, Value: daemon.HistoryAuto, EnvVars: EnvOf(FlagRunHistorySource),
+			Usage: "where unhinted jobs' durations are learned from: auto (slurmdbd when slurmrestd serves /slurmdb, " +
+				"else strata), slurmdbd (its job records through slurmrestd), strata (the collector's records in Postgres)"},
 	}
 }
 
@@ -112,12 +116,13 @@ func CycleOptions(c *cli.Context, f *config.File) daemon.Options {
 		Guard:    g,
 		Scope: daemon.Scope{Partitions: SplitList(c.StringSlice(FlagRunPartitions)),
 			Users: SplitList(c.StringSlice(FlagRunUsers)), NamePrefix: c.String(FlagRunNamePrefix)},
-		LockName:    c.String(FlagRunLockName),
-		Calibrate:   c.Bool(FlagRunCalibrate),
-		Interval:    time.Minute,
-		Cycles:      1,
-		StandbyPoll: 5 * time.Second,
-		MaxBackoff:  time.Minute,
+		LockName:      c.String(FlagRunLockName),
+		Calibrate:     c.Bool(FlagRunCalibrate),
+		HistorySource: c.String(FlagRunHistorySource),
+		Interval:      time.Minute,
+		Cycles:        1,
+		StandbyPoll:   5 * time.Second,
+		MaxBackoff:    time.Minute,
 	}
 }
 

@@ -118,15 +118,11 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 			return res, status, err
 		}
 	}
-	if st != nil {
+	d.learnHistory(ctx, cl, st, snap.Cluster, snap.Now)
+	if st != nil && d.opts.Calibrate {
 		lctx, cancel := d.dbContext(ctx)
-		d.hist.learn(lctx, st, snap.Cluster, snap.Now, d.log)
+		d.calib.refresh(lctx, st, snap.Cluster, snap.Now, d.log)
 		cancel()
-		if d.opts.Calibrate {
-			lctx, cancel := d.dbContext(ctx)
-			d.calib.refresh(lctx, st, snap.Cluster, snap.Now, d.log)
-			cancel()
-		}
 	}
 	if d.opts.Calibrate {
 		snap.Calibration = d.calib.cal

@@ -10,16 +10,18 @@ import (
 	"github.com/strata-hpc/strata/planner/history"
 )
 
-// learner keeps the history of completed jobs (from the collector's job
-// records in Postgres) in a duration estimator: Helios' rule — the same
-// user's jobs with similar names and the same GPU count, then the user's
-// mean, then everyone's (planner/history). It reads the history of the last
-// learnWindow once, then what completed since, every learnEvery.
+// learner keeps the history of completed jobs in a duration estimator:
+// Helios' rule — the same user's jobs with similar names and the same GPU
+// count, then the user's mean, then everyone's (planner/history). The jobs
+// come from one source (history.go): slurmdbd through slurmrestd, or the
+// collector's job records in Postgres. It reads the history of the last
+// learnWindow once, then what completed since, every learnEvery; a failed
+// read is tried again the next cycle.
 type learner struct {
 	est       *history.Estimator
 	since     time.Time // newest end time read
 	lastRead  time.Time
-	cluster   string
+	key       string // cluster and source the estimator was built from
 	firstRead bool
 }
 
@@ -31,21 +33,22 @@ const (
 
 // learn reads what completed since the last read (at most every learnEvery).
 // Failures are logged: the planner then keeps the predictions it has.
-func (l *learner) learn(ctx context.Context, st Store, cluster string, now time.Time, log zerolog.Logger) {
-	if l.est == nil || l.cluster != cluster {
-		*l = learner{est: history.New(), since: now.Add(-learnWindow), cluster: cluster}
+func (l *learner) learn(ctx context.Context, src historySource, cluster string, now time.Time, log zerolog.Logger) error {
+	if key := cluster + "\x00" + src.name(); l.est == nil || l.key != key {
+		*l = learner{est: history.New(), since: now.Add(-learnWindow), key: key}
 	}
 	if l.firstRead && now.Sub(l.lastRead) < learnEvery {
-		return
+		return nil
 	}
 	for {
-		jobs, err := st.FinishedJobs(ctx, cluster, l.since, learnBatch)
+		jobs, err := src.finished(ctx, cluster, l.since, now, learnBatch)
 		if err != nil {
-			log.Warn().Err(err).Msg("job history unavailable: durations of unhinted jobs keep their last predictions")
-			return
+			log.Warn().Err(err).Str("history_source", src.name()).
+				Msg("job history unavailable: durations of unhinted jobs keep their last predictions; tried again next cycle")
+			return err
 		}
 		for _, j := range jobs {
-			l.est.Add(history.Record{User: j.User, Name: j.Name, Partition: j.Partition, GPUs: j.GPUs, Duration: j.End.Sub(j.Start)})
+			l.est.Add(j.Record)
 			l.since = j.End
 		}
 		if len(jobs) < learnBatch {
@@ -53,13 +56,15 @@ func (l *learner) learn(ctx context.Context, st Store, cluster string, now time.
 		}
 	}
 	if !l.firstRead {
-		log.Info().Int("jobs", l.est.Len()).Msg("job history read: unhinted jobs are timed from similar completed jobs")
+		log.Info().Int("jobs", l.est.Len()).Str("history_source", src.name()).
+			Msg("job history read: unhinted jobs are timed from similar completed jobs")
 	}
 	l.firstRead, l.lastRead = true, now
+	return nil
 }
 
 // predictor answers from the history once it has any; until then (and with
-// no database) the planner falls back to the job's time limit.
+// no source) the planner falls back to the job's time limit.
 func (l *learner) predictor() planner.Predictor {
 	return planner.PredictorFunc(func(j *planner.Job, gpus int) (time.Duration, bool) {
 		if l.est == nil || l.est.Len() == 0 {

@@ -46,7 +46,7 @@ func NewMetrics() *Metrics {
 		held: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "strata_rewrites_held_total",
 			Help: "Job updates held back by a daemon guard, by guard."}, []string{"guard"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "strata_errors_total",
-			Help: "Errors by stage (connect, snapshot, database, lock, plan, apply, save, reload)."}, []string{"stage"}),
+			Help: "Errors by stage (connect, snapshot, database, lock, plan, apply, save, reload, history)."}, []string{"stage"}),
 		leader: prometheus.NewGauge(prometheus.GaugeOpts{Name: "strata_leader",
 			Help: "1 while this daemon holds the writer lock, 0 in standby."}),
 		enforce: prometheus.NewGauge(prometheus.GaugeOpts{Name: "strata_enforce",

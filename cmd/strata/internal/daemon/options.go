@@ -43,6 +43,9 @@ type Options struct {
 	// term by what finished jobs measured (needs a database; refreshed
 	// every 5 minutes, the last calibration kept while it is unreachable).
 	Calibrate bool
+	// HistorySource is where the duration predictor learns from:
+	// HistoryAuto (""), HistorySlurmdbd or HistoryStrata (history.go).
+	HistorySource string
 }
 
 func (o Options) requeueTimeout() time.Duration {
@@ -87,6 +90,9 @@ func (o Options) Validate() error {
 	}
 	if o.AuditRetention < 0 {
 		errs = append(errs, fmt.Errorf("--audit-retention %v: must be ≥ 0", o.AuditRetention))
+	}
+	if err := validHistorySource(o.HistorySource); err != nil {
+		errs = append(errs, err)
 	}
 	if o.Cycles < 0 {
 		errs = append(errs, fmt.Errorf("--cycles %d: must be ≥ 0", o.Cycles))

@@ -53,7 +53,7 @@ func Run(ctx context.Context, o Options, out Output, log zerolog.Logger) error {
 	if err != nil {
 		return UsageError{err}
 	}
-tr, truth, err := o.trace(cfg)
+	tr, truth, err := o.trace(cfg)
 	if err != nil {
 		return err
 	}
