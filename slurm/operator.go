@@ -13,7 +13,7 @@ import (
 // checkpoint signal it sent). So, once Slurm refused an update only because
 // of its admin comment, the client writes later updates without it; the
 // writes that cannot do without it (a deferral's begin time, a checkpoint
-// signal) are refused with what to change.
+// signal, a partition move) are refused with what to change.
 
 // update writes u to job id and returns what it wrote: u, or u without its
 // admin comment for a user that may not write admin comments (then empty
@@ -23,6 +23,9 @@ func (c *Client) update(ctx context.Context, id int64, u JobUpdate) (JobUpdate, 
 		if u.BeginTime != 0 {
 			return u, c.adminCommentError("defer a job (Strata records the begin time it set there)")
 		}
+		if u.Partition != nil {
+			return u, c.adminCommentError("move a job to one of its partitions (Strata records the user's list there)")
+		}
 		u.AdminComment = nil
 		if u.empty() {
 			return u, nil
@@ -30,7 +33,7 @@ func (c *Client) update(ctx context.Context, id int64, u JobUpdate) (JobUpdate, 
 		return u, c.api.updateJob(ctx, id, u)
 	}
 	err := c.api.updateJob(ctx, id, u)
-	if !errors.Is(err, ErrPermission) || u.AdminComment == nil || u.BeginTime != 0 || !c.accounting {
+	if !errors.Is(err, ErrPermission) || u.AdminComment == nil || u.BeginTime != 0 || u.Partition != nil || !c.accounting {
 		return u, err
 	}
 	bare := u
