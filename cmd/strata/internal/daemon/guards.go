@@ -1,0 +1,91 @@
+package daemon
+
+import (
+	"context"
+	"time"
+
+	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/slurm/guard"
+)
+
+// What the guards need from the audit trail: resizes and preemptions so
+// far, and the job index they are checked against.
+
+// history reads how often each pending job of the snapshot was resized
+// already and each running job preempted in the last day, and reserves the
+// cycle ID. Without a store (shadow mode, Postgres down) all are empty and
+// the cycle goes on.
+func (d *Daemon) history(ctx context.Context, st Store, s *planner.Snapshot) (map[int64]int, map[int64]int, int64, error) {
+	if st == nil {
+		return map[int64]int{}, map[int64]int{}, 0, nil
+	}
+	ids := map[int64]time.Time{}
+	var running []int64
+	for _, j := range s.Jobs {
+		switch j.State {
+		case planner.JobPending:
+			ids[j.ID] = j.SubmitTime
+		case planner.JobRunning:
+			running = append(running, j.ID)
+		}
+	}
+	counts, err := st.RewriteCounts(ctx, s.Cluster, ids)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	preempts, err := st.PreemptionCounts(ctx, s.Cluster, s.Now.Add(-24*time.Hour), running)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	id, err := st.ReserveCycleID(ctx)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	return counts, preempts, id, nil
+}
+
+// countPreempts tells the planner how often each running job was preempted
+// in the last 24 hours (Job.PreemptsToday): it proposes no preemption past
+// the site's daily cap, and spends the last one only on a large gain.
+func countPreempts(s *planner.Snapshot, preempts map[int64]int) {
+	for i := range s.Jobs {
+		if j := &s.Jobs[i]; j.State == planner.JobRunning {
+			j.PreemptsToday = preempts[j.ID]
+		}
+	}
+}
+
+// preemptible is the planner's own rule of who may be signalled, and with
+// which signal: the writer re-checks it on the job it re-reads.
+func preemptible(j planner.Job) (string, bool) {
+	ok, h := planner.Preemptible(&j)
+	return h.Signal, ok
+}
+
+// lockSizes marks the jobs whose GPU request reached the resize cap, so
+// that the plan keeps their size (what the guards would write anyway).
+func lockSizes(s *planner.Snapshot, resizes map[int64]int, cap int) {
+	for i := range s.Jobs {
+		if j := &s.Jobs[i]; j.State == planner.JobPending && resizes[j.ID] >= cap {
+			j.SizeLocked = true
+		}
+	}
+}
+
+func toSend(vs []guard.Verdict) []planner.Decision {
+	var out []planner.Decision
+	for _, v := range vs {
+		if v.Write {
+			out = append(out, v.Send)
+		}
+	}
+	return out
+}
+
+func jobIndex(s *planner.Snapshot) map[int64]*planner.Job {
+	m := make(map[int64]*planner.Job, len(s.Jobs))
+	for i := range s.Jobs {
+		m[s.Jobs[i].ID] = &s.Jobs[i]
+	}
+	return m
+}
