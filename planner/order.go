@@ -166,6 +166,9 @@ func (c *cycle) finalize(name string, pls []*planned) Plan {
 			}
 		}
 		d.NotBefore = pl.notBefore
+		if pl.ji.hints.MemBytes > 0 && pl.sh.gpn > 0 && pl.action == ActionUpdate {
+			d.MemoryPerNodeMB = int64(pl.sh.gpn) * pl.ji.memPerW
+		}
 		if note := pl.ji.calibNote; note != "" && calibrationUsed(pl, d) {
 			d.Reasons = append(d.Reasons, ReasonCalibrated)
 			if d.Detail != "" {

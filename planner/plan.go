@@ -69,6 +69,13 @@ type Decision struct {
 	// job may start whenever Slurm finds room (docs/planner.md, "What
 	// Strata writes, and what Slurm then does").
 	NotBefore time.Time `json:"not_before,omitzero"`
+	// MemoryPerNodeMB, when the job's hint says how much host memory a
+	// worker needs (mem=), is the memory per node the plan reserved for its
+	// shape: workers per node × that need. Strata writes it with a new GPU
+	// shape when it is more than the job's own request scaled to the shape,
+	// so that Slurm reserves what the plan counted. 0 = the job's request,
+	// scaled.
+	MemoryPerNodeMB int64 `json:"memory_per_node_mb,omitempty"`
 	// Partition, for a job that lists several partitions (Job.Partitions)
 	// and lets Strata rewrite it, is what Strata writes as its partition:
 	// the one the plan starts it in (now, or at NotBefore), or the user's

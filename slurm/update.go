@@ -39,6 +39,15 @@ func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64, now time.Tim
 			u.MinimumNodes, u.MaximumNodes, changed = nodes, nodes, true
 		}
 		scaleCPUsAndMemory(&u, cur, d.GPUsPerNode*nodes, nodes)
+		if d.MemoryPerNodeMB > 0 && !cur.MemoryPerGPU { // the hint's mem= per worker, as planned
+			have := u.MemoryPerNodeMB // scaled above, else the job's own
+			if have == 0 {
+				have = cur.MemoryPerNodeMB
+			}
+			if d.MemoryPerNodeMB > have {
+				u.MemoryPerNodeMB, changed = d.MemoryPerNodeMB, true
+			}
+		}
 	}
 	switch {
 	case !d.NotBefore.IsZero() && !d.NotBefore.Equal(cur.DeferredUntil):
