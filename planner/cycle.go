@@ -83,7 +83,7 @@ type jobInfo struct {
 	// gpuType is the job's GPU type (lower case); calibNote explains the
 	// calibration applied to the job ("" when none: calibration.go).
 	gpuType, calibNote string
-	memo                   *memoEntry // the job's memo entry, nil without a memo
+	memo               *memoEntry // the job's memo entry, nil without a memo
 	// chosen: the top tier gave the job its island among the partitions it
 	// lists (toptier.go), so the decision names the partition; choice says
 	// why, with the numbers.
