@@ -136,3 +136,38 @@ func TestDirectiveCapacitySumOverflow(t *testing.T) {
 		t.Errorf("ParseDirective summed to %d bytes, want an error", r.Bytes)
 	}
 }
+
+func TestParseShowBurst(t *testing.T) {
+	// Slurm 24.11's burst_buffer/lua, as the test cluster prints it.
+	real := `Name=lua DefaultPool=(null) Granularity=1 TotalSpace=0 FreeSpace=0 UsedSpace=0
+  PoolName[0]=nvme Granularity=1GiB TotalSpace=1TiB FreeSpace=1012GiB UsedSpace=12GiB
+  PoolName[1]=ssd Granularity=4MiB TotalSpace=100GiB FreeSpace=100GiB UsedSpace=0
+  Flags=DisablePersistent
+  PollInterval=15
+`
+	tests := []struct {
+		name    string
+		in      string
+		want    []Pool
+		wantErr bool
+	}{
+		{"two pools", real, []Pool{
+			{Name: "nvme", Granularity: 1 << 30, Total: 1 << 40, Free: 1012 << 30, Used: 12 << 30},
+			{Name: "ssd", Granularity: 4 << 20, Total: 100 << 30, Free: 100 << 30},
+		}, false},
+		{"no pools (datawarp, or none configured)", "Name=lua DefaultPool=(null) Granularity=1 TotalSpace=0\n", nil, false},
+		{"used from free", "  PoolName[0]=a TotalSpace=10GiB FreeSpace=4GiB\n", []Pool{{Name: "a", Total: 10 << 30, Free: 4 << 30, Used: 6 << 30}}, false},
+		{"a bad size names the line", "  PoolName[0]=a TotalSpace=lots\n", nil, true},
+		{"no total", "  PoolName[0]=a Granularity=1GiB\n", nil, true},
+	}
+	for _, tc := range tests {
+		got, err := ParseShowBurst(tc.in)
+		if (err != nil) != tc.wantErr {
+			t.Errorf("%s: error %v, want error %v", tc.name, err, tc.wantErr)
+			continue
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}

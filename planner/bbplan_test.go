@@ -1,6 +1,7 @@
 package planner_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -105,5 +106,35 @@ func TestBurstBufferStageIn(t *testing.T) {
 				t.Errorf("job 1 (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// A pool's granularity rounds each job's space up, as Slurm allocates it:
+// two jobs of 1.5 GiB fit a 3 GiB pool of bytes, but only one when the
+// pool hands out whole GiB (2 GiB each).
+func TestBurstBufferGranularity(t *testing.T) {
+	for _, tc := range []struct {
+		gran   int64
+		starts int
+	}{{0, 2}, {1 << 30, 1}} {
+		s := pt.Cluster("gran", t0).Partition("gpu", true).Nodes("n", 2, 4, 32, 256*1024, "gpu", "").
+			Pool("bb", 3<<30, 0).
+			Pending(1, 1, "strata: gpus=1", pt.BurstBuffer(3<<29, "bb")).
+			Pending(2, 1, "strata: gpus=1", pt.BurstBuffer(3<<29, "bb")).Build()
+		s.BurstBufferPools[0].GranularityBytes = tc.gran
+		p, _ := planner.NewPolicy("smd", planner.Options{})
+		plan, err := p.Plan(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, d := range plan.Decisions {
+			if d.Start {
+				n++
+			}
+		}
+		if n != tc.starts {
+			t.Errorf("granularity %d: %d starts, want %d", tc.gran, n, tc.starts)
+		}
 	}
 }

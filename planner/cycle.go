@@ -319,6 +319,11 @@ func (c *cycle) newJobInfo(j *Job, isl *island) *jobInfo {
 func (c *cycle) setDynamic(ji *jobInfo) {
 	j := ji.job
 	ji.bbPool = c.poolIndex(j.BurstBufferPool, ji.bb)
+	if k := ji.bbPool; k >= 0 {
+		if g := c.pools[k].GranularityBytes; g > 1 && ji.bb%g != 0 { // Slurm allocates whole units
+			ji.bb = (ji.bb/g + 1) * g
+		}
+	}
 	ji.aged = c.starved(ji)
 	ji.notYet = c.eligibleIn(j)
 	ji.leaving = j.State == JobRunning && !j.Signalled.IsZero()

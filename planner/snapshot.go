@@ -75,6 +75,9 @@ type BurstBufferPool struct {
 	CapacityBytes int64   `json:"capacity_bytes"`
 	UsedBytes     int64   `json:"used_bytes"`
 	BandwidthBps  float64 `json:"bandwidth_bps,omitempty"` // 0 = unknown
+	// GranularityBytes is the pool's allocation unit (a job's space is
+	// rounded up to it); 0 or 1 = bytes.
+	GranularityBytes int64 `json:"granularity_bytes,omitempty"`
 }
 
 // JobState is Slurm's base job state.

@@ -80,7 +80,11 @@ type Client struct {
 	api     restAPI
 	version string
 	pools   []planner.BurstBufferPool
-	now     func() time.Time
+	// scontrol reports the pools when none are declared ("" = none;
+	// scontrol.go); poolCache keeps the last it reported.
+	scontrol  string
+	poolCache poolCache
+	now       func() time.Time
 	// accounting: slurmrestd serves slurmdbd's /slurmdb endpoints.
 	accounting bool
 	// noAdminComment: Slurm refused this user's admin comments (an
@@ -111,6 +115,9 @@ func New(ctx context.Context, cfg Config, log zerolog.Logger) (*Client, error) {
 	}
 	pools, _ := parsePools(cfg.BurstBufferPools) // checked by Validate
 	c := &Client{cfg: cfg, log: log, http: hc, pools: pools, now: time.Now}
+	if len(pools) == 0 {
+		c.scontrol = scontrolPath(cfg.Scontrol, log)
+	}
 	served, err := c.servedVersions(ctx)
 	if err != nil {
 		return nil, err

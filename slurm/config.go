@@ -66,6 +66,11 @@ type Config struct {
 	// as "NAME=SIZE" (e.g. "nvme=1T"), since slurmrestd does not expose
 	// them. Snapshot reports them with the space held by jobs.
 	BurstBufferPools []string
+	// Scontrol is the scontrol that reports the pools (`scontrol show
+	// burst`: capacity, use and granularity, from the lua plugin) when
+	// BurstBufferPools declares none: "" looks "scontrol" up on PATH (no
+	// pools when it is missing), "none" never runs it.
+	Scontrol string
 }
 
 // Defaults of the zero Config fields.

@@ -33,6 +33,9 @@ func (c *Client) Snapshot(ctx context.Context) (*planner.Snapshot, error) {
 	now := c.now().UTC()
 	s := buildSnapshot(now, cluster, jobs, nodes, parts)
 	s.BurstBufferPools = poolUsage(c.pools, jobs)
+	if c.scontrol != "" {
+		s.BurstBufferPools = c.slurmPools(ctx)
+	}
 	c.log.Debug().Str("snapshot_id", s.ID).Int("jobs", len(s.Jobs)).Int("nodes", len(s.Nodes)).Msg("snapshot read")
 	return s, nil
 }

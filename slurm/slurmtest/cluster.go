@@ -233,3 +233,20 @@ func (c *Cluster) Token(t testing.TB, user string) slurm.Secret {
 	}
 	return slurm.Secret(tok)
 }
+
+// Command writes an executable that runs the Slurm command name (e.g.
+// "scontrol") inside the cluster's chroot with its arguments, for code
+// that runs Slurm's client commands itself, and returns its path.
+func (c *Cluster) Command(t testing.TB, name string) string {
+	t.Helper()
+	env := ""
+	if c.dir != "" {
+		env = "SLURM_TEST_DIR='" + c.dir + "' "
+	}
+	path := filepath.Join(t.TempDir(), name)
+	body := "#!/bin/sh\nunset SLURM_JWT\n" + env + "exec '" + c.script + "' exec " + name + " \"$@\"\n"
+	if err := os.WriteFile(path, []byte(body), 0o755); err != nil {
+		t.Fatalf("write %s: %v", path, err)
+	}
+	return path
+}

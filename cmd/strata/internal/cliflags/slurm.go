@@ -22,6 +22,7 @@ const (
 	FlagSlurmCAFile    = "slurm-ca-file"
 	FlagSlurmInsecure  = "slurm-insecure-skip-verify"
 	FlagSlurmBBPool    = "slurm-bb-pool"
+	FlagSlurmScontrol  = "slurm-scontrol"
 	EnvSlurmJWT        = "SLURM_JWT"
 )
 
@@ -45,7 +46,9 @@ func Slurm() []cli.Flag {
 		&cli.BoolFlag{Name: FlagSlurmInsecure, EnvVars: []string{"STRATA_SLURM_INSECURE_SKIP_VERIFY"},
 			Usage: "do not verify slurmrestd's TLS certificate (test clusters only)"},
 		&cli.StringSliceFlag{Name: FlagSlurmBBPool, EnvVars: []string{"STRATA_SLURM_BB_POOLS"},
-			Usage: "burst-buffer pool and capacity, NAME=SIZE (e.g. nvme=1T); repeatable (slurmrestd does not report pools)"},
+			Usage: "burst-buffer pool and capacity, NAME=SIZE (e.g. nvme=1T); repeatable (slurmrestd does not report pools; without any, they are read from `scontrol show burst`)"},
+		&cli.StringFlag{Name: FlagSlurmScontrol, EnvVars: []string{"STRATA_SLURM_SCONTROL"},
+			Usage: "scontrol that reports the burst-buffer pools (`scontrol show burst`: capacity, use, granularity) when no --slurm-bb-pool is given; default: scontrol on PATH; none: never"},
 	}
 }
 
@@ -61,6 +64,7 @@ func SlurmConfig(c *cli.Context) slurm.Config {
 		CAFile:             c.String(FlagSlurmCAFile),
 		InsecureSkipVerify: c.Bool(FlagSlurmInsecure),
 		BurstBufferPools:   c.StringSlice(FlagSlurmBBPool),
+		Scontrol:           c.String(FlagSlurmScontrol),
 	}
 	if cfg.TokenFile == "" {
 		cfg.Token = slurm.Secret(os.Getenv(EnvSlurmJWT))
