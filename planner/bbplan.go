@@ -26,8 +26,10 @@ import (
 //     start now (Slurm starts it as soon as its data is in);
 //   - in SMD's list schedule of waiting jobs the pool's space over time is
 //     a second profile: a job needs its bytes from its stage-in start
-//     (start − stageIn) to its predicted end; space comes back when running
-//     and starting jobs are predicted to end;
+//     (start − stageIn) to its predicted end plus its stage-out (stageOut:
+//     the hint's bbout= over the bandwidth: Slurm holds the space while the
+//     output is copied out); space comes back when running and starting
+//     jobs are predicted to end and their output is out;
 //   - a waiting job that does not hold its space yet and is planned to
 //     start later than one interval from now (plus its stage-in) is
 //     deferred to start − stageIn: Slurm allocates a job's space as soon
@@ -50,8 +52,11 @@ var (
 // setBurstBuffer derives the burst-buffer fields of a pending job (see
 // above): bbHeld, stageIn, and notYet at least stageIn.
 func (c *cycle) setBurstBuffer(ji *jobInfo) {
-	ji.stageIn, ji.bbHeld = 0, -1
+	ji.stageIn, ji.stageOut, ji.bbHeld = 0, 0, -1
 	j := ji.job
+	if ji.bbPool >= 0 && ji.hasHint && ji.hints.BBOutBytes > 0 {
+		ji.stageOut = c.stageTime(ji.bbPool, min(ji.hints.BBOutBytes, ji.bb))
+	}
 	if ji.bbPool < 0 || j.State != JobPending {
 		return
 	}
@@ -124,13 +129,13 @@ func (s *smdIsland) poolProfiles(items []*smdItem) []*gpuProfile {
 	rel := make([][]release, len(c.pools))
 	for _, ji := range c.jobs {
 		if k := ji.bbPool; k >= 0 && ji.job.State == JobRunning && ji.isl != nil {
-			rel[k] = append(rel[k], release{c.runningEnd(ji).Sub(c.s.Now), units(ji.bb)})
+			rel[k] = append(rel[k], release{c.runningEnd(ji).Sub(c.s.Now) + ji.stageOut, units(ji.bb)})
 		}
 	}
 	for _, it := range items {
 		ji := it.pl.ji
 		if k := max(ji.bbPool, ji.bbHeld); k >= 0 && it.pl.start && !it.running {
-			rel[k] = append(rel[k], release{it.pl.dur, units(ji.bb)})
+			rel[k] = append(rel[k], release{it.pl.dur + ji.stageOut, units(ji.bb)})
 		}
 	}
 	out := make([]*gpuProfile, len(c.pools))
@@ -153,7 +158,7 @@ func (s *smdIsland) poolEarliest(it *smdItem, o option, t float64) (float64, boo
 	}
 	in := ji.stageIn.Seconds()
 	from := math.Max(0, t-in)
-	u, ok := s.poolProf[ji.bbPool].earliest(units(ji.bb), in+o.dur.Seconds(), from)
+	u, ok := s.poolProf[ji.bbPool].earliest(units(ji.bb), in+o.dur.Seconds()+ji.stageOut.Seconds(), from)
 	if !ok || u <= from {
 		return t, ok // fits from t itself (exactly t: (t−in)+in may round)
 	}
@@ -168,11 +173,11 @@ func (s *smdIsland) poolReserve(it *smdItem, o option, t float64) {
 	if s.poolProf == nil {
 		return
 	}
-	end := t + o.dur.Seconds()
+	end := t + o.dur.Seconds() + ji.stageOut.Seconds()
 	switch {
 	case ji.bbPool >= 0:
 		in := ji.stageIn.Seconds()
-		s.poolProf[ji.bbPool].reserve(units(ji.bb), t-in, in+o.dur.Seconds())
+		s.poolProf[ji.bbPool].reserve(units(ji.bb), t-in, in+o.dur.Seconds()+ji.stageOut.Seconds())
 	case ji.bbHeld >= 0:
 		s.poolProf[ji.bbHeld].add(end, math.Inf(1), units(ji.bb))
 	}

@@ -89,6 +89,15 @@ func TestBurstBufferStageIn(t *testing.T) {
 			Pending(1, 6, cifar, pt.BurstBuffer(120*gib, "bb")).Build(),
 		want: bbTimes{false, planner.ReasonDeferred, 52 * time.Minute, 50 * time.Minute},
 	}, {
+		// The same, the running job copying 60 GiB out after it ends
+		// (bbout=, 1 GiB/s): its space comes back a minute later.
+		name: "a running job's stage-out holds its space after it ends", policy: "smd",
+		snap: node("out").Pool("bb", 200*gib, 160*gib).PoolBandwidth(float64(gib)).
+			Running(9, 2, "n0001", t0.Add(-10*time.Minute), pt.BurstBuffer(160*gib, "bb"), pt.TimeLimit(time.Hour),
+				func(j *planner.Job) { j.Comment = "strata: gpus=2 bbout=60G" }).
+			Pending(1, 6, cifar, pt.BurstBuffer(120*gib, "bb")).Build(),
+		want: bbTimes{false, planner.ReasonDeferred, 53 * time.Minute, 51 * time.Minute},
+	}, {
 		// Without the pool (the unaware what-if) the job starts now.
 		name: "no pool in the snapshot: the request is ignored", policy: "smd",
 		snap: node("none").Pending(1, 8, cifar, pt.BurstBuffer(60*gib, "bb"), pt.BurstBufferState("pending")).Build(),

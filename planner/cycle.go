@@ -62,6 +62,9 @@ type jobInfo struct {
 	// none); stageIn how long until its burst-buffer data is in (bbplan.go).
 	bbHeld  int
 	stageIn time.Duration
+	// stageOut is how long its output takes out of the pool after it ends
+	// (bbout=), its space held meanwhile.
+	stageOut time.Duration
 	aged    bool
 	notYet  time.Duration // > 0: Slurm does not consider the job before then (eligibleIn)
 	// canPreempt: the policy may stop (or resize) this running job in this

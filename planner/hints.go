@@ -62,6 +62,9 @@ type Hints struct {
 	// host memory per worker.
 	BBBytes  int64 `json:"bb_bytes,omitempty"`
 	MemBytes int64 `json:"mem_bytes,omitempty"`
+	// BBOutBytes is the data staged out of the burst buffer after the job
+	// ends (bbout=): its space stays held until then.
+	BBOutBytes int64 `json:"bb_out_bytes,omitempty"`
 	// NoRewrite is rewrite=no: the user opts out of any change.
 	NoRewrite bool `json:"no_rewrite,omitempty"`
 	// Preempt is preempt=yes: the user allows Strata to stop the running
@@ -348,8 +351,9 @@ var hintSetters = map[string]func(h *Hints, val string) string{
 		}
 		return "want min, balanced or time"
 	},
-	"bb":  sizeSetter(func(h *Hints, n int64) { h.BBBytes = n }),
-	"mem": memSetter(func(h *Hints, n int64) { h.MemBytes = n }),
+	"bb":    sizeSetter(func(h *Hints, n int64) { h.BBBytes = n }),
+	"bbout": sizeSetter(func(h *Hints, n int64) { h.BBOutBytes = n }),
+	"mem":   memSetter(func(h *Hints, n int64) { h.MemBytes = n }),
 	"rewrite": func(h *Hints, v string) string {
 		switch strings.ToLower(v) {
 		case "no":

@@ -310,13 +310,19 @@ func (e *engine) bbView(snap *planner.Snapshot) {
 }
 
 // stageHint adds bb= (the data staged in, when it is less than the
-// capacity) to a job's strata: hint, as a user would write it; comments
-// without a hint are left alone.
+// capacity) and bbout= (the data staged out) to a job's strata: hint, as a
+// user would write them; comments without a hint are left alone.
 func stageHint(comment string, tj *TraceJob) string {
-	if comment == "" || tj.BBInBytes <= 0 || tj.BBInBytes >= tj.BBBytes {
+	if comment == "" {
 		return comment
 	}
-	return fmt.Sprintf("%s bb=%d", comment, tj.BBInBytes)
+	if tj.BBInBytes > 0 && tj.BBInBytes < tj.BBBytes {
+		comment = fmt.Sprintf("%s bb=%d", comment, tj.BBInBytes)
+	}
+	if tj.BBOutBytes > 0 {
+		comment = fmt.Sprintf("%s bbout=%d", comment, tj.BBOutBytes)
+	}
+	return comment
 }
 
 // bbStateNames are Slurm's burst_buffer_state values for each phase.
