@@ -65,8 +65,8 @@ type jobInfo struct {
 	// stageOut is how long its output takes out of the pool after it ends
 	// (bbout=), its space held meanwhile.
 	stageOut time.Duration
-	aged    bool
-	notYet  time.Duration // > 0: Slurm does not consider the job before then (eligibleIn)
+	aged     bool
+	notYet   time.Duration // > 0: Slurm does not consider the job before then (eligibleIn)
 	// canPreempt: the policy may stop (or resize) this running job in this
 	// plan: any running job when Options.Reshape is set (the simulator's
 	// ideal mode), else only a preemptible one (mayPreempt).
