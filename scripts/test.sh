@@ -25,7 +25,9 @@ if [ "${1:-}" = bench ]; then
   exit 0
 fi
 
-echo "== go vet" >&2
+echo "== gofmt, go vet" >&2
+unformatted=$(gofmt -l .)
+[ -z "$unformatted" ] || { echo "gofmt: these files are not formatted (run gofmt -w):" >&2; echo "$unformatted" >&2; exit 1; }
 go vet ./...
 CGO_ENABLED=1 go vet -tags dcgm,nvml ./dcgm/...
 echo "== go test (unit + integration)" >&2
