@@ -46,10 +46,15 @@ pick_user() {
   fi
 }
 
-free_port() {  # a random port nobody listens on (checked by /proc/net/tcp*)
-  local p i hex
+# free_port: a random port no socket uses (checked by /proc/net/tcp*), below
+# the kernel's ephemeral range, so that no outgoing connection takes it
+# before Postgres binds it.
+free_port() {
+  local p i hex lo span
+  read -r lo _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || lo=32768
+  span=$(( lo > 22000 ? lo - 20001 : 40000 ))
   for i in $(seq 1 50); do
-    p=$(( 20000 + RANDOM % 40000 )); hex=$(printf ':%04X' "$p")
+    p=$(( 20000 + (RANDOM * 32768 + RANDOM) % span )); hex=$(printf ':%04X' "$p")
     if ! cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk '{print $2}' | grep -q "$hex\$"; then echo "$p"; return 0; fi
   done
   die "no free TCP port found"
