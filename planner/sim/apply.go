@@ -65,6 +65,13 @@ func (e *engine) snapshot(k int64, t float64, ss *slurmState) *planner.Snapshot 
 	if c := e.cfg.calib; c != nil {
 		s.Calibration = c.current()
 	}
+	if pw := e.partitionPower(); pw != nil { // per-type power for the energy term
+		cal := planner.Calibration{Power: pw}
+		if s.Calibration != nil {
+			cal.Speed = s.Calibration.Speed
+		}
+		s.Calibration = &cal
+	}
 	return s
 }
 

@@ -222,3 +222,42 @@ func (c *cluster) snapshotPartitions() []planner.Partition {
 	slices.SortFunc(out, func(a, b planner.Partition) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
+
+// energyKWh is the run's GPU energy: busy GPU-seconds at busy power and the
+// rest of the window at idle power, per partition on a cluster of
+// partitions (each at its GPU type's power), else for the cluster's type.
+func (e *engine) energyKWh(gpus int, window float64) float64 {
+	if len(e.cl.spec.Parts) == 0 || len(e.busyPart) == 0 {
+		return energyKWh(e.cfg.Power.For(e.cl.spec.GPUType), gpus, window, e.busy)
+	}
+	kwh := 0.0
+	for pi, p := range e.cl.spec.Parts {
+		kwh += energyKWh(e.cfg.Power.For(e.partType(pi)), p.Nodes*e.cl.spec.GPUsPerNode, window, e.busyPart[pi])
+	}
+	return kwh
+}
+
+// partType is partition pi's GPU type.
+func (e *engine) partType(pi int) string {
+	if t := e.cl.spec.Parts[pi].GPUType; t != "" {
+		return t
+	}
+	return e.cl.spec.GPUType
+}
+
+// partitionPower is what the planner's energy term knows of the power of
+// each partition's GPU type on a cluster of partitions (as the daemon's
+// calibration measures it): the power model's busy watts. nil otherwise.
+func (e *engine) partitionPower() []planner.GPUPower {
+	if len(e.cl.spec.Parts) == 0 {
+		return nil
+	}
+	var out []planner.GPUPower
+	for pi := range e.cl.spec.Parts {
+		t := e.partType(pi)
+		if !slices.ContainsFunc(out, func(p planner.GPUPower) bool { return p.GPUType == t }) {
+			out = append(out, planner.GPUPower{GPUType: t, Watts: e.cfg.Power.For(t).BusyW, Jobs: 1})
+		}
+	}
+	return out
+}

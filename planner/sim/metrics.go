@@ -198,7 +198,7 @@ func (e *engine) result() *Result {
 	if span > 0 {
 		r.GPUUtil = round(e.busy/(float64(r.GPUs)*span), 4)
 	}
-	kwh := energyKWh(e.cfg.Power.For(e.cl.spec.GPUType), r.GPUs, span, e.busy)
+	kwh := e.energyKWh(r.GPUs, span)
 	r.EnergyKWh = round(kwh, 3)
 	r.Cost = e.costTerms(kwh)
 	r.AvgStartGPUs = round(float64(r.startGPUs)/n, 3)

@@ -89,6 +89,9 @@ type engine struct {
 	// idleSince is when jobs started waiting on an idle cluster (-1: not).
 	idleSince float64
 	busy      float64 // busy GPU-seconds
+	// busyPart is busy GPU-seconds per partition (islands.go), for the
+	// energy of partitions of different GPU types.
+	busyPart []float64
 	res       Result
 	series    []Point
 	// afterWrites, when set (tests), is called in Slurm mode after each of
@@ -103,6 +106,7 @@ type engine struct {
 
 func newEngine(cfg Config, tr *Trace, name string, p planner.Policy) *engine {
 	e := &engine{cfg: cfg, name: name, policy: p, reshape: MayReshape(name), cl: newCluster(cfg.Cluster), idleSince: -1}
+	e.busyPart = make([]float64, len(cfg.Cluster.Parts))
 	e.cl.need = e.nodeNeed
 	e.res.Policy = name
 	e.res.Predictor = "oracle"
@@ -205,6 +209,9 @@ func (e *engine) account(j *job, dt float64) {
 	gs := float64(j.gpus) * dt
 	j.attained += gs
 	e.busy += gs
+	if len(j.slots) > 0 && len(e.busyPart) > 0 {
+		e.busyPart[e.cl.nodes[j.slots[0].node].part] += gs
+	}
 }
 
 // arrive moves jobs submitted by t into the pending queue.
