@@ -92,8 +92,8 @@ type engine struct {
 	// busyPart is busy GPU-seconds per partition (islands.go), for the
 	// energy of partitions of different GPU types.
 	busyPart []float64
-	res       Result
-	series    []Point
+	res      Result
+	series   []Point
 	// afterWrites, when set (tests), is called in Slurm mode after each of
 	// Strata's cycles has written its plan, before Slurm acts on it.
 	afterWrites func(s *slurmState, t float64, p planner.Plan)
