@@ -22,11 +22,15 @@ func (c *Client) Snapshot(ctx context.Context) (*planner.Snapshot, error) {
 		cluster string
 		nodes   []planner.Node
 		parts   []planner.Partition
+		pools   []planner.BurstBufferPool
 	)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) { jobs, cluster, err = c.api.jobs(gctx); return err })
 	g.Go(func() (err error) { nodes, err = c.api.nodes(gctx); return err })
 	g.Go(func() (err error) { parts, err = c.api.partitions(gctx); return err })
+	if c.scontrol != "" { // the pools, beside the REST reads (scontrol.go)
+		g.Go(func() error { pools = c.slurmPools(gctx); return nil })
+	}
 	if err := g.Wait(); err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
 	}
@@ -34,7 +38,7 @@ func (c *Client) Snapshot(ctx context.Context) (*planner.Snapshot, error) {
 	s := buildSnapshot(now, cluster, jobs, nodes, parts)
 	s.BurstBufferPools = poolUsage(c.pools, jobs)
 	if c.scontrol != "" {
-		s.BurstBufferPools = c.slurmPools(ctx)
+		s.BurstBufferPools = pools
 	}
 	c.log.Debug().Str("snapshot_id", s.ID).Int("jobs", len(s.Jobs)).Int("nodes", len(s.Nodes)).Msg("snapshot read")
 	return s, nil

@@ -123,7 +123,7 @@ func runCollect(c *cli.Context) error {
 	}
 	cfg := collectConfig(c)
 	if c.Bool(flagSlurmMapping) {
-		cl, err := cliflags.ConnectSlurm(c)
+		cl, err := cliflags.ConnectSlurm(c, cliflags.WithoutPools)
 		if err != nil {
 			return err
 		}

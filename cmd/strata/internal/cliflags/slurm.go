@@ -52,6 +52,11 @@ func Slurm() []cli.Flag {
 	}
 }
 
+// WithoutPools is a ConnectSlurm adjustment for callers that never plan
+// (the collector's GPU mapping, which snapshots every few seconds): no
+// `scontrol show burst` per snapshot.
+func WithoutPools(cfg *slurm.Config) { cfg.Scontrol = "none" }
+
 // SlurmConfig turns the flags (and $SLURM_JWT) into a slurm.Config.
 func SlurmConfig(c *cli.Context) slurm.Config {
 	cfg := slurm.Config{
@@ -74,8 +79,11 @@ func SlurmConfig(c *cli.Context) slurm.Config {
 
 // ConnectSlurm builds a Slurm client from the flags; it fails with exit
 // status 2 on a configuration error, naming the flag to fix.
-func ConnectSlurm(c *cli.Context) (*slurm.Client, error) {
+func ConnectSlurm(c *cli.Context, adjust ...func(*slurm.Config)) (*slurm.Client, error) {
 	cfg := SlurmConfig(c)
+	for _, f := range adjust {
+		f(&cfg)
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, usageErr(fmt.Errorf("slurm connection: %w", err))
 	}
