@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -106,7 +107,7 @@ func (c *cycle) chooseIslands(flex []*Job) {
 		if c := a.SubmitTime.Compare(b.SubmitTime); c != 0 {
 			return c
 		}
-		return int(a.ID - b.ID)
+		return cmp.Compare(a.ID, b.ID)
 	})
 	for _, j := range flex {
 		bids := c.bids(j, load, taken)

@@ -110,14 +110,24 @@ func (c *Client) Apply(ctx context.Context, decisions []planner.Decision, opts A
 	return rep, nil
 }
 
-func (c *Client) applyOne(ctx context.Context, d planner.Decision, nodes []planner.Node, opts ApplyOptions) ApplyResult {
-	res := ApplyResult{JobID: d.JobID}
-	cur, err := c.api.job(ctx, d.JobID)
+// reread reads job id again before a write; ok false with the result when
+// it is gone or cannot be read.
+func (c *Client) reread(ctx context.Context, res ApplyResult) (planner.Job, ApplyResult, bool) {
+	cur, err := c.api.job(ctx, res.JobID)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		return skipped(res, guard.SkippedGone, "job no longer known to slurmctld", nil)
+		return cur, skipped(res, guard.SkippedGone, "job no longer known to slurmctld", nil), false
 	case err != nil:
-		return skipped(res, guard.Failed, err.Error(), err)
+		return cur, skipped(res, guard.Failed, err.Error(), err), false
+	}
+	return cur, res, true
+}
+
+func (c *Client) applyOne(ctx context.Context, d planner.Decision, nodes []planner.Node, opts ApplyOptions) ApplyResult {
+	cur, res, ok := c.reread(ctx, ApplyResult{JobID: d.JobID})
+	switch {
+	case !ok:
+		return res
 	case cur.State != planner.JobPending:
 		return skipped(res, guard.SkippedNotPending, "job is "+string(cur.State), nil)
 	case guard.IsHeld(cur):
@@ -177,13 +187,10 @@ func (c *Client) applyOne(ctx context.Context, d planner.Decision, nodes []plann
 // that Strata knows which run it signalled (the daemon marks a job that
 // keeps running that run non-cooperative) and how often it preempted it.
 func (c *Client) preemptOne(ctx context.Context, d planner.Decision, opts ApplyOptions) ApplyResult {
-	res := ApplyResult{JobID: d.JobID}
-	cur, err := c.api.job(ctx, d.JobID)
+	cur, res, ok := c.reread(ctx, ApplyResult{JobID: d.JobID})
 	switch {
-	case errors.Is(err, ErrNotFound):
-		return skipped(res, guard.SkippedGone, "job no longer known to slurmctld", nil)
-	case err != nil:
-		return skipped(res, guard.Failed, err.Error(), err)
+	case !ok:
+		return res
 	case cur.State != planner.JobRunning:
 		return skipped(res, guard.SkippedNotRunning, "job is "+string(cur.State), nil)
 	case cur.NonCooperative:

@@ -59,10 +59,14 @@ func (s storeHistory) finished(ctx context.Context, cluster string, since, _ tim
 	}
 	out := make([]finishedJob, len(jobs))
 	for i, j := range jobs {
-		out[i] = finishedJob{history.Record{User: j.User, Name: j.Name, Partition: j.Partition, GPUs: j.GPUs,
-			Duration: j.End.Sub(j.Start)}, j.End}
+		out[i] = finished(j.User, j.Name, j.Partition, j.GPUs, j.Start, j.End)
 	}
 	return out, nil
+}
+
+// finished is a completed job as the estimator and the learner take it.
+func finished(user, name, partition string, gpus int, start, end time.Time) finishedJob {
+	return finishedJob{history.Record{User: user, Name: name, Partition: partition, GPUs: gpus, Duration: end.Sub(start)}, end}
 }
 
 type slurmdbdHistory struct{ h AccountingHistory }
@@ -78,8 +82,7 @@ func (s slurmdbdHistory) finished(ctx context.Context, cluster string, since, no
 	}
 	out := make([]finishedJob, len(jobs))
 	for i, j := range jobs {
-		out[i] = finishedJob{history.Record{User: j.User, Name: j.Name, Partition: j.Partition, GPUs: j.GPUs,
-			Duration: j.End.Sub(j.Start)}, j.End}
+		out[i] = finished(j.User, j.Name, j.Partition, j.GPUs, j.Start, j.End)
 	}
 	return out, nil
 }
