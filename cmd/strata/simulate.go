@@ -78,7 +78,7 @@ func simulateOptions(c *cli.Context) (simulate.Options, error) {
 		SpeedError: c.Float64("speed-error"), SpeedNoise: c.Float64("speed-noise"), SpeedErrorSeed: c.Uint64("speed-error-seed"),
 		Parallel: c.Int("parallel"), Label: c.String("label"), Plot: c.String("plot"), JSON: c.Bool("json"), Jobs: c.Bool("jobs"),
 	}
-	o.WriteTrace = c.String("write-trace")
+	o.WriteTrace, o.SynthBBCatalog = c.String("write-trace"), c.String("synth-bb-catalog")
 	if s := c.String("synth-bb"); s != "" {
 		seed, err := strconv.ParseUint(s, 10, 64)
 		if err != nil {

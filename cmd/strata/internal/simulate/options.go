@@ -57,8 +57,11 @@ type Options struct {
 	// SynthBB, when set, gives the trace's jobs burst-buffer data and
 	// memory by sim.SynthBurstBuffer with this seed; WriteTrace writes the
 	// trace as simulated to this file ("" = none).
-	SynthBB    *uint64
-	WriteTrace string
+	SynthBB *uint64
+	// SynthBBCatalog names the datasets' catalog (sim.BBCatalogs; "" or
+	// "auto": the one that knows the trace's models).
+	SynthBBCatalog string
+	WriteTrace     string
 	// SynthDeadlines, when set, gives the trace's jobs deadlines and
 	// tardiness weights by sim.SynthDeadlines with this seed; EnergyPrice
 	// is the price of a kWh for the cost terms (0: the default when there

@@ -46,14 +46,14 @@ func Run(ctx context.Context, o Options, out Output, log zerolog.Logger) error {
 				return UsageError{err}
 			}
 		}
-		_, _, err := o.trace(cfg)
+		_, _, err := o.trace(cfg, log)
 		return err
 	}
 	cfg, policies, err := o.Config()
 	if err != nil {
 		return UsageError{err}
 	}
-	tr, truth, err := o.trace(cfg)
+	tr, truth, err := o.trace(cfg, log)
 	if err != nil {
 		return err
 	}
@@ -112,10 +112,11 @@ func runAll(ctx context.Context, cfg sim.Config, tr *sim.Trace, policies []strin
 	return out, nil
 }
 
-// trace reads the trace, applies --synth-bb, --speed-error (returning the
+// trace reads the trace, applies --synth-bb (with the catalog that knows
+// its models), --speed-error (returning the
 // true speed factors by model) and --synth-deadlines (timed by cfg's truth
 // on its cluster), and writes --write-trace.
-func (o Options) trace(cfg sim.Config) (*sim.Trace, map[string]float64, error) {
+func (o Options) trace(cfg sim.Config, log zerolog.Logger) (*sim.Trace, map[string]float64, error) {
 	if o.Trace == "" {
 		return nil, nil, UsageError{errors.New("simulate needs --trace FILE")}
 	}
@@ -124,7 +125,14 @@ func (o Options) trace(cfg sim.Config) (*sim.Trace, map[string]float64, error) {
 		return nil, nil, UsageError{err}
 	}
 	if o.SynthBB != nil {
-		tr = sim.SynthBurstBuffer(tr, *o.SynthBB)
+		cat, err := sim.PickBBCatalog(tr, o.SynthBBCatalog)
+		if err != nil {
+			return nil, nil, UsageError{fmt.Errorf("--synth-bb-catalog: %w", err)}
+		}
+		if u := cat.Unknown(tr); len(u) > 0 {
+			log.Warn().Str("catalog", cat.Name).Strs("models", u).Msg("--synth-bb: jobs of these models get no burst-buffer data or memory")
+		}
+		tr = sim.SynthBurstBuffer(tr, *o.SynthBB, cat)
 	}
 	truth := sim.PerturbSpeeds(tr, sim.SpeedError{Spread: o.SpeedError, Noise: o.SpeedNoise, Seed: o.SpeedErrorSeed})
 	if o.SynthDeadlines != nil {
