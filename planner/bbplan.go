@@ -55,7 +55,7 @@ func (c *cycle) setBurstBuffer(ji *jobInfo) {
 	ji.stageIn, ji.stageOut, ji.bbHeld = 0, 0, -1
 	j := ji.job
 	if ji.bbPool >= 0 && ji.hasHint && ji.hints.BBOutBytes > 0 {
-		ji.stageOut = c.stageTime(ji.bbPool, min(ji.hints.BBOutBytes, ji.bb))
+		ji.stageOut = c.stageTime(ji.bbPool, min(ji.hints.BBOutBytes, ji.bb), 1)
 	}
 	if ji.bbPool < 0 || j.State != JobPending {
 		return
@@ -67,11 +67,11 @@ func (c *cycle) setBurstBuffer(ji *jobInfo) {
 	if bbStaged[st] {
 		return
 	}
-	k := ji.bbHeld
+	k, joining := ji.bbHeld, 0
 	if k < 0 {
-		k = ji.bbPool
+		k, joining = ji.bbPool, 1 // its transfer adds to those under way
 	}
-	ji.stageIn = c.stageTime(k, ji.stageBytes())
+	ji.stageIn = c.stageTime(k, ji.stageBytes(), c.bbFlows[k]+joining)
 	if ji.stageIn <= c.o.Interval {
 		ji.stageIn = 0 // in before the next cycle: plan it as startable now
 		return
@@ -88,12 +88,23 @@ func (ji *jobInfo) stageBytes() int64 {
 	return ji.bb
 }
 
-// stageTime is how long bytes take into pool k: the pool's bandwidth, else
-// Options.BurstBufferBps; 0 when neither is known.
-func (c *cycle) stageTime(k int, bytes int64) time.Duration {
+// stageTime is how long bytes take into or out of pool k with flows
+// transfers under way (this one among them): the bandwidth per job (the
+// pool's, else Options.BurstBufferBps), or an equal share of the pool's
+// total bandwidth (the pool's, else Options.BurstBufferPoolBps) when that
+// is less. Transfers that start or end meanwhile are not foreseen. 0 when
+// no bandwidth is known.
+func (c *cycle) stageTime(k int, bytes int64, flows int) time.Duration {
 	bw := c.pools[k].BandwidthBps
 	if bw <= 0 {
 		bw = c.o.BurstBufferBps
+	}
+	total := c.pools[k].TotalBandwidthBps
+	if total <= 0 {
+		total = c.o.BurstBufferPoolBps
+	}
+	if share := total / float64(max(flows, 1)); total > 0 && (bw <= 0 || share < bw) {
+		bw = share
 	}
 	if bw <= 0 || bytes <= 0 {
 		return 0

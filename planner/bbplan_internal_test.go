@@ -59,3 +59,32 @@ func TestGPUEq(t *testing.T) {
 		}
 	}
 }
+
+// stageTime: the bandwidth per job, or an equal share of the pool's total
+// among the transfers under way when that is less; the snapshot's figures
+// win over the options'.
+func TestStageTime(t *testing.T) {
+	const gib = 1 << 30
+	tests := []struct {
+		name             string
+		perJob, total    float64 // the pool's, from the snapshot
+		optJob, optTotal float64 // Options'
+		flows            int
+		want             time.Duration
+	}{
+		{name: "per job only", perJob: gib, flows: 3, want: 10 * time.Second},
+		{name: "alone under the total", perJob: gib, total: 4 * gib, flows: 1, want: 10 * time.Second},
+		{name: "eight share 4 GiB/s", perJob: gib, total: 4 * gib, flows: 8, want: 20 * time.Second},
+		{name: "total only", total: 2 * gib, flows: 4, want: 20 * time.Second},
+		{name: "from the options", optJob: gib, optTotal: 2 * gib, flows: 4, want: 20 * time.Second},
+		{name: "the snapshot's total wins", total: 10 * gib, optJob: gib, optTotal: gib, flows: 2, want: 10 * time.Second},
+		{name: "nothing known", flows: 2, want: 0},
+	}
+	for _, tc := range tests {
+		c := &cycle{pools: []BurstBufferPool{{Name: "bb", BandwidthBps: tc.perJob, TotalBandwidthBps: tc.total}},
+			o: &Options{BurstBufferBps: tc.optJob, BurstBufferPoolBps: tc.optTotal}}
+		if got := c.stageTime(0, 10*gib, tc.flows); got != tc.want {
+			t.Errorf("%s: stageTime = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

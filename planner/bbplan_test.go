@@ -34,6 +34,7 @@ func bbTimesOf(d planner.Decision) bbTimes {
 func TestBurstBufferStageIn(t *testing.T) {
 	const gib = int64(1) << 30
 	cifar := "strata: model=cifar10 batch=2048 iters=3338 gpus=1-8"
+	one := "strata: model=cifar10 batch=2048 iters=3338 gpus=1"
 	node := func(id string) *pt.Builder {
 		return pt.Cluster(id, t0).Partition("gpu", true).Nodes("n", 1, 8, 64, 512<<10, "gpu", "")
 	}
@@ -97,6 +98,19 @@ func TestBurstBufferStageIn(t *testing.T) {
 				func(j *planner.Job) { j.Comment = "strata: gpus=2 bbout=60G" }).
 			Pending(1, 6, cifar, pt.BurstBuffer(120*gib, "bb")).Build(),
 		want: bbTimes{false, planner.ReasonDeferred, 53 * time.Minute, 51 * time.Minute},
+	}, {
+		// Three jobs staging in now share the pool's 4 GiB/s with job 1:
+		// 1 GiB/s each (its own limit would be 2), so 120 GiB take two
+		// minutes, not one.
+		name: "stage-ins under way share the pool's total bandwidth", policy: "smd",
+		o: planner.Options{BurstBufferPoolBps: float64(4 * gib)},
+		snap: pt.Cluster("shared", t0).Partition("gpu", true).Nodes("n", 2, 8, 64, 512<<10, "gpu", "").
+			Pool("bb", 1<<40, 30*gib).PoolBandwidth(float64(2*gib)).
+			Pending(1, 8, cifar, pt.BurstBuffer(120*gib, "bb"), pt.BurstBufferState("pending")).
+			Pending(2, 1, one, pt.BurstBuffer(10*gib, "bb"), pt.BurstBufferState("staging-in")).
+			Pending(3, 1, one, pt.BurstBuffer(10*gib, "bb"), pt.BurstBufferState("allocated")).
+			Pending(4, 1, one, pt.BurstBuffer(10*gib, "bb"), pt.BurstBufferState("staging-in")).Build(),
+		want: bbTimes{false, planner.ReasonBurstBufferStaging, 2 * time.Minute, -1},
 	}, {
 		// Without the pool (the unaware what-if) the job starts now.
 		name: "no pool in the snapshot: the request is ignored", policy: "smd",

@@ -107,6 +107,9 @@ type cycle struct {
 	jobs    []*jobInfo // every pending and running job, by ID
 	pools   []BurstBufferPool
 	bbFree  []int64
+	// bbFlows counts, per pool, the pending jobs staging in now: they
+	// share the pool's total bandwidth with a job that starts its own.
+	bbFlows []int
 	orphans []*jobInfo // jobs with an unknown partition or no GPUs
 	memo    *memo      // per-job work kept across calls; nil = none
 	// Slabs that hand out many small values with few allocations.
@@ -155,6 +158,13 @@ func newCycleMemo(ctx context.Context, s *Snapshot, o *Options, m *memo) (*cycle
 	sort.Slice(c.pools, func(i, j int) bool { return c.pools[i].Name < c.pools[j].Name })
 	for _, p := range c.pools {
 		c.bbFree = append(c.bbFree, max(0, p.CapacityBytes-p.UsedBytes))
+	}
+	c.bbFlows = make([]int, len(c.pools))
+	for i := range s.Jobs {
+		j := &s.Jobs[i]
+		if k := c.poolIndex(j.BurstBufferPool, j.BurstBufferBytes); k >= 0 && j.State == JobPending && bbStaging[j.BurstBufferState] {
+			c.bbFlows[k]++
+		}
 	}
 	c.addJobs()
 	if m != nil {

@@ -118,6 +118,11 @@ type Options struct {
 	// burst-buffer pools whose snapshot gives none (BurstBufferPool's
 	// BandwidthBps); 0 = unknown: stage-in takes no time in the plan.
 	BurstBufferBps float64
+	// BurstBufferPoolBps is the total bandwidth (bytes/s) of the pools
+	// whose snapshot gives none (BurstBufferPool's TotalBandwidthBps),
+	// shared by the stage-ins under way; 0 = no limit beyond the bandwidth
+	// per job.
+	BurstBufferPoolBps float64
 	// Limits cap the weight and GPU range users may ask for in hints, per
 	// partition and account (nil: no caps; DefaultLimits are the
 	// configuration's defaults).
@@ -224,7 +229,7 @@ func (o Options) Validate() error {
 	if o.LongJobShare < 0 || o.GPUWatts < 0 || o.AndreasIterations < 0 || o.LongJob < 0 || o.StarvationAge < 0 || o.MaxOptionsPerJob < 0 {
 		return fmt.Errorf("long-job share, GPU watts, durations and option caps must be ≥ 0")
 	}
-	for _, v := range []float64{o.WorkerBandwidthBps, o.PSBandwidthBps, o.IntraNodeBps, o.InterNodeBps, o.ReferenceFLOPS} {
+	for _, v := range []float64{o.WorkerBandwidthBps, o.PSBandwidthBps, o.IntraNodeBps, o.InterNodeBps, o.ReferenceFLOPS, o.BurstBufferBps, o.BurstBufferPoolBps} {
 		if v < 0 {
 			return fmt.Errorf("bandwidths and reference FLOP/s must be ≥ 0, got %v", v)
 		}

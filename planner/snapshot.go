@@ -74,7 +74,11 @@ type BurstBufferPool struct {
 	Name          string  `json:"name"`
 	CapacityBytes int64   `json:"capacity_bytes"`
 	UsedBytes     int64   `json:"used_bytes"`
-	BandwidthBps  float64 `json:"bandwidth_bps,omitempty"` // 0 = unknown
+	BandwidthBps  float64 `json:"bandwidth_bps,omitempty"` // per transfer; 0 = unknown
+	// TotalBandwidthBps is the pool's bandwidth shared by the transfers
+	// under way (each gets an equal share, at most BandwidthBps); 0 =
+	// unknown (Options.BurstBufferPoolBps), or no limit beyond BandwidthBps.
+	TotalBandwidthBps float64 `json:"total_bandwidth_bps,omitempty"`
 	// GranularityBytes is the pool's allocation unit (a job's space is
 	// rounded up to it); 0 or 1 = bytes.
 	GranularityBytes int64 `json:"granularity_bytes,omitempty"`

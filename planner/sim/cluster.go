@@ -32,6 +32,10 @@ type ClusterSpec struct {
 	// BurstBufferBps is the pool's stage-in and stage-out bandwidth per
 	// job (bytes/s); 0 = data moves instantly (Slurm mode, slurmbb.go).
 	BurstBufferBps float64
+	// BurstBufferPoolBps is the pool's total bandwidth ("bbpoolbw"),
+	// shared equally by the transfers under way (bbflow.go); 0 = each
+	// transfer runs at BurstBufferBps whatever the others do.
+	BurstBufferPoolBps float64
 	// Parts split the nodes into partitions (islands, islands.go), each
 	// with its GPU type; every job lists them all. Empty: one partition,
 	// Partition, of every node.
@@ -41,14 +45,15 @@ type ClusterSpec struct {
 var clusterRe = regexp.MustCompile(`^(\d+)x(\d+)(?::([A-Za-z0-9_.-]+))?((?:,[^,]*)*)$`)
 
 // ClusterSyntax is the grammar ParseCluster accepts, for help texts.
-const ClusterSyntax = "NODESxGPUS[:TYPE][,cpus=N][,mem=SIZE][,bb=SIZE][,bbbw=SIZE/s][,parts=NAME:NODES[:TYPE]/NAME:NODES[:TYPE]...]"
+const ClusterSyntax = "NODESxGPUS[:TYPE][,cpus=N][,mem=SIZE][,bb=SIZE][,bbbw=SIZE/s][,bbpoolbw=SIZE/s][,parts=NAME:NODES[:TYPE]/NAME:NODES[:TYPE]...]"
 
 // ParseCluster parses NODESxGPUS[:TYPE] followed by optional comma-separated
 // settings, e.g. "16x4:t4" or "16x4:t4,cpus=48,mem=192G,bb=100T,bbbw=2G/s":
 // cpus= CPUs per node, mem= memory per node (Slurm's units: a bare number
 // is MB, K/M/G/T are binary), bb= the capacity of a shared burst-buffer
 // pool and bbbw= its stage-in/stage-out bandwidth per job (bytes per
-// second, binary units, "/s" optional), parts= partitions that split the
+// second, binary units, "/s" optional), bbpoolbw= the pool's total
+// bandwidth that concurrent transfers share (default: none), parts= partitions that split the
 // nodes in order, each NAME:NODES[:TYPE] (the GPU type's speed against the
 // cluster's TYPE comes from the planner's gpu-speed table; the trace's
 // run times are for TYPE), e.g. "16x4:t4,parts=slow:8:t4/fast:8:v100".

@@ -11,7 +11,7 @@ import (
 )
 
 // setOptions reads the ",KEY=VALUE" settings that follow NODESxGPUS[:TYPE]
-// in a cluster spec (cpus, mem, bb, bbbw; see ParseCluster). Each key may
+// in a cluster spec (cpus, mem, bb, bbbw, bbpoolbw, parts; see ParseCluster). Each key may
 // appear once.
 func (c *ClusterSpec) setOptions(opts string) error {
 	if opts == "" {
@@ -23,7 +23,7 @@ func (c *ClusterSpec) setOptions(opts string) error {
 		k = strings.ToLower(strings.TrimSpace(k))
 		v = strings.TrimSpace(v)
 		if !ok || v == "" {
-			return fmt.Errorf("setting %q: want KEY=VALUE (cpus, mem, bb, bbbw, parts)", kv)
+			return fmt.Errorf("setting %q: want KEY=VALUE (cpus, mem, bb, bbbw, bbpoolbw, parts)", kv)
 		}
 		if seen[k] {
 			return fmt.Errorf("setting %s given twice", k)
@@ -59,7 +59,7 @@ func (c *ClusterSpec) set(k, v string) error {
 			return errors.New("want a capacity above 0, e.g. 100T")
 		}
 		c.BurstBufferBytes = n
-	case "bbbw":
+	case "bbbw", "bbpoolbw":
 		n, err := burstbuffer.ParseSize(strings.TrimSuffix(strings.ToLower(v), "/s"))
 		if err != nil {
 			return err
@@ -67,7 +67,11 @@ func (c *ClusterSpec) set(k, v string) error {
 		if n <= 0 {
 			return errors.New("want a bandwidth above 0, e.g. 2G/s")
 		}
-		c.BurstBufferBps = float64(n)
+		if k == "bbbw" {
+			c.BurstBufferBps = float64(n)
+		} else {
+			c.BurstBufferPoolBps = float64(n)
+		}
 	case "parts":
 		ps, err := parseParts(v, c.Nodes)
 		if err != nil {
@@ -75,7 +79,7 @@ func (c *ClusterSpec) set(k, v string) error {
 		}
 		c.Parts = ps
 	default:
-		return fmt.Errorf("unknown setting (want cpus, mem, bb, bbbw or parts)")
+		return fmt.Errorf("unknown setting (want cpus, mem, bb, bbbw, bbpoolbw or parts)")
 	}
 	return nil
 }
@@ -114,6 +118,9 @@ func (c ClusterSpec) optionString() string {
 	}
 	if c.BurstBufferBps > 0 {
 		fmt.Fprintf(&b, ",bbbw=%s/s", burstbuffer.FormatSize(int64(c.BurstBufferBps)))
+	}
+	if c.BurstBufferPoolBps > 0 {
+		fmt.Fprintf(&b, ",bbpoolbw=%s/s", burstbuffer.FormatSize(int64(c.BurstBufferPoolBps)))
 	}
 	if len(c.Parts) > 0 {
 		fmt.Fprintf(&b, ",parts=%s", partsString(c.Parts))

@@ -21,8 +21,11 @@ import (
 //     while the pool has room, stopping at the first that does not fit;
 //  2. stage-in: from the allocation the job's data (bb_in_bytes, else its
 //     whole capacity) is copied in at the pool's bandwidth per job
-//     (ClusterSpec.BurstBufferBps; concurrent transfers do not slow each
-//     other down); the job stays pending and is not eligible before its
+//     (ClusterSpec.BurstBufferBps), and, when the pool's total bandwidth
+//     is given (BurstBufferPoolBps), at most an equal share of it: the
+//     transfers under way (stage-ins and stage-outs) share it, so each
+//     one's end moves whenever another starts or ends (bbflow.go); the
+//     job stays pending and is not eligible before its
 //     data is in (reason BurstBufferStageIn), without blocking the jobs
 //     behind it; a job whose space is not free waits
 //     (BurstBufferResources), also without blocking them;
@@ -57,6 +60,10 @@ type bbJob struct {
 	expStart float64
 	// first* record the first allocation and stage-in (statistics).
 	firstAlloc, firstReady float64
+	// flowing: a transfer of the job's is under way with left bytes to go
+	// (only with a shared total bandwidth, bbflow.go).
+	flowing bool
+	left    float64
 }
 
 // bbState is the pool's bookkeeping in Slurm mode (the capacity and the
@@ -65,6 +72,10 @@ type bbState struct {
 	jobs []bbJob // by job index
 	// byteSeconds integrates the space in use over time (pool utilization).
 	byteSeconds float64
+	// flows transfers are under way, their bytes left counted at flowAt
+	// (bbflow.go).
+	flows  int
+	flowAt float64
 }
 
 // newBBState sets up the pool of Slurm mode when the cluster has one.
@@ -112,6 +123,7 @@ func (e *engine) bbAllocate(s *slurmState, i int, t float64) bool {
 	if b.firstAlloc < 0 {
 		b.firstAlloc = t
 	}
+	e.bbFlowStart(i, e.stageInBytes(i), t)
 	if b.readyAt <= t {
 		e.bbStaged(s, i, t)
 	}
@@ -121,6 +133,7 @@ func (e *engine) bbAllocate(s *slurmState, i int, t float64) bool {
 // bbStaged marks job i's data in.
 func (e *engine) bbStaged(s *slurmState, i int, t float64) {
 	b := &e.cl.bb.jobs[i]
+	e.bbFlowEnd(i, t)
 	b.phase = bbStaged
 	if b.firstReady < 0 {
 		b.firstReady = t
@@ -218,6 +231,7 @@ func (e *engine) bbEnded(i int, t float64) {
 	}
 	b := &e.cl.bb.jobs[i]
 	b.phase, b.freeAt = bbStagingOut, t+e.transfer(e.jobs[i].tj.BBOutBytes)
+	e.bbFlowStart(i, e.jobs[i].tj.BBOutBytes, t)
 	if b.freeAt <= t {
 		e.bbFree(nil, i, t)
 	}
@@ -238,6 +252,7 @@ func (e *engine) bbRequeued(i int, t float64) {
 func (e *engine) bbFree(s *slurmState, i int, t float64) {
 	b := &e.cl.bb.jobs[i]
 	size := e.jobs[i].pj.BurstBufferBytes
+	e.bbFlowEnd(i, t) // a requeued job's stage-in or a stage-out ends here
 	e.cl.bbUsed -= size
 	e.cl.bb.byteSeconds += float64(size) * (t - b.allocAt)
 	b.phase = bbNone
@@ -264,24 +279,40 @@ func (e *engine) bbNext() float64 {
 	return soon
 }
 
-// bbAdvance completes the stage-ins and stage-outs due by t; it reports
-// whether any did (each frees space or lets a job start).
+// bbAdvance completes the stage-ins and stage-outs due by t, in the order
+// of their ends (each end may re-time the others when they share the
+// pool's bandwidth); it reports whether any did (each frees space or lets
+// a job start).
 func (e *engine) bbAdvance(s *slurmState, t float64) bool {
 	if e.cl.bb == nil {
 		return false
 	}
 	any := false
-	for i := range e.cl.bb.jobs {
-		switch b := &e.cl.bb.jobs[i]; {
-		case b.phase == bbStaging && b.readyAt <= t:
-			e.bbStaged(s, i, b.readyAt)
-			any = true
-		case b.phase == bbStagingOut && b.freeAt <= t:
-			e.bbFree(s, i, b.freeAt)
-			any = true
+	for {
+		first, at := -1, math.Inf(1)
+		for i := range e.cl.bb.jobs {
+			b := &e.cl.bb.jobs[i]
+			end := math.Inf(1)
+			switch b.phase {
+			case bbStaging:
+				end = b.readyAt
+			case bbStagingOut:
+				end = b.freeAt
+			}
+			if end <= t && end < at {
+				first, at = i, end
+			}
 		}
+		if first < 0 {
+			return any
+		}
+		if e.cl.bb.jobs[first].phase == bbStaging {
+			e.bbStaged(s, first, at)
+		} else {
+			e.bbFree(s, first, at)
+		}
+		any = true
 	}
-	return any
 }
 
 // bbView adds to a Slurm-mode snapshot what the planner reads about burst
@@ -298,6 +329,7 @@ func (e *engine) bbView(snap *planner.Snapshot) {
 	}
 	for k := range snap.BurstBufferPools {
 		snap.BurstBufferPools[k].BandwidthBps = e.cl.spec.BurstBufferBps
+		snap.BurstBufferPools[k].TotalBandwidthBps = e.cl.spec.BurstBufferPoolBps
 	}
 	for k := range snap.Jobs {
 		v := &snap.Jobs[k]

@@ -118,3 +118,29 @@ func TestSlurmBurstBufferStagedAheadByBackfill(t *testing.T) {
 		t.Errorf("d allocated at %v, staged at %v; want 30, 60", b.firstAlloc, b.firstReady)
 	}
 }
+
+// With a total bandwidth the transfers under way share it. Hand-computed
+// (pool 200 GiB, 1 GiB/s per job, 1 GiB/s in all): a (60 GiB in, 10 out)
+// stages in alone from 0 at 1 GiB/s; b (60 GiB) is allocated at the pass
+// at t=3, when a has 57 GiB left, and both move at 0.5 GiB/s: a is in at
+// 3+114=117, b then has 3 GiB left and finishes alone at 120. a runs
+// 117–217 and stages its 10 GiB out alone (b runs): space free at 227.
+// Without the total, a is in at 60 and b at 63.
+func TestSlurmBurstBufferSharedBandwidth(t *testing.T) {
+	cl := bbCluster
+	cl.BurstBufferBytes, cl.BurstBufferPoolBps = 200<<30, 1<<30
+	got, e := slurmRun(t, Config{Cluster: cl}, bbTrace, nil)
+	want := map[string][2]float64{"a": {117, 217}, "b": {120, 220}, "c": {3, 53}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(start, end) per job (-want +got):\n%s", d)
+	}
+	if a := e.cl.bb.jobs[0]; a.freeAt != 227 {
+		t.Errorf("a's space is free at %g, want 227", a.freeAt)
+	}
+	cl.BurstBufferPoolBps = 0
+	got, _ = slurmRun(t, Config{Cluster: cl}, bbTrace, nil)
+	want = map[string][2]float64{"a": {60, 160}, "b": {63, 163}, "c": {3, 53}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("without a total bandwidth: (start, end) per job (-want +got):\n%s", d)
+	}
+}

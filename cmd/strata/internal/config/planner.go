@@ -26,6 +26,7 @@ import (
 //	intra-node-gbps = 400          # all-reduce inside a node, Gb/s
 //	inter-node-gbps = 100
 //	burst-buffer-gbps = 0          # stage-in bandwidth per job of pools without their own (0: unknown)
+//	burst-buffer-pool-gbps = 0     # a pool's total bandwidth, shared by concurrent stage-ins (0: no limit)
 //	reference-tflops = 10          # sustained TFLOP/s of the reference GPU (params=/flops= hints)
 //	node-gpus = 8
 //	default-duration = "1h"        # a job with no hint, no prediction, no time limit
@@ -68,6 +69,9 @@ type Planner struct {
 	// BurstBufferGbps is the stage-in bandwidth per job (Gb/s) of the
 	// burst-buffer pools that report none (planner.Options.BurstBufferBps).
 	BurstBufferGbps float64
+	// BurstBufferPoolGbps is a pool's total bandwidth (Gb/s), shared by the
+	// stage-ins under way (planner.Options.BurstBufferPoolBps).
+	BurstBufferPoolGbps float64
 	// TopTier: top-tier = true (planner.Options.TopTier).
 	TopTier bool
 	// set holds the keys the file gave, as written, for Settings.
@@ -100,6 +104,7 @@ var plannerKeys = []plannerKey{
 	{"intra-node-gbps", num(func(p *Planner) *float64 { return &p.IntraNodeGbps })},
 	{"inter-node-gbps", num(func(p *Planner) *float64 { return &p.InterNodeGbps })},
 	{"burst-buffer-gbps", num(func(p *Planner) *float64 { return &p.BurstBufferGbps })},
+	{"burst-buffer-pool-gbps", num(func(p *Planner) *float64 { return &p.BurstBufferPoolGbps })},
 	{"reference-tflops", num(func(p *Planner) *float64 { return &p.ReferenceTFLOPS })},
 	{"top-tier", func(p *Planner, v any) error {
 		b, ok := v.(bool)
@@ -370,7 +375,7 @@ func (p Planner) Options() planner.Options {
 	if len(p.GPUMemoryMiB) > 0 {
 		o.GPUMemoryMB = p.GPUMemoryMiB
 	}
-	o.BurstBufferBps = p.BurstBufferGbps * gbps
+	o.BurstBufferBps, o.BurstBufferPoolBps = p.BurstBufferGbps*gbps, p.BurstBufferPoolGbps*gbps
 	o.TopTier = p.TopTier
 	if !p.LimitsSet {
 		o.Limits = planner.DefaultLimits()
