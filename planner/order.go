@@ -21,6 +21,10 @@ type planned struct {
 	reasons []Reason
 	detail  string
 	ranked  bool // gets a rank and a priority
+	// poolWait: a waiting job that lacks only burst-buffer space (bbplan.go
+	// § Waiting for space): it ranks among the starts by its cost key and
+	// gets no begin time.
+	poolWait bool
 	// Set by finalize: the rank (0 = none) and the predicted start (unless
 	// the policy set the start itself: scheduled).
 	rank      int
@@ -121,7 +125,7 @@ func (c *cycle) finalize(name string, pls []*planned) Plan {
 			pl.hasStart = false
 		}
 		if pl.ranked {
-			keys = append(keys, rankKey{pl: pl, start: pl.start, aged: pl.ji.aged, key: pl.key, id: pl.ji.job.ID, pos: int32(len(keys))})
+			keys = append(keys, rankKey{pl: pl, start: pl.start || pl.poolWait, aged: pl.ji.aged, key: pl.key, id: pl.ji.job.ID, pos: int32(len(keys))})
 			weak = weak && !math.IsNaN(pl.key)
 		}
 	}

@@ -206,6 +206,8 @@ func (s *smdIsland) wait(it *smdItem, o option, t float64, order int, known bool
 	}
 	r := ReasonWaitResources
 	switch {
+	case s.poolOnly(ji, o):
+		r, pl.poolWait, pl.key = ReasonBurstBufferFull, true, o.cost/ji.weight
 	case ji.notYet > 0:
 		r = ji.notYetReason()
 	case ji.bbPool >= 0 && s.bbFree[ji.bbPool] < ji.bb:
