@@ -134,3 +134,58 @@ func trackedGiB(t *testing.T, state string) int64 {
 	}
 	return sum >> 30
 }
+
+// The contract behind ranking a job that lacks only burst-buffer space
+// among the starts (docs/planner.md § Burst buffers in time): a job waiting
+// with BurstBufferResources at the top of the priority order does not keep
+// a lower-priority job that fits from starting, and gets the space once it
+// frees. Priorities are set as Strata writes them (scontrol update).
+func TestBurstBufferWaitingJobDoesNotBlockTheQueue(t *testing.T) {
+	env := bed(t)
+	total, _ := bbPool(t, env)
+	name := fmt.Sprintf("bbq-%d", time.Now().UnixNano())
+	a := bbSubmit(t, env, name+"-a", total*6/10, 15) // holds the space
+	waitFor(t, env, a, "RUNNING", 60*time.Second)
+	b := bbSubmit(t, env, name+"-b", total*6/10, 1) // lacks only space
+	c := bbSubmit(t, env, name+"-c", total/10, 1)   // fits now
+	inCluster(t, env, "scontrol", "update", fmt.Sprintf("jobid=%d", b), "priority=200000")
+	inCluster(t, env, "scontrol", "update", fmt.Sprintf("jobid=%d", c), "priority=100000")
+	deadline := time.Now().Add(120 * time.Second)
+	cRanWhileBWaited, bAfterA := false, false
+	for !bAfterA {
+		ja, jb, jc := getJob(t, env, a), getJob(t, env, b), getJob(t, env, c)
+		sa, sb, sc := ja.JobState[0], jb.JobState[0], jc.JobState[0]
+		if (sc == "RUNNING" || sc == "COMPLETED") && sb == "PENDING" {
+			cRanWhileBWaited = true
+		}
+		if sb == "RUNNING" || sb == "COMPLETED" {
+			if sa != "COMPLETED" {
+				t.Fatalf("job %d started before job %d ended (%s): the pool was over-committed", b, a, sa)
+			}
+			bAfterA = true
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 120 s: job %d %s, job %d %s (%s), job %d %s (%s)", a, sa, b, sb, jb.StateReason, c, sc, jc.StateReason)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if !cRanWhileBWaited {
+		t.Errorf("job %d (fits, priority 100000) did not start while job %d (priority 200000) waited for burst-buffer space", c, b)
+	}
+}
+
+// waitFor polls job id until it is in state, failing after limit.
+func waitFor(t *testing.T, env map[string]string, id int, state string, limit time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		j := getJob(t, env, id)
+		if j.JobState[0] == state {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %d is %v (%s) after %v, want %s", id, j.JobState, j.StateReason, limit, state)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}
