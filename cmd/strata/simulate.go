@@ -30,8 +30,9 @@ func simulateCommand() *cli.Command {
 			"simulators). All policies see the true durations (oracle).\n\n" +
 			"--cluster NODESxGPUS[:TYPE] may be followed by settings: cpus=N and mem=SIZE per node\n" +
 			"(Slurm's units: a bare number is MB; default 12 CPUs and 48G per GPU), bb=SIZE for a shared\n" +
-			"burst-buffer pool and bbbw=SIZE/s for its stage-in/stage-out bandwidth per job, e.g.\n" +
-			"16x4:t4,cpus=48,mem=192G,bb=2T,bbbw=1G/s. Jobs ask for the trace's cpus and memory_mib\n" +
+			"burst-buffer pool, bbbw=SIZE/s for its stage-in/stage-out bandwidth per job and\n" +
+			"bbpoolbw=SIZE/s for the total that concurrent transfers share, e.g.\n" +
+			"16x4:t4,cpus=48,mem=192G,bb=2T,bbbw=1G/s,bbpoolbw=4G/s. Jobs ask for the trace's cpus and memory_mib\n" +
 			"(else the node's share per GPU) and its bb_bytes (bb_in_bytes staged in before the job\n" +
 			"starts, bb_out_bytes staged out after it ends). See docs/evaluation.md.",
 		Flags:  simulate.Flags(),

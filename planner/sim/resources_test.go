@@ -29,6 +29,10 @@ func TestParseClusterSettings(t *testing.T) {
 		{in: "16x4:t4,parts=slow:8/fast:8:V100", str: "16x4:t4,parts=slow:8/fast:8:v100",
 			want: ClusterSpec{Nodes: 16, GPUsPerNode: 4, GPUType: "t4", CPUsPerNode: 48, MemoryMBPerNode: 196608, Partition: "gpu",
 				Parts: []PartSpec{{Name: "slow", Nodes: 8}, {Name: "fast", Nodes: 8, GPUType: "v100"}}}},
+		{in: "4x4,bb=1T,bbbw=1G/s,bbpoolbw=4G", str: "4x4,bb=1T,bbbw=1G/s,bbpoolbw=4G/s",
+			want: ClusterSpec{Nodes: 4, GPUsPerNode: 4, CPUsPerNode: 48, MemoryMBPerNode: 196608, Partition: "gpu",
+				BurstBufferBytes: 1 << 40, BurstBufferBps: 1 << 30, BurstBufferPoolBps: 4 << 30}},
+		{in: "4x4,bbpoolbw=0", wantErr: true},
 		{in: "16x4:t4,parts=a:8/b:7", wantErr: true},   // 15 nodes of 16
 		{in: "16x4:t4,parts=a:16", wantErr: true},      // one partition
 		{in: "16x4:t4,parts=a:8/a:8", wantErr: true},   // twice
