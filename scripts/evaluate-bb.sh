@@ -17,8 +17,9 @@
 # copies the section into docs/evaluation.md.
 #
 # Environment: STRATA_TRACES (the folder with peers/), STRATA_BIN,
-# BB_SEEDS (default "1 2 3"), BB_JOBS (simulations at once, default 2).
-# About 15 minutes on 2 cores.
+# BB_SEEDS (default "1 2 3"), BB_JOBS (simulations at once, default 2),
+# BB_RENDER_ONLY=1 (rewrite the tables from the JSON reports already there).
+# A few minutes on 2 cores.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -26,6 +27,8 @@ traces=${STRATA_TRACES:-../shared/traces}
 peers=$traces/peers
 [[ -f "$peers/pollux_scaling.csv" && -f "$peers/itp_cluster01.csv" ]] ||
 	{ echo "evaluate-bb: set STRATA_TRACES to the folder holding peers/pollux_scaling.csv and peers/itp_cluster*.csv" >&2; exit 1; }
+traces=$(cd "$traces" && pwd)
+peers=$traces/peers
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bin=${STRATA_BIN:-}
@@ -35,8 +38,9 @@ if [[ -z "$bin" ]]; then
 fi
 seeds=${BB_SEEDS:-1 2 3}
 jobs=${BB_JOBS:-2}
-out=docs/img/eval/burst-buffers
-rm -rf "$out" && mkdir -p "$out"
+out=$root/docs/img/eval/burst-buffers
+render_only=${BB_RENDER_ONLY:-0}
+[[ $render_only == 1 ]] || { rm -rf "$out" && mkdir -p "$out"; }
 
 # workload NAME TRACE CLUSTER "POOLS" [simulate args]: one line per
 # (workload, seed, pool) in $tmp/runs, run below.
@@ -52,7 +56,7 @@ w=csv.writer(open(sys.argv[1],"w",newline=""),lineterminator="\n")
 [w.writerow([x[i] for i in keep]) for x in r]' "$tmp/$name-s$seed.csv"
 		fi
 		for pool in $pools; do
-			echo "$name $seed $pool $cluster $*" >>"$tmp/runs"
+			echo "$name $seed $pool $cluster${*:+ $*}" >>"$tmp/runs"
 		done
 	done
 }
@@ -72,7 +76,8 @@ seeds=$seeds_all
 one() {
 	local name=$1 seed=$2 pool=$3 cluster=$4
 	shift 4
-	local tr=$tmp/$name-s$seed.csv base=$out/$name-s$seed-$pool
+	local tr=$name-s$seed.csv base=$out/$name-s$seed-$pool
+	cd "$tmp" # the reports name the trace by its file name, not a temporary path
 	"$bin" simulate --trace "$tr" --cluster "$cluster,bb=$pool,bbbw=1G/s" --interval 60s "$@" --policy slurm,smd --json >"$base.json"
 	"$bin" simulate --trace "$tr" --cluster "$cluster,bb=$pool,bbbw=1G/s" --interval 60s "$@" --policy smd --hide-burst-buffer --json >"$base-hidden.json"
 	if [[ ! -f $out/$name-s$seed-nopool.json ]]; then
@@ -82,11 +87,12 @@ one() {
 	echo "evaluate-bb: $name seed $seed pool $pool" >&2
 }
 export -f one
-export bin tmp out
+export bin tmp out root
 # The no-pool run is shared by the pools of a workload: run the first pool
 # of each (workload, seed) alone first, then the rest in parallel.
-awk '!seen[$1" "$2]++' "$tmp/runs" | xargs -P "$jobs" -L 1 bash -c 'one "$@"' _
-awk 'seen[$1" "$2]++' "$tmp/runs" | xargs -P "$jobs" -L 1 bash -c 'one "$@"' _
+if [[ $render_only != 1 ]]; then
+awk '!seen[$1" "$2]++' "$tmp/runs" | xargs -d '\n' -P "$jobs" -n 1 bash -c 'set -euo pipefail; one $1' _
+awk 'seen[$1" "$2]++' "$tmp/runs" | xargs -d '\n' -P "$jobs" -n 1 bash -c 'set -euo pipefail; one $1' _
 
 # The shared-bandwidth what-if: the first pool of Pollux 1 and ITP 05 with
 # a total of 2 GiB/s shared by all transfers (each at most 1 GiB/s).
@@ -95,9 +101,12 @@ for spec in "pollux1 256G 16x4:t4,mem=192G --scaling $peers/pollux_scaling.csv" 
 	name=$1 pool=$2 cluster=$3
 	shift 3
 	base=$out/$name-s1-$pool-shared
-	"$bin" simulate --trace "$tmp/$name-s1.csv" --cluster "$cluster,bb=$pool,bbbw=1G/s,bbpoolbw=2G/s" --interval 60s "$@" --policy slurm,smd --json >"$base.json"
-	"$bin" simulate --trace "$tmp/$name-s1.csv" --cluster "$cluster,bb=$pool,bbbw=1G/s,bbpoolbw=2G/s" --interval 60s "$@" --policy smd --hide-burst-buffer --json >"$base-hidden.json"
+	cd "$tmp"
+	"$bin" simulate --trace "$name-s1.csv" --cluster "$cluster,bb=$pool,bbbw=1G/s,bbpoolbw=2G/s" --interval 60s "$@" --policy slurm,smd --json >"$base.json"
+	"$bin" simulate --trace "$name-s1.csv" --cluster "$cluster,bb=$pool,bbbw=1G/s,bbpoolbw=2G/s" --interval 60s "$@" --policy smd --hide-burst-buffer --json >"$base-hidden.json"
+	cd "$root"
 done
+fi
 
 # Tables. r FILE POLICY-INDEX FIELD: a figure of one run.
 r() { jq -r ".results[$2]$3" "$1"; }
@@ -108,7 +117,7 @@ row() { # row NAME SEED POOL: the main table's row
 	sl=$(r "$b.json" 0 .avg_jct_s) aw=$(r "$b.json" 1 .avg_jct_s) hi=$(r "$b-hidden.json" 0 .avg_jct_s) np=$(r "$out/$1-s$2-nopool.json" 0 .avg_jct_s)
 	local mark="✗"
 	awk -v a="$aw" -v h="$hi" 'BEGIN { exit !(a <= 0.8 * h) }' && mark="✓"
-	printf '| %s | %s | %.0f | %.0f | **%.0f** | %s %s | %.0f (%s) | %s / %s / %s | %.0f / %.0f / %.0f | %.0f / %.0f / %.0f |\n' \
+	printf '| %s | %s | %.0f | %.0f | **%.0f** | %s %s | %.0f (%s) | %.2f / %.2f / %.2f | %.0f / %.0f / %.0f | %.0f / %.0f / %.0f |\n' \
 		"$1" "$3" "$sl" "$hi" "$aw" "$(ratio "$aw" "$hi")" "$mark" "$np" "$(ratio "$np" "$hi")" \
 		"$(r "$b.json" 0 .burst_buffer.pool_util)" "$(r "$b-hidden.json" 0 .burst_buffer.pool_util)" "$(r "$b.json" 1 .burst_buffer.pool_util)" \
 		"$(r "$b.json" 0 .burst_buffer.avg_stage_wait_s)" "$(r "$b-hidden.json" 0 .burst_buffer.avg_stage_wait_s)" "$(r "$b.json" 1 .burst_buffer.avg_stage_wait_s)" \
