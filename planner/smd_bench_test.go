@@ -80,3 +80,39 @@ func BenchmarkPlanSMDPreemptible(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPlanSMDBurstBuffer is BenchmarkPlanSMD with a saturated
+// burst-buffer pool (10 TiB, 9 TiB in use, 1 GiB/s per transfer): every
+// second pending job asks for 150 GiB (an ImageNet copy), the others for 5
+// GiB, so most wait for space: the pool's profile in the list schedule and
+// the waiting-for-space rule (bbplan.go) on every plan.
+func BenchmarkPlanSMDBurstBuffer(b *testing.B) {
+	const gib = int64(1) << 30
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("jobs=%d", n), func(b *testing.B) {
+			s := plannertest.Synthetic(1024, 8, n, 1)
+			s.BurstBufferPools = []planner.BurstBufferPool{{Name: "bb", CapacityBytes: 10 << 40, UsedBytes: 9 << 40, BandwidthBps: float64(gib)}}
+			k := 0
+			for i := range s.Jobs {
+				if j := &s.Jobs[i]; j.State == planner.JobPending {
+					j.BurstBufferPool, j.BurstBufferBytes = "bb", 5*gib
+					if k%2 == 0 {
+						j.BurstBufferBytes = 150 * gib
+					}
+					k++
+				}
+			}
+			p, err := planner.NewPolicy("smd", planner.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := p.Plan(context.Background(), s); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
