@@ -1,0 +1,122 @@
+package slurm_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/strata-hpc/strata/burstbuffer"
+	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/slurm"
+	"github.com/strata-hpc/strata/slurm/guard"
+)
+
+// Issue 15.5, end to end: a job holds 60 % of the pool; two more ask 60 %
+// each, the long one (30 min limit) submitted before the short one (2 min).
+// Neither fits beside the first, nor with the other. Planned from the
+// snapshot Strata reads (pools from scontrol), both lack only space, so
+// both rank among the starts, the short one first, with no begin time
+// (docs/planner.md § Burst buffers in time); written through the adapter.
+// When the first ends Slurm gives the space to the short one, then to the
+// long one — in plan order, not submission order — and the pool's use
+// never exceeds its capacity.
+func TestIntegrationBurstBufferJobsRunInPlanOrder(t *testing.T) {
+	cl, _ := integration(t)
+	ctx := context.Background()
+	cfg := cl.Config
+	cfg.Scontrol = cl.Command(t, "scontrol")
+	c, err := slurm.New(ctx, cfg, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := func() burstbuffer.Pool {
+		ps, err := burstbuffer.ParseShowBurst(cl.MustExec(t, "scontrol", "show", "burst"))
+		if err != nil || len(ps) != 1 {
+			t.Fatalf("scontrol show burst: %v %+v", err, ps)
+		}
+		return ps[0]
+	}
+	each := pool().Total * 6 / 10 >> 30 // GiB
+	name := tag(t)
+	submit := func(suffix string, secs int, limit string) int64 {
+		path := fmt.Sprintf("/tmp/%s-%s.sh", name, suffix)
+		script := fmt.Sprintf("#!/bin/bash\n#BB_LUA pool=nvme capacity=%dG\nsleep %d\n", each, secs)
+		cl.MustExec(t, "sh", "-c", fmt.Sprintf("printf '%%s' '%s' > %s && chmod 755 %s", script, path, path))
+		t.Cleanup(func() { _, _ = cl.Exec("rm", "-f", path) })
+		// burst_buffer/lua refuses root: submitted as alice.
+		return cl.SbatchAs(t, "alice", "-J", name+"-"+suffix, "--gres=gpu:1", "-t", limit, "-D", "/tmp", path)
+	}
+	a := submit("a", 20, "5")
+	if st := cl.WaitState(t, a, "RUNNING", 60*time.Second); st != "RUNNING" {
+		t.Fatalf("job %d (holds the space) is %s", a, st)
+	}
+	long := submit("long", 1, "30")
+	short := submit("short", 1, "2")
+
+	s, err := c.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.BurstBufferPools) != 1 {
+		t.Fatalf("snapshot pools %+v: want nvme from scontrol", s.BurstBufferPools)
+	}
+	p, err := planner.NewPolicy("smd", planner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := p.Plan(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := map[int64]planner.Decision{}
+	for _, d := range plan.Decisions {
+		ds[d.JobID] = d
+	}
+	dl, dsh := ds[long], ds[short]
+	for _, d := range []planner.Decision{dl, dsh} {
+		if d.Action != planner.ActionUpdate || d.Start || len(d.Reasons) == 0 || d.Reasons[0] != planner.ReasonBurstBufferFull || !d.NotBefore.IsZero() {
+			t.Fatalf("decision %+v: want a waiting update, reason burst_buffer_full first, no begin time", d)
+		}
+	}
+	if dsh.Rank >= dl.Rank {
+		t.Fatalf("ranks: short job %d has %d, long job %d has %d; want the short one first", short, dsh.Rank, long, dl.Rank)
+	}
+	rep, err := c.Apply(ctx, []planner.Decision{dsh, dl}, slurm.ApplyOptions{Cycle: 15, Nodes: s.Nodes, Now: s.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Results {
+		if r.Outcome != guard.Applied {
+			t.Fatalf("apply: %+v", rep.Results)
+		}
+	}
+
+	started := map[int64]bool{}
+	var order []int64
+	deadline := time.Now().Add(150 * time.Second)
+	for len(order) < 2 {
+		if p := pool(); p.Used > p.Total {
+			t.Fatalf("pool nvme: %d bytes in use of %d", p.Used, p.Total)
+		}
+		for _, id := range []int64{short, long} {
+			st := cl.ShowJob(t, id)["JobState"]
+			if !started[id] && (st == "RUNNING" || st == "COMPLETED") {
+				started[id] = true
+				order = append(order, id)
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 150 s started %v of short %d and long %d", order, short, long)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if order[0] != short {
+		t.Errorf("started in the order %v; want the short job %d (ranked first) before the long job %d (submitted first)", order, short, long)
+	}
+	if st := cl.ShowJob(t, a)["JobState"]; st != "COMPLETED" {
+		t.Errorf("job %d is %s after both others started: the pool was over-committed", a, st)
+	}
+}
