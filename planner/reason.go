@@ -126,7 +126,7 @@ var reasonText = map[Reason]string{
 	ReasonRewriteOptOut:     "the hint says rewrite=no, so the job is left unchanged",
 	ReasonFixedGPUs:         "no gpus=MIN-MAX range in the hint, so the GPU count is kept and only the priority may change",
 	ReasonNoShapeFits:       "no set of usable nodes in the partition can hold the requested GPUs, even when idle",
-	ReasonBurstBufferFull:   "the burst-buffer pool has not enough free capacity for the job's data",
+	ReasonBurstBufferFull:   "the burst-buffer pool has not enough free capacity for the job's data; Slurm gives it space as soon as enough frees (ranked with the starts when nothing else holds it back)",
 	ReasonRunning:           "the job is running; Strata never changes running jobs",
 	ReasonModelUnknown:      "the model/batch in the hint is not in the catalog, so the duration comes from history or the time limit",
 	ReasonPredicted:         "the duration is predicted from the history of similar jobs",
