@@ -16,17 +16,7 @@ func BenchmarkPlanSMD(b *testing.B) {
 	for _, n := range []int{100, 1000, 10000} {
 		b.Run(fmt.Sprintf("jobs=%d", n), func(b *testing.B) {
 			s := plannertest.Synthetic(1024, 8, n, 1)
-			p, err := planner.NewPolicy("smd", planner.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
-				if _, err := p.Plan(context.Background(), s); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchWarm(b, s)
 		})
 	}
 }
@@ -66,17 +56,7 @@ func BenchmarkPlanSMDPreemptible(b *testing.B) {
 					plannertest.Preemptible(fmt.Sprintf("strata: model=imagenet batch=3200 iters=200000 gpus=1-%d preempt=yes", j.GPUs()))(j)
 				}
 			}
-			p, err := planner.NewPolicy("smd", planner.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
-				if _, err := p.Plan(context.Background(), s); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchWarm(b, s)
 		})
 	}
 }
@@ -102,17 +82,23 @@ func BenchmarkPlanSMDBurstBuffer(b *testing.B) {
 					k++
 				}
 			}
-			p, err := planner.NewPolicy("smd", planner.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
-				if _, err := p.Plan(context.Background(), s); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchWarm(b, s)
 		})
+	}
+}
+
+// benchWarm plans s with one SMD policy again and again: the steady state,
+// where the memo carries each job's work from one plan to the next.
+func benchWarm(b *testing.B, s *planner.Snapshot) {
+	p, err := planner.NewPolicy("smd", planner.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := p.Plan(context.Background(), s); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -86,9 +86,6 @@ var BBCatalogs = []BBCatalog{
 	}},
 }
 
-// BBDatasets is the Pollux catalog (the default of earlier releases).
-var BBDatasets = BBCatalogs[0].Models
-
 // PickBBCatalog returns the catalog called name, or for "" and "auto" the
 // first catalog that knows every model of tr (else the one that knows most
 // of its jobs, the first on a tie).

@@ -50,7 +50,7 @@ func TestSynthBurstBuffer(t *testing.T) {
 		t.Error("seeds 7 and 8 give the same trace")
 	}
 	for _, j := range got.Jobs[:2] {
-		d := BBDatasets[j.Model]
+		d := BBCatalogs[0].Models[j.Model]
 		ckpt := 12 * d.Params
 		lo, hi := float64(d.InBytes)+3*float64(ckpt), 1.5*float64(d.InBytes)+3*float64(ckpt)+bbGranularity
 		if j.BBInBytes != d.InBytes || j.BBOutBytes != ckpt || float64(j.BBBytes) < lo || float64(j.BBBytes) > hi || j.BBBytes%bbGranularity != 0 {
