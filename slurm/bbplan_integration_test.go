@@ -63,18 +63,7 @@ func TestIntegrationBurstBufferJobsRunInPlanOrder(t *testing.T) {
 	if len(s.BurstBufferPools) != 1 {
 		t.Fatalf("snapshot pools %+v: want nvme from scontrol", s.BurstBufferPools)
 	}
-	p, err := planner.NewPolicy("smd", planner.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := p.Plan(ctx, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds := map[int64]planner.Decision{}
-	for _, d := range plan.Decisions {
-		ds[d.JobID] = d
-	}
+	ds := planSMD(t, s)
 	dl, dsh := ds[long], ds[short]
 	for _, d := range []planner.Decision{dl, dsh} {
 		if d.Action != planner.ActionUpdate || d.Start || len(d.Reasons) == 0 || d.Reasons[0] != planner.ReasonBurstBufferFull || !d.NotBefore.IsZero() {

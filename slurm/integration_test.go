@@ -40,6 +40,24 @@ func integration(t *testing.T) (*slurmtest.Cluster, *slurm.Client) {
 // tag makes job names unique per test run.
 func tag(t *testing.T) string { return fmt.Sprintf("it-%d-%s", os.Getpid(), t.Name()) }
 
+// planSMD plans s with SMD and returns the decisions by job ID.
+func planSMD(t *testing.T, s *planner.Snapshot) map[int64]planner.Decision {
+	t.Helper()
+	p, err := planner.NewPolicy("smd", planner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := p.Plan(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := make(map[int64]planner.Decision, len(plan.Decisions))
+	for _, d := range plan.Decisions {
+		ds[d.JobID] = d
+	}
+	return ds
+}
+
 func findJob(s *planner.Snapshot, id int64) (planner.Job, bool) {
 	for _, j := range s.Jobs {
 		if j.ID == id {

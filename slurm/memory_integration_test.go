@@ -25,20 +25,7 @@ func TestIntegrationMemoryBoundJobGetsAFeasibleSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := planner.NewPolicy("smd", planner.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := p.Plan(ctx, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d planner.Decision
-	for _, x := range plan.Decisions {
-		if x.JobID == id {
-			d = x
-		}
-	}
+	d := planSMD(t, s)[id]
 	if d.Action != planner.ActionUpdate || d.GPUsPerNode != 1 || d.MemoryPerNodeMB != 40960 {
 		t.Fatalf("decision %+v: want an update with 1 GPU per node and 40960 MB per node", d)
 	}
