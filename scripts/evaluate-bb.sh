@@ -16,7 +16,7 @@
 # above it is kept); `STRATA_EVAL_RENDER_ONLY=1 scripts/evaluate.sh` then
 # copies the section into docs/evaluation.md.
 #
-# Environment: STRATA_TRACES (the folder with peers/), STRATA_BIN,
+# Needs jq and python3. Environment: STRATA_TRACES (the folder with peers/), STRATA_BIN,
 # BB_SEEDS (default "1 2 3"), BB_JOBS (simulations at once, default 2),
 # BB_RENDER_ONLY=1 (rewrite the tables from the JSON reports already there).
 # A few minutes on 2 cores.
@@ -27,6 +27,9 @@ traces=${STRATA_TRACES:-../shared/traces}
 peers=$traces/peers
 [[ -f "$peers/pollux_scaling.csv" && -f "$peers/itp_cluster01.csv" ]] ||
 	{ echo "evaluate-bb: set STRATA_TRACES to the folder holding peers/pollux_scaling.csv and peers/itp_cluster*.csv" >&2; exit 1; }
+for tool in jq python3; do
+	command -v "$tool" >/dev/null || { echo "evaluate-bb: needs $tool (apt-get install $tool)" >&2; exit 1; }
+done
 traces=$(cd "$traces" && pwd)
 peers=$traces/peers
 tmp=$(mktemp -d)
