@@ -9,8 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // Cycle is one plan cycle of `strata run` (or `strata plan`) as kept in the
@@ -61,9 +61,9 @@ type CycleDecision struct {
 	RequestedGPUs int              `json:"requested_gpus"`
 	CurPriority   int64            `json:"cur_priority"`
 	// Outcome is what became of the decision (written, held, kept, ...).
-	Outcome guard.Outcome `json:"outcome"`
+	Outcome decide.Outcome `json:"outcome"`
 	// Guard names the rule that held or trimmed the write ("" when none).
-	Guard guard.Name `json:"guard,omitempty"`
+	Guard decide.Name `json:"guard,omitempty"`
 	// Body is the JSON update sent to slurmrestd (or, in shadow mode, that
 	// enforce mode would have sent).
 	Body string `json:"body,omitempty"`

@@ -10,11 +10,11 @@ import (
 
 	"github.com/strata-hpc/strata/db"
 	"github.com/strata-hpc/strata/db/dbtest"
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
-func testCycle(cluster string, at time.Time, outcomes map[int64]guard.Outcome) *db.Cycle {
+func testCycle(cluster string, at time.Time, outcomes map[int64]decide.Outcome) *db.Cycle {
 	c := &db.Cycle{Cluster: cluster, SnapshotID: cluster + "-snap", Policy: "smd", Enforce: true,
 		StartedAt: at, Duration: 42 * time.Millisecond,
 		Inputs: db.CycleInputs{PendingJobs: 3, RunningJobs: 1, InScope: 2, Nodes: 2, UsableNodes: 2, TotalGPUs: 8, FreeGPUs: 4}}
@@ -46,7 +46,7 @@ func TestSaveCycleRoundTripAndCounts(t *testing.T) {
 	if _, err := st.LatestCycle(ctx, ""); !errors.Is(err, db.ErrNotFound) {
 		t.Fatalf("LatestCycle on an empty trail: %v, want ErrNotFound", err)
 	}
-	c1 := testCycle("c1", at, map[int64]guard.Outcome{7: guard.Applied, 8: guard.DryRun})
+	c1 := testCycle("c1", at, map[int64]decide.Outcome{7: decide.Applied, 8: decide.DryRun})
 	id, err := st.ReserveCycleID(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -58,12 +58,12 @@ func TestSaveCycleRoundTripAndCounts(t *testing.T) {
 	if err := st.SaveCycle(ctx, c1); err != nil { // a retried save is harmless
 		t.Fatalf("second save of the same cycle: %v", err)
 	}
-	c2 := testCycle("c1", at.Add(time.Minute), map[int64]guard.Outcome{7: guard.Applied})
+	c2 := testCycle("c1", at.Add(time.Minute), map[int64]decide.Outcome{7: decide.Applied})
 	c2.Inputs.Settings = map[string]string{"planner.energy-weight": "0.5"}
 	if err := st.SaveCycle(ctx, c2); err != nil || c2.ID <= c1.ID {
 		t.Fatalf("save without ID: id %d, err %v", c2.ID, err)
 	}
-	other := testCycle("c2", at, map[int64]guard.Outcome{8: guard.Applied})
+	other := testCycle("c2", at, map[int64]decide.Outcome{8: decide.Applied})
 	if err := st.SaveCycle(ctx, other); err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestRewriteCountsCountResizesOnly(t *testing.T) {
 	at := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
 	for k, body := range []string{`{"priority":100010,"tres_per_node":"gres/gpu:4"}`, `{"priority":100020}`,
 		`{"begin_time":{"number":1795525434,"set":true}}`, `{"tres_per_job":"gres/gpu:2"}`} {
-		c := testCycle("resize", at.Add(time.Duration(k)*time.Minute), map[int64]guard.Outcome{7: guard.Applied})
+		c := testCycle("resize", at.Add(time.Duration(k)*time.Minute), map[int64]decide.Outcome{7: decide.Applied})
 		c.Decisions[0].Body = body
 		if err := st.SaveCycle(ctx, c); err != nil {
 			t.Fatal(err)

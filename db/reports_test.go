@@ -14,8 +14,8 @@ import (
 	"github.com/strata-hpc/strata/db"
 	"github.com/strata-hpc/strata/db/dbtest"
 	"github.com/strata-hpc/strata/dcgm"
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // demoStore is a fresh database holding the demo recording, ingested the
@@ -244,12 +244,12 @@ func TestUsageReport(t *testing.T) {
 func TestDecisionReportAndJobReport(t *testing.T) {
 	s, _ := demoStore(t)
 	ctx := context.Background()
-	dec := func(job int64, a planner.Action, outcome guard.Outcome, rs ...planner.Reason) db.CycleDecision {
+	dec := func(job int64, a planner.Action, outcome decide.Outcome, rs ...planner.Reason) db.CycleDecision {
 		return db.CycleDecision{Decision: planner.Decision{JobID: job, Action: a, Reasons: rs}, Outcome: outcome}
 	}
 	for i, ds := range [][]db.CycleDecision{
-		{dec(101, planner.ActionUpdate, guard.Applied, "smd_optimal"), dec(102, planner.ActionKeep, guard.Kept)},
-		{dec(101, planner.ActionUpdate, guard.DryRun, "smd_optimal"), dec(104, planner.ActionKeep, guard.Kept)},
+		{dec(101, planner.ActionUpdate, decide.Applied, "smd_optimal"), dec(102, planner.ActionKeep, decide.Kept)},
+		{dec(101, planner.ActionUpdate, decide.DryRun, "smd_optimal"), dec(104, planner.ActionKeep, decide.Kept)},
 	} {
 		c := &db.Cycle{Cluster: "test", SnapshotID: "s", Policy: "smd", StartedAt: demoT0.Add(time.Duration(i) * time.Minute), Decisions: ds}
 		if err := s.SaveCycle(ctx, c); err != nil {

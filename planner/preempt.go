@@ -17,7 +17,7 @@ const DefaultRestartCost = 2 * time.Minute
 
 // Defaults of the preemption limits (Options.MinRunBeforePreempt,
 // MaxPreemptPerDay, MaxDisturbedGPUHours); the writer's guards
-// (slurm/guard.Defaults) use the same values.
+// (slurm/decide.Defaults) use the same values.
 const (
 	DefaultMinRunBeforePreempt  = 10 * time.Minute
 	DefaultMaxPreemptPerDay     = 2

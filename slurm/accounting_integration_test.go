@@ -11,9 +11,9 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/rs/zerolog"
 
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/slurm"
-	"github.com/strata-hpc/strata/slurm/guard"
 	"github.com/strata-hpc/strata/slurm/slurmtest"
 )
 
@@ -74,13 +74,13 @@ func TestIntegrationAccountingPriorityWriters(t *testing.T) {
 	cl := accounting(t)
 	for _, tc := range []struct {
 		user    string
-		outcome guard.Outcome
+		outcome decide.Outcome
 		comment bool     // the admin comment is written
 		detail  []string // in the refusal
 	}{
-		{user: "root", outcome: guard.Applied, comment: true},
-		{user: cl.Operator, outcome: guard.Applied},
-		{user: "alice", outcome: guard.Failed, detail: []string{"user alice may not set priorities",
+		{user: "root", outcome: decide.Applied, comment: true},
+		{user: cl.Operator, outcome: decide.Applied},
+		{user: "alice", outcome: decide.Failed, detail: []string{"user alice may not set priorities",
 			"sacctmgr modify user alice set adminlevel=operator"}},
 	} {
 		t.Run(tc.user, func(t *testing.T) {
@@ -102,11 +102,11 @@ func TestIntegrationAccountingPriorityWriters(t *testing.T) {
 					t.Errorf("detail %q lacks %q", r.Detail, s)
 				}
 			}
-			if tc.outcome == guard.Failed && !errors.Is(r.Err, slurm.ErrPermission) {
+			if tc.outcome == decide.Failed && !errors.Is(r.Err, slurm.ErrPermission) {
 				t.Errorf("err = %v, want ErrPermission", r.Err)
 			}
 			want := before
-			if tc.outcome == guard.Applied {
+			if tc.outcome == decide.Applied {
 				want = "88888"
 			}
 			// The priority sticks: read again after a scheduling pass.

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // ApplyOptions control Apply.
@@ -40,11 +40,11 @@ type ApplyOptions struct {
 // ApplyResult is the outcome for one job. Body is the JSON request body
 // sent (or, in dry-run, that would be sent).
 type ApplyResult struct {
-	JobID   int64         `json:"job_id"`
-	Outcome guard.Outcome `json:"outcome"`
-	Body    string        `json:"body,omitempty"`
-	Detail  string        `json:"detail,omitempty"`
-	Err     error         `json:"-"`
+	JobID   int64          `json:"job_id"`
+	Outcome decide.Outcome `json:"outcome"`
+	Body    string         `json:"body,omitempty"`
+	Detail  string         `json:"detail,omitempty"`
+	Err     error          `json:"-"`
 }
 
 // ApplyReport lists one result per ActionUpdate decision, in input order.
@@ -54,7 +54,7 @@ type ApplyReport struct {
 }
 
 // Count is the number of results with outcome o.
-func (r ApplyReport) Count(o guard.Outcome) int {
+func (r ApplyReport) Count(o decide.Outcome) int {
 	n := 0
 	for _, x := range r.Results {
 		if x.Outcome == o {
@@ -83,7 +83,7 @@ func (c *Client) Apply(ctx context.Context, decisions []planner.Decision, opts A
 			continue
 		}
 		if fenced != nil {
-			rep.Results = append(rep.Results, skipped(ApplyResult{JobID: d.JobID}, guard.NotSent, "not sent: "+fenced.Error(), nil))
+			rep.Results = append(rep.Results, skipped(ApplyResult{JobID: d.JobID}, decide.NotSent, "not sent: "+fenced.Error(), nil))
 			continue
 		}
 		if err := ctx.Err(); err != nil {
@@ -116,9 +116,9 @@ func (c *Client) reread(ctx context.Context, res ApplyResult) (planner.Job, Appl
 	cur, err := c.api.job(ctx, res.JobID)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		return cur, skipped(res, guard.SkippedGone, "job no longer known to slurmctld", nil), false
+		return cur, skipped(res, decide.SkippedGone, "job no longer known to slurmctld", nil), false
 	case err != nil:
-		return cur, skipped(res, guard.Failed, err.Error(), err), false
+		return cur, skipped(res, decide.Failed, err.Error(), err), false
 	}
 	return cur, res, true
 }
@@ -129,30 +129,30 @@ func (c *Client) applyOne(ctx context.Context, d planner.Decision, nodes []plann
 	case !ok:
 		return res
 	case cur.State != planner.JobPending:
-		return skipped(res, guard.SkippedNotPending, "job is "+string(cur.State), nil)
-	case guard.IsHeld(cur):
-		return skipped(res, guard.SkippedHeld, "job is held ("+cur.Reason+"); a new priority would fail or release it", nil)
-	case guard.OptedOut(cur):
-		return skipped(res, guard.SkippedOptOut, "the job's hint now says rewrite=no (or no longer parses)", nil)
+		return skipped(res, decide.SkippedNotPending, "job is "+string(cur.State), nil)
+	case decide.IsHeld(cur):
+		return skipped(res, decide.SkippedHeld, "job is held ("+cur.Reason+"); a new priority would fail or release it", nil)
+	case decide.OptedOut(cur):
+		return skipped(res, decide.SkippedOptOut, "the job's hint now says rewrite=no (or no longer parses)", nil)
 	case cur.ArrayJobID != 0 || cur.HetJobID != 0:
-		return skipped(res, guard.Refused, "job array or heterogeneous job: one write would change every task or component", nil)
+		return skipped(res, decide.Refused, "job array or heterogeneous job: one write would change every task or component", nil)
 	}
 	if d.Partition != "" && d.Partition != cur.Partition && !slices.Contains(cur.Partitions, d.Partition) &&
 		d.Partition != strings.Join(cur.Partitions, ",") {
-		return skipped(res, guard.Refused, fmt.Sprintf("partition %s is not one the job lists (%s)", d.Partition, cur.Partition), nil)
+		return skipped(res, decide.Refused, fmt.Sprintf("partition %s is not one the job lists (%s)", d.Partition, cur.Partition), nil)
 	}
 	u, changed := jobUpdateFor(cur, d, opts.Cycle, opts.Now)
 	if d.GPUsPerNode > 0 {
 		if why := shapeFits(d, cur.GPUType, nodes); why != "" {
-			return skipped(res, guard.Refused, why, nil)
+			return skipped(res, decide.Refused, why, nil)
 		}
 	}
 	if !changed {
-		return skipped(res, guard.Unchanged, "job already matches the decision", nil)
+		return skipped(res, decide.Unchanged, "job already matches the decision", nil)
 	}
 	body, err := c.api.updateBody(u)
 	if err != nil {
-		return skipped(res, guard.Failed, err.Error(), err)
+		return skipped(res, decide.Failed, err.Error(), err)
 	}
 	res.Body = string(body)
 	if stop, ok := holdBack(ctx, res, opts); ok {
@@ -160,25 +160,25 @@ func (c *Client) applyOne(ctx context.Context, d planner.Decision, nodes []plann
 	}
 	u, err = c.update(ctx, d.JobID, u)
 	if u.empty() && err == nil {
-		return skipped(res, guard.Unchanged, "only Strata's admin comment would change, which user "+c.cfg.User+" may not write", nil)
+		return skipped(res, decide.Unchanged, "only Strata's admin comment would change, which user "+c.cfg.User+" may not write", nil)
 	}
 	if body, berr := c.api.updateBody(u); berr == nil {
 		res.Body = string(body) // what was sent
 	}
 	if err != nil {
 		if errors.Is(err, ErrNotPending) {
-			return skipped(res, guard.SkippedNotPending, err.Error(), nil)
+			return skipped(res, decide.SkippedNotPending, err.Error(), nil)
 		}
 		if errors.Is(err, ErrNotFound) {
-			return skipped(res, guard.SkippedGone, err.Error(), nil)
+			return skipped(res, decide.SkippedGone, err.Error(), nil)
 		}
 		err = c.explainPermission(err, u)
-		return skipped(res, guard.Failed, err.Error(), err)
+		return skipped(res, decide.Failed, err.Error(), err)
 	}
 	if err := c.verify(ctx, d.JobID, u); err != nil {
-		return skipped(res, guard.Failed, err.Error(), err)
+		return skipped(res, decide.Failed, err.Error(), err)
 	}
-	res.Outcome = guard.Applied
+	res.Outcome = decide.Applied
 	return res
 }
 
@@ -192,30 +192,30 @@ func (c *Client) preemptOne(ctx context.Context, d planner.Decision, opts ApplyO
 	case !ok:
 		return res
 	case cur.State != planner.JobRunning:
-		return skipped(res, guard.SkippedNotRunning, "job is "+string(cur.State), nil)
+		return skipped(res, decide.SkippedNotRunning, "job is "+string(cur.State), nil)
 	case cur.NonCooperative:
-		return skipped(res, guard.Refused, "the job ignored an earlier checkpoint signal (noncoop): it is never signalled again", nil)
+		return skipped(res, decide.Refused, "the job ignored an earlier checkpoint signal (noncoop): it is never signalled again", nil)
 	case !cur.Requeue:
-		return skipped(res, guard.Refused, "Slurm's record does not allow a requeue (sbatch --requeue)", nil)
+		return skipped(res, decide.Refused, "Slurm's record does not allow a requeue (sbatch --requeue)", nil)
 	}
 	signal, ok := "", false
 	if opts.Preemptible != nil {
 		signal, ok = opts.Preemptible(cur)
 	}
 	if !ok || signal == "" {
-		return skipped(res, guard.Refused, "the job did not opt in to preemption (hint preempt=yes)", nil)
+		return skipped(res, decide.Refused, "the job did not opt in to preemption (hint preempt=yes)", nil)
 	}
 	now := opts.Now
 	if now.IsZero() {
 		now = time.Now()
 	}
-	w, _ := guard.ParseAdminComment(cur.AdminComment)
+	w, _ := decide.ParseAdminComment(cur.AdminComment)
 	w.Workers, w.PS, w.Rank, w.Cycle, w.Signalled = d.Workers, d.PS, d.Rank, opts.Cycle, now.UTC().Truncate(time.Second)
-	ac := guard.MergeAdminComment(cur.AdminComment, w)
+	ac := decide.MergeAdminComment(cur.AdminComment, w)
 	u := JobUpdate{AdminComment: &ac}
 	body, err := c.api.updateBody(u)
 	if err != nil {
-		return skipped(res, guard.Failed, err.Error(), err)
+		return skipped(res, decide.Failed, err.Error(), err)
 	}
 	res.Body = fmt.Sprintf(`%s then DELETE ?signal=SIG%s&flags=BATCH_JOB`, body, signal)
 	if stop, ok := holdBack(ctx, res, opts); ok {
@@ -223,16 +223,16 @@ func (c *Client) preemptOne(ctx context.Context, d planner.Decision, opts ApplyO
 	}
 	if c.noAdminComment.Load() {
 		err := c.adminCommentError("preempt a job (Strata records the signal it sent there)")
-		return skipped(res, guard.Failed, err.Error(), err)
+		return skipped(res, decide.Failed, err.Error(), err)
 	}
 	if err := c.api.updateJob(ctx, d.JobID, u); err != nil {
 		err = c.explainPermission(err, u)
-		return skipped(res, guard.Failed, err.Error(), err)
+		return skipped(res, decide.Failed, err.Error(), err)
 	}
 	if err := c.api.signalJob(ctx, d.JobID, signal); err != nil {
-		return skipped(res, guard.Failed, err.Error(), err)
+		return skipped(res, decide.Failed, err.Error(), err)
 	}
-	res.Outcome, res.Detail = guard.Signalled, "sent SIG"+signal+" to the batch shell; the job checkpoints and requeues itself"
+	res.Outcome, res.Detail = decide.Signalled, "sent SIG"+signal+" to the batch shell; the job checkpoints and requeues itself"
 	return res
 }
 
@@ -244,12 +244,12 @@ func (c *Client) MarkNonCooperative(ctx context.Context, id int64) error {
 	if err != nil {
 		return fmt.Errorf("mark job %d non-cooperative: %w", id, err)
 	}
-	w, _ := guard.ParseAdminComment(cur.AdminComment)
+	w, _ := decide.ParseAdminComment(cur.AdminComment)
 	if w.NonCooperative {
 		return nil
 	}
 	w.NonCooperative = true
-	ac := guard.MergeAdminComment(cur.AdminComment, w)
+	ac := decide.MergeAdminComment(cur.AdminComment, w)
 	if err := c.api.updateJob(ctx, id, JobUpdate{AdminComment: &ac}); err != nil {
 		return fmt.Errorf("mark job %d non-cooperative: %w", id, err)
 	}
@@ -260,12 +260,12 @@ func (c *Client) MarkNonCooperative(ctx context.Context, id int64) error {
 // dry run, or when the writer lock fails its fence check right before it.
 func holdBack(ctx context.Context, res ApplyResult, opts ApplyOptions) (ApplyResult, bool) {
 	if opts.DryRun {
-		return skipped(res, guard.DryRun, "not sent (dry run)", nil), true
+		return skipped(res, decide.DryRun, "not sent (dry run)", nil), true
 	}
 	if opts.Fence != nil {
 		if err := opts.Fence(ctx); err != nil {
 			err = fmt.Errorf("%w: %w", errFenced, err)
-			return skipped(res, guard.NotSent, "not sent: "+err.Error(), err), true
+			return skipped(res, decide.NotSent, "not sent: "+err.Error(), err), true
 		}
 	}
 	return res, false
@@ -274,7 +274,7 @@ func holdBack(ctx context.Context, res ApplyResult, opts ApplyOptions) (ApplyRes
 // errFenced marks a write stopped by ApplyOptions.Fence.
 var errFenced = errors.New("write fenced (writer lock lost)")
 
-func skipped(r ApplyResult, o guard.Outcome, detail string, err error) ApplyResult {
+func skipped(r ApplyResult, o decide.Outcome, detail string, err error) ApplyResult {
 	r.Outcome, r.Detail, r.Err = o, detail, err
 	return r
 }

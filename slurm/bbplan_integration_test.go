@@ -9,9 +9,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/strata-hpc/strata/burstbuffer"
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/slurm"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // Issue 15.5, end to end: a job holds 60 % of the pool; two more ask 60 %
@@ -78,7 +78,7 @@ func TestIntegrationBurstBufferJobsRunInPlanOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range rep.Results {
-		if r.Outcome != guard.Applied {
+		if r.Outcome != decide.Applied {
 			t.Fatalf("apply: %+v", rep.Results)
 		}
 	}

@@ -13,9 +13,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/rs/zerolog"
 
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/slurm"
-	"github.com/strata-hpc/strata/slurm/guard"
 	"github.com/strata-hpc/strata/slurm/slurmtest"
 )
 
@@ -133,14 +133,14 @@ func TestIntegrationApplyChangesPendingJob(t *testing.T) {
 	}
 	// Dry run first: same path, nothing changes.
 	rep, err := c.Apply(context.Background(), ds, slurm.ApplyOptions{DryRun: true, Cycle: 42})
-	if err != nil || rep.Count(guard.DryRun) != 3 {
+	if err != nil || rep.Count(decide.DryRun) != 3 {
 		t.Fatalf("dry run = %+v, %v", rep.Results, err)
 	}
 	if got := cl.ShowJob(t, one)["TresPerNode"]; got != "gres/gpu:2" {
 		t.Fatalf("dry run changed job %d: TresPerNode=%s", one, got)
 	}
 	rep, err = c.Apply(context.Background(), ds, slurm.ApplyOptions{Cycle: 42})
-	if err != nil || rep.Count(guard.Applied) != 3 {
+	if err != nil || rep.Count(decide.Applied) != 3 {
 		t.Fatalf("Apply = %+v, %v; want 3 applied", rep.Results, err)
 	}
 	tests := []struct {
@@ -186,7 +186,7 @@ func TestIntegrationFinishedJobIsSkipped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := rep.Results[0].Outcome; o != guard.SkippedNotPending && o != guard.SkippedGone {
+	if o := rep.Results[0].Outcome; o != decide.SkippedNotPending && o != decide.SkippedGone {
 		t.Fatalf("outcome = %s (%s), want skipped", o, rep.Results[0].Detail)
 	}
 	if p := cl.ShowJob(t, id)["Priority"]; p == "5000" {
@@ -210,7 +210,7 @@ func TestIntegrationTokenWithoutOperatorRights(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := rep.Results[0]
-	if r.Outcome != guard.Failed || !errors.Is(r.Err, slurm.ErrPermission) {
+	if r.Outcome != decide.Failed || !errors.Is(r.Err, slurm.ErrPermission) {
 		t.Fatalf("result = %+v, want failed with ErrPermission", r)
 	}
 	for _, s := range []string{"2002", "permission denied"} {
@@ -308,17 +308,17 @@ func TestIntegrationRESTStopsInTheMiddleOfApply(t *testing.T) {
 	if err != nil {
 		t.Logf("Apply: %v", err)
 	}
-	outcome := map[int64]guard.Outcome{}
+	outcome := map[int64]decide.Outcome{}
 	for _, r := range rep.Results {
 		outcome[r.JobID] = r.Outcome
 	}
-	if outcome[ids[0]] != guard.Applied {
+	if outcome[ids[0]] != decide.Applied {
 		t.Errorf("first job (written before the outage): %q, want applied", outcome[ids[0]])
 	}
 	for _, id := range ids {
 		kv := cl.ShowJob(t, id)
 		switch outcome[id] {
-		case guard.Applied:
+		case decide.Applied:
 			if kv["TresPerNode"] != "gres/gpu:2" || kv["Priority"] == before[id]["Priority"] {
 				t.Errorf("job %d reported applied but shows %s priority %s", id, kv["TresPerNode"], kv["Priority"])
 			}

@@ -10,8 +10,8 @@ import (
 	api "github.com/SlinkyProject/slurm-client/api/v0042"
 
 	"github.com/strata-hpc/strata/burstbuffer"
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 func (v *v0042) jobs(ctx context.Context) ([]planner.Job, string, error) {
@@ -96,7 +96,7 @@ func jobFromV0042(in *jobWireV0042) planner.Job {
 	if j.State == planner.JobRunning || j.State == planner.JobSuspended {
 		j.StartTime = unixSeconds(in.StartTime)
 	}
-	w, strata := guard.ParseAdminComment(j.AdminComment)
+	w, strata := decide.ParseAdminComment(j.AdminComment)
 	j.NonCooperative = strata && w.NonCooperative
 	j.Partitions = allowedPartitions(j.Partition, w.Parts)
 	if strata && j.State == planner.JobRunning && !w.Signalled.IsZero() && !j.StartTime.After(w.Signalled) {

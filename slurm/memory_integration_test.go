@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/slurm"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // Issue 15.5: a job whose workers each need 40 GiB of host memory (mem=)
@@ -30,7 +30,7 @@ func TestIntegrationMemoryBoundJobGetsAFeasibleSize(t *testing.T) {
 		t.Fatalf("decision %+v: want an update with 1 GPU per node and 40960 MB per node", d)
 	}
 	rep, err := c.Apply(ctx, []planner.Decision{d}, slurm.ApplyOptions{Cycle: 11, Nodes: s.Nodes})
-	if err != nil || rep.Results[0].Outcome != guard.Applied {
+	if err != nil || rep.Results[0].Outcome != decide.Applied {
 		t.Fatalf("apply: %v %+v", err, rep.Results)
 	}
 	kv := cl.ShowJob(t, id)

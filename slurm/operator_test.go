@@ -10,9 +10,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/rs/zerolog"
 
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/slurm"
-	"github.com/strata-hpc/strata/slurm/guard"
 	"github.com/strata-hpc/strata/slurm/slurmtest"
 )
 
@@ -59,7 +59,7 @@ func TestApplyAsOperatorWithoutAdminComment(t *testing.T) {
 		t.Errorf("POSTs (-want +got):\n%s", diff)
 	}
 	for _, r := range rep.Results {
-		if r.Outcome != guard.Applied || strings.Contains(r.Body, "admin_comment") {
+		if r.Outcome != decide.Applied || strings.Contains(r.Body, "admin_comment") {
 			t.Errorf("job %d: %s, body %s; want applied without the admin comment", r.JobID, r.Outcome, r.Body)
 		}
 	}
@@ -72,7 +72,7 @@ func TestApplyAsOperatorWithoutAdminComment(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := rep.Results[0]
-	if r.Outcome != guard.Failed || !errors.Is(r.Err, slurm.ErrPermission) ||
+	if r.Outcome != decide.Failed || !errors.Is(r.Err, slurm.ErrPermission) ||
 		!strings.Contains(r.Detail, "user strata may not write admin comments (only root and SlurmUser may), needed to defer a job") {
 		t.Errorf("deferral as operator: %s %q (%v); want failed, naming the admin comment", r.Outcome, r.Detail, r.Err)
 	}
@@ -92,7 +92,7 @@ func TestApplyAsPlainUserNamesTheFix(t *testing.T) {
 	}
 	r := rep.Results[0]
 	want := "user alice may not set priorities: make Strata's Slurm user an operator: sacctmgr modify user alice set adminlevel=operator"
-	if r.Outcome != guard.Failed || !errors.Is(r.Err, slurm.ErrPermission) || !strings.HasPrefix(r.Detail, want) {
+	if r.Outcome != decide.Failed || !errors.Is(r.Err, slurm.ErrPermission) || !strings.HasPrefix(r.Detail, want) {
 		t.Errorf("plain user: %s %q; want failed, starting %q", r.Outcome, r.Detail, want)
 	}
 	if n := len(srv.Writes()); n != 2 {

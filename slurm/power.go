@@ -6,8 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // NodePower asks for one node to be powered down (Up false) or up, through
@@ -30,11 +30,11 @@ type PowerOptions struct {
 // PowerResult is the outcome for one node: the state asked for
 // (POWER_DOWN or POWER_UP), what became of it and why.
 type PowerResult struct {
-	Node    string        `json:"node"`
-	State   string        `json:"state"`
-	Outcome guard.Outcome `json:"outcome"`
-	Detail  string        `json:"detail,omitempty"`
-	Err     error         `json:"-"`
+	Node    string         `json:"node"`
+	State   string         `json:"state"`
+	Outcome decide.Outcome `json:"outcome"`
+	Detail  string         `json:"detail,omitempty"`
+	Err     error          `json:"-"`
 }
 
 // powerReadBack bounds how long ApplyPower waits for slurmctld to show a
@@ -43,7 +43,7 @@ const powerReadBack = 5 * time.Second
 
 // ApplyPower writes node power states, the only writer of node states as
 // Apply is of jobs. The nodes are read first; each change passes
-// guard.CheckPower (a node a job holds is never powered down; a node
+// decide.CheckPower (a node a job holds is never powered down; a node
 // already in the state is left alone) and the MaxNodes cap, then is
 // written and read back (the node shows a power-down or power-up state).
 // Slurm then runs its SuspendProgram or ResumeProgram. Per-node problems
@@ -64,15 +64,15 @@ func (c *Client) ApplyPower(ctx context.Context, changes []NodePower, opts Power
 	for _, ch := range changes {
 		r := PowerResult{Node: ch.Node, State: powerState(ch.Up)}
 		n, ok := byName[ch.Node]
-		switch o, why := guard.CheckPower(n, ch.Up); {
+		switch o, why := decide.CheckPower(n, ch.Up); {
 		case !ok:
-			r.Outcome, r.Detail = guard.SkippedGone, "slurmctld knows no such node"
+			r.Outcome, r.Detail = decide.SkippedGone, "slurmctld knows no such node"
 		case o != "":
 			r.Outcome, r.Detail = o, why
 		case written >= opts.MaxNodes:
-			r.Outcome, r.Detail = guard.Held, fmt.Sprintf("at most %d nodes per run", opts.MaxNodes)
+			r.Outcome, r.Detail = decide.Held, fmt.Sprintf("at most %d nodes per run", opts.MaxNodes)
 		case opts.DryRun:
-			r.Outcome = guard.DryRun
+			r.Outcome = decide.DryRun
 			written++
 		default:
 			written++
@@ -95,7 +95,7 @@ func powerState(up bool) string {
 // powerOne writes one node's power state and reads it back.
 func (c *Client) powerOne(ctx context.Context, r PowerResult, up bool) PowerResult {
 	if err := c.api.setNodeState(ctx, r.Node, r.State); err != nil {
-		r.Outcome, r.Detail, r.Err = guard.Failed, err.Error(), err
+		r.Outcome, r.Detail, r.Err = decide.Failed, err.Error(), err
 		return r
 	}
 	want := []string{"POWER_DOWN", "POWERING_DOWN", "POWERED_DOWN"}
@@ -106,7 +106,7 @@ func (c *Client) powerOne(ctx context.Context, r PowerResult, up bool) PowerResu
 	for {
 		nodes, err := c.api.nodes(ctx)
 		if err != nil {
-			r.Outcome, r.Detail, r.Err = guard.Failed, "read back: "+err.Error(), err
+			r.Outcome, r.Detail, r.Err = decide.Failed, "read back: "+err.Error(), err
 			return r
 		}
 		for _, n := range nodes {
@@ -118,17 +118,17 @@ func (c *Client) powerOne(ctx context.Context, r PowerResult, up bool) PowerResu
 				done = true // already back
 			}
 			if done {
-				r.Outcome = guard.Applied
+				r.Outcome = decide.Applied
 				return r
 			}
 			if !c.now().Before(deadline) {
-				r.Outcome, r.Detail = guard.Failed, fmt.Sprintf("written, but the node shows %v", n.State)
+				r.Outcome, r.Detail = decide.Failed, fmt.Sprintf("written, but the node shows %v", n.State)
 				return r
 			}
 		}
 		select {
 		case <-ctx.Done():
-			r.Outcome, r.Detail, r.Err = guard.Failed, "read back: "+ctx.Err().Error(), ctx.Err()
+			r.Outcome, r.Detail, r.Err = decide.Failed, "read back: "+ctx.Err().Error(), ctx.Err()
 			return r
 		case <-time.After(200 * time.Millisecond):
 		}

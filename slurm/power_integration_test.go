@@ -10,8 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/slurm"
-	"github.com/strata-hpc/strata/slurm/guard"
 	"github.com/strata-hpc/strata/slurm/slurmtest"
 )
 
@@ -74,9 +74,9 @@ func TestExclusiveApplyPower(t *testing.T) {
 
 	res, err := c.ApplyPower(ctx, down, slurm.PowerOptions{DryRun: true, MaxNodes: 1})
 	want := []slurm.PowerResult{
-		{Node: "node1", State: "POWER_DOWN", Outcome: guard.Refused, Detail: "a job holds the node"},
-		{Node: "node2", State: "POWER_DOWN", Outcome: guard.DryRun},
-		{Node: "node9", State: "POWER_DOWN", Outcome: guard.SkippedGone, Detail: "slurmctld knows no such node"},
+		{Node: "node1", State: "POWER_DOWN", Outcome: decide.Refused, Detail: "a job holds the node"},
+		{Node: "node2", State: "POWER_DOWN", Outcome: decide.DryRun},
+		{Node: "node9", State: "POWER_DOWN", Outcome: decide.SkippedGone, Detail: "slurmctld knows no such node"},
 	}
 	if diff := cmp.Diff(want, res, ignore); err != nil || diff != "" {
 		t.Fatalf("dry run: %v (-want +got):\n%s", err, diff)
@@ -86,14 +86,14 @@ func TestExclusiveApplyPower(t *testing.T) {
 	}
 
 	res, err = c.ApplyPower(ctx, []slurm.NodePower{{Node: "node2"}}, slurm.PowerOptions{MaxNodes: 0})
-	if err != nil || len(res) != 1 || res[0].Outcome != guard.Held {
+	if err != nil || len(res) != 1 || res[0].Outcome != decide.Held {
 		t.Fatalf("cap 0: %+v, %v; want held", res, err)
 	}
 
 	res, err = c.ApplyPower(ctx, down[:2], slurm.PowerOptions{MaxNodes: 1})
 	want = []slurm.PowerResult{
-		{Node: "node1", State: "POWER_DOWN", Outcome: guard.Refused, Detail: "a job holds the node"},
-		{Node: "node2", State: "POWER_DOWN", Outcome: guard.Applied},
+		{Node: "node1", State: "POWER_DOWN", Outcome: decide.Refused, Detail: "a job holds the node"},
+		{Node: "node2", State: "POWER_DOWN", Outcome: decide.Applied},
 	}
 	if diff := cmp.Diff(want, res, ignore); err != nil || diff != "" {
 		t.Fatalf("power down: %v (-want +got):\n%s", err, diff)
@@ -102,15 +102,15 @@ func TestExclusiveApplyPower(t *testing.T) {
 		t.Fatalf("node2 is %s 60 s after POWER_DOWN, want POWERED_DOWN", st)
 	}
 	res, err = c.ApplyPower(ctx, []slurm.NodePower{{Node: "node2"}}, slurm.PowerOptions{MaxNodes: 1})
-	if err != nil || len(res) != 1 || res[0].Outcome != guard.Unchanged {
+	if err != nil || len(res) != 1 || res[0].Outcome != decide.Unchanged {
 		t.Errorf("powering a powered-down node down again: %+v, %v; want unchanged", res, err)
 	}
 
 	res, err = c.ApplyPower(ctx, []slurm.NodePower{{Node: "node2", Up: true}, {Node: "node1", Up: true}},
 		slurm.PowerOptions{MaxNodes: 2})
 	want = []slurm.PowerResult{
-		{Node: "node2", State: "POWER_UP", Outcome: guard.Applied},
-		{Node: "node1", State: "POWER_UP", Outcome: guard.Unchanged, Detail: "node is powered"},
+		{Node: "node2", State: "POWER_UP", Outcome: decide.Applied},
+		{Node: "node1", State: "POWER_UP", Outcome: decide.Unchanged, Detail: "node is powered"},
 	}
 	if diff := cmp.Diff(want, res, ignore); err != nil || diff != "" {
 		t.Fatalf("power up: %v (-want +got):\n%s", err, diff)
@@ -124,7 +124,7 @@ func TestExclusiveApplyPower(t *testing.T) {
 	if !up(st) {
 		t.Logf("node2 is %s after POWER_UP (the ResumeProgram did not boot it): powering it up again", st)
 		res, err = c.ApplyPower(ctx, []slurm.NodePower{{Node: "node2", Up: true}}, slurm.PowerOptions{MaxNodes: 1})
-		if err != nil || len(res) != 1 || res[0].Outcome != guard.Applied {
+		if err != nil || len(res) != 1 || res[0].Outcome != decide.Applied {
 			t.Fatalf("second power up: %+v, %v", res, err)
 		}
 		st = waitNode(t, cl, "node2", 90*time.Second, up)

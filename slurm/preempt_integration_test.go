@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/slurm"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // countingJob is the documented job-side example itself
@@ -59,11 +59,11 @@ func TestIntegrationPreemptRequeueResize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[int64]guard.Outcome{}
+	got := map[int64]decide.Outcome{}
 	for _, r := range rep.Results {
 		got[r.JobID] = r.Outcome
 	}
-	if got[id] != guard.Signalled || got[plain] != guard.Refused {
+	if got[id] != decide.Signalled || got[plain] != decide.Refused {
 		t.Fatalf("outcomes %v: want the opted-in job signalled, the other refused", rep.Results)
 	}
 	if st := cl.WaitState(t, id, "PENDING", 30*time.Second); st != "PENDING" {
@@ -85,7 +85,7 @@ func TestIntegrationPreemptRequeueResize(t *testing.T) {
 	}
 	up := planner.Decision{JobID: id, Action: planner.ActionUpdate, Workers: 1, GPUsPerNode: 1, NodeCount: 1, Rank: 1, Priority: 99000}
 	rep, err = c.Apply(ctx, []planner.Decision{up}, slurm.ApplyOptions{Cycle: 22, Nodes: s.Nodes, Now: s.Now})
-	if err != nil || rep.Results[0].Outcome != guard.Applied {
+	if err != nil || rep.Results[0].Outcome != decide.Applied {
 		t.Fatalf("rewrite of the requeued job: %v %+v", err, rep.Results)
 	}
 	if st := cl.WaitState(t, id, "COMPLETED", 60*time.Second); st != "COMPLETED" {

@@ -13,9 +13,9 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/rs/zerolog"
 
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/slurm"
-	"github.com/strata-hpc/strata/slurm/guard"
 	"github.com/strata-hpc/strata/slurm/slurmtest"
 )
 
@@ -109,11 +109,11 @@ func TestApplyDryRunSendsNothing(t *testing.T) {
 	}
 	want := []slurm.ApplyResult{
 		// Job 4's hint does not parse: left untouched, as the planner does.
-		{JobID: 4, Outcome: guard.SkippedOptOut},
-		{JobID: 5, Outcome: guard.DryRun, Body: `{"admin_comment":"strata: workers=2 ps=0 rank=2 cycle=7","priority":{"number":100010,"set":true},"tres_per_job":"gres/gpu:2"}`},
-		{JobID: 1, Outcome: guard.SkippedNotPending},
-		{JobID: 99, Outcome: guard.SkippedGone},
-		{JobID: 3, Outcome: guard.Refused},
+		{JobID: 4, Outcome: decide.SkippedOptOut},
+		{JobID: 5, Outcome: decide.DryRun, Body: `{"admin_comment":"strata: workers=2 ps=0 rank=2 cycle=7","priority":{"number":100010,"set":true},"tres_per_job":"gres/gpu:2"}`},
+		{JobID: 1, Outcome: decide.SkippedNotPending},
+		{JobID: 99, Outcome: decide.SkippedGone},
+		{JobID: 3, Outcome: decide.Refused},
 	}
 	if diff := cmp.Diff(want, rep.Results, cmpopts.IgnoreFields(slurm.ApplyResult{}, "Detail", "Err")); diff != "" {
 		t.Errorf("dry-run results (-want +got):\n%s", diff)
@@ -129,12 +129,12 @@ func TestApplyWritesAndVerifies(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Apply: %v", err)
 	}
-	got := map[int64]guard.Outcome{}
+	got := map[int64]decide.Outcome{}
 	for _, r := range rep.Results {
 		got[r.JobID] = r.Outcome
 	}
-	want := map[int64]guard.Outcome{4: guard.SkippedOptOut, 5: guard.Applied, 1: guard.SkippedNotPending,
-		99: guard.SkippedGone, 3: guard.Refused}
+	want := map[int64]decide.Outcome{4: decide.SkippedOptOut, 5: decide.Applied, 1: decide.SkippedNotPending,
+		99: decide.SkippedGone, 3: decide.Refused}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("outcomes (-want +got):\n%s", diff)
 	}
@@ -143,7 +143,7 @@ func TestApplyWritesAndVerifies(t *testing.T) {
 	}
 	// A second identical cycle changes nothing.
 	rep, _ = c.Apply(context.Background(), decisions()[:2], slurm.ApplyOptions{Cycle: 8})
-	if rep.Count(guard.Unchanged) != 1 || rep.Count(guard.SkippedOptOut) != 1 {
+	if rep.Count(decide.Unchanged) != 1 || rep.Count(decide.SkippedOptOut) != 1 {
 		t.Errorf("second apply: %+v, want 1 unchanged, 1 skipped-opt-out", rep.Results)
 	}
 }
@@ -152,12 +152,12 @@ func TestApplyRaceJobStartedAfterReRead(t *testing.T) {
 	srv, c := recorded(t)
 	srv.SetJobState(4, "RUNNING")
 	rep, err := c.Apply(context.Background(), decisions()[:1], slurm.ApplyOptions{})
-	if err != nil || rep.Count(guard.SkippedNotPending) != 1 {
+	if err != nil || rep.Count(decide.SkippedNotPending) != 1 {
 		t.Fatalf("Apply = %+v, %v; want skipped-not-pending", rep, err)
 	}
 	srv.RemoveJob(4)
 	rep, _ = c.Apply(context.Background(), decisions()[:1], slurm.ApplyOptions{})
-	if rep.Count(guard.SkippedGone) != 1 {
+	if rep.Count(decide.SkippedGone) != 1 {
 		t.Fatalf("Apply on a purged job = %+v; want skipped-gone", rep)
 	}
 }
@@ -222,11 +222,11 @@ func TestApplyFencedByTheLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[int64]guard.Outcome{}
+	got := map[int64]decide.Outcome{}
 	for _, r := range rep.Results {
 		got[r.JobID] = r.Outcome
 	}
-	if diff := cmp.Diff(map[int64]guard.Outcome{5: guard.Applied, 3: guard.NotSent, 99: guard.NotSent}, got); diff != "" {
+	if diff := cmp.Diff(map[int64]decide.Outcome{5: decide.Applied, 3: decide.NotSent, 99: decide.NotSent}, got); diff != "" {
 		t.Errorf("outcomes (-want +got):\n%s", diff)
 	}
 	if n := len(srv.Writes()); n != 1 {

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // jobUpdateFor computes the update that makes pending job cur match d, and
@@ -56,8 +56,8 @@ func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64, now time.Tim
 		// Release the job Strata deferred: a begin time in the past is "now".
 		u.BeginTime, changed = max(1, cur.SubmitTime.Unix()), true
 	}
-	w := guard.Written{Workers: d.Workers, PS: d.PS, Rank: d.Rank, Cycle: cycle, Defer: d.NotBefore}
-	if old, ok := guard.ParseAdminComment(cur.AdminComment); ok { // what Strata knows of the job's past stays
+	w := decide.Written{Workers: d.Workers, PS: d.PS, Rank: d.Rank, Cycle: cycle, Defer: d.NotBefore}
+	if old, ok := decide.ParseAdminComment(cur.AdminComment); ok { // what Strata knows of the job's past stays
 		w.Signalled, w.NonCooperative = old.Signalled, old.NonCooperative
 	}
 	if d.Partition != "" && len(cur.Partitions) > 1 { // the user's list, for moving the job again
@@ -67,7 +67,7 @@ func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64, now time.Tim
 		p := d.Partition
 		u.Partition, changed = &p, true
 	}
-	if ac := guard.MergeAdminComment(cur.AdminComment, w); ac != cur.AdminComment {
+	if ac := decide.MergeAdminComment(cur.AdminComment, w); ac != cur.AdminComment {
 		u.AdminComment, changed = &ac, true
 	}
 	return u, changed

@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 func TestWithGPUCount(t *testing.T) {
@@ -111,7 +111,7 @@ func TestMovedJobKeepsTheUserList(t *testing.T) {
 		{"gpua,gpuc", []string{"gpua", "gpuc"}},
 	}
 	for _, tt := range tests {
-		w, _ := guard.ParseAdminComment(*u.AdminComment)
+		w, _ := decide.ParseAdminComment(*u.AdminComment)
 		if got := allowedPartitions(tt.cur, w.Parts); !cmp.Equal(got, tt.want) {
 			t.Errorf("partition %s with %q: allowed %v, want %v", tt.cur, *u.AdminComment, got, tt.want)
 		}

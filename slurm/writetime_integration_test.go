@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/slurm"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // Apply re-reads every job before it writes: a hold added after the
@@ -49,8 +49,8 @@ func TestIntegrationWriteTimeChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[int64]guard.Outcome{held: guard.SkippedHeld, optout: guard.SkippedOptOut, array: guard.Refused,
-		het: guard.Refused, pertask: guard.Applied}
+	want := map[int64]decide.Outcome{held: decide.SkippedHeld, optout: decide.SkippedOptOut, array: decide.Refused,
+		het: decide.Refused, pertask: decide.Applied}
 	for _, r := range rep.Results {
 		if r.Outcome != want[r.JobID] {
 			t.Errorf("job %d: outcome %s (%s), want %s", r.JobID, r.Outcome, r.Detail, want[r.JobID])
@@ -88,7 +88,7 @@ func TestIntegrationDeferAndRelease(t *testing.T) {
 	d := planner.Decision{JobID: job, Action: planner.ActionUpdate, Workers: 1, GPUsPerNode: 1, NodeCount: 1,
 		Rank: 1, Priority: 90000, NotBefore: notBefore}
 	rep, err := c.Apply(context.Background(), []planner.Decision{d}, slurm.ApplyOptions{Cycle: 5, Nodes: s.Nodes, Now: s.Now})
-	if err != nil || rep.Count(guard.Applied) != 1 {
+	if err != nil || rep.Count(decide.Applied) != 1 {
 		t.Fatalf("defer: %+v, %v", rep.Results, err)
 	}
 	s, err = c.Snapshot(context.Background())
@@ -99,12 +99,12 @@ func TestIntegrationDeferAndRelease(t *testing.T) {
 	if !j.DeferredUntil.Equal(notBefore) || !j.BeginTime.IsZero() {
 		t.Errorf("after the deferral: DeferredUntil %v BeginTime %v, want %v and none", j.DeferredUntil, j.BeginTime, notBefore)
 	}
-	if w, ok := guard.ParseAdminComment(j.AdminComment); !ok || !w.Defer.Equal(notBefore) {
+	if w, ok := decide.ParseAdminComment(j.AdminComment); !ok || !w.Defer.Equal(notBefore) {
 		t.Errorf("admin comment %q does not record the deferral", j.AdminComment)
 	}
 	d.NotBefore = time.Time{}
 	rep, err = c.Apply(context.Background(), []planner.Decision{d}, slurm.ApplyOptions{Cycle: 6, Nodes: s.Nodes, Now: s.Now})
-	if err != nil || rep.Count(guard.Applied) != 1 {
+	if err != nil || rep.Count(decide.Applied) != 1 {
 		t.Fatalf("release: %+v, %v", rep.Results, err)
 	}
 	s, err = c.Snapshot(context.Background())
@@ -115,7 +115,7 @@ func TestIntegrationDeferAndRelease(t *testing.T) {
 	if !j.DeferredUntil.IsZero() || j.BeginTime.After(s.Now) {
 		t.Errorf("after the release: DeferredUntil %v BeginTime %v (now %v), want none / not ahead", j.DeferredUntil, j.BeginTime, s.Now)
 	}
-	if w, _ := guard.ParseAdminComment(j.AdminComment); !w.Defer.IsZero() {
+	if w, _ := decide.ParseAdminComment(j.AdminComment); !w.Defer.IsZero() {
 		t.Errorf("admin comment %q still records a deferral", j.AdminComment)
 	}
 }
@@ -136,7 +136,7 @@ func TestIntegrationRewriteScalesCPUsAndMemory(t *testing.T) {
 	}
 	d := planner.Decision{JobID: id, Action: planner.ActionUpdate, Workers: 1, GPUsPerNode: 1, NodeCount: 1, Rank: 1, Priority: 77777}
 	rep, err := c.Apply(context.Background(), []planner.Decision{d}, slurm.ApplyOptions{Cycle: 9, Nodes: s.Nodes})
-	if err != nil || rep.Results[0].Outcome != guard.Applied {
+	if err != nil || rep.Results[0].Outcome != decide.Applied {
 		t.Fatalf("apply: %v %+v", err, rep.Results)
 	}
 	itoa := strconv.FormatInt(id, 10)
@@ -169,7 +169,7 @@ func TestIntegrationFewerNodesSameGPUsPerNode(t *testing.T) {
 	}
 	d := planner.Decision{JobID: id, Action: planner.ActionUpdate, Workers: 2, GPUsPerNode: 2, NodeCount: 1, Rank: 1, Priority: 55555}
 	rep, err := c.Apply(context.Background(), []planner.Decision{d}, slurm.ApplyOptions{Cycle: 13, Nodes: s.Nodes})
-	if err != nil || rep.Results[0].Outcome != guard.Applied {
+	if err != nil || rep.Results[0].Outcome != decide.Applied {
 		t.Fatalf("apply: %v %+v", err, rep.Results)
 	}
 	cl.MustExec(t, "scontrol", "update", "jobid="+strconv.FormatInt(id, 10), "StartTime=now")

@@ -18,8 +18,8 @@ import (
 
 	"github.com/strata-hpc/strata/db"
 	"github.com/strata-hpc/strata/db/dbtest"
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // The demo recording runs 2026-11-20 12:00–12:06 UTC.
@@ -61,7 +61,7 @@ func browserDemoDB(t *testing.T) string {
 	t0 := time.Date(2026, 11, 20, 11, 59, 0, 0, time.UTC)
 	for i, d := range [][]db.CycleDecision{
 		{{Decision: planner.Decision{JobID: 101, Action: planner.ActionUpdate, Workers: 2, Reasons: []planner.Reason{"smd_optimal"}}, Outcome: "dry-run"},
-			{Decision: planner.Decision{JobID: 102, Action: planner.ActionKeep, Reasons: []planner.Reason{"no_hint"}}, Outcome: guard.Kept}},
+			{Decision: planner.Decision{JobID: 102, Action: planner.ActionKeep, Reasons: []planner.Reason{"no_hint"}}, Outcome: decide.Kept}},
 		{{Decision: planner.Decision{JobID: 104, Action: planner.ActionUpdate, Workers: 3, Reasons: []planner.Reason{"smd_optimal"}}, Outcome: "dry-run"}},
 	} {
 		c := &db.Cycle{Cluster: "test", SnapshotID: fmt.Sprint("snap", i), Policy: "smd",

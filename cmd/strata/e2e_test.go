@@ -15,7 +15,7 @@ import (
 	"github.com/strata-hpc/strata/cmd/strata/internal/explain"
 	"github.com/strata-hpc/strata/db"
 	"github.com/strata-hpc/strata/db/dbtest"
-	"github.com/strata-hpc/strata/slurm/guard"
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/slurm/slurmtest"
 )
 
@@ -120,7 +120,7 @@ func TestE2EEnforce(t *testing.T) {
 	for name, id := range hinted {
 		d := latestDecision(t, b, id)
 		kv := b.cl.ShowJob(t, id)
-		if d.Outcome != guard.Applied {
+		if d.Outcome != decide.Applied {
 			t.Errorf("%s (job %d): outcome %q (%s), want applied", name, id, d.Outcome, d.OutcomeDetail)
 			continue
 		}
@@ -185,7 +185,7 @@ func TestE2EShadowWritesNothing(t *testing.T) {
 		}
 	}
 	d := latestDecision(t, b, id)
-	if d.Enforce || d.Outcome != guard.DryRun || !strings.Contains(d.Body, "tres_per_node") {
+	if d.Enforce || d.Outcome != decide.DryRun || !strings.Contains(d.Body, "tres_per_node") {
 		t.Errorf("shadow decision %+v: want a dry-run with the body enforce would send", d)
 	}
 	story := b.strata(t, context.Background(), "explain", strconv.FormatInt(id, 10))

@@ -12,8 +12,8 @@ import (
 
 	"github.com/strata-hpc/strata/cmd/strata/internal/cliflags"
 	"github.com/strata-hpc/strata/db/dbtest"
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/slurm"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 func TestPlanDryRunIsDefaultAndSendsNothing(t *testing.T) {
@@ -50,27 +50,27 @@ func TestPlanEnforceWritesThroughTheGuards(t *testing.T) {
 	}
 	var doc struct {
 		Guards []struct {
-			JobID   int64         `json:"job_id"`
-			Write   bool          `json:"write"`
-			Outcome guard.Outcome `json:"outcome"`
-			Guard   guard.Name    `json:"guard"`
+			JobID   int64          `json:"job_id"`
+			Write   bool           `json:"write"`
+			Outcome decide.Outcome `json:"outcome"`
+			Guard   decide.Name    `json:"guard"`
 		} `json:"guards"`
 		Apply slurm.ApplyReport `json:"apply"`
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
-	if doc.Apply.DryRun || doc.Apply.Count(guard.Applied) == 0 {
+	if doc.Apply.DryRun || doc.Apply.Count(decide.Applied) == 0 {
 		t.Fatalf("apply report = %+v, want applied updates", doc.Apply)
 	}
 	for _, g := range doc.Guards {
-		if g.JobID == 4 && (g.Write || g.Outcome != guard.Kept) { // its hint does not parse: the planner keeps it
+		if g.JobID == 4 && (g.Write || g.Outcome != decide.Kept) { // its hint does not parse: the planner keeps it
 			t.Errorf("job 4 (invalid hint) guard verdict %+v, want kept, nothing written", g)
 		}
 	}
 	writes := srv.Writes()
-	if len(writes) != doc.Apply.Count(guard.Applied) {
-		t.Errorf("%d writes for %d applied results", len(writes), doc.Apply.Count(guard.Applied))
+	if len(writes) != doc.Apply.Count(decide.Applied) {
+		t.Errorf("%d writes for %d applied results", len(writes), doc.Apply.Count(decide.Applied))
 	}
 	c, err := st.LatestCycle(context.Background(), "")
 	if err != nil || !c.Enforce {

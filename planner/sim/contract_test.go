@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // clone copies the engine's job and cluster state (what a scheduling pass
@@ -45,7 +45,7 @@ func TestContract(t *testing.T) {
 	if _, err := os.Stat(filepath.Join("testdata", "pollux_workload1.csv")); err == nil {
 		traces["pollux1"] = filepath.Join("testdata", "pollux_workload1.csv")
 	}
-	open := guard.Options{MaxPerCycle: 1 << 30, MaxPerJob: 1 << 30}
+	open := decide.Options{MaxPerCycle: 1 << 30, MaxPerJob: 1 << 30}
 	open.MinRunBeforePreempt, open.MaxPreemptPerDay, open.MaxDisturbedGPUHours = 10*time.Minute, 2, 1e9
 	for name, path := range traces {
 		tr := readTraceFile(t, path)
@@ -63,7 +63,7 @@ func TestContract(t *testing.T) {
 	}
 }
 
-func testContract(t *testing.T, tr *Trace, name, policy string, preemptible bool, open *guard.Options) {
+func testContract(t *testing.T, tr *Trace, name, policy string, preemptible bool, open *decide.Options) {
 	if preemptible {
 		name += "/preemptible"
 	}

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/planner/history"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // Config configures a simulation run. The zero value of every optional
@@ -23,8 +23,8 @@ type Config struct {
 	// Slurm configures the slurmctld model (Slurm mode).
 	Slurm SlurmConfig
 	// Guard are the write limits of Strata's cycle in Slurm mode (nil: the
-	// daemon's defaults, guard.Defaults).
-	Guard *guard.Options
+	// daemon's defaults, decide.Defaults).
+	Guard *decide.Options
 	// Interval is the scheduling interval (plan cycle); default 60 s.
 	Interval time.Duration
 	// RestartPenalty is the time a preempted or resized job spends

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/strata-hpc/strata/slurm/guard"
+	"github.com/strata-hpc/strata/decide"
 )
 
 // Schedulers a run can use.
@@ -111,9 +111,9 @@ func (c SlurmConfig) Validate() error {
 
 // guardOptions are the write limits of the Strata cycle in Slurm mode: the
 // daemon's defaults unless the run sets its own.
-func (c Config) guardOptions() guard.Options {
+func (c Config) guardOptions() decide.Options {
 	if c.Guard != nil {
 		return *c.Guard
 	}
-	return guard.Defaults()
+	return decide.Defaults()
 }

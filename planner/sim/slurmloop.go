@@ -4,7 +4,7 @@ import (
 	"context"
 	"math"
 
-	"github.com/strata-hpc/strata/slurm/guard"
+	"github.com/strata-hpc/strata/decide"
 )
 
 // slurmState is the slurmctld model's clockwork: when its main scheduler
@@ -20,7 +20,7 @@ type slurmState struct {
 	bfChanged bool
 	// rewrites counts Strata's resizes per job (the per-job cap).
 	rewrites map[int64]int
-	guard    guard.Options
+	guard    decide.Options
 	cycle    int64
 	// nodes and cpus of the cluster, for the job-size priority factor.
 	nodes, cpus float64

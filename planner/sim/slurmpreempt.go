@@ -3,8 +3,8 @@ package sim
 import (
 	"math"
 
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // Preemption in Slurm mode, as on a real cluster with stock Slurm:
@@ -77,7 +77,7 @@ func (e *engine) requeue(s *slurmState, i int) {
 	if d := j.restartTo; d.GPUsPerNode > 0 {
 		e.resize(j, d)
 		s.rewrites[int64(i+1)]++
-		w, _ := guard.ParseAdminComment(j.pj.AdminComment)
+		w, _ := decide.ParseAdminComment(j.pj.AdminComment)
 		w.Workers, w.PS = d.Workers, d.PS
 		j.pj.AdminComment = w.String()
 	}

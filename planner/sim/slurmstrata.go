@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // strataCycle is Strata's cycle in Slurm mode, as the daemon runs it: a
@@ -40,7 +40,7 @@ func (e *engine) strataCycle(ctx context.Context, s *slurmState, t float64) erro
 		}
 	}
 	wrote := false
-	for _, v := range guard.Plan(p, jobs, s.rewrites, e.preemptCounts(t), snap.Now, s.guard) {
+	for _, v := range decide.Plan(p, jobs, s.rewrites, e.preemptCounts(t), snap.Now, s.guard) {
 		if !v.Write {
 			if v.Send.Action == planner.ActionPreempt {
 				e.res.PreemptsHeld++
@@ -99,7 +99,7 @@ func (e *engine) write(s *slurmState, i int, d planner.Decision, cycle int64, t 
 	case j.strataBegin > t:
 		j.begin, j.strataBegin = t, 0 // released: a begin time in the past is now
 	}
-	p.AdminComment = guard.Written{Workers: d.Workers, PS: d.PS, Rank: d.Rank, Cycle: cycle, Defer: d.NotBefore, Parts: p.Partitions}.String()
+	p.AdminComment = decide.Written{Workers: d.Workers, PS: d.PS, Rank: d.Rank, Cycle: cycle, Defer: d.NotBefore, Parts: p.Partitions}.String()
 	j.prio = e.priority(s, j, t)
 }
 

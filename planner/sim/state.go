@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/planner/history"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // simEpoch is the wall-clock time of simulated t = 0 (snapshots carry
@@ -101,7 +101,7 @@ type engine struct {
 	// checkpoint signal (Slurm mode).
 	onSignal func(i int, d planner.Decision, t float64)
 	// onHeld, when set (tests), is called for a preempt the guards held.
-	onHeld func(v guard.Verdict, t float64)
+	onHeld func(v decide.Verdict, t float64)
 }
 
 func newEngine(cfg Config, tr *Trace, name string, p planner.Policy) *engine {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/strata-hpc/strata/cmd/strata/internal/config"
 	"github.com/strata-hpc/strata/cmd/strata/internal/daemon"
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // Flag names of the plan cycle, shared by `strata run` and `strata plan`
@@ -48,7 +48,7 @@ func EnvOf(n string) []string {
 // Cycle are the flags of one plan cycle: policy, mode, write limits
 // (the guards) and scope, shared by `strata run` and `strata plan`.
 func Cycle() []cli.Flag {
-	g := guard.Defaults()
+	g := decide.Defaults()
 	return []cli.Flag{
 		&cli.StringFlag{Name: FlagRunPolicy, Value: "smd", EnvVars: EnvOf(FlagRunPolicy),
 			Usage: "planning policy: " + strings.Join(planner.PolicyNames(), ", ")},
@@ -91,7 +91,7 @@ func Cycle() []cli.Flag {
 // daemon options; the run-only fields keep values that let one cycle run
 // (strata plan).
 func CycleOptions(c *cli.Context, f *config.File) daemon.Options {
-	g := guard.Defaults()
+	g := decide.Defaults()
 	g.MaxPerCycle, g.MaxPerJob = c.Int(FlagRunMaxPerCycle), c.Int(FlagRunMaxPerJob)
 	g.PriorityHysteresis, g.MinGPUChange = c.Int64(FlagRunPrioHyst), c.Int(FlagRunMinGPUChange)
 	g.MaxDefer = c.Duration(FlagRunMaxDefer)

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/strata-hpc/strata/db"
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/slurm"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // stageError names the step of a cycle that failed (a metrics label).
@@ -26,7 +26,7 @@ type Result struct {
 	Snapshot *planner.Snapshot
 	Plan     planner.Plan
 	// Verdicts are the guards' answers, aligned with Plan.Decisions.
-	Verdicts []guard.Verdict
+	Verdicts []decide.Verdict
 	// Report is what the writer did with the decisions it was given.
 	Report slurm.ApplyReport
 	// Record is the cycle's audit record (the decisions worth a row).
@@ -150,7 +150,7 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 	}
 	res.Plan = plan
 	jobs := jobIndex(scoped)
-	verdicts := guard.Plan(plan, jobs, counts, preempts, snap.Now, d.opts.Guard)
+	verdicts := decide.Plan(plan, jobs, counts, preempts, snap.Now, d.opts.Guard)
 	res.Verdicts = verdicts
 	var fence func(context.Context) error
 	if d.opts.Enforce {
@@ -205,7 +205,7 @@ func (d *Daemon) followSignalled(ctx context.Context, cl Cluster, snap *planner.
 		if j.State != planner.JobRunning || j.NonCooperative {
 			continue
 		}
-		w, ok := guard.ParseAdminComment(j.AdminComment)
+		w, ok := decide.ParseAdminComment(j.AdminComment)
 		if !ok || w.Signalled.IsZero() || j.StartTime.After(w.Signalled) || snap.Now.Sub(w.Signalled) < d.opts.requeueTimeout() {
 			continue
 		}
@@ -228,7 +228,7 @@ func (d *Daemon) dbContext(ctx context.Context) (context.Context, context.Cancel
 // fenced reports whether Apply stopped because the lock was lost.
 func fenced(rep slurm.ApplyReport) bool {
 	for _, r := range rep.Results {
-		if r.Outcome == guard.NotSent && r.Err != nil {
+		if r.Outcome == decide.NotSent && r.Err != nil {
 			return true
 		}
 	}

@@ -9,10 +9,10 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/planner/plannertest"
 	"github.com/strata-hpc/strata/slurm"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // BenchmarkDaemonCycle measures one shadow cycle of the daemon on in-memory
@@ -54,7 +54,7 @@ func BenchmarkDaemonOverhead(b *testing.B) {
 	jobs := jobIndex(snap)
 	b.ResetTimer()
 	for b.Loop() {
-		vs := guard.Plan(plan, jobs, map[int64]int{}, nil, snap.Now, d.opts.Guard)
+		vs := decide.Plan(plan, jobs, map[int64]int{}, nil, snap.Now, d.opts.Guard)
 		d.lastStored = map[int64]string{}
 		rec := d.record(snap, plan, jobs, vs, emptyReport(), 1, time.Now())
 		if len(rec.Decisions) == 0 {

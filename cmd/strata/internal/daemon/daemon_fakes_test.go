@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/strata-hpc/strata/db"
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/slurm"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // fakeCluster is an in-memory Slurm: Snapshot returns a copy of its state,
@@ -61,7 +61,7 @@ func (f *fakeCluster) Apply(ctx context.Context, ds []planner.Decision, o slurm.
 		r := slurm.ApplyResult{JobID: d.JobID, Body: fmt.Sprintf(`{"priority":%d,"gpus_per_node":%d}`, d.Priority, d.GPUsPerNode)}
 		switch {
 		case j == nil:
-			r.Outcome, r.Body = guard.SkippedGone, ""
+			r.Outcome, r.Body = decide.SkippedGone, ""
 		case d.Action == planner.ActionPreempt: // as slurm.Client.Apply: only opted-in running jobs are signalled
 			_, ok := "", false
 			if o.Preemptible != nil {
@@ -69,27 +69,27 @@ func (f *fakeCluster) Apply(ctx context.Context, ds []planner.Decision, o slurm.
 			}
 			switch {
 			case j.State != planner.JobRunning:
-				r.Outcome, r.Body = guard.SkippedNotRunning, ""
+				r.Outcome, r.Body = decide.SkippedNotRunning, ""
 			case !ok:
-				r.Outcome, r.Body = guard.Refused, ""
+				r.Outcome, r.Body = decide.Refused, ""
 			case o.DryRun:
-				r.Outcome = guard.DryRun
+				r.Outcome = decide.DryRun
 			default:
 				j.Signalled = o.Now
 				f.writes = append(f.writes, d)
-				r.Outcome = guard.Signalled
+				r.Outcome = decide.Signalled
 			}
 		case j.State != planner.JobPending:
-			r.Outcome, r.Body = guard.SkippedNotPending, ""
+			r.Outcome, r.Body = decide.SkippedNotPending, ""
 		case o.DryRun:
-			r.Outcome = guard.DryRun
+			r.Outcome = decide.DryRun
 		case fenced != nil:
-			r.Outcome, r.Body, r.Err = guard.NotSent, "", fenced
+			r.Outcome, r.Body, r.Err = decide.NotSent, "", fenced
 		default:
 			if o.Fence != nil { // as slurm.Client.Apply: check right before the write
 				if err := o.Fence(ctx); err != nil {
 					fenced = err
-					r.Outcome, r.Body, r.Err = guard.NotSent, "", err
+					r.Outcome, r.Body, r.Err = decide.NotSent, "", err
 					break
 				}
 			}
@@ -99,9 +99,9 @@ func (f *fakeCluster) Apply(ctx context.Context, ds []planner.Decision, o slurm.
 			if d.GPUsPerNode > 0 {
 				j.GPUsPerNode, j.GPUsPerJob, j.Nodes = d.GPUsPerNode, 0, max(1, d.NodeCount)
 			}
-			j.AdminComment = guard.Written{Workers: d.Workers, PS: d.PS, Rank: d.Rank, Cycle: o.Cycle, Defer: d.NotBefore}.String()
+			j.AdminComment = decide.Written{Workers: d.Workers, PS: d.PS, Rank: d.Rank, Cycle: o.Cycle, Defer: d.NotBefore}.String()
 			f.writes = append(f.writes, d)
-			r.Outcome = guard.Applied
+			r.Outcome = decide.Applied
 			if f.onWrite != nil {
 				f.onWrite()
 			}
@@ -118,9 +118,9 @@ func (f *fakeCluster) MarkNonCooperative(ctx context.Context, id int64) error {
 	if j == nil {
 		return fmt.Errorf("job %d: %w", id, slurm.ErrNotFound)
 	}
-	w, _ := guard.ParseAdminComment(j.AdminComment)
+	w, _ := decide.ParseAdminComment(j.AdminComment)
 	w.NonCooperative = true
-	j.AdminComment = guard.MergeAdminComment(j.AdminComment, w)
+	j.AdminComment = decide.MergeAdminComment(j.AdminComment, w)
 	j.NonCooperative = true
 	return nil
 }
@@ -230,7 +230,7 @@ func (p *fakePostgres) RewriteCounts(ctx context.Context, cluster string, jobs m
 	for _, c := range p.cycles {
 		for _, d := range c.Decisions {
 			since, asked := jobs[d.JobID]
-			if asked && c.Cluster == cluster && d.Outcome == guard.Applied && strings.Contains(d.Body, `"gpus_per_node":`) &&
+			if asked && c.Cluster == cluster && d.Outcome == decide.Applied && strings.Contains(d.Body, `"gpus_per_node":`) &&
 				!strings.Contains(d.Body, `"gpus_per_node":0`) && !c.StartedAt.Before(since) {
 				out[d.JobID]++
 			}
@@ -282,7 +282,7 @@ func (p *fakePostgres) PreemptionCounts(ctx context.Context, cluster string, sin
 	out := map[int64]int{}
 	for _, c := range p.cycles {
 		for _, d := range c.Decisions {
-			if want[d.JobID] && c.Cluster == cluster && d.Outcome == guard.Signalled && !c.StartedAt.Before(since) {
+			if want[d.JobID] && c.Cluster == cluster && d.Outcome == decide.Signalled && !c.StartedAt.Before(since) {
 				out[d.JobID]++
 			}
 		}

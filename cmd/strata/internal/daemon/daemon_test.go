@@ -16,9 +16,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/strata-hpc/strata/db"
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/planner/plannertest"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 var testNow = time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)
@@ -42,8 +42,8 @@ func testOptions() Options {
 }
 
 // testGuard is the daemon's default guard with a hysteresis of 1.
-func testGuard() guard.Options {
-	g := guard.Defaults()
+func testGuard() decide.Options {
+	g := decide.Defaults()
 	g.PriorityHysteresis = 1
 	return g
 }
@@ -79,8 +79,8 @@ func runDaemon(t *testing.T, d *Daemon, timeout time.Duration) {
 	}
 }
 
-func storedOutcomes(cs []db.Cycle) map[int64]guard.Outcome {
-	out := map[int64]guard.Outcome{}
+func storedOutcomes(cs []db.Cycle) map[int64]decide.Outcome {
+	out := map[int64]decide.Outcome{}
 	for _, c := range cs {
 		for _, d := range c.Decisions {
 			out[d.JobID] = d.Outcome
@@ -106,14 +106,14 @@ func TestDaemonEnforceWritesOnlyHintedPendingJobs(t *testing.T) {
 			d10 = c
 		}
 	}
-	if d10.Outcome != guard.Applied {
+	if d10.Outcome != decide.Applied {
 		t.Fatalf("job 10 decision %+v, want applied", d10)
 	}
 	if j10.GPUs() != d10.Workers || j10.Priority != d10.Priority {
 		t.Errorf("hinted job 10 has %d GPUs priority %d; the decision was %d GPUs priority %d",
 			j10.GPUs(), j10.Priority, d10.Workers, d10.Priority)
 	}
-	if ac, ok := guard.ParseAdminComment(j10.AdminComment); !ok || ac.Workers != d10.Workers || ac.Cycle != 1 {
+	if ac, ok := decide.ParseAdminComment(j10.AdminComment); !ok || ac.Workers != d10.Workers || ac.Cycle != 1 {
 		t.Errorf("job 10 admin comment %q does not match its decision / cycle 1", j10.AdminComment)
 	}
 	if j11.GPUs() != 2 {
@@ -167,7 +167,7 @@ func TestDaemonShadowWritesNothing(t *testing.T) {
 	if len(cs) != 1 || cs[0].Enforce {
 		t.Fatalf("cycles = %+v, want one shadow cycle", cs)
 	}
-	if got := storedOutcomes(cs)[10]; got != guard.DryRun {
+	if got := storedOutcomes(cs)[10]; got != decide.DryRun {
 		t.Errorf("job 10 outcome %q, want dry-run (what enforce would send)", got)
 	}
 }
@@ -354,9 +354,9 @@ func TestDaemonSIGTERMFinishesAnApplyUnderWay(t *testing.T) {
 		got := storedOutcomes(bed.pg.Cycles())[10]
 		writes := len(bed.cl.Writes())
 		switch {
-		case during && (got != guard.Applied || writes == 0):
+		case during && (got != decide.Applied || writes == 0):
 			t.Errorf("stop during Apply: job 10 outcome %q, %d writes; want applied and written", got, writes)
-		case !during && (writes != 0 || got != "" && got != guard.NotSent):
+		case !during && (writes != 0 || got != "" && got != decide.NotSent):
 			t.Errorf("stop before Apply: job 10 outcome %q, %d writes; want nothing written", got, writes)
 		}
 	}
@@ -473,7 +473,7 @@ func TestDaemonFencesWritesWithTheLock(t *testing.T) {
 	}
 	notSent := 0
 	for _, r := range res.Report.Results {
-		if r.Outcome == guard.NotSent {
+		if r.Outcome == decide.NotSent {
 			notSent++
 		}
 	}
@@ -533,7 +533,7 @@ func TestDaemonMarksJobsThatIgnoreTheirSignal(t *testing.T) {
 		Running(2, 1, "node0001", now.Add(-2*time.Minute)).
 		Running(3, 1, "node0002", now.Add(-time.Hour)).
 		Build()
-	sig := func(at time.Time) string { return guard.Written{Workers: 1, Cycle: 1, Signalled: at}.String() }
+	sig := func(at time.Time) string { return decide.Written{Workers: 1, Cycle: 1, Signalled: at}.String() }
 	snap.Jobs[0].AdminComment = sig(now.Add(-10 * time.Minute)) // ignored it
 	snap.Jobs[1].AdminComment = sig(now.Add(-10 * time.Minute)) // requeued and restarted since
 	snap.Jobs[2].AdminComment = sig(now.Add(-time.Minute))      // still within the timeout
@@ -576,14 +576,14 @@ func TestDaemonPreemptsOnlyOptedInJobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[int64]guard.Outcome{}
+	got := map[int64]decide.Outcome{}
 	for _, r := range res.Report.Results {
 		got[r.JobID] = r.Outcome
 	}
-	if got[1] != guard.Signalled {
+	if got[1] != decide.Signalled {
 		t.Errorf("opted-in job 1: %q, want signalled (results %+v, verdicts %+v)", got[1], res.Report.Results, res.Verdicts)
 	}
-	if o, sent := got[2]; sent && o == guard.Signalled {
+	if o, sent := got[2]; sent && o == decide.Signalled {
 		t.Error("job 2 did not opt in but was signalled")
 	}
 	// Twice preempted today: locked, the planner proposes nothing for it.

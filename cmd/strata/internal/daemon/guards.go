@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // What the guards need from the audit trail: resizes and preemptions so
@@ -72,7 +72,7 @@ func lockSizes(s *planner.Snapshot, resizes map[int64]int, cap int) {
 	}
 }
 
-func toSend(vs []guard.Verdict) []planner.Decision {
+func toSend(vs []decide.Verdict) []planner.Decision {
 	var out []planner.Decision
 	for _, v := range vs {
 		if v.Write {

@@ -8,7 +8,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/strata-hpc/strata/cmd/strata/internal/promserve"
-	"github.com/strata-hpc/strata/slurm/guard"
+	"github.com/strata-hpc/strata/decide"
 )
 
 // Metrics are the daemon's Prometheus metrics. Labels are bounded
@@ -68,16 +68,16 @@ func NewMetrics() *Metrics {
 	for _, r := range []string{"ok", "failed", "standby"} {
 		m.cycles.WithLabelValues(r)
 	}
-	for _, o := range []guard.Outcome{guard.Applied, guard.DryRun, guard.Unchanged, guard.SkippedNotPending,
-		guard.SkippedGone, guard.SkippedHeld, guard.SkippedOptOut, guard.Refused, guard.Failed, guard.NotSent,
-		guard.Signalled, guard.SkippedNotRunning} {
+	for _, o := range []decide.Outcome{decide.Applied, decide.DryRun, decide.Unchanged, decide.SkippedNotPending,
+		decide.SkippedGone, decide.SkippedHeld, decide.SkippedOptOut, decide.Refused, decide.Failed, decide.NotSent,
+		decide.Signalled, decide.SkippedNotRunning} {
 		m.writes.WithLabelValues(string(o))
 	}
 	for _, s := range []string{"connect", "snapshot", "database", "lock", "plan", "apply", "save", "prune", "reload"} {
 		m.errors.WithLabelValues(s)
 	}
-	for _, g := range []guard.Name{guard.CycleLimit, guard.JobCap, guard.HystPriority, guard.HystGPUs, guard.OptOut,
-		guard.NotPending, guard.JobHeld} {
+	for _, g := range []decide.Name{decide.CycleLimit, decide.JobCap, decide.HystPriority, decide.HystGPUs, decide.OptOut,
+		decide.NotPending, decide.JobHeld} {
 		m.held.WithLabelValues(string(g))
 	}
 	return m

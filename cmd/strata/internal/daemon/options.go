@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // Options configure the daemon; built by the command from flags,
@@ -19,7 +19,7 @@ type Options struct {
 	Enforce  bool
 	Interval time.Duration
 	Cycles   int
-	Guard    guard.Options
+	Guard    decide.Options
 	Scope    Scope
 	LockName string
 	// Planner are the policies' settings; Interval is set from the cycle

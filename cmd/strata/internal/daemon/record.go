@@ -5,16 +5,16 @@ import (
 	"time"
 
 	"github.com/strata-hpc/strata/db"
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/slurm"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // record builds the audit record of a cycle: one row per decision that
 // differs from the last one stored for the job, or that wrote (or tried to
 // write) something. verdicts are aligned with p.Decisions.
 func (d *Daemon) record(snap *planner.Snapshot, p planner.Plan, jobs map[int64]*planner.Job,
-	verdicts []guard.Verdict, rep slurm.ApplyReport, id int64, start time.Time) *db.Cycle {
+	verdicts []decide.Verdict, rep slurm.ApplyReport, id int64, start time.Time) *db.Cycle {
 	rec := &db.Cycle{ID: id, Cluster: snap.Cluster, SnapshotID: snap.ID, Policy: p.Policy,
 		Enforce: d.opts.Enforce, StartedAt: start.UTC(), Duration: d.deps.Now().Sub(start),
 		Inputs: inputsOf(snap)}
@@ -35,7 +35,7 @@ func (d *Daemon) record(snap *planner.Snapshot, p planner.Plan, jobs map[int64]*
 			cd.RequestedGPUs, cd.CurPriority = j.GPUs(), j.Priority
 		}
 		if v.Write {
-			cd.Outcome, cd.OutcomeDetail = guard.NotSent, "the cycle ended before this job was written"
+			cd.Outcome, cd.OutcomeDetail = decide.NotSent, "the cycle ended before this job was written"
 			if r, ok := results[dc.JobID]; ok {
 				cd.Outcome, cd.Body, cd.OutcomeDetail = r.Outcome, r.Body, r.Detail
 			}
@@ -79,9 +79,9 @@ func inputsOf(s *planner.Snapshot) db.CycleInputs {
 
 // account updates the metrics and logs the cycle's summary line.
 func (d *Daemon) account(rec *db.Cycle, planned int) {
-	outcomes := map[guard.Outcome]int{}
+	outcomes := map[decide.Outcome]int{}
 	for _, c := range rec.Decisions {
-		if c.Guard != "" && c.Outcome == guard.Held {
+		if c.Guard != "" && c.Outcome == decide.Held {
 			d.m.held.WithLabelValues(string(c.Guard)).Inc()
 		}
 	}
@@ -93,7 +93,7 @@ func (d *Daemon) account(rec *db.Cycle, planned int) {
 		for _, r := range c.Reasons {
 			d.m.decisions.WithLabelValues(string(r)).Inc()
 		}
-		if c.Body != "" || c.Outcome == guard.NotSent {
+		if c.Body != "" || c.Outcome == decide.NotSent {
 			outcomes[c.Outcome]++
 			d.m.writes.WithLabelValues(string(c.Outcome)).Inc()
 		}

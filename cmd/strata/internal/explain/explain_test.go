@@ -11,8 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/strata-hpc/strata/db"
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // memDecisions is a Source over stored rows (newest first).
@@ -38,7 +38,7 @@ func (m memDecisions) LatestCycle(context.Context, string) (db.Cycle, error) {
 	return *m.last, nil
 }
 
-func storedRow(cycle int64, enforce bool, outcome guard.Outcome, gd guard.Name, body string, at time.Time) db.StoredDecision {
+func storedRow(cycle int64, enforce bool, outcome decide.Outcome, gd decide.Name, body string, at time.Time) db.StoredDecision {
 	return db.StoredDecision{CycleID: cycle, Cluster: "c", Policy: "smd", Enforce: enforce, DecidedAt: at,
 		CycleDecision: db.CycleDecision{
 			Decision: planner.Decision{JobID: 7, Action: planner.ActionUpdate, Workers: 4, PS: 1, GPUsPerNode: 4,
@@ -60,7 +60,7 @@ func TestExplainText(t *testing.T) {
 	}{
 		{"enforced", memDecisions{rows: []db.StoredDecision{
 			storedRow(9, true, "applied", "", `{"priority":1}`, at),
-			storedRow(4, true, "held", guard.CycleLimit, "", at.Add(-time.Hour))}}, []string{
+			storedRow(4, true, "held", decide.CycleLimit, "", at.Add(-time.Hour))}}, []string{
 			"Job 7 (bert) of user alice in partition gpu, asking 2 GPU(s)",
 			"Decided in cycle 9 at 2026-11-22 09:55:00Z (5m0s ago) by policy smd, enforce mode.",
 			"run with 4 worker GPU(s) as 1 node(s) × 4 GPU(s) and 1 parameter server(s); start order 2 (Slurm priority 100010)",
@@ -90,8 +90,8 @@ func TestExplainText(t *testing.T) {
 			planner.ReasonCalibrated.Describe(),
 			"Detail: modelled run time ×1.32, measured on 7 finished bert jobs on a100",
 		}, nil},
-		{"held by a guard", memDecisions{rows: []db.StoredDecision{storedRow(3, true, "held", guard.JobCap, "", at)}}, []string{
-			"held back: " + guard.JobCap.Describe(),
+		{"held by a guard", memDecisions{rows: []db.StoredDecision{storedRow(3, true, "held", decide.JobCap, "", at)}}, []string{
+			"held back: " + decide.JobCap.Describe(),
 		}, nil},
 		{"unknown job", memDecisions{last: &db.Cycle{ID: 12, Policy: "smd", StartedAt: at, Inputs: db.CycleInputs{PendingJobs: 40}}}, []string{
 			"no recorded decision for job 7", "Last cycle: 12 at 2026-11-22 09:55:00Z (5m0s ago) (shadow (dry-run) mode, policy smd, 40 pending jobs)",

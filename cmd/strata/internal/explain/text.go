@@ -7,8 +7,8 @@ import (
 
 	"github.com/strata-hpc/strata/cmd/strata/internal/config"
 	"github.com/strata-hpc/strata/db"
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // writeText tells the story of one job in words.
@@ -136,15 +136,15 @@ func decisionSummary(d planner.Decision) string {
 // outcomeWords says what happened to the write to Slurm.
 func outcomeWords(c db.CycleDecision) string {
 	switch c.Outcome {
-	case guard.Applied:
+	case decide.Applied:
 		return "written to the job (priority, GPU request, begin time, admin comment) and read back"
-	case guard.DryRun:
+	case decide.DryRun:
 		return "nothing written (shadow mode)"
-	case guard.Unchanged:
+	case decide.Unchanged:
 		return "nothing to write: the job already matches the decision"
-	case guard.Kept:
+	case decide.Kept:
 		return "nothing to write"
-	case guard.Held:
+	case decide.Held:
 		return "held back: " + c.Guard.Describe()
 	}
 	s := string(c.Outcome)
@@ -163,7 +163,7 @@ func otherModeWords(c db.CycleDecision, enforce bool) string {
 		return "in shadow mode the same decision is computed and recorded; nothing would be written either"
 	case c.Body != "":
 		return "in enforce mode Strata would have sent the request body above to slurmrestd"
-	case c.Outcome == guard.Held:
+	case c.Outcome == decide.Held:
 		return "in enforce mode the same guard would have held the write back"
 	}
 	return "in enforce mode nothing would have been written either"

@@ -12,7 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/strata-hpc/strata/db"
-	"github.com/strata-hpc/strata/slurm/guard"
+	"github.com/strata-hpc/strata/decide"
 )
 
 // Decisions is what Lookup reads from the database; *db.Store implements it.
@@ -36,17 +36,17 @@ type Lookup struct {
 // Find returns the decision written to job id, whether there is one, and
 // its source ("flag", "scontrol", "database" or "none"). A source that
 // cannot tell is logged, not returned: the job still gets its exports.
-func (l Lookup) Find(ctx context.Context, id int64) (a guard.Written, ok bool, source string) {
+func (l Lookup) Find(ctx context.Context, id int64) (a decide.Written, ok bool, source string) {
 	scontrol := l.Scontrol
 	if scontrol == nil {
 		scontrol = AdminComment
 	}
-	a, source = guard.Written{}, "none"
+	a, source = decide.Written{}, "none"
 	if l.AdminComment != nil {
-		a, ok = guard.ParseAdminComment(*l.AdminComment)
+		a, ok = decide.ParseAdminComment(*l.AdminComment)
 		source = "flag"
 	} else if s, err := scontrol(ctx, id); err == nil {
-		a, ok = guard.ParseAdminComment(s)
+		a, ok = decide.ParseAdminComment(s)
 		source = "scontrol"
 	} else {
 		l.Log.Debug().Err(err).Msg("scontrol cannot tell")
@@ -62,22 +62,22 @@ func (l Lookup) Find(ctx context.Context, id int64) (a guard.Written, ok bool, s
 }
 
 // fromDatabase is the latest decision applied to the job.
-func (l Lookup) fromDatabase(ctx context.Context, id int64) (guard.Written, bool, error) {
+func (l Lookup) fromDatabase(ctx context.Context, id int64) (decide.Written, bool, error) {
 	st, release, err := l.Open()
 	if err != nil {
-		return guard.Written{}, false, err
+		return decide.Written{}, false, err
 	}
 	defer release()
 	ds, err := st.DecisionsForJob(ctx, id, "", 50)
 	if err != nil {
-		return guard.Written{}, false, err
+		return decide.Written{}, false, err
 	}
 	for _, d := range ds {
-		if d.Outcome == guard.Applied {
-			return guard.Written{Workers: d.Workers, PS: d.PS, Rank: d.Rank, Cycle: d.CycleID}, true, nil
+		if d.Outcome == decide.Applied {
+			return decide.Written{Workers: d.Workers, PS: d.PS, Rank: d.Rank, Cycle: d.CycleID}, true, nil
 		}
 	}
-	return guard.Written{}, false, nil
+	return decide.Written{}, false, nil
 }
 
 // AdminComment asks scontrol for the job's admin comment (no credentials
@@ -99,12 +99,12 @@ func AdminComment(ctx context.Context, id int64) (string, error) {
 // Write prints the exports of job id: decision a when ok, else the job's
 // own allocation from Slurm's job environment (getenv). Values are
 // integers, so no quoting is needed.
-func Write(w io.Writer, id int64, a guard.Written, ok bool, source string, getenv func(string) string) error {
+func Write(w io.Writer, id int64, a decide.Written, ok bool, source string, getenv func(string) string) error {
 	decided := 0
 	if ok {
 		decided = 1
 	} else {
-		a = guard.Written{Workers: ownGPUs(getenv)}
+		a = decide.Written{Workers: ownGPUs(getenv)}
 	}
 	_, err := fmt.Fprintf(w, "export STRATA_JOB_ID=%d\nexport STRATA_DECIDED=%d\nexport STRATA_WORKERS=%d\n"+
 		"export STRATA_PS=%d\nexport STRATA_RANK=%d\nexport STRATA_CYCLE=%d\n# source: %s\n",

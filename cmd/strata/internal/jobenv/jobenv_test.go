@@ -10,8 +10,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/strata-hpc/strata/db"
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 func TestWrite(t *testing.T) {
@@ -28,7 +28,7 @@ func TestWrite(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a, ok := guard.ParseAdminComment(tt.comment)
+			a, ok := decide.ParseAdminComment(tt.comment)
 			var buf bytes.Buffer
 			if err := Write(&buf, 9, a, ok, "scontrol", func(k string) string { return env[k] }); err != nil {
 				t.Fatal(err)
@@ -50,8 +50,8 @@ func (m memDecisions) DecisionsForJob(context.Context, int64, string, int) ([]db
 func TestFind(t *testing.T) {
 	written := "strata: workers=4 ps=1 rank=2 cycle=17"
 	stored := memDecisions{
-		{CycleID: 20, CycleDecision: db.CycleDecision{Decision: planner.Decision{Workers: 8}, Outcome: guard.Held}},
-		{CycleID: 19, CycleDecision: db.CycleDecision{Decision: planner.Decision{Workers: 2, Rank: 3}, Outcome: guard.Applied}},
+		{CycleID: 20, CycleDecision: db.CycleDecision{Decision: planner.Decision{Workers: 8}, Outcome: decide.Held}},
+		{CycleID: 19, CycleDecision: db.CycleDecision{Decision: planner.Decision{Workers: 2, Rank: 3}, Outcome: decide.Applied}},
 	}
 	scontrol := func(comment string, err error) func(context.Context, int64) (string, error) {
 		return func(context.Context, int64) (string, error) { return comment, err }
@@ -60,7 +60,7 @@ func TestFind(t *testing.T) {
 		return func() (Decisions, func(), error) { return d, func() {}, err }
 	}
 	type found struct {
-		A      guard.Written
+		A      decide.Written
 		OK     bool
 		Source string
 	}
@@ -70,12 +70,12 @@ func TestFind(t *testing.T) {
 		want found
 	}{
 		{"flag wins over scontrol", Lookup{AdminComment: &written, Scontrol: scontrol("", errors.New("must not be asked"))},
-			found{guard.Written{Workers: 4, PS: 1, Rank: 2, Cycle: 17}, true, "flag"}},
+			found{decide.Written{Workers: 4, PS: 1, Rank: 2, Cycle: 17}, true, "flag"}},
 		{"scontrol", Lookup{Scontrol: scontrol(written+" Comment=x", nil)},
-			found{guard.Written{Workers: 4, PS: 1, Rank: 2, Cycle: 17}, true, "scontrol"}},
+			found{decide.Written{Workers: 4, PS: 1, Rank: 2, Cycle: 17}, true, "scontrol"}},
 		{"no scontrol, no database", Lookup{Scontrol: scontrol("", errors.New("no scontrol"))}, found{Source: "none"}},
 		{"database: the latest applied decision", Lookup{Scontrol: scontrol("(null)", nil), Open: open(stored, nil)},
-			found{guard.Written{Workers: 2, Rank: 3, Cycle: 19}, true, "database"}},
+			found{decide.Written{Workers: 2, Rank: 3, Cycle: 19}, true, "database"}},
 		{"database down", Lookup{Scontrol: scontrol("(null)", nil), Open: open(nil, errors.New("down"))}, found{Source: "scontrol"}},
 	}
 	for _, tt := range tests {

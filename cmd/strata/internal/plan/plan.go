@@ -10,9 +10,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/strata-hpc/strata/cmd/strata/internal/daemon"
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/slurm"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // Print writes the result of one cycle (a table with the request bodies
@@ -32,7 +32,7 @@ func Print(w io.Writer, res daemon.Result, asJSON bool, version string) error {
 	if err != nil {
 		return err
 	}
-	if n := res.Report.Count(guard.Failed); n > 0 {
+	if n := res.Report.Count(decide.Failed); n > 0 {
 		return fmt.Errorf("plan: %d of %d job updates failed (see the table)", n, len(res.Report.Results))
 	}
 	return nil
@@ -44,10 +44,10 @@ func WriteJSON(w io.Writer, res daemon.Result) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	type verdict struct {
-		JobID   int64         `json:"job_id"`
-		Write   bool          `json:"write"`
-		Outcome guard.Outcome `json:"outcome,omitempty"`
-		Guard   guard.Name    `json:"guard,omitempty"`
+		JobID   int64          `json:"job_id"`
+		Write   bool           `json:"write"`
+		Outcome decide.Outcome `json:"outcome,omitempty"`
+		Guard   decide.Name    `json:"guard,omitempty"`
 	}
 	vs := make([]verdict, len(res.Verdicts))
 	for i, v := range res.Verdicts {
@@ -97,11 +97,11 @@ func WriteTable(w io.Writer, res daemon.Result, version string) error {
 		switch {
 		case r.Body != "":
 			fmt.Fprintf(w, "POST /slurm/%s/job/%d %s", version, r.JobID, r.Body)
-			if r.Outcome != guard.Applied && r.Outcome != guard.DryRun {
+			if r.Outcome != decide.Applied && r.Outcome != decide.DryRun {
 				fmt.Fprintf(w, "  -> %s: %s", r.Outcome, r.Detail)
 			}
 			fmt.Fprintln(w)
-		case r.Detail != "" && r.Outcome != guard.Unchanged:
+		case r.Detail != "" && r.Outcome != decide.Unchanged:
 			fmt.Fprintf(w, "job %d: %s: %s\n", r.JobID, r.Outcome, r.Detail)
 		}
 	}

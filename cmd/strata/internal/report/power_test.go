@@ -12,8 +12,8 @@ import (
 
 	"github.com/strata-hpc/strata/cmd/strata/internal/report/reporttest"
 	"github.com/strata-hpc/strata/db"
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/slurm"
-	"github.com/strata-hpc/strata/slurm/guard"
 )
 
 // powerNow is 12:35 UTC; with 10-minute intervals and one hour of history
@@ -287,7 +287,7 @@ func (f *fakeApplier) ApplyPower(_ context.Context, ch []slurm.NodePower, o slur
 	f.got, f.opts = ch, o
 	out := make([]slurm.PowerResult, len(ch))
 	for i, c := range ch {
-		out[i] = slurm.PowerResult{Node: c.Node, State: "POWER_DOWN", Outcome: guard.Applied}
+		out[i] = slurm.PowerResult{Node: c.Node, State: "POWER_DOWN", Outcome: decide.Applied}
 	}
 	return out, nil
 }

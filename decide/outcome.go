@@ -1,11 +1,11 @@
-// Package guard decides which of a plan's decisions Strata may write to
+// Package decide decides which of a plan's decisions Strata may write to
 // Slurm, and names what became of each: one vocabulary of write outcomes
 // and guard reasons shared by the slurm writer, the audit trail in
 // Postgres, the daemon and the simulator. It also holds the codec of the
 // "strata:" segment Strata writes into a job's admin comment. It is pure
 // (no I/O, no clock: the caller passes the snapshot's time) and imports
 // only the planner.
-package guard
+package decide
 
 // Outcome is what became of one decision. The strings are stored in the
 // audit trail: add values, never rename them.
