@@ -42,11 +42,14 @@ type Options struct {
 	MaxDisturbedGPUHours float64
 }
 
-// Defaults are the daemon's write limits (its flags' defaults).
+// Defaults are the daemon's write limits (its flags' defaults); the
+// preemption limits are the planner's own defaults.
 func Defaults() Options {
 	return Options{MaxPerCycle: 20, MaxPerJob: 3, PriorityHysteresis: 100, MinGPUChange: 1,
 		MaxDefer: 30 * time.Minute, DeferSlack: 2 * time.Minute,
-		MinRunBeforePreempt: 10 * time.Minute, MaxPreemptPerDay: 2, MaxDisturbedGPUHours: 64}
+		MinRunBeforePreempt:  planner.DefaultMinRunBeforePreempt,
+		MaxPreemptPerDay:     planner.DefaultMaxPreemptPerDay,
+		MaxDisturbedGPUHours: planner.DefaultMaxDisturbedGPUHours}
 }
 
 // Validate names the first option out of range by its flag.

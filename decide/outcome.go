@@ -53,6 +53,12 @@ const (
 	NotSent Outcome = "not-sent"
 )
 
+// Outcomes lists every outcome (metrics pre-registration).
+func Outcomes() []Outcome {
+	return []Outcome{Applied, DryRun, Unchanged, SkippedNotPending, SkippedGone, SkippedHeld, SkippedOptOut,
+		Refused, Failed, Signalled, SkippedNotRunning, Kept, Held, NotSent}
+}
+
 // Wrote reports outcomes of an attempted write (worth an audit row every
 // time): written, failed or refused.
 func (o Outcome) Wrote() bool { return o == Applied || o == Failed || o == Refused || o == Signalled }

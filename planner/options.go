@@ -147,7 +147,7 @@ type Options struct {
 	// RestartCosts is the per-model table of restart costs (catalog model
 	// name → cost), for sites that measured them; nil = none.
 	RestartCosts map[string]time.Duration
-	// The writer's guards on preemptions (slurm/guard), which the planner
+	// The writer's guards on preemptions (package decide), which the planner
 	// mirrors so that it proposes only preemptions that can be written
 	// (strata run sets both from the same settings): MinRunBeforePreempt,
 	// the least run time since a job's last start (0 = 10 min; negative =

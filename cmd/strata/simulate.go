@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/cliflags"
 	"github.com/strata-hpc/strata/cmd/strata/internal/config"
 	"github.com/strata-hpc/strata/cmd/strata/internal/simulate"
 	"github.com/strata-hpc/strata/cmd/strata/internal/term"
@@ -35,7 +36,7 @@ func simulateCommand() *cli.Command {
 			"16x4:t4,cpus=48,mem=192G,bb=2T,bbbw=1G/s,bbpoolbw=4G/s. Jobs ask for the trace's cpus and memory_mib\n" +
 			"(else the node's share per GPU) and its bb_bytes (bb_in_bytes staged in before the job\n" +
 			"starts, bb_out_bytes staged out after it ends). See docs/evaluation.md.",
-		Flags:  simulate.Flags(),
+		Flags:  append(simulate.Flags(), cliflags.WriteLimits()...),
 		Action: runSimulate,
 	}
 }
@@ -98,5 +99,7 @@ func simulateOptions(c *cli.Context) (simulate.Options, error) {
 		p := f.Planner.Options()
 		o.Planner = &p
 	}
+	g := cliflags.WriteLimitOptions(c) // the site's own, as `strata run` writes through them
+	o.Guard = &g
 	return o, nil
 }

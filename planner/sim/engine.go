@@ -151,14 +151,7 @@ func PolicyOptions(cfg Config, tr *Trace) planner.Options {
 		o.RestartCost = cfg.restartCost()
 	}
 	if cfg.Scheduler == SchedulerSlurm { // the planner mirrors the guards it writes through
-		g := cfg.guardOptions()
-		o.MinRunBeforePreempt, o.MaxPreemptPerDay, o.MaxDisturbedGPUHours = g.MinRunBeforePreempt, g.MaxPreemptPerDay, g.MaxDisturbedGPUHours
-		if g.MinRunBeforePreempt == 0 {
-			o.MinRunBeforePreempt = -1 // no minimum
-		}
-		if g.MaxPreemptPerDay == 0 || g.MaxDisturbedGPUHours == 0 {
-			o.MaxPreemptPerDay = -1 // no preemption at all
-		}
+		o = decide.PlannerOptions(o, cfg.guardOptions())
 	}
 	return o
 }

@@ -12,25 +12,21 @@ import (
 	"github.com/strata-hpc/strata/planner"
 )
 
-// strataCycle is Strata's cycle in Slurm mode, as the daemon runs it: a
-// snapshot of the jobs as Slurm holds them, the policy's plan, the
-// daemon's guards (slurm/guard: pending only, caps, hysteresis, opt-outs,
-// begin-time limits), and the writes that pass them, which stay on the jobs
-// until changed. The plan's Start flags are not acted on: Slurm decides.
+// strataCycle is Strata's cycle in Slurm mode: a snapshot of the jobs as
+// Slurm holds them, then the daemon's own decide.Decide (history
+// annotations, the policy's plan, the guards: pending only, caps,
+// hysteresis, opt-outs, begin-time limits), and the writes that pass, which
+// stay on the jobs until changed. The plan's Start flags are not acted on:
+// Slurm decides.
 func (e *engine) strataCycle(ctx context.Context, s *slurmState, t float64) error {
 	s.cycle++
 	snap := e.snapshot(s.cycle, t, s)
-	began := time.Now()
-	p, err := e.policy.Plan(ctx, snap)
-	e.res.PlanTime += time.Since(began)
-	e.res.PlanCalls++
+	dec, err := decide.Decide(ctx, timedPolicy{e.policy, &e.res}, snap,
+		decide.History{Resizes: s.rewrites, Preempts: e.preemptCounts(t)}, s.guard)
 	if err != nil {
-		return fmt.Errorf("plan at t=%.0fs: %w", t, err)
+		return fmt.Errorf("cycle at t=%.0fs: %w", t, err)
 	}
-	jobs := make(map[int64]*planner.Job, len(snap.Jobs))
-	for k := range snap.Jobs {
-		jobs[snap.Jobs[k].ID] = &snap.Jobs[k]
-	}
+	p, jobs := dec.Plan, dec.Jobs
 	for _, d := range p.Decisions {
 		switch {
 		case d.Action == planner.ActionResize:
@@ -40,7 +36,7 @@ func (e *engine) strataCycle(ctx context.Context, s *slurmState, t float64) erro
 		}
 	}
 	wrote := false
-	for _, v := range decide.Plan(p, jobs, s.rewrites, e.preemptCounts(t), snap.Now, s.guard) {
+	for _, v := range dec.Verdicts {
 		if !v.Write {
 			if v.Send.Action == planner.ActionPreempt {
 				e.res.PreemptsHeld++
@@ -110,9 +106,7 @@ func (e *engine) slurmPending(s *slurmState, i int, t float64) planner.Job {
 	j := &e.jobs[i]
 	pj := j.pj
 	pj.Priority = j.prio
-	pj.SizeLocked = s.rewrites[int64(i+1)] >= s.guard.MaxPerJob
 	pj.AttainedGPUSeconds, pj.Restarts = j.attained, j.restarts
-	pj.PreemptsToday = j.preemptsSince(t - 86400)
 	pj.SubmitTime = simTime(j.slurmSubmit) // Slurm resets it at a requeue
 	if j.strataBegin > t {
 		pj.DeferredUntil = simTime(j.strataBegin)
@@ -129,6 +123,19 @@ func (e *engine) slurmPending(s *slurmState, i int, t float64) planner.Job {
 func (e *engine) slurmRunning(s *slurmState, v planner.Job, i int, t float64) planner.Job {
 	v.TimeLimit = time.Duration(math.Round(e.jobs[i].limit * float64(time.Second)))
 	v.SubmitTime = simTime(e.jobs[i].slurmSubmit)
-	v.SizeLocked = s.rewrites[int64(i+1)] >= s.guard.MaxPerJob // a restart could not change its size
 	return e.preemptView(s, v, i, t)
+}
+
+// timedPolicy times the policy's Plan calls into the run's result.
+type timedPolicy struct {
+	p   planner.Policy
+	res *Result
+}
+
+func (tp timedPolicy) Plan(ctx context.Context, s *planner.Snapshot) (planner.Plan, error) {
+	began := time.Now()
+	p, err := tp.p.Plan(ctx, s)
+	tp.res.PlanTime += time.Since(began)
+	tp.res.PlanCalls++
+	return p, err
 }

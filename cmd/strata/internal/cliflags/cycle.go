@@ -48,12 +48,35 @@ func EnvOf(n string) []string {
 // Cycle are the flags of one plan cycle: policy, mode, write limits
 // (the guards) and scope, shared by `strata run` and `strata plan`.
 func Cycle() []cli.Flag {
-	g := decide.Defaults()
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringFlag{Name: FlagRunPolicy, Value: "smd", EnvVars: EnvOf(FlagRunPolicy),
 			Usage: "planning policy: " + strings.Join(planner.PolicyNames(), ", ")},
 		&cli.BoolFlag{Name: FlagRunEnforce, EnvVars: EnvOf(FlagRunEnforce),
 			Usage: "write decisions to Slurm (needs --database-url: audit trail and one-writer lock); default: shadow mode"},
+	}, append(WriteLimits(), []cli.Flag{
+		&cli.StringSliceFlag{Name: FlagRunPartitions, EnvVars: EnvOf(FlagRunPartitions),
+			Usage: "plan only pending jobs of these partitions (default: all)"},
+		&cli.StringSliceFlag{Name: FlagRunUsers, EnvVars: EnvOf(FlagRunUsers),
+			Usage: "plan only pending jobs of these users (pilot roll-outs; default: all)"},
+		&cli.StringFlag{Name: FlagRunNamePrefix, EnvVars: EnvOf(FlagRunNamePrefix),
+			Usage: "plan only pending jobs whose name starts with this prefix"},
+		&cli.StringFlag{Name: FlagRunLockName, EnvVars: EnvOf(FlagRunLockName),
+			Usage: "name of the one-writer lock (default: strata-run/<Slurm cluster name>)"},
+		&cli.BoolFlag{Name: FlagRunCalibrate, Value: true, EnvVars: EnvOf(FlagRunCalibrate),
+			Usage: "correct modelled run times per (model, GPU type) and the energy term's GPU power by what finished jobs measured (needs --database-url; `strata report calibration` shows the factors)"},
+		&cli.StringFlag{Name: FlagRunHistorySource, Value: daemon.HistoryAuto, EnvVars: EnvOf(FlagRunHistorySource),
+			Usage: "where unhinted jobs' durations are learned from: auto (slurmdbd when slurmrestd serves /slurmdb, " +
+				"else strata), slurmdbd (its job records through slurmrestd), strata (the collector's records in Postgres)"},
+	}...)...)
+}
+
+// WriteLimits are the flags of the guards' write limits (decide.Options),
+// shared by `strata run`, `strata plan` and `strata simulate` (config keys:
+// the same names at top level), so that a simulation of a site runs under
+// the limits its daemon writes through.
+func WriteLimits() []cli.Flag {
+	g := decide.Defaults()
+	return []cli.Flag{
 		&cli.IntFlag{Name: FlagRunMaxPerCycle, Value: g.MaxPerCycle, EnvVars: EnvOf(FlagRunMaxPerCycle),
 			Usage: "most jobs rewritten per cycle (best-ranked first)"},
 		&cli.IntFlag{Name: FlagRunMaxPerJob, Value: g.MaxPerJob, EnvVars: EnvOf(FlagRunMaxPerJob),
@@ -70,20 +93,18 @@ func Cycle() []cli.Flag {
 			Usage: "most checkpoint signals one job gets in 24 hours (0: no preemption)"},
 		&cli.Float64Flag{Name: FlagRunMaxDisturbed, Value: g.MaxDisturbedGPUHours, EnvVars: EnvOf(FlagRunMaxDisturbed),
 			Usage: "most running GPU-hours one cycle's preemptions may disturb"},
-		&cli.StringSliceFlag{Name: FlagRunPartitions, EnvVars: EnvOf(FlagRunPartitions),
-			Usage: "plan only pending jobs of these partitions (default: all)"},
-		&cli.StringSliceFlag{Name: FlagRunUsers, EnvVars: EnvOf(FlagRunUsers),
-			Usage: "plan only pending jobs of these users (pilot roll-outs; default: all)"},
-		&cli.StringFlag{Name: FlagRunNamePrefix, EnvVars: EnvOf(FlagRunNamePrefix),
-			Usage: "plan only pending jobs whose name starts with this prefix"},
-		&cli.StringFlag{Name: FlagRunLockName, EnvVars: EnvOf(FlagRunLockName),
-			Usage: "name of the one-writer lock (default: strata-run/<Slurm cluster name>)"},
-		&cli.BoolFlag{Name: FlagRunCalibrate, Value: true, EnvVars: EnvOf(FlagRunCalibrate),
-			Usage: "correct modelled run times per (model, GPU type) and the energy term's GPU power by what finished jobs measured (needs --database-url; `strata report calibration` shows the factors)"},
-		&cli.StringFlag{Name: FlagRunHistorySource, Value: daemon.HistoryAuto, EnvVars: EnvOf(FlagRunHistorySource),
-			Usage: "where unhinted jobs' durations are learned from: auto (slurmdbd when slurmrestd serves /slurmdb, " +
-				"else strata), slurmdbd (its job records through slurmrestd), strata (the collector's records in Postgres)"},
 	}
+}
+
+// WriteLimitOptions reads the WriteLimits flags.
+func WriteLimitOptions(c *cli.Context) decide.Options {
+	g := decide.Defaults()
+	g.MaxPerCycle, g.MaxPerJob = c.Int(FlagRunMaxPerCycle), c.Int(FlagRunMaxPerJob)
+	g.PriorityHysteresis, g.MinGPUChange = c.Int64(FlagRunPrioHyst), c.Int(FlagRunMinGPUChange)
+	g.MaxDefer = c.Duration(FlagRunMaxDefer)
+	g.MinRunBeforePreempt, g.MaxPreemptPerDay = c.Duration(FlagRunMinRunPreempt), c.Int(FlagRunMaxPreemptDay)
+	g.MaxDisturbedGPUHours = c.Float64(FlagRunMaxDisturbed)
+	return g
 }
 
 // CycleOptions reads the cycle flags and the configuration's [planner]
@@ -91,23 +112,12 @@ func Cycle() []cli.Flag {
 // daemon options; the run-only fields keep values that let one cycle run
 // (strata plan).
 func CycleOptions(c *cli.Context, f *config.File) daemon.Options {
-	g := decide.Defaults()
-	g.MaxPerCycle, g.MaxPerJob = c.Int(FlagRunMaxPerCycle), c.Int(FlagRunMaxPerJob)
-	g.PriorityHysteresis, g.MinGPUChange = c.Int64(FlagRunPrioHyst), c.Int(FlagRunMinGPUChange)
-	g.MaxDefer = c.Duration(FlagRunMaxDefer)
-	g.MinRunBeforePreempt, g.MaxPreemptPerDay = c.Duration(FlagRunMinRunPreempt), c.Int(FlagRunMaxPreemptDay)
-	g.MaxDisturbedGPUHours = c.Float64(FlagRunMaxDisturbed)
+	g := WriteLimitOptions(c)
 	var sec config.Planner
 	if f != nil {
 		sec = f.Planner
 	}
-	po := sec.Options()
-	// The plan proposes what the guard lets through.
-	po.MinRunBeforePreempt, po.MaxDisturbedGPUHours = g.MinRunBeforePreempt, g.MaxDisturbedGPUHours
-	po.MaxPreemptPerDay = g.MaxPreemptPerDay
-	if po.MaxPreemptPerDay == 0 {
-		po.MaxPreemptPerDay = -1 // the planner's 0 is its default; the flag's 0 means none
-	}
+	po := decide.PlannerOptions(sec.Options(), g) // the plan proposes what the guards let through
 	return daemon.Options{
 		Planner:  po,
 		Settings: sec.Settings(),

@@ -14,11 +14,11 @@ import (
 
 // stageError names the step of a cycle that failed (a metrics label).
 type stageError struct {
-	stage string
+	stage Stage
 	err   error
 }
 
-func (e *stageError) Error() string { return e.stage + ": " + e.err.Error() }
+func (e *stageError) Error() string { return string(e.stage) + ": " + e.err.Error() }
 func (e *stageError) Unwrap() error { return e.err }
 
 // Result is what one cycle did.
@@ -72,18 +72,18 @@ func (d *Daemon) timedCycle(ctx context.Context) (Result, cycleStatus, error) {
 	case ctx.Err() != nil:
 		d.log.Info().Msg("stopping: cycle finished or abandoned")
 	case st == cycleStandby:
-		d.m.cycles.WithLabelValues("standby").Inc()
+		d.m.cycles.WithLabelValues(resultStandby).Inc()
 	case err != nil:
-		stage := "cycle"
+		stage := StageCycle
 		var se *stageError
 		if errors.As(err, &se) {
 			stage = se.stage
 		}
-		d.m.cycles.WithLabelValues("failed").Inc()
-		d.m.errors.WithLabelValues(stage).Inc()
-		d.log.Error().Err(err).Str("stage", stage).Msg("cycle failed; backing off")
+		d.m.cycles.WithLabelValues(resultFailed).Inc()
+		d.m.errors.WithLabelValues(string(stage)).Inc()
+		d.log.Error().Err(err).Str("stage", string(stage)).Msg("cycle failed; backing off")
 	default:
-		d.m.cycles.WithLabelValues("ok").Inc()
+		d.m.cycles.WithLabelValues(resultOK).Inc()
 		d.m.cycleDuration.Observe(dur.Seconds())
 		d.m.lastSuccess.Set(float64(d.deps.Now().Unix()))
 	}
@@ -93,22 +93,22 @@ func (d *Daemon) timedCycle(ctx context.Context) (Result, cycleStatus, error) {
 // cycle is snapshot → leadership → plan → guards → apply → save.
 func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 	var res Result
-	fail := func(stage string, err error) (Result, cycleStatus, error) {
+	fail := func(stage Stage, err error) (Result, cycleStatus, error) {
 		return res, cycleFailed, &stageError{stage, err}
 	}
 	cl, err := d.cluster(ctx)
 	if err != nil {
-		return fail("connect", err)
+		return fail(StageConnect, err)
 	}
 	start := d.deps.Now()
 	snap, err := cl.Snapshot(ctx)
 	if err != nil {
-		return fail("snapshot", err)
+		return fail(StageSnapshot, err)
 	}
 	res.Snapshot = snap
 	st, err := d.store(ctx)
 	if err != nil && d.opts.Enforce {
-		return fail("database", err)
+		return fail(StageDatabase, err)
 	}
 	if st != nil {
 		lctx, cancel := d.dbContext(ctx)
@@ -133,25 +133,21 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 	cancel()
 	if err != nil {
 		if d.opts.Enforce {
-			return fail("database", err)
+			return fail(StageDatabase, err)
 		}
-		d.m.errors.WithLabelValues("database").Inc()
+		d.m.errors.WithLabelValues(string(StageDatabase)).Inc()
 		d.log.Warn().Err(err).Msg("database unavailable: shadow cycle goes on unrecorded for now")
 		counts, preempts, id = map[int64]int{}, map[int64]int{}, 0
 	}
-	lockSizes(scoped, counts, d.opts.Guard.MaxPerJob)
-	countPreempts(scoped, preempts)
-	plan, err := d.policy.Plan(ctx, scoped)
+	dec, err := decide.Decide(ctx, d.policy, scoped, decide.History{Resizes: counts, Preempts: preempts}, d.opts.Guard)
 	if err != nil {
-		return fail("plan", err)
+		return fail(StagePlan, err)
 	}
+	plan, jobs, verdicts := dec.Plan, dec.Jobs, dec.Verdicts
 	if plan.Policy == "" {
 		plan.Policy = d.opts.Policy
 	}
-	res.Plan = plan
-	jobs := jobIndex(scoped)
-	verdicts := decide.Plan(plan, jobs, counts, preempts, snap.Now, d.opts.Guard)
-	res.Verdicts = verdicts
+	res.Plan, res.Verdicts = plan, verdicts
 	var fence func(context.Context) error
 	if d.opts.Enforce {
 		lctx, cancel := d.dbContext(ctx)
@@ -159,7 +155,7 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 		cancel()
 		if err != nil {
 			d.loseLock()
-			return fail("lock", err)
+			return fail(StageLock, err)
 		}
 		d.followSignalled(ctx, cl, snap)
 		// Every write re-checks the lock: a daemon that loses it in the
@@ -175,7 +171,7 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 	applyErr := ctx.Err() // stopping before Apply: abandon, record the decisions as not sent
 	if applyErr == nil {
 		actx, release := applyContext(ctx)
-		rep, applyErr = cl.Apply(actx, toSend(verdicts), slurm.ApplyOptions{DryRun: !d.opts.Enforce, Cycle: id,
+		rep, applyErr = cl.Apply(actx, dec.Send(), slurm.ApplyOptions{DryRun: !d.opts.Enforce, Cycle: id,
 			Nodes: snap.Nodes, Now: snap.Now, Fence: fence, Preemptible: preemptible})
 		release()
 		if fenced(rep) {
@@ -191,7 +187,7 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 	d.save(ctx, rec)
 	d.housekeeping(ctx)
 	if applyErr != nil && ctx.Err() == nil {
-		return fail("apply", applyErr)
+		return fail(StageApply, applyErr)
 	}
 	return res, cycleOK, nil
 }
@@ -270,7 +266,7 @@ func (d *Daemon) store(ctx context.Context) (Store, error) {
 	if d.st == nil {
 		st, err := d.deps.Open(ctx)
 		if err != nil {
-			d.m.errors.WithLabelValues("database").Inc()
+			d.m.errors.WithLabelValues(string(StageDatabase)).Inc()
 			d.log.Warn().Err(err).Msg("database unavailable: shadow cycle not recorded yet")
 			return nil, err
 		}
@@ -296,11 +292,11 @@ func (d *Daemon) lead(ctx context.Context, st Store, clusterName string) (cycleS
 	if err != nil {
 		if !d.opts.Enforce {
 			// Shadow mode writes nothing to Slurm: plan on, record later.
-			d.m.errors.WithLabelValues("lock").Inc()
+			d.m.errors.WithLabelValues(string(StageLock)).Inc()
 			d.log.Warn().Err(err).Msg("writer lock unavailable: shadow cycle goes on")
 			return cycleOK, nil
 		}
-		return cycleFailed, &stageError{"lock", err}
+		return cycleFailed, &stageError{StageLock, err}
 	}
 	if !ok {
 		if !d.standby {
@@ -339,7 +335,7 @@ func (d *Daemon) save(ctx context.Context, rec *db.Cycle) {
 	d.unsaved = append(d.unsaved, rec)
 	if over := len(d.unsaved) - maxUnsaved; over > 0 {
 		d.log.Warn().Int("dropped", over).Msg("audit queue full: oldest unsaved cycles dropped")
-		d.m.errors.WithLabelValues("audit_dropped").Add(float64(over))
+		d.m.errors.WithLabelValues(string(StageAuditDropped)).Add(float64(over))
 		d.unsaved = d.unsaved[over:]
 	}
 	if st, err := d.store(ctx); err != nil || st == nil {
@@ -357,7 +353,7 @@ const maxUnsaved = 100
 func (d *Daemon) flush(ctx context.Context) {
 	for len(d.unsaved) > 0 {
 		if err := d.st.SaveCycle(ctx, d.unsaved[0]); err != nil {
-			d.m.errors.WithLabelValues("save").Inc()
+			d.m.errors.WithLabelValues(string(StageSave)).Inc()
 			d.log.Warn().Err(err).Int("queued", len(d.unsaved)).Msg("save cycle: kept for the next attempt")
 			break
 		}
@@ -420,7 +416,7 @@ func (d *Daemon) housekeeping(ctx context.Context) {
 	d.lastPrune = now
 	n, err := hk.PruneCycles(ctx, now.Add(-d.opts.AuditRetention))
 	if err != nil {
-		d.m.errors.WithLabelValues("prune").Inc()
+		d.m.errors.WithLabelValues(string(StagePrune)).Inc()
 		d.log.Warn().Err(err).Msg("prune audit trail")
 		return
 	}

@@ -241,7 +241,7 @@ func (d *Daemon) reload() {
 		err = d.setOptions(o)
 	}
 	if err != nil {
-		d.m.errors.WithLabelValues("reload").Inc()
+		d.m.errors.WithLabelValues(string(StageReload)).Inc()
 		d.log.Error().Err(err).Msg("reload configuration: keeping the previous one")
 		return
 	}

@@ -51,7 +51,7 @@ func BenchmarkDaemonOverhead(b *testing.B) {
 		b.Fatal(err)
 	}
 	d := benchDaemon(b, testBed{cl: newFakeCluster(snap), pg: newFakePostgres(), m: NewMetrics()}, testOptions())
-	jobs := jobIndex(snap)
+	jobs := decide.JobIndex(snap)
 	b.ResetTimer()
 	for b.Loop() {
 		vs := decide.Plan(plan, jobs, map[int64]int{}, nil, snap.Now, d.opts.Guard)

@@ -589,7 +589,7 @@ func TestDaemonPreemptsOnlyOptedInJobs(t *testing.T) {
 	// Twice preempted today: locked, the planner proposes nothing for it.
 	s := *snap
 	s.Jobs = append([]planner.Job(nil), snap.Jobs...)
-	countPreempts(&s, map[int64]int{1: 2})
+	decide.Annotate(&s, decide.History{Preempts: map[int64]int{1: 2}}, testOptions().Guard)
 	if s.Jobs[0].PreemptsToday != 2 || s.Jobs[1].PreemptsToday != 0 {
 		t.Errorf("PreemptsToday = %d, %d; want 2, 0", s.Jobs[0].PreemptsToday, s.Jobs[1].PreemptsToday)
 	}

@@ -26,6 +26,7 @@ func (d *Daemon) history(ctx context.Context, st Store, s *planner.Snapshot) (ma
 		case planner.JobPending:
 			ids[j.ID] = j.SubmitTime
 		case planner.JobRunning:
+			ids[j.ID] = j.SubmitTime // a restart at another size is a resize too
 			running = append(running, j.ID)
 		}
 	}
@@ -33,7 +34,7 @@ func (d *Daemon) history(ctx context.Context, st Store, s *planner.Snapshot) (ma
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	preempts, err := st.PreemptionCounts(ctx, s.Cluster, s.Now.Add(-24*time.Hour), running)
+	preempts, err := st.PreemptionCounts(ctx, s.Cluster, decide.PreemptSince(s.Now), running)
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -44,48 +45,9 @@ func (d *Daemon) history(ctx context.Context, st Store, s *planner.Snapshot) (ma
 	return counts, preempts, id, nil
 }
 
-// countPreempts tells the planner how often each running job was preempted
-// in the last 24 hours (Job.PreemptsToday): it proposes no preemption past
-// the site's daily cap, and spends the last one only on a large gain.
-func countPreempts(s *planner.Snapshot, preempts map[int64]int) {
-	for i := range s.Jobs {
-		if j := &s.Jobs[i]; j.State == planner.JobRunning {
-			j.PreemptsToday = preempts[j.ID]
-		}
-	}
-}
-
 // preemptible is the planner's own rule of who may be signalled, and with
 // which signal: the writer re-checks it on the job it re-reads.
 func preemptible(j planner.Job) (string, bool) {
 	ok, h := planner.Preemptible(&j)
 	return h.Signal, ok
-}
-
-// lockSizes marks the jobs whose GPU request reached the resize cap, so
-// that the plan keeps their size (what the guards would write anyway).
-func lockSizes(s *planner.Snapshot, resizes map[int64]int, cap int) {
-	for i := range s.Jobs {
-		if j := &s.Jobs[i]; j.State == planner.JobPending && resizes[j.ID] >= cap {
-			j.SizeLocked = true
-		}
-	}
-}
-
-func toSend(vs []decide.Verdict) []planner.Decision {
-	var out []planner.Decision
-	for _, v := range vs {
-		if v.Write {
-			out = append(out, v.Send)
-		}
-	}
-	return out
-}
-
-func jobIndex(s *planner.Snapshot) map[int64]*planner.Job {
-	m := make(map[int64]*planner.Job, len(s.Jobs))
-	for i := range s.Jobs {
-		m[s.Jobs[i].ID] = &s.Jobs[i]
-	}
-	return m
 }

@@ -125,7 +125,7 @@ func (d *Daemon) learnHistory(ctx context.Context, cl Cluster, st Store, cluster
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if err := d.hist.learn(ctx, src, cluster, now, d.log); err != nil {
-		d.m.errors.WithLabelValues("history").Inc()
+		d.m.errors.WithLabelValues(string(StageHistory)).Inc()
 	}
 }
 

@@ -46,7 +46,7 @@ func NewMetrics() *Metrics {
 		held: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "strata_rewrites_held_total",
 			Help: "Job updates held back by a daemon guard, by guard."}, []string{"guard"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "strata_errors_total",
-			Help: "Errors by stage (connect, snapshot, database, lock, plan, apply, save, reload, history)."}, []string{"stage"}),
+			Help: "Errors by stage (connect, snapshot, database, lock, plan, apply, save, audit_dropped, prune, reload, history, cycle)."}, []string{"stage"}),
 		leader: prometheus.NewGauge(prometheus.GaugeOpts{Name: "strata_leader",
 			Help: "1 while this daemon holds the writer lock, 0 in standby."}),
 		enforce: prometheus.NewGauge(prometheus.GaugeOpts{Name: "strata_enforce",
@@ -65,19 +65,16 @@ func NewMetrics() *Metrics {
 	// Every series the documented alerts and dashboards read exists from
 	// the start, at 0: an alert on a rate of failures must have a series
 	// before the first failure.
-	for _, r := range []string{"ok", "failed", "standby"} {
+	for _, r := range []string{resultOK, resultFailed, resultStandby} {
 		m.cycles.WithLabelValues(r)
 	}
-	for _, o := range []decide.Outcome{decide.Applied, decide.DryRun, decide.Unchanged, decide.SkippedNotPending,
-		decide.SkippedGone, decide.SkippedHeld, decide.SkippedOptOut, decide.Refused, decide.Failed, decide.NotSent,
-		decide.Signalled, decide.SkippedNotRunning} {
+	for _, o := range decide.Outcomes() {
 		m.writes.WithLabelValues(string(o))
 	}
-	for _, s := range []string{"connect", "snapshot", "database", "lock", "plan", "apply", "save", "prune", "reload"} {
-		m.errors.WithLabelValues(s)
+	for _, s := range Stages() {
+		m.errors.WithLabelValues(string(s))
 	}
-	for _, g := range []decide.Name{decide.CycleLimit, decide.JobCap, decide.HystPriority, decide.HystGPUs, decide.OptOut,
-		decide.NotPending, decide.JobHeld} {
+	for _, g := range decide.Names() {
 		m.held.WithLabelValues(string(g))
 	}
 	return m

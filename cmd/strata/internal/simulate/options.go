@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/strata-hpc/strata/burstbuffer"
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/planner/sim"
 )
@@ -71,6 +72,9 @@ type Options struct {
 
 	// Planner is the site's [planner] section (nil: the planner's defaults).
 	Planner *planner.Options
+	// Guard are the site's write limits (the same flags and keys as
+	// strata run's; nil: the daemon's defaults).
+	Guard *decide.Options
 
 	Parallel int    // policies simulated at once
 	Label    string // name of the run in the report
@@ -125,7 +129,7 @@ func (o Options) baseConfig() (sim.Config, error) {
 		return cfg, errors.New("--jobs adds per-job rows to the JSON: give --json too")
 	}
 	cfg.JobRows = o.Jobs
-	cfg.Planner = o.Planner
+	cfg.Planner, cfg.Guard = o.Planner, o.Guard
 	cfg.Scheduler = o.Scheduler
 	if cfg.Scheduler != sim.SchedulerSlurm && cfg.Scheduler != sim.SchedulerIdeal {
 		return cfg, fmt.Errorf("--scheduler %q: want slurm or ideal", cfg.Scheduler)

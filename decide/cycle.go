@@ -1,0 +1,111 @@
+package decide
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/strata-hpc/strata/planner"
+)
+
+// History is what the guards and the planner need from Strata's own past
+// writes (the audit trail in the daemon, the simulator's counters in
+// simulation): per job, how often its GPU request was already changed
+// (Resizes, the per-job cap) and how often it was preempted in the last 24
+// hours (Preempts, the daily cap). Missing entries count as 0; nil maps are
+// empty.
+type History struct {
+	Resizes  map[int64]int
+	Preempts map[int64]int
+}
+
+// Result is one decision round: the plan of the annotated snapshot and the
+// guards' verdicts, aligned with Plan.Decisions. Jobs indexes the
+// snapshot's jobs by ID.
+type Result struct {
+	Plan     planner.Plan
+	Verdicts []Verdict
+	Jobs     map[int64]*planner.Job
+}
+
+// Send lists the decisions to hand to the writer (the verdicts that pass),
+// in plan order.
+func (r Result) Send() []planner.Decision {
+	var out []planner.Decision
+	for _, v := range r.Verdicts {
+		if v.Write {
+			out = append(out, v.Send)
+		}
+	}
+	return out
+}
+
+// Decide is Strata's cycle without its I/O, as both `strata run` and the
+// simulator's Slurm mode run it: annotate the snapshot with history (a job
+// whose GPU request reached the per-job cap keeps its size, pending or
+// running — a running job's restart size is a rewrite too; running jobs
+// carry their preemptions of the last day), plan with pol, and guard the
+// plan with o. s is modified in place (the annotations). It is pure apart
+// from what pol does: same snapshot, history and options, same result.
+func Decide(ctx context.Context, pol planner.Policy, s *planner.Snapshot, h History, o Options) (Result, error) {
+	Annotate(s, h, o)
+	p, err := pol.Plan(ctx, s)
+	if err != nil {
+		return Result{}, fmt.Errorf("plan: %w", err)
+	}
+	jobs := JobIndex(s)
+	return Result{Plan: p, Jobs: jobs, Verdicts: Plan(p, jobs, h.Resizes, h.Preempts, s.Now, o)}, nil
+}
+
+// Annotate marks, on the snapshot's jobs, what the planner must respect
+// from history: SizeLocked for every pending or running job whose GPU
+// request was changed MaxPerJob times (the guards would refuse another
+// change), and PreemptsToday for running jobs (the planner proposes no
+// preemption past the daily cap and spends the last one only on a large
+// gain).
+func Annotate(s *planner.Snapshot, h History, o Options) {
+	for i := range s.Jobs {
+		j := &s.Jobs[i]
+		switch j.State {
+		case planner.JobPending:
+			j.SizeLocked = j.SizeLocked || h.Resizes[j.ID] >= o.MaxPerJob
+		case planner.JobRunning:
+			j.SizeLocked = j.SizeLocked || h.Resizes[j.ID] >= o.MaxPerJob
+			j.PreemptsToday = h.Preempts[j.ID]
+		}
+	}
+}
+
+// JobIndex indexes the snapshot's jobs by ID (pointers into s.Jobs).
+func JobIndex(s *planner.Snapshot) map[int64]*planner.Job {
+	m := make(map[int64]*planner.Job, len(s.Jobs))
+	for i := range s.Jobs {
+		m[s.Jobs[i].ID] = &s.Jobs[i]
+	}
+	return m
+}
+
+// PlannerOptions returns po with the planner's preemption limits set from
+// the write limits o, so that the plan proposes only what the guards let
+// through. It is the one translation between the two: the guards' zero
+// means "none" (no minimum run, no preemption), the planner's zero means
+// "default", so zeros are mapped to the planner's "none" (-1).
+func PlannerOptions(po planner.Options, o Options) planner.Options {
+	po.MinRunBeforePreempt = o.MinRunBeforePreempt
+	po.MaxPreemptPerDay = o.MaxPreemptPerDay
+	po.MaxDisturbedGPUHours = o.MaxDisturbedGPUHours
+	if o.MinRunBeforePreempt == 0 {
+		po.MinRunBeforePreempt = -1 // no minimum
+	}
+	if o.MaxPreemptPerDay == 0 || o.MaxDisturbedGPUHours == 0 {
+		po.MaxPreemptPerDay = -1 // no preemption at all
+	}
+	return po
+}
+
+// preemptWindow is the period the daily preemption cap counts over.
+const preemptWindow = 24 * time.Hour
+
+// PreemptSince is the start of the window History.Preempts counts over for
+// a snapshot taken at now.
+func PreemptSince(now time.Time) time.Time { return now.Add(-preemptWindow) }
