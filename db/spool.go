@@ -21,7 +21,8 @@ import (
 )
 
 // ErrSpoolFull is returned when appending would make the spool exceed its
-// bound; the batch is not stored.
+// bound, or eat into its reserve, or the file system has no room (ENOSPC);
+// the batch is not stored.
 var ErrSpoolFull = errors.New("spool full")
 
 // Batch is one unit of ingestion: samples plus the assignment and job
@@ -32,6 +33,10 @@ type Batch struct {
 	Cluster     string              `json:"cluster,omitempty"`
 	Jobs        []planner.Job       `json:"jobs,omitempty"`
 	JobEnds     map[int64]time.Time `json:"job_ends,omitempty"`
+	// Reduced marks a batch cut down to what per-job energy and GPU-hours
+	// need (its assignment and job changes and a few samples) because the
+	// whole batch did not fit: it may use the spool's reserve.
+	Reduced bool `json:"reduced,omitempty"`
 }
 
 // Spool is a bounded, fsynced local store of batches that could not be
@@ -54,6 +59,10 @@ type Batch struct {
 //     replays that one batch; the writes behind Drain are idempotent (sample
 //     key (gpu_uuid, ts), upserts), so the database keeps it once. Segment
 //     names are never reused while a checkpoint names them.
+//   - P.rejected: batches, or the rows of them, that Postgres refuses for
+//     good (a constraint or data error), one JSON record per line with the
+//     error; kept out of the way so the batches behind them go on
+//     (KeepRejected).
 //   - P.damaged: bytes that do not decode as a batch (a torn append from a
 //     crash, disk damage), moved aside with a log line and counted in Stats;
 //     the intact batches around them are drained.
@@ -69,7 +78,8 @@ type Spool struct {
 	sealed  []segment // oldest first
 	nextSeq int
 	ckpt    checkpoint // zero seq: none
-	damaged SpoolStats // the damage counters only
+	damaged SpoolStats // the damage and rejection counters only
+	reserve int64      // bytes under maxBytes only reduced batches may use
 }
 
 type segment struct {
@@ -92,6 +102,10 @@ type SpoolStats struct {
 	// .damaged file since the spool was opened (monotonic counters).
 	DamagedRecords int64
 	DamagedBytes   int64
+	// RejectedBatches and RejectedSamples count what was kept in the
+	// .rejected file since the spool was opened (monotonic counters).
+	RejectedBatches int64
+	RejectedSamples int64
 }
 
 // SpoolOption configures OpenSpool.
@@ -119,7 +133,7 @@ func OpenSpool(path string, maxBytes int64, opts ...SpoolOption) (*Spool, error)
 		maxBytes = 1 << 30
 	}
 	s := &Spool{path: path, maxBytes: maxBytes, segMax: min(max(maxBytes/16, 1<<20), 64<<20),
-		log: zerolog.Nop(), nextSeq: 1}
+		log: zerolog.Nop(), nextSeq: 1, reserve: defaultReserve(maxBytes)}
 	for _, o := range opts {
 		o(s)
 	}
@@ -232,8 +246,8 @@ func (s *Spool) Append(b Batch) error {
 	if err != nil {
 		return err
 	}
-	if size+int64(len(line)) > s.maxBytes {
-		return fmt.Errorf("spool append: %d + %d bytes > %d: %w", size, len(line), s.maxBytes, ErrSpoolFull)
+	if err := s.room(size, int64(len(line)), b.Reduced); err != nil {
+		return fmt.Errorf("spool append: %w", err)
 	}
 	active, err := s.activeSize()
 	if err != nil {
@@ -272,11 +286,12 @@ func (s *Spool) Append(b Batch) error {
 		// starts on a new line (above).
 		f.Truncate(start)
 		f.Close()
-		return fmt.Errorf("spool append: %w", err)
+		return fmt.Errorf("spool append: %w", noSpace(err))
 	}
 	if err := f.Sync(); err != nil {
+		f.Truncate(start)
 		f.Close()
-		return fmt.Errorf("spool append: fsync: %w", err)
+		return fmt.Errorf("spool append: fsync: %w", noSpace(err))
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("spool append: %w", err)
@@ -413,7 +428,7 @@ type record struct {
 // batchStarts are how a marshalled Batch can begin (its first non-empty
 // field); no nested object begins so.
 var batchStarts = [][]byte{[]byte(`{"samples":`), []byte(`{"assignments":`), []byte(`{"cluster":`),
-	[]byte(`{"jobs":`), []byte(`{"job_ends":`), []byte(`{}`)}
+	[]byte(`{"jobs":`), []byte(`{"job_ends":`), []byte(`{"reduced":`), []byte(`{}`)}
 
 // decodeLine decodes one line. A line that does not decode is damaged, up
 // to the last batch start from which the rest decodes: a partial batch

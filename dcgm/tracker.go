@@ -22,8 +22,15 @@ type assignKey struct {
 
 // Tracker turns successive GPU→job mappings into assignment intervals. It is
 // not safe for concurrent use.
+//
+// Its clock never goes back: a mapping observed at a time before the latest
+// one it placed (the sweep clock stepped back, or a restarted replay) is
+// ignored, and no assignment ever closes before it opened. The database
+// refuses such an interval (gpu_assignment_check), and an interval placed on
+// a clock that went back would count hours twice.
 type Tracker struct {
-	open map[assignKey]Assignment
+	open   map[assignKey]Assignment
+	latest time.Time // the latest observation placed, or the latest From resumed
 }
 
 // NewTracker returns a tracker that continues the given open assignments
@@ -33,16 +40,30 @@ func NewTracker(open []Assignment) *Tracker {
 	for _, a := range open {
 		if a.To.IsZero() {
 			t.open[assignKey{a.Job, a.UUID}] = a
+			if a.From.After(t.latest) {
+				t.latest = a.From
+			}
 		}
 	}
 	return t
 }
 
+// Latest returns the time of the latest observation placed (or the latest
+// start of a resumed assignment); zero before any.
+func (t *Tracker) Latest() time.Time { return t.latest }
+
 // Observe records the mapping seen at now (JobGPUs with resolved UUIDs) and
 // returns the assignments that changed: newly opened ones (From = Since when
 // the input knew it, else now) and closed ones (To = now, the first time the
-// holding was seen absent). Results are sorted by job, then UUID.
+// holding was seen absent, but never before From). An observation at a time
+// before Latest changes nothing: its time cannot be placed (the clock
+// stepped back; callers that want to say so compare with Latest first).
+// Results are sorted by job, then UUID.
 func (t *Tracker) Observe(now time.Time, current []JobGPU) (opened, closed []Assignment) {
+	if now.Before(t.latest) {
+		return nil, nil
+	}
+	t.latest = now
 	seen := map[assignKey]bool{}
 	for _, j := range current {
 		if j.UUID == "" {
@@ -64,6 +85,9 @@ func (t *Tracker) Observe(now time.Time, current []JobGPU) (opened, closed []Ass
 	for k, a := range t.open {
 		if !seen[k] {
 			a.To = now
+			if a.To.Before(a.From) { // a resumed From from a clock that was ahead
+				a.To = a.From
+			}
 			closed = append(closed, a)
 			delete(t.open, k)
 		}

@@ -160,14 +160,21 @@ func TestHintsAsResearchersWriteThem(t *testing.T) {
 	if h, _, _ := ParseHints("strata: mem=64G"); h.MemBytes != 64<<30 {
 		t.Errorf("mem=64G read as %d bytes, want 64 GiB", h.MemBytes)
 	}
-	_, _, errs := ParseHintsAll("strata: modle=resnet50 mem=64GB gpus=8-2 sginal=USR1")
+	// mem= takes the size units of bb= (issue 26.1): 64GB is 64 GiB, as bb=64GB is.
+	for _, v := range []string{"64G", "64GB", "64GiB"} {
+		h, _, err := ParseHints("strata: bb=" + v + " mem=" + v)
+		if err != nil || h.MemBytes != 64<<30 || h.BBBytes != 64<<30 {
+			t.Errorf("mem=%s bb=%s: %d, %d bytes, %v; want 64 GiB each", v, v, h.MemBytes, h.BBBytes, err)
+		}
+	}
+	_, _, errs := ParseHintsAll("strata: modle=resnet50 mem=64XB gpus=8-2 sginal=USR1")
 	var got []string
 	for _, e := range errs {
 		got = append(got, e.Error())
 	}
 	want := []string{
 		"hint modle=resnet50: unknown key; did you mean model=resnet50?",
-		"hint mem=64GB: want memory per worker in Slurm's units: a number of MB (mem=64000, as --mem) or K/M/G/T (binary: mem=64G = 64 GiB); write 64G instead of 64GB",
+		"hint mem=64XB: want memory per worker in Slurm's units: a number of MB (mem=64000, as --mem) or K/M/G/T, binary as for bb= (mem=64G = mem=64GB = 64 GiB)",
 		"hint gpus=8-2: want MIN-MAX with 1 ≤ MIN ≤ MAX ≤ 4096 (e.g. gpus=2-8), or one count for a fixed size",
 		"hint sginal=USR1: unknown key; did you mean signal=USR1?",
 	}

@@ -36,10 +36,7 @@ func wholeSetter(set func(*Hints, int64)) func(*Hints, string) string {
 // than silently read as binary.
 func memSetter(set func(*Hints, int64)) func(*Hints, string) string {
 	return func(h *Hints, v string) string {
-		const fix = "want memory per worker in Slurm's units: a number of MB (mem=64000, as --mem) or K/M/G/T (binary: mem=64G = 64 GiB)"
-		if n := len(v); n >= 2 && (v[n-1] == 'B' || v[n-1] == 'b') && strings.ContainsRune("KMGTkmgt", rune(v[n-2])) {
-			return fix + "; write " + v[:n-1] + " instead of " + v
-		}
+		const fix = "want memory per worker in Slurm's units: a number of MB (mem=64000, as --mem) or K/M/G/T, binary as for bb= (mem=64G = mem=64GB = 64 GiB)"
 		s := v
 		if n := len(s); n > 0 && s[n-1] >= '0' && s[n-1] <= '9' {
 			s += "M"

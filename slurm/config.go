@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"net/url"
 	"time"
+
+	"github.com/strata-hpc/strata/burstbuffer"
 )
 
 // Secret is a credential. It prints as "[redacted]" through fmt, JSON and
@@ -71,6 +73,11 @@ type Config struct {
 	// BurstBufferPools declares none: "" looks "scontrol" up on PATH (no
 	// pools when it is missing), "none" never runs it.
 	Scontrol string
+	// MaxResponseSize bounds every slurmrestd answer (a size such as "1G",
+	// "512M", "2GiB"; binary units): an answer whose bytes read pass it
+	// fails with ErrResponseTooLarge, counted while it streams, before
+	// more is read or decoded. "" means DefaultMaxResponseSize.
+	MaxResponseSize string
 }
 
 // Defaults of the zero Config fields.
@@ -79,6 +86,12 @@ const (
 	DefaultRetries      = 3
 	DefaultRetryBackoff = 250 * time.Millisecond
 	maxRetryBackoff     = 5 * time.Second
+	// DefaultMaxResponseSize is 1 GiB: slurmrestd's pretty-printed job
+	// list takes about 10 KB per job (95 MB for 10,000 jobs, measured), so
+	// 1 GiB holds about 100,000 jobs, ten times Slurm's default MaxJobCount;
+	// decoding it costs about a quarter of its size (23 MB for the 95 MB
+	// list). A site with a larger queue raises it.
+	DefaultMaxResponseSize = "1G"
 )
 
 func (c Config) withDefaults() Config {
@@ -97,7 +110,19 @@ func (c Config) withDefaults() Config {
 	if c.URL == "" && c.Socket != "" {
 		c.URL = "http://slurmrestd"
 	}
+	if c.MaxResponseSize == "" {
+		c.MaxResponseSize = DefaultMaxResponseSize
+	}
 	return c
+}
+
+// maxResponseBytes is MaxResponseSize in bytes (checked by Validate).
+func (c Config) maxResponseBytes() int64 {
+	n, err := burstbuffer.ParseSize(c.withDefaults().MaxResponseSize)
+	if err != nil || n <= 0 {
+		n, _ = burstbuffer.ParseSize(DefaultMaxResponseSize)
+	}
+	return n
 }
 
 // Validate reports the first configuration problem, naming the setting.
@@ -122,6 +147,11 @@ func (c Config) Validate() error {
 	}
 	if _, err := parsePools(c.BurstBufferPools); err != nil {
 		return err
+	}
+	if c.MaxResponseSize != "" {
+		if n, err := burstbuffer.ParseSize(c.MaxResponseSize); err != nil || n < 1<<20 {
+			return fmt.Errorf("--slurm-max-response-size %q: want a size of at least 1M, such as 1G or 2GiB", c.MaxResponseSize)
+		}
 	}
 	if c.Timeout < 0 || c.RetryBackoff < 0 {
 		return errors.New("slurm timeout and retry backoff must not be negative")

@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
+
+	"github.com/strata-hpc/strata/burstbuffer"
 )
 
 // Sentinel errors; test with errors.Is. An *APIError wraps the matching
@@ -25,7 +28,34 @@ var (
 	// ErrUnsupportedVersion: slurmrestd serves no OpenAPI version that
 	// this build of Strata speaks.
 	ErrUnsupportedVersion = errors.New("unsupported slurmrestd api version")
+	// ErrResponseTooLarge: an answer passed Config.MaxResponseSize; the
+	// *ResponseTooLargeError that wraps it names the request and the limit.
+	ErrResponseTooLarge = errors.New("slurmrestd answer too large")
 )
+
+// ResponseTooLargeError is an answer of slurmrestd cut off at the size
+// limit (Config.MaxResponseSize), found from its Content-Length or while it
+// was read. It is never retried.
+type ResponseTooLargeError struct {
+	Method, Path string
+	// Limit is the limit in bytes; Declared is the answer's Content-Length
+	// when that announced it (else -1: it was counted while read).
+	Limit, Declared int64
+}
+
+// Error implements error, naming the limit and how to raise it.
+func (e *ResponseTooLargeError) Error() string {
+	size := "more than the limit of " + burstbuffer.FormatSize(e.Limit)
+	if e.Declared >= 0 {
+		size = strconv.FormatInt(e.Declared, 10) + " bytes (Content-Length), over the limit of " + burstbuffer.FormatSize(e.Limit)
+	}
+	return fmt.Sprintf("%s: %s %s answered %s (--slurm-max-response-size, config key slurm-max-response-size, "+
+		"STRATA_SLURM_MAX_RESPONSE_SIZE; default %s): raise it if the cluster's queue is really this large",
+		ErrResponseTooLarge, e.Method, e.Path, size, DefaultMaxResponseSize)
+}
+
+// Unwrap returns ErrResponseTooLarge.
+func (e *ResponseTooLargeError) Unwrap() error { return ErrResponseTooLarge }
 
 // Problem is one entry of slurmrestd's errors[] or warnings[].
 type Problem struct {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/strata-hpc/strata/internal/secretfile"
 )
 
 // TokenSource yields the JWT to send with each request. Token must be safe
@@ -23,7 +25,8 @@ func (s StaticToken) Token(context.Context) (string, error) { return string(s), 
 
 // FileToken is a TokenSource reading a token file. The file is re-read when
 // its size or modification time changes (token rotation without restart)
-// and is refused when group or others may read it.
+// and is refused when group or others may read it, or when it is owned by
+// neither the user Strata runs as nor root.
 type FileToken struct {
 	path string
 
@@ -38,12 +41,9 @@ func NewFileToken(path string) *FileToken { return &FileToken{path: path} }
 
 // Token implements TokenSource.
 func (f *FileToken) Token(context.Context) (string, error) {
-	st, err := os.Stat(f.path)
+	st, err := secretfile.Check("slurm token file", f.path)
 	if err != nil {
 		return "", fmt.Errorf("read slurm token file: %w", err)
-	}
-	if perm := st.Mode().Perm(); perm&0o077 != 0 {
-		return "", fmt.Errorf("slurm token file %s has mode %04o: it must not be readable by group or others (chmod 600)", f.path, perm)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -98,3 +98,31 @@ func TestConfigValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestFileTokenRefusesAForeignOwner (issue 23.11): a 0600 token file owned
+// by another account (here nobody) is refused, naming the file, the owner
+// and the fix; the token never shows.
+func TestFileTokenRefusesAForeignOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give the file to nobody (internal/secretfile tests the rule without root)")
+	}
+	path := filepath.Join(t.TempDir(), "jwt")
+	if err := os.WriteFile(path, []byte("SLURM_JWT=hidden\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(path, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	_, err := NewFileToken(path).Token(context.Background())
+	if err == nil {
+		t.Fatal("a 0600 token file owned by nobody was accepted")
+	}
+	for _, want := range []string{"slurm token file " + path, "is owned by ", "uid 65534", "run: chown "} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "hidden") {
+		t.Errorf("error leaks the token: %v", err)
+	}
+}

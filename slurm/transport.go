@@ -164,8 +164,40 @@ func (t *retryTransport) attempt(req *http.Request, body []byte) (*http.Response
 		resp.Body = io.NopCloser(bytes.NewReader(b))
 		return resp, nil
 	}
-	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+	limit := t.cfg.maxResponseBytes()
+	if resp.ContentLength > limit {
+		resp.Body.Close()
+		cancel()
+		return nil, &ResponseTooLargeError{Method: req.Method, Path: req.URL.Path, Limit: limit, Declared: resp.ContentLength}
+	}
+	resp.Body = &cancelBody{ReadCloser: &limitBody{ReadCloser: resp.Body, left: limit,
+		err: &ResponseTooLargeError{Method: req.Method, Path: req.URL.Path, Limit: limit, Declared: -1}}, cancel: cancel}
 	return resp, nil
+}
+
+// limitBody fails a read that would pass the size limit: the bytes are
+// counted as they stream, so an answer over the limit costs at most the
+// limit in reading, whatever its Content-Length says (or does not).
+type limitBody struct {
+	io.ReadCloser
+	left int64 // bytes still allowed
+	err  error
+}
+
+// Read implements io.Reader; past the limit it returns err.
+func (b *limitBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, b.err
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1] // one byte more than allowed tells "over"
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		return n - 1, b.err
+	}
+	return n, err
 }
 
 type cancelBody struct {
@@ -185,6 +217,9 @@ func (t *retryTransport) retryable(req *http.Request, resp *http.Response, err e
 		return false, ""
 	}
 	read := req.Method == http.MethodGet || req.Method == http.MethodHead
+	if errors.Is(err, ErrResponseTooLarge) {
+		return false, "" // the same answer again: no
+	}
 	if err != nil {
 		var op *net.OpError
 		refused := errors.As(err, &op) && op.Op == "dial"

@@ -24,6 +24,8 @@ func TestCLIHabits(t *testing.T) {
 		{"unknown command", []string{"nosuch"}, 2, "", `unknown command "nosuch"`, true},
 		{"unknown flag", []string{"queue", "--nosuch"}, 2, "", "flag provided but not defined: -nosuch (see `strata queue --help`)", true},
 		{"unknown flag of a subcommand", []string{"hint", "check", "--nosuch", "x=1"}, 2, "", "see `strata hint check --help`", true},
+		{"every error starts with strata:", []string{"hint", "check", "strata: gpus=8-2 color=blue"}, 2, "",
+			"strata: hint color=blue: unknown key", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -34,6 +36,11 @@ func TestCLIHabits(t *testing.T) {
 			}
 			if !strings.Contains(out.String(), tt.stdout) || !strings.Contains(errb.String(), tt.stderr) {
 				t.Errorf("stdout %q, stderr %q; want them to contain %q and %q", out.String(), errb.String(), tt.stdout, tt.stderr)
+			}
+			for _, line := range strings.Split(strings.TrimSuffix(errb.String(), "\n"), "\n") {
+				if line != "" && !strings.HasPrefix(line, "strata: ") && !strings.HasPrefix(line, " ") {
+					t.Errorf("stderr line %q does not start with strata:", line)
+				}
 			}
 			if tt.noStdout && out.Len() > 0 {
 				t.Errorf("stdout should be empty, got %d bytes", out.Len())

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/config"
 	"github.com/strata-hpc/strata/cmd/strata/internal/hint"
 	"github.com/strata-hpc/strata/planner"
 )
@@ -18,36 +21,54 @@ func hintCommand() *cli.Command {
 		Usage: "check the strata: hints of a job comment",
 		Subcommands: []*cli.Command{{
 			Name:      "check",
-			Usage:     "check the hints of a job script, a --comment, or a script on stdin",
+			Usage:     "check a job script before sbatch, a --comment, or a script on stdin",
 			ArgsUsage: "JOB_SCRIPT | 'strata: model=resnet50 batch=64 ...' | - (stdin)",
-			Description: "With a job script (a file, or - / nothing for stdin) it reads the #SBATCH --comment and the\n" +
-				"#BB/#DW lines, as sbatch and the burst-buffer plugin would; with text, it reads it as the\n" +
-				"comment (or just its strata: segment). Every problem is reported at once, with the field,\n" +
-				"the bad value, the fix and a suggestion for a misspelt key or model. Units follow Slurm:\n" +
-				"mem=64000 is MB, mem=64G is 64 GiB. Exit status 0 when valid, 2 when not. A comment without\n" +
-				"a strata: segment is valid (the job is planned by priority only).",
-			Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the parsed hints as JSON"}},
-			Action: func(c *cli.Context) error {
-				if c.NArg() > 1 {
-					return usageError(errors.New("hint check: want one argument: a job script, the comment (quoted), or - for stdin"))
-				}
-				arg, cat := c.Args().First(), planner.DefaultCatalog()
-				if arg == "" || arg == "-" {
-					b, err := io.ReadAll(os.Stdin)
-					if err != nil {
-						return fmt.Errorf("hint check: read stdin: %w", err)
-					}
-					return hint.CheckScript(c.App.Writer, hint.ReadScript(string(b)), c.Bool("json"), cat)
-				}
-				if st, err := os.Stat(arg); err == nil && st.Mode().IsRegular() {
-					b, err := os.ReadFile(arg)
-					if err != nil {
-						return fmt.Errorf("hint check: %w", err)
-					}
-					return hint.CheckScript(c.App.Writer, hint.ReadScript(string(b)), c.Bool("json"), cat)
-				}
-				return hint.Check(c.App.Writer, arg, c.Bool("json"), cat)
+			Description: "With a job script (a file, or - / nothing for stdin) it reads the script as sbatch does:\n" +
+				"the #SBATCH lines before the first command, long options by any unambiguous prefix, the\n" +
+				"last of a repeated option winning; the hint of --comment, the GPUs of --gres/--gpus/-N, the\n" +
+				"--time limit, --partition and --account, and the #BB/#DW lines. With text (it has a\n" +
+				"key=value or strata:), it reads it as the comment. Every problem is reported at once, with\n" +
+				"the field, the bad value, the fix and a suggestion for a misspelt key or model.\n\n" +
+				"It applies the site's caps ([[planner.limits]] of the configuration) and says so, models\n" +
+				"the run time at the GPU counts the planner may choose (the script's request when the\n" +
+				"size is fixed), and warns when --time is shorter than a modelled run or the deadline=\n" +
+				"cannot be met. Exit status: 0 valid (warnings printed), 1 warnings with --strict, 2\n" +
+				"invalid or a missing script. --json always answers with one JSON document.",
+			Flags: []cli.Flag{
+				&cli.BoolFlag{Name: "json", Usage: "print the result as JSON (also for an invalid hint)"},
+				&cli.BoolFlag{Name: "strict", Usage: "exit 1 when there are warnings (a time limit shorter than the run, a deadline that cannot be met)"},
 			},
+			Action: hintCheck,
 		}},
 	}
+}
+
+func hintCheck(c *cli.Context) error {
+	if c.NArg() > 1 {
+		return usageError(errors.New("hint check: want one argument: a job script, the comment (quoted), or - for stdin"))
+	}
+	o := hint.Options{JSON: c.Bool("json"), Strict: c.Bool("strict"), Now: time.Now(),
+		Catalog: planner.DefaultCatalog(), Planner: config.Planner{}.Options()}
+	if f := config.FileFrom(c.Context); f != nil {
+		o.Planner = f.Planner.Options()
+	}
+	arg := c.Args().First()
+	if arg == "" || arg == "-" {
+		b, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			return fmt.Errorf("hint check: read stdin: %w", err)
+		}
+		return hint.CheckScript(c.App.Writer, hint.ReadScript(string(b)), o)
+	}
+	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
+		b, err := os.ReadFile(arg)
+		if err != nil {
+			return usageError(fmt.Errorf("hint check: %w", err))
+		}
+		return hint.CheckScript(c.App.Writer, hint.ReadScript(string(b)), o)
+	}
+	if !strings.Contains(arg, "=") && !strings.Contains(strings.ToLower(arg), "strata:") {
+		return usageError(fmt.Errorf("hint check: no job script %s (a comment to check has key=value pairs or strata:; quote it)", arg))
+	}
+	return hint.Check(c.App.Writer, arg, o)
 }

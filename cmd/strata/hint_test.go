@@ -12,6 +12,9 @@ import (
 // TestHintCheckCommand runs `strata hint check` (the checks themselves are
 // tested in internal/hint): output, flag and exit status.
 func TestHintCheckCommand(t *testing.T) {
+	script := writeFile(t, "job.sbatch", "#!/bin/bash\n#SBATCH -p gpu --gres=gpu:2 --time=00:10:00\n"+
+		"#SBATCH --comment='strata: model=cifar10 batch=2048 iters=3338 gpus=1-4'\nsrun python train.py\n", 0o600)
+	capsConfig := writeFile(t, "strata.toml", "[[planner.limits]]\npartition = \"gpu\"\nmax-gpus = 2\n", 0o600)
 	tests := []struct {
 		name     string
 		args     []string
@@ -24,6 +27,11 @@ func TestHintCheckCommand(t *testing.T) {
 		{"bad range", []string{"hint", "check", "strata: gpus=8-2"}, 2, "", "hint gpus=8-2: want MIN-MAX"},
 		{"no argument: a script on stdin (empty here)", []string{"hint", "check"}, 0, "sets no #SBATCH --comment", ""},
 		{"two arguments", []string{"hint", "check", "gpus=1-2", "gpus=2-4"}, 2, "", "want one argument"},
+		{"a missing script", []string{"hint", "check", "nonexist.sbatch"}, 2, "", "no job script nonexist.sbatch"},
+		{"json of a bad hint", []string{"hint", "check", "--json", "strata: gpus=8-2"}, 2, `"valid": false`, "hint gpus=8-2"},
+		{"a script whose limit is too short", []string{"hint", "check", script}, 0, "warning: --time=00:10:00 is shorter", ""},
+		{"the same with --strict", []string{"hint", "check", "--strict", script}, 1, "warning: --time=00:10:00 is shorter", "1 warning(s) with --strict"},
+		{"site caps from the configuration", []string{"--config", capsConfig, "hint", "check", script}, 0, "site cap: gpus range top 4 capped to 2 (limit of partition gpu)", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/rs/zerolog"
@@ -69,12 +70,27 @@ func runCLI(ctx context.Context, args []string, out, errOut io.Writer) int {
 	var ec exitCoder
 	if errors.As(err, &ec) {
 		if msg := err.Error(); msg != "" {
-			fmt.Fprintln(stderr, "strata:", msg)
+			io.WriteString(stderr, errorLines(msg))
 		}
 		return ec.ExitCode()
 	}
-	fmt.Fprintln(stderr, "strata:", err)
+	io.WriteString(stderr, errorLines(err.Error()))
 	return 1
+}
+
+// errorLines prefixes every error of msg with "strata: ": each line of
+// several joined errors (errors.Join), not only the first; indented lines
+// continue the error above them.
+func errorLines(msg string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimSuffix(msg, "\n"), "\n") {
+		if line != "" && line[0] != ' ' && line[0] != '\t' {
+			b.WriteString("strata: ")
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // newApp assembles the CLI. Every subcommand lives in its own file and is

@@ -101,7 +101,7 @@ func TestPlanUsageErrors(t *testing.T) {
 		}
 	}
 	got := strings.Join(slurmFlagNames(), ",")
-	if diff := cmp.Diff("slurm-url,slurm-user,slurm-token-file,slurm-socket,slurm-timeout,slurm-retries,slurm-ca-file,slurm-insecure-skip-verify,slurm-bb-pool,slurm-scontrol", got); diff != "" {
+	if diff := cmp.Diff("slurm-url,slurm-user,slurm-token-file,slurm-socket,slurm-timeout,slurm-retries,slurm-ca-file,slurm-insecure-skip-verify,slurm-bb-pool,slurm-scontrol,slurm-max-response-size", got); diff != "" {
 		t.Errorf("slurm flags (-want +got):\n%s", diff)
 	}
 }

@@ -23,6 +23,7 @@ const (
 	FlagSlurmInsecure  = "slurm-insecure-skip-verify"
 	FlagSlurmBBPool    = "slurm-bb-pool"
 	FlagSlurmScontrol  = "slurm-scontrol"
+	FlagSlurmMaxAnswer = "slurm-max-response-size"
 	EnvSlurmJWT        = "SLURM_JWT"
 )
 
@@ -49,6 +50,8 @@ func Slurm() []cli.Flag {
 			Usage: "burst-buffer pool and capacity, NAME=SIZE (e.g. nvme=1T); repeatable (slurmrestd does not report pools; without any, they are read from `scontrol show burst`)"},
 		&cli.StringFlag{Name: FlagSlurmScontrol, EnvVars: []string{"STRATA_SLURM_SCONTROL"},
 			Usage: "scontrol that reports the burst-buffer pools (`scontrol show burst`: capacity, use, granularity) when no --slurm-bb-pool is given; default: scontrol on PATH; none: never"},
+		&cli.StringFlag{Name: FlagSlurmMaxAnswer, Value: slurm.DefaultMaxResponseSize, EnvVars: []string{"STRATA_SLURM_MAX_RESPONSE_SIZE"},
+			Usage: "largest slurmrestd answer read (binary units: 1G = 1 GiB, about 100,000 jobs); a larger one fails the read"},
 	}
 }
 
@@ -70,6 +73,7 @@ func SlurmConfig(c *cli.Context) slurm.Config {
 		InsecureSkipVerify: c.Bool(FlagSlurmInsecure),
 		BurstBufferPools:   c.StringSlice(FlagSlurmBBPool),
 		Scontrol:           c.String(FlagSlurmScontrol),
+		MaxResponseSize:    c.String(FlagSlurmMaxAnswer),
 	}
 	if cfg.TokenFile == "" {
 		cfg.Token = slurm.Secret(os.Getenv(EnvSlurmJWT))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -63,5 +64,30 @@ func TestCheck(t *testing.T) {
 				t.Errorf("problems (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestCheckSecretFileOwner (issue 23.11): a 0600 password file owned by
+// another account is refused by config check and by the database flags.
+func TestCheckSecretFileOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give the file to nobody (internal/secretfile tests the rule without root)")
+	}
+	p := filepath.Join(t.TempDir(), "pw")
+	if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckSecretFile("database-password-file", p); err != nil {
+		t.Fatalf("own file refused: %v", err)
+	}
+	if err := os.Chown(p, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	err := CheckSecretFile("database-password-file", p)
+	if err == nil {
+		t.Fatal("a 0600 file owned by nobody was accepted")
+	}
+	if want := "database-password-file " + p + " is owned by "; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error %q does not start with %q", err, want)
 	}
 }

@@ -14,13 +14,13 @@ package config
 import (
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/strata-hpc/strata/db"
+	"github.com/strata-hpc/strata/internal/secretfile"
 )
 
 // DefaultPath is read when --config is not given and the file exists.
@@ -110,16 +110,9 @@ func sortedKeys[V any](m map[string]V) []string {
 // Keys returns the file's flag keys in order.
 func (f *File) Keys() []string { return sortedKeys(f.Values) }
 
-// CheckSecretFile verifies that a secret file exists and is not readable by
-// group or others.
+// CheckSecretFile verifies that a secret file exists, is not readable by
+// group or others, and is owned by the user Strata runs as or by root.
 func CheckSecretFile(key, path string) error {
-	st, err := os.Stat(path)
-	if err != nil {
-		return fmt.Errorf("%s %s: %w", key, path, err)
-	}
-	if st.Mode().Perm()&0o077 != 0 {
-		return fmt.Errorf("%s %s has mode %04o: a secret must not be readable by others; run: chmod 600 %s",
-			key, path, st.Mode().Perm(), path)
-	}
-	return nil
+	_, err := secretfile.Check(key, path)
+	return err
 }

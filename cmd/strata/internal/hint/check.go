@@ -6,14 +6,14 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/strata-hpc/strata/planner"
 )
 
 // InvalidError is a hint that does not parse or names what the catalog
-// does not know: the CLI exits with status 2.
+// does not know (or a script sbatch would refuse): the CLI exits with
+// status 2.
 type InvalidError struct{ Err error }
 
 func (e InvalidError) Error() string { return e.Err.Error() }
@@ -22,123 +22,215 @@ func (e InvalidError) Unwrap() error { return e.Err }
 // ExitCode is the CLI's exit status for an invalid hint.
 func (e InvalidError) ExitCode() int { return 2 }
 
-// Check parses comment (a bare "key=value ..." text is read as the strata:
-// segment), validates the model against cat and prints the hints to w (as
-// JSON with asJSON). A comment without a strata: segment is valid. Invalid
-// hints are an InvalidError naming the field, the bad value and the fix.
-func Check(w io.Writer, comment string, asJSON bool, cat *planner.Catalog) error {
-	return check(w, comment, nil, asJSON, cat)
+// WarningError is a valid hint with warnings (a time limit shorter than
+// the run, a deadline that cannot be met) under Options.Strict: status 1.
+type WarningError struct{ Warnings []string }
+
+func (e WarningError) Error() string {
+	return fmt.Sprintf("hint check: %d warning(s) with --strict", len(e.Warnings))
 }
 
-// CheckScript checks a job script: the hint of its #SBATCH --comment and
-// its burst-buffer directives, every error at once.
-func CheckScript(w io.Writer, s Script, asJSON bool, cat *planner.Catalog) error {
-	if !s.HasComment && !asJSON {
+// ExitCode is the CLI's exit status for warnings under --strict.
+func (e WarningError) ExitCode() int { return 1 }
+
+// Options are what a check knows besides the hint.
+type Options struct {
+	JSON   bool // print the Result as JSON (also when the hint is invalid)
+	Strict bool // warnings make the check fail (WarningError)
+	// Now anchors the deadline check.
+	Now time.Time
+	// Catalog is the model catalog (planner.DefaultCatalog()).
+	Catalog *planner.Catalog
+	// Planner are the site's planner options: its caps (Limits) and GPU
+	// speeds, as strata run applies them.
+	Planner planner.Options
+}
+
+// Result is what a check found; --json prints it, valid or not.
+type Result struct {
+	Found    bool          `json:"found"`
+	Valid    bool          `json:"valid"`
+	Hints    planner.Hints `json:"hints"`
+	Script   *ScriptInfo   `json:"script,omitempty"`
+	GPUs     string        `json:"gpus,omitempty"` // the counts the planner may choose, after the site's caps
+	Caps     []string      `json:"caps,omitempty"`
+	Runs     []Run         `json:"modelled_runs,omitempty"`
+	Errors   []string      `json:"errors,omitempty"`
+	Warnings []string      `json:"warnings,omitempty"`
+}
+
+// ScriptInfo is what the script asks of Slurm.
+type ScriptInfo struct {
+	GPUs       int    `json:"gpus"`
+	GPUType    string `json:"gpu_type,omitempty"`
+	TimeLimitS int64  `json:"time_limit_s,omitempty"`
+	Partition  string `json:"partition,omitempty"`
+	Account    string `json:"account,omitempty"`
+}
+
+// Run is the modelled run time at one GPU count.
+type Run struct {
+	GPUs    int     `json:"gpus"`
+	Seconds float64 `json:"seconds"`
+}
+
+// Check parses comment (a bare "key=value ..." text is read as the strata:
+// segment), validates the model against the catalog and prints the hints to
+// w. A comment without a strata: segment is valid. Invalid hints are an
+// InvalidError naming the field, the bad value and the fix.
+func Check(w io.Writer, comment string, o Options) error {
+	if !strings.Contains(strings.ToLower(comment), "strata:") && strings.Contains(comment, "=") {
+		comment = "strata: " + comment
+	}
+	return check(w, comment, nil, o)
+}
+
+// CheckScript checks a job script as sbatch reads it: the hint of its
+// #SBATCH --comment with the script's GPU request, time limit, partition
+// and account, and its burst-buffer directives; every error at once.
+func CheckScript(w io.Writer, s Script, o Options) error {
+	if !s.HasComment && !o.JSON {
 		if _, err := fmt.Fprintln(w, "the script sets no #SBATCH --comment: no strata: hint"); err != nil {
 			return err
 		}
 	}
-	var extra []error
-	if err := s.checkBB(); err != nil {
-		extra = append(extra, err)
-	}
-	return check(w, s.Comment, extra, asJSON, cat)
+	return check(w, s.Comment, &s, o)
 }
 
-func check(w io.Writer, comment string, extra []error, asJSON bool, cat *planner.Catalog) error {
-	if !strings.Contains(strings.ToLower(comment), "strata:") && strings.Contains(comment, "=") {
-		comment = "strata: " + comment
+func check(w io.Writer, comment string, s *Script, o Options) error {
+	if o.Catalog == nil {
+		o.Catalog = planner.DefaultCatalog()
 	}
 	h, ok, errs := planner.ParseHintsAll(comment)
 	if len(errs) == 0 && ok {
-		if err := checkModel(h, cat); err != nil {
+		if err := checkModel(h, o.Catalog); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if errs = append(errs, extra...); len(errs) > 0 {
+	res := Result{Found: ok, Hints: h}
+	if s != nil {
+		errs = append(errs, s.Errors...)
+		if err := s.checkBB(); err != nil {
+			errs = append(errs, err)
+		}
+		res.Script = &ScriptInfo{GPUs: s.GPUs, GPUType: s.GPUType, TimeLimitS: int64(s.TimeLimit / time.Second),
+			Partition: s.Partition, Account: s.Account}
+		for _, l := range s.Ignored {
+			res.Warnings = append(res.Warnings, l+": after the first command, sbatch ignores it")
+		}
+	}
+	if len(errs) > 0 {
+		for _, e := range errs {
+			res.Errors = append(res.Errors, e.Error())
+		}
+		if o.JSON {
+			if err := writeJSON(w, res); err != nil {
+				return err
+			}
+		}
 		return InvalidError{errors.Join(errs...)}
 	}
-	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			Found bool          `json:"found"`
-			Hints planner.Hints `json:"hints"`
-		}{ok, h})
+	res.Valid = true
+	p := plan(h, ok, s, o)
+	res.GPUs, res.Caps = p.gpus, p.caps
+	res.Hints = p.hints
+	runs, why := modelRuns(comment, p, o)
+	res.Runs = runs
+	res.Warnings = append(res.Warnings, warnings(h, s, runs, o.Now)...)
+	if o.JSON {
+		if err := writeJSON(w, res); err != nil {
+			return err
+		}
+	} else if err := printText(w, res, ok, s, o.Catalog, why); err != nil {
+		return err
 	}
+	if o.Strict && len(res.Warnings) > 0 {
+		return WarningError{res.Warnings}
+	}
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// printText writes the hints, the script's request, the caps, the modelled
+// run times and the warnings.
+func printText(w io.Writer, res Result, ok bool, s *Script, cat *planner.Catalog, why string) error {
 	if !ok {
 		_, err := fmt.Fprintln(w, "no strata: segment: the job keeps its GPU request; only its priority may change")
 		return err
 	}
-	if err := printHints(w, h); err != nil {
+	if err := printHints(w, res.Hints, res.GPUs, s, cat); err != nil {
 		return err
 	}
-	return printDurations(w, comment, h)
-}
-
-// printDurations shows the modelled run time for a few GPU counts of the
-// hint's range (powers of two and the ends), when the hint has a model and
-// an amount of work.
-func printDurations(w io.Writer, comment string, h planner.Hints) error {
-	if (h.Model == "" && h.Params == 0) || (h.Iters == 0 && h.Epochs == 0) {
-		_, err := fmt.Fprintln(w, "modelled run time: none (give model= or params=, and iters= or epochs=, to see it)")
-		return err
+	var b strings.Builder
+	for _, c := range res.Caps {
+		fmt.Fprintf(&b, "site cap: %s\n", c)
 	}
-	lo, hi := max(1, h.GPUMin), max(1, h.GPUMax)
-	counts := []int{lo}
-	for g := 1; g < hi; g *= 2 {
-		if g > lo {
-			counts = append(counts, g)
-		}
+	b.WriteString(runsLine(res.Hints, res.Runs, why, cat))
+	for _, wn := range res.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", wn)
 	}
-	if hi > lo {
-		counts = append(counts, hi)
-	}
-	var parts []string
-	slower := false
-	var last time.Duration
-	for _, g := range counts {
-		ps := 0
-		if h.EffectiveArch(hi) == planner.ArchPS {
-			ps = max(1, g/2)
-		}
-		d, r, err := planner.EstimateDuration(&planner.Job{Comment: comment, GPUsPerJob: g}, g, ps, planner.Options{})
-		if err != nil || r != planner.ReasonModelled {
-			why := "the catalog has no time model for this model and batch"
-			if err != nil {
-				why = err.Error()
-			}
-			_, err := fmt.Fprintf(w, "modelled run time: none (%s)\n", why)
-			return err
-		}
-		parts = append(parts, fmt.Sprintf("%d GPUs %s", g, d.Round(time.Second)))
-		slower = slower || last > 0 && d > last+time.Second
-		last = d
-	}
-	_, err := fmt.Fprintf(w, "modelled run time on the catalog's reference GPU (%s; other GPU types scale by [planner] gpu-speed): %s\n",
-		refGPU(h), strings.Join(parts, ", "))
-	if err == nil && slower {
-		_, err = fmt.Fprintln(w, "(more GPUs can be slower: gradients are exchanged every step, and past some count that costs more than the extra GPUs save)")
-	}
+	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// refGPU names the GPU the catalog's profile of h's model was measured on.
-func refGPU(h planner.Hints) string {
-	if g := planner.DefaultCatalog().RefGPU(h.Model); g != "" {
-		return g
+// warnings compares the modelled runs with the script's time limit and the
+// hint's deadline.
+func warnings(h planner.Hints, s *Script, runs []Run, now time.Time) []string {
+	var out []string
+	if s != nil && s.TimeLimit > 0 {
+		var over []string
+		for _, r := range runs {
+			if d := seconds(r.Seconds); d > s.TimeLimit {
+				over = append(over, fmt.Sprintf("%d GPUs %s", r.GPUs, fmtDuration(d)))
+			}
+		}
+		if len(over) > 0 {
+			out = append(out, fmt.Sprintf("--time=%s is shorter than the modelled run at %s: Slurm would end the job at its limit (raise --time, or narrow gpus=)",
+				fmtDuration(s.TimeLimit), strings.Join(over, ", ")))
+		}
 	}
-	return "the catalog's reference GPU"
+	if h.Deadline.IsZero() || now.IsZero() {
+		return out
+	}
+	if !h.Deadline.After(now) {
+		return append(out, fmt.Sprintf("deadline=%s is already past (now %s)",
+			h.Deadline.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339)))
+	}
+	if len(runs) > 0 {
+		best := runs[0]
+		for _, r := range runs[1:] {
+			if r.Seconds < best.Seconds {
+				best = r
+			}
+		}
+		if end := now.Add(seconds(best.Seconds)); end.After(h.Deadline) {
+			out = append(out, fmt.Sprintf("deadline=%s cannot be met: even starting now, the fastest modelled run (%d GPUs, %s) ends at %s",
+				h.Deadline.UTC().Format(time.RFC3339), best.GPUs, fmtDuration(seconds(best.Seconds)), end.UTC().Format(time.RFC3339)))
+		}
+	}
+	return out
 }
 
-// humanBytes prints a size in binary units as Slurm writes them.
-func humanBytes(n int64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
-	f, i := float64(n), 0
-	for f >= 1024 && i < len(units)-1 {
-		f, i = f/1024, i+1
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// fmtDuration prints d as Slurm and sacct do: [D-]HH:MM:SS.
+func fmtDuration(d time.Duration) string {
+	d = d.Round(time.Second)
+	if d < 0 {
+		d = 0
 	}
-	return strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.2f", f), "0"), ".0") + " " + units[i]
+	days := int(d / (24 * time.Hour))
+	d -= time.Duration(days) * 24 * time.Hour
+	h, m, s := int(d/time.Hour), int(d%time.Hour/time.Minute), int(d%time.Minute/time.Second)
+	if days > 0 {
+		return fmt.Sprintf("%d-%02d:%02d:%02d", days, h, m, s)
+	}
+	return fmt.Sprintf("%02d:%02d:%02d", h, m, s)
 }
 
 // checkModel rejects model names and (for measured curves) batch sizes the
@@ -165,58 +257,4 @@ func checkModel(h planner.Hints, cat *planner.Catalog) error {
 			Fix: fmt.Sprintf("%s is measured at global batch sizes %v; pick one", h.Model, bs)}
 	}
 	return nil
-}
-
-// printHints writes one line per hint the user set (and the defaults that
-// matter: GPUs fixed or chosen, architecture, weight).
-func printHints(w io.Writer, h planner.Hints) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	row := func(k string, v any) { fmt.Fprintf(tw, "%s\t%v\n", k, v) }
-	if h.Model != "" {
-		row("model", h.Model)
-	}
-	if h.Params > 0 {
-		row("params", h.Params)
-		row("flops/sample", h.FLOPs)
-	}
-	if h.Batch > 0 {
-		row("batch", h.Batch)
-	}
-	switch {
-	case h.Iters > 0:
-		row("iterations", fmt.Sprintf("%d (each worker runs them on its own batch of %d: the time does not shrink with more GPUs, the work done grows)", h.Iters, h.Batch))
-	case h.Epochs > 0:
-		row("work", fmt.Sprintf("%d epochs × %d samples", h.Epochs, h.Samples))
-	}
-	if h.GPUMax > 0 {
-		row("gpus", fmt.Sprintf("%d-%d (the planner chooses in this range)", h.GPUMin, h.GPUMax))
-	} else {
-		row("gpus", "fixed (as requested with --gres/--gpus)")
-	}
-	row("arch", h.EffectiveArch(max(h.GPUMax, 2)))
-	if h.PSAuto || h.PSMax > 0 {
-		row("ps", map[bool]string{true: "auto", false: fmt.Sprintf("%d-%d", h.PSMin, h.PSMax)}[h.PSAuto])
-	}
-	if !h.Deadline.IsZero() {
-		row("deadline", h.Deadline.Format(time.RFC3339))
-	}
-	row("weight", h.JobWeight())
-	if h.Energy != "" {
-		row("energy", h.Energy)
-	}
-	if h.BBBytes > 0 {
-		row("bb", humanBytes(h.BBBytes))
-	}
-	if h.MemBytes > 0 {
-		row("mem per worker", humanBytes(h.MemBytes))
-	}
-	if h.NoRewrite {
-		row("rewrite", "no (Strata will not change this job)")
-	}
-	if h.Preempt {
-		row("preempt", fmt.Sprintf("yes: Strata may send SIG%s; the job must save, `scontrol requeue` itself and resume (needs sbatch --requeue)",
-			h.CheckpointSignal()))
-		row("restart cost", planner.JobRestartCost(h, planner.Options{}))
-	}
-	return tw.Flush()
 }

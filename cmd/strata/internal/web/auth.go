@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/strata-hpc/strata/internal/secretfile"
 )
 
 // Password hashes in the basic-auth file are PBKDF2-HMAC-SHA256 (the Go
@@ -32,16 +34,17 @@ const (
 // Htpasswd maps a user to the stored hash line.
 type Htpasswd map[string]string
 
-// ReadHtpasswd reads a basic-auth file; it refuses one that others can read.
+// ReadHtpasswd reads a basic-auth file; it refuses one that others can
+// read, or that is owned by neither the user Strata runs as nor root.
 func ReadHtpasswd(path string) (Htpasswd, error) {
+	if _, err := secretfile.Check("basic auth file", path); err != nil {
+		return nil, fmt.Errorf("read basic auth file: %w", err)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read basic auth file: %w", err)
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Mode().Perm()&0o077 != 0 {
-		return nil, fmt.Errorf("basic auth file %s has mode %04o: run chmod 600 %s", path, st.Mode().Perm(), path)
-	}
 	users := Htpasswd{}
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {

@@ -210,6 +210,17 @@ func TestBasicAuth(t *testing.T) {
 		t.Errorf("a group-readable auth file was accepted")
 	}
 	os.Chmod(path, 0o600)
+	if os.Geteuid() == 0 { // issue 23.11: 0600 is not enough when another account owns it
+		if err := os.Chown(path, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadHtpasswd(path); err == nil || !strings.Contains(err.Error(), path+" is owned by ") {
+			t.Errorf("a 0600 auth file owned by nobody: err = %v, want a refusal naming its owner", err)
+		}
+		if err := os.Chown(path, 0, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
 	users, err := ReadHtpasswd(path)
 	if err != nil {
 		t.Fatal(err)

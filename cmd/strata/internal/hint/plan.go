@@ -1,0 +1,167 @@
+package hint
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/strata-hpc/strata/planner"
+)
+
+// sized is the hint as the planner will see it: the GPU counts it may
+// choose after the site's caps, and the caps that applied.
+type sized struct {
+	hints    planner.Hints
+	lo, hi   int // the counts the planner may choose
+	fixedReq bool
+	gpus     string
+	caps     []string
+}
+
+// plan applies the site's caps (planner.Options.Limits, as the planner's
+// applyLimits does) to the hint's weight and gpus= range. The request is
+// the script's GPUs; a comment checked alone has no request, so the caps
+// that depend on it are stated, not applied.
+func plan(h planner.Hints, ok bool, s *Script, o Options) sized {
+	p := sized{hints: h}
+	req := 0
+	if s != nil {
+		req = s.GPUs
+	}
+	if h.GPUMax == 0 {
+		p.fixedReq = true
+		p.lo, p.hi = max(1, req), max(1, req)
+		switch {
+		case s == nil:
+			p.gpus = "fixed: the job's --gres/--gpus request (check the script to model it; modelled here on 1)"
+		case req == 0:
+			p.gpus = "fixed: the script asks for no GPUs (modelled on 1)"
+		default:
+			p.gpus = fmt.Sprintf("fixed: %d (the script's --gres/--gpus × --nodes)", req)
+		}
+	} else {
+		p.lo, p.hi = h.GPUMin, h.GPUMax
+	}
+	if !ok {
+		return p
+	}
+	part, account := "", ""
+	if s != nil {
+		part, account = s.Partition, s.Account
+	}
+	for _, l := range o.Planner.Limits {
+		if (l.Partition != "" && l.Partition != part) || (l.Account != "" && l.Account != account) {
+			continue
+		}
+		scope := limitScope(l)
+		if w := p.hints.JobWeight(); l.MaxWeight > 0 && w > l.MaxWeight {
+			p.caps = append(p.caps, fmt.Sprintf("weight %g capped to %g (%s)", w, l.MaxWeight, scope))
+			p.hints.Weight = l.MaxWeight
+		}
+		if p.fixedReq {
+			continue
+		}
+		top := math.MaxInt
+		if l.MaxGPUs > 0 {
+			top = l.MaxGPUs
+		}
+		if l.MaxRangeFactor > 0 {
+			if s == nil {
+				p.caps = append(p.caps, fmt.Sprintf("the gpus= range reaches at most %g× the job's --gres/--gpus request (%s; check the script to apply it)", l.MaxRangeFactor, scope))
+			} else {
+				top = min(top, int(math.Ceil(l.MaxRangeFactor*float64(max(1, req))-1e-9)))
+			}
+		}
+		if p.hi > top {
+			p.caps = append(p.caps, fmt.Sprintf("gpus range top %d capped to %d (%s)", p.hi, max(top, p.lo), scope))
+			p.hi = max(top, p.lo)
+		}
+	}
+	if !p.fixedReq {
+		p.gpus = fmt.Sprintf("%d-%d (the planner chooses in this range)", p.lo, p.hi)
+		if p.hi != h.GPUMax {
+			p.gpus = fmt.Sprintf("%d-%d (the planner chooses in this range; gpus=%d-%d capped by the site)", p.lo, p.hi, h.GPUMin, h.GPUMax)
+		}
+	}
+	return p
+}
+
+// limitScope names the jobs a limit selects, in the planner's words.
+func limitScope(l planner.Limit) string {
+	switch {
+	case l.Partition != "" && l.Account != "":
+		return "limit of partition " + l.Partition + ", account " + l.Account
+	case l.Partition != "":
+		return "limit of partition " + l.Partition
+	case l.Account != "":
+		return "limit of account " + l.Account
+	}
+	return "site limit"
+}
+
+// counts are the GPU counts shown: the ends of the range and the powers of
+// two between them.
+func counts(lo, hi int) []int {
+	out := []int{lo}
+	for g := 1; g < hi; g *= 2 {
+		if g > lo {
+			out = append(out, g)
+		}
+	}
+	if hi > lo {
+		out = append(out, hi)
+	}
+	return out
+}
+
+// modelRuns is the modelled run time at each count of p's range, when the
+// hint has a model and an amount of work; otherwise why there is none.
+func modelRuns(comment string, p sized, o Options) ([]Run, string) {
+	h := p.hints
+	if (h.Model == "" && h.Params == 0) || (h.Iters == 0 && h.Epochs == 0) {
+		return nil, "give model= or params=, and iters= or epochs=, to see it"
+	}
+	var runs []Run
+	for _, g := range counts(p.lo, p.hi) {
+		ps := 0
+		if h.EffectiveArch(p.hi) == planner.ArchPS {
+			ps = max(1, g/2)
+		}
+		d, r, err := planner.EstimateDuration(&planner.Job{Comment: comment, GPUsPerJob: g}, g, ps, o.Planner)
+		if err != nil {
+			return nil, err.Error()
+		}
+		if r != planner.ReasonModelled {
+			return nil, "the catalog has no time model for this model and batch"
+		}
+		runs = append(runs, Run{GPUs: g, Seconds: d.Seconds()})
+	}
+	return runs, ""
+}
+
+// runsLine is the modelled run-time line of the text output.
+func runsLine(h planner.Hints, runs []Run, why string, cat *planner.Catalog) string {
+	if len(runs) == 0 {
+		return fmt.Sprintf("modelled run time: none (%s)\n", why)
+	}
+	parts := make([]string, len(runs))
+	slower := false
+	for i, r := range runs {
+		parts[i] = fmt.Sprintf("%d GPUs %s", r.GPUs, fmtDuration(seconds(r.Seconds)))
+		slower = slower || i > 0 && r.Seconds > runs[i-1].Seconds+1
+	}
+	line := fmt.Sprintf("modelled run time on the catalog's reference GPU (%s; other GPU types scale by [planner] gpu-speed): %s\n",
+		refGPU(h, cat), strings.Join(parts, ", "))
+	if slower {
+		line += "(more GPUs can be slower: gradients are exchanged every step, and past some count that costs more than the extra GPUs save)\n"
+	}
+	return line
+}
+
+// refGPU names the GPU the catalog's profile of h's model was measured on.
+func refGPU(h planner.Hints, cat *planner.Catalog) string {
+	if g := cat.RefGPU(h.Model); g != "" {
+		return g
+	}
+	return "the catalog's reference GPU"
+}
