@@ -18,6 +18,13 @@ import (
 type restAPI interface {
 	// jobs lists every job slurmctld knows, and the cluster name.
 	jobs(ctx context.Context) ([]planner.Job, string, error)
+	// jobStates maps every job's GET /jobs/state key ("123", an array
+	// task "123_4", a heterogeneous component "101+1") to its state.
+	jobStates(ctx context.Context) (map[string]string, error)
+	// jobRecords reads every record under job id (all tasks of an array,
+	// all components of a heterogeneous job) and the answer's size;
+	// ErrNotFound when slurmctld no longer knows it.
+	jobRecords(ctx context.Context, id int64) ([]planner.Job, int64, error)
 	// job reads one job; ErrNotFound when slurmctld no longer knows it.
 	job(ctx context.Context, id int64) (planner.Job, error)
 	// nodes lists all nodes.
@@ -90,6 +97,10 @@ type Client struct {
 	// noAdminComment: Slurm refused this user's admin comments (an
 	// operator); updates are written without them (operator.go).
 	noAdminComment atomic.Bool
+	// jobCache keeps the last snapshot's jobs for incremental reads
+	// (jobcache.go); jobsBytes is the size of the last GET /jobs answer.
+	jobCache  jobCache
+	jobsBytes atomic.Int64
 }
 
 // New validates cfg, asks slurmrestd which OpenAPI versions it serves and

@@ -19,10 +19,14 @@ func (v *v0042) jobs(ctx context.Context) ([]planner.Job, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("list jobs: %w", err)
 	}
+	cr := &countingReader{r: resp.Body}
+	resp.Body = readCloser{Reader: cr, Closer: resp.Body}
 	var body jobsRespV0042
-	if err := decodeV0042(resp, &body, func() (*api.V0042OpenapiErrors, *api.V0042OpenapiWarnings) {
+	err = decodeV0042(resp, &body, func() (*api.V0042OpenapiErrors, *api.V0042OpenapiWarnings) {
 		return body.Errors, body.Warnings
-	}); err != nil {
+	})
+	v.c.jobsBytes.Store(cr.n) // the answer's size, for the snapshot's log line
+	if err != nil {
 		return nil, "", fmt.Errorf("list jobs: %w", err)
 	}
 	jobs, bad := jobsFromV0042(body.Jobs)

@@ -20,12 +20,13 @@ func (c *Client) Snapshot(ctx context.Context) (*planner.Snapshot, error) {
 	var (
 		jobs    []planner.Job
 		cluster string
+		how     jobsRead
 		nodes   []planner.Node
 		parts   []planner.Partition
 		pools   []planner.BurstBufferPool
 	)
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) { jobs, cluster, err = c.api.jobs(gctx); return err })
+	g.Go(func() (err error) { jobs, cluster, how, err = c.readJobs(gctx); return err })
 	g.Go(func() (err error) { nodes, err = c.api.nodes(gctx); return err })
 	g.Go(func() (err error) { parts, err = c.api.partitions(gctx); return err })
 	if c.scontrol != "" { // the pools, beside the REST reads (scontrol.go)
@@ -40,7 +41,8 @@ func (c *Client) Snapshot(ctx context.Context) (*planner.Snapshot, error) {
 	if c.scontrol != "" {
 		s.BurstBufferPools = pools
 	}
-	c.log.Debug().Str("snapshot_id", s.ID).Int("jobs", len(s.Jobs)).Int("nodes", len(s.Nodes)).Msg("snapshot read")
+	c.log.Debug().Str("snapshot_id", s.ID).Int("jobs", len(s.Jobs)).Int("nodes", len(s.Nodes)).
+		Bool("jobs_full_read", how.full).Int("jobs_reread", how.reread).Int64("jobs_bytes", how.bytes).Msg("snapshot read")
 	return s, nil
 }
 

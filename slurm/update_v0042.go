@@ -47,6 +47,7 @@ func (v *v0042) updateBody(u JobUpdate) ([]byte, error) {
 }
 
 func (v *v0042) updateJob(ctx context.Context, id int64, u JobUpdate) error {
+	defer v.c.jobCache.markDirty(id) // written or not, the next snapshot reads it again
 	resp, err := v.raw.SlurmV0042PostJob(ctx, jobIDString(id), descV0042(u))
 	if err != nil {
 		return fmt.Errorf("update job %d: %w", id, err)
@@ -63,6 +64,7 @@ func (v *v0042) updateJob(ctx context.Context, id int64, u JobUpdate) error {
 // signalJob sends signal (e.g. "USR1") to job id's batch shell, where the
 // job's trap saves a checkpoint and requeues the job.
 func (v *v0042) signalJob(ctx context.Context, id int64, signal string) error {
+	defer v.c.jobCache.markDirty(id)
 	sig, flags := "SIG"+signal, api.SlurmV0042DeleteJobParamsFlags("BATCH_JOB")
 	resp, err := v.raw.SlurmV0042DeleteJob(ctx, jobIDString(id), &api.SlurmV0042DeleteJobParams{Signal: &sig, Flags: &flags})
 	if err != nil {

@@ -2,12 +2,15 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"os"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/strata-hpc/strata/cmd/strata/internal/cliflags"
 	"github.com/strata-hpc/strata/cmd/strata/internal/config"
 	"github.com/strata-hpc/strata/cmd/strata/internal/queue"
+	"github.com/strata-hpc/strata/cmd/strata/internal/term"
 	"github.com/strata-hpc/strata/planner"
 )
 
@@ -75,7 +78,11 @@ func runQueue(c *cli.Context) error {
 	case c.Bool(queueFlagParsable):
 		return queue.WriteParsable(w, rows, !c.Bool(queueFlagNoHeader))
 	}
-	return queue.WriteTable(w, rows, !c.Bool(queueFlagNoHeader))
+	cols := 0 // not a terminal: nothing is cut
+	if term.Unwrap(w) == io.Writer(os.Stdout) {
+		cols, _ = term.Width(os.Stdout)
+	}
+	return queue.WriteTable(w, rows, !c.Bool(queueFlagNoHeader), cols)
 }
 
 // queueSelection reads squeue's selection and format flags.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -14,7 +15,11 @@ import (
 	"github.com/strata-hpc/strata/cmd/strata/internal/cliflags"
 	"github.com/strata-hpc/strata/cmd/strata/internal/config"
 	"github.com/strata-hpc/strata/cmd/strata/internal/daemon"
+	"github.com/strata-hpc/strata/slurm"
 )
+
+// flagSlurmFullReadEvery turns on incremental job reads (slurm.Client.SetJobsFullReadEvery).
+const flagSlurmFullReadEvery = "slurm-full-read-every"
 
 // reloadable are the run flags a SIGHUP re-reads from the configuration
 // file (connections, listen address and lock name need a restart).
@@ -39,6 +44,8 @@ func runFlags() []cli.Flag {
 			Usage: "address of the Prometheus /metrics endpoint ('' = off)"},
 		&cli.DurationFlag{Name: cliflags.FlagRunAuditRetention, Value: 90 * 24 * time.Hour, EnvVars: cliflags.EnvOf(cliflags.FlagRunAuditRetention),
 			Usage: "delete recorded cycles older than this, hourly (0 = keep all)"},
+		&cli.DurationFlag{Name: flagSlurmFullReadEvery, EnvVars: []string{"STRATA_SLURM_FULL_READ_EVERY"},
+			Usage: "read every job in full only this often; between, read job states and only the jobs that changed state (0 = every cycle; docs/slurm.md)"},
 	)
 	return append(append(fs, cliflags.Database()...), cliflags.Slurm()...)
 }
@@ -123,6 +130,16 @@ func daemonDeps(c *cli.Context, log zerolog.Logger) (daemon.Deps, error) {
 		return daemon.Deps{}, exitError{code: 2, err: fmt.Errorf("slurm connection: %w", err)}
 	}
 	deps := daemon.Deps{Connect: daemon.SlurmConnector(scfg, log), Now: time.Now}
+	if every := c.Duration(flagSlurmFullReadEvery); every > 0 {
+		connect := deps.Connect
+		deps.Connect = func(ctx context.Context) (daemon.Cluster, error) {
+			cl, err := connect(ctx)
+			if sc, ok := cl.(*slurm.Client); ok {
+				sc.SetJobsFullReadEvery(every)
+			}
+			return cl, err
+		}
+	}
 	if c.String(cliflags.FlagDatabaseURL) != "" {
 		cfg, err := cliflags.DatabaseConfig(c)
 		if err != nil {

@@ -106,6 +106,7 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 		return fail(StageSnapshot, err)
 	}
 	res.Snapshot = snap
+	snapped := d.deps.Now()
 	st, err := d.store(ctx)
 	if err != nil && d.opts.Enforce {
 		return fail(StageDatabase, err)
@@ -144,6 +145,7 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 		return fail(StagePlan, err)
 	}
 	plan, jobs, verdicts := dec.Plan, dec.Jobs, dec.Verdicts
+	planned := d.deps.Now()
 	if plan.Policy == "" {
 		plan.Policy = d.opts.Policy
 	}
@@ -179,12 +181,15 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 		}
 	}
 	res.Report = rep
+	applied := d.deps.Now()
 	rec := d.record(snap, plan, jobs, verdicts, rep, id, start)
 	rec.Inputs.InScope = inScope
 	res.Record = rec
 	d.account(rec, len(plan.Decisions))
 	d.addAlternatives(ctx, scoped, rec)
 	d.save(ctx, rec)
+	d.log.Debug().Dur("snapshot_ms", snapped.Sub(start)).Dur("plan_ms", planned.Sub(snapped)).
+		Dur("write_ms", applied.Sub(planned)).Dur("audit_ms", d.deps.Now().Sub(applied)).Msg("cycle stages")
 	d.housekeeping(ctx)
 	if applyErr != nil && ctx.Err() == nil {
 		return fail(StageApply, applyErr)

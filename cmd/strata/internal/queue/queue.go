@@ -8,7 +8,9 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/term"
 	"github.com/strata-hpc/strata/planner"
 )
 
@@ -54,26 +56,53 @@ func WriteJSON(w io.Writer, snap *planner.Snapshot, rows []Row) error {
 
 var header = []string{"JOBID", "PARTITION", "NAME", "USER", "ST", "GPUS", "PRIORITY", "HINT"}
 
+// fields are a row's columns, each on one line (a job name's line break
+// would forge a row); names are clipped to width runes (0: not clipped).
 func fields(r Row, width int) []string {
-	return []string{strconv.FormatInt(r.ID, 10), r.Partition, clip(r.Name, width), clip(r.User, width),
-		stateCode(r.State), gpuShape(r.Job), strconv.FormatInt(r.Priority, 10), hintText(r, 4*width)}
+	return []string{strconv.FormatInt(r.ID, 10), r.Partition, clip(term.OneLine(r.Name), width), clip(term.OneLine(r.User), width),
+		stateCode(r.State), gpuShape(r.Job), strconv.FormatInt(r.Priority, 10), term.OneLine(hintText(r, 0))}
 }
 
-// WriteTable writes rows as aligned columns (names clipped to 12
-// characters), with a header line when withHeader is set.
-func WriteTable(w io.Writer, rows []Row, withHeader bool) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+// WriteTable writes rows as aligned columns, with a header line when
+// withHeader is set. On a terminal of cols columns (cols > 0) names are
+// clipped to 12 characters and the HINT column to what is left of the
+// line; cols 0 (a pipe or a file) clips nothing.
+func WriteTable(w io.Writer, rows []Row, withHeader bool, cols int) error {
+	nameWidth := 0
+	if cols > 0 {
+		nameWidth = 12
+	}
+	lines := make([][]string, 0, len(rows)+1)
 	if withHeader {
-		fmt.Fprintln(tw, strings.Join(header, "\t"))
+		lines = append(lines, header)
 	}
 	for _, r := range rows {
-		fmt.Fprintln(tw, strings.Join(fields(r, 12), "\t"))
+		lines = append(lines, fields(r, nameWidth))
+	}
+	if cols > 0 {
+		used := 0 // the columns before HINT, each with its 2 spaces of padding
+		for i := range len(header) - 1 {
+			wd := 0
+			for _, l := range lines {
+				wd = max(wd, utf8.RuneCountInString(l[i]))
+			}
+			used += wd + 2
+		}
+		for i, l := range lines {
+			if i > 0 || !withHeader {
+				l[len(l)-1] = clip(l[len(l)-1], max(10, cols-used))
+			}
+		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, l := range lines {
+		fmt.Fprintln(tw, strings.Join(l, "\t"))
 	}
 	return tw.Flush()
 }
 
 // WriteParsable writes rows as '|'-separated lines (like sacct -P), nothing
-// clipped and '|' inside a field written as '/'.
+// clipped, '|' inside a field written as '/' and a line break as \n.
 func WriteParsable(w io.Writer, rows []Row, withHeader bool) error {
 	if withHeader {
 		if _, err := fmt.Fprintln(w, strings.Join(header, "|")); err != nil {
@@ -83,7 +112,7 @@ func WriteParsable(w io.Writer, rows []Row, withHeader bool) error {
 	for _, r := range rows {
 		f := fields(r, 0)
 		for i := range f {
-			f[i] = strings.ReplaceAll(f[i], "|", "/")
+			f[i] = term.ParsableCell(f[i], '|')
 		}
 		if _, err := fmt.Fprintln(w, strings.Join(f, "|")); err != nil {
 			return err

@@ -59,18 +59,30 @@ func TestWriters(t *testing.T) {
 			GPUsPerNode: 2, Nodes: 1, Priority: 10, Comment: "notes; strata:  gpus=1-2"},
 		{ID: 8, Partition: "gpu", Name: "b", User: "bob", State: planner.JobRunning, GPUsPerNode: 4, Nodes: 2, Priority: 5},
 	})
+	forged := Rows([]planner.Job{{ID: 9, Partition: "gpu", Name: "x\n10|gpu|evil|root|R|1|1|-", User: "mallory",
+		State: planner.JobPending, GPUsPerNode: 1, Nodes: 1, Priority: 1}})
 	tests := []struct {
 		name  string
 		write func(*strings.Builder) error
 		want  string
 	}{
-		{"table", func(b *strings.Builder) error { return WriteTable(b, rows, true) },
+		{"table on an 80-column terminal", func(b *strings.Builder) error { return WriteTable(b, rows, true, 80) },
 			"JOBID  PARTITION  NAME          USER   ST  GPUS  PRIORITY  HINT\n" +
 				"7      gpu        a-very|long…  alice  PD  2     10        strata: gpus=1-2\n" +
 				"8      gpu        b             bob    R   2x4   5         -\n"},
+		{"table on a narrow terminal: the hint is cut to the line", func(b *strings.Builder) error { return WriteTable(b, rows[:1], false, 52) },
+			"7  gpu  a-very|long…  alice  PD  2  10  strata: gpu…\n"},
+		{"table piped: nothing cut (issue 26.7)", func(b *strings.Builder) error { return WriteTable(b, rows, true, 0) },
+			"JOBID  PARTITION  NAME                  USER   ST  GPUS  PRIORITY  HINT\n" +
+				"7      gpu        a-very|long-job-name  alice  PD  2     10        strata: gpus=1-2\n" +
+				"8      gpu        b                     bob    R   2x4   5         -\n"},
 		{"parsable without header", func(b *strings.Builder) error { return WriteParsable(b, rows, false) },
 			"7|gpu|a-very/long-job-name|alice|PD|2|10|strata: gpus=1-2\n" +
 				"8|gpu|b|bob|R|2x4|5|-\n"},
+		{"a name with a line break forges no row (issue 23.9)", func(b *strings.Builder) error { return WriteParsable(b, forged, true) },
+			"JOBID|PARTITION|NAME|USER|ST|GPUS|PRIORITY|HINT\n9|gpu|x\\n10/gpu/evil/root/R/1/1/-|mallory|PD|1|1|-\n"},
+		{"nor in the table", func(b *strings.Builder) error { return WriteTable(b, forged, false, 0) },
+			"9  gpu  x\\n10|gpu|evil|root|R|1|1|-  mallory  PD  1  1  -\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/strata-hpc/strata/cmd/strata/internal/term"
 )
 
 // Field is one selectable report column. Name is what --format matches
@@ -99,6 +101,10 @@ func fieldNames[R any](all []Field[R]) string {
 // WriteTable prints rows the way sacct does: a right-justified table with a
 // dashed rule under the header (or, with Parsable, '|'-separated values).
 // A column with an explicit width truncates longer values, ending them in '+'.
+// Values come from users (job names): a line break never starts a row (it
+// is written as \n), '|' inside a -P value is written as '/', and a CSV
+// value that a spreadsheet would run as a formula gets a leading quote
+// (term.CSVCell).
 func WriteTable[R any](w io.Writer, cols []Selected[R], rows []R, m OutputMode) error {
 	cells := make([][]string, 0, len(rows)+1)
 	if !m.NoHeader {
@@ -116,7 +122,16 @@ func WriteTable[R any](w io.Writer, cols []Selected[R], rows []R, m OutputMode) 
 		cells = append(cells, line)
 	}
 	var b strings.Builder
+	first := 0 // the first row of values (after the header)
+	if !m.NoHeader {
+		first = 1
+	}
 	if m.CSV {
+		for _, line := range cells[first:] {
+			for i, v := range line {
+				line[i] = term.CSVCell(v)
+			}
+		}
 		cw := csv.NewWriter(w)
 		if err := cw.WriteAll(cells); err != nil {
 			return fmt.Errorf("write csv: %w", err)
@@ -125,6 +140,9 @@ func WriteTable[R any](w io.Writer, cols []Selected[R], rows []R, m OutputMode) 
 	}
 	if m.Parsable || m.Trailing {
 		for _, line := range cells {
+			for i, v := range line {
+				line[i] = term.ParsableCell(v, '|')
+			}
 			b.WriteString(strings.Join(line, "|"))
 			if m.Trailing {
 				b.WriteByte('|')
@@ -133,6 +151,11 @@ func WriteTable[R any](w io.Writer, cols []Selected[R], rows []R, m OutputMode) 
 		}
 		_, err := io.WriteString(w, b.String())
 		return err
+	}
+	for _, line := range cells {
+		for i, v := range line {
+			line[i] = term.OneLine(v)
+		}
 	}
 	widths := columnWidths(cols, cells)
 	for li, line := range cells {
