@@ -79,9 +79,9 @@ type retryTransport struct {
 
 // RoundTrip implements http.RoundTripper. Retried: connection errors for
 // reads, refused connections for writes (nothing was sent), HTTP 502/503/504
-// and, for reads, HTTP 5xx answers without a Slurm error in errors[]. A 5xx
-// that carries Slurm errors is a final answer (e.g. "not pending") and is
-// returned at once.
+// except to a DELETE (a signal, sent at most once) and, for reads, HTTP 5xx
+// answers without a Slurm error in errors[]. A 5xx that carries Slurm errors
+// is a final answer (e.g. "not pending") and is returned at once.
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err := t.authorize(req); err != nil {
 		return nil, err
@@ -109,6 +109,14 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 		}
 		backoff = min(2*backoff, maxRetryBackoff)
+	}
+}
+
+// CloseIdleConnections closes the kept-alive connections of the transport
+// below (http.Client.CloseIdleConnections).
+func (t *retryTransport) CloseIdleConnections() {
+	if c, ok := t.next.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
 	}
 }
 
@@ -228,7 +236,10 @@ func (t *retryTransport) retryable(req *http.Request, resp *http.Response, err e
 	switch {
 	case resp.StatusCode == http.StatusBadGateway, resp.StatusCode == http.StatusServiceUnavailable,
 		resp.StatusCode == http.StatusGatewayTimeout:
-		return true, resp.Status
+		// A DELETE (a checkpoint signal) is not idempotent: a proxy's
+		// 502/503/504 does not say that slurmctld did not deliver it, and
+		// a second try would send it again (the caller re-reads the job).
+		return req.Method != http.MethodDelete, resp.Status
 	case resp.StatusCode >= 500 && read:
 		return !hasSlurmErrors(resp), resp.Status
 	}

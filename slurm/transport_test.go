@@ -194,3 +194,29 @@ func TestPlainHTTPTokenWarning(t *testing.T) {
 		}
 	}
 }
+
+// TestSignalIsNeverRetriedOnceSent (issue 23.5): a DELETE (checkpoint
+// signal) that may have reached slurmrestd is sent once, whatever the
+// answer; one whose connection was refused (nothing sent) is retried.
+func TestSignalIsNeverRetriedOnceSent(t *testing.T) {
+	for _, status := range []int{http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout, http.StatusInternalServerError} {
+		var n atomic.Int32
+		srv := httptest.NewServer(countingServer(t, status, "", &n))
+		c, err := New(context.Background(), Config{URL: srv.URL, User: "u", Token: "t", Retries: 3,
+			RetryBackoff: time.Millisecond}, zerolog.Nop())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.api.signalJob(context.Background(), 1, "USR1"); err == nil {
+			t.Errorf("HTTP %d: want an error", status)
+		}
+		if got := n.Load(); got != 1 {
+			t.Errorf("HTTP %d: %d DELETEs sent, want 1", status, got)
+		}
+		srv.Close()
+		c.http.CloseIdleConnections() // a kept-alive connection cut after the request went out is ambiguous, not refused
+		if err := c.api.signalJob(context.Background(), 1, "USR1"); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "after 4 attempts") {
+			t.Errorf("signal to a closed port: err = %v, want ErrUnavailable after 4 attempts (a refused dial sent nothing)", err)
+		}
+	}
+}

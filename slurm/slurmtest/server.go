@@ -19,7 +19,11 @@ import (
 // GET job/{id} answers 404 with Slurm error 2017 for unknown jobs, POST
 // job/{id} updates the stored job (priority, tres_per_node, tres_per_job,
 // minimum_nodes, begin_time, admin_comment) and answers 500 with error 2073 when the
-// job is not pending. It is for unit tests only: integration tests use the
+// job is not pending (an update of the admin comment alone is taken on a
+// running job too, as by slurmctld), and DELETE job/{id}?signal=SIGX
+// delivers a signal to a running job (Signals; 500 with error 2017 for an
+// unknown job, 2021 for one not running; RequeueOnSignal makes the job
+// requeue itself). It is for unit tests only: integration tests use the
 // real cluster (Connect).
 type Server struct {
 	*httptest.Server
@@ -35,6 +39,31 @@ type Server struct {
 	operator bool
 	// refuseAll: every POST is refused with error 2002 (AsPlainUser).
 	refuseAll bool
+	// signals delivered; requeue: a signalled job requeues itself.
+	signals []Signal
+	requeue bool
+}
+
+// Signal is one signal the server delivered to a job (DELETE with
+// ?signal=).
+type Signal struct {
+	JobID  int64
+	Signal string
+}
+
+// Signals returns the signals delivered so far.
+func (s *Server) Signals() []Signal {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Signal(nil), s.signals...)
+}
+
+// RequeueOnSignal makes every job that gets a signal requeue itself at
+// once (state PENDING), as a job whose trap checkpoints quickly.
+func (s *Server) RequeueOnSignal() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requeue = true
 }
 
 // AsOperator makes the server answer as a slurmrestd with slurmdbd does
@@ -188,18 +217,23 @@ func (s *Server) job(w http.ResponseWriter, r *http.Request, id int64) {
 		s.reply(w, http.StatusOK, map[string]any{"jobs": []any{j}}, nil)
 		return
 	}
-	b, _ := io.ReadAll(r.Body)
-	s.writes = append(s.writes, Write{JobID: id, Body: string(b)})
-	if st, _ := j["job_state"].([]any); len(st) == 0 || st[0] != "PENDING" {
-		s.reply(w, http.StatusInternalServerError, map[string]any{}, slurmError(2073, "Job is no longer pending execution"))
+	if r.Method == http.MethodDelete {
+		s.signal(w, r, id, j)
 		return
 	}
+	b, _ := io.ReadAll(r.Body)
+	s.writes = append(s.writes, Write{JobID: id, Body: string(b)})
 	var u map[string]any
 	if err := json.Unmarshal(b, &u); err != nil {
 		s.reply(w, http.StatusBadRequest, map[string]any{}, slurmError(9000, err.Error()))
 		return
 	}
-	if _, ac := u["admin_comment"]; s.refuseAll || s.operator && ac {
+	_, ac := u["admin_comment"]
+	if st := state(j); st != "PENDING" && !(ac && len(u) == 1 && st == "RUNNING") {
+		s.reply(w, http.StatusInternalServerError, map[string]any{}, slurmError(2073, "Job is no longer pending execution"))
+		return
+	}
+	if s.refuseAll || s.operator && ac {
 		s.reply(w, http.StatusInternalServerError, map[string]any{}, slurmError(2002, "Access/permission denied"))
 		return
 	}
@@ -218,6 +252,19 @@ func (s *Server) job(w http.ResponseWriter, r *http.Request, id int64) {
 	s.reply(w, http.StatusOK, map[string]any{"results": nil}, nil)
 }
 
+// signal delivers ?signal= to running job j.
+func (s *Server) signal(w http.ResponseWriter, r *http.Request, id int64, j map[string]any) {
+	if state(j) != "RUNNING" {
+		s.reply(w, http.StatusInternalServerError, map[string]any{}, slurmError(2021, "Job/step already completing or completed"))
+		return
+	}
+	s.signals = append(s.signals, Signal{JobID: id, Signal: r.URL.Query().Get("signal")})
+	if s.requeue {
+		j["job_state"] = []any{"PENDING"}
+	}
+	s.reply(w, http.StatusOK, map[string]any{"status": []any{}}, nil)
+}
+
 func (s *Server) find(id int64) map[string]any {
 	for _, j := range s.jobs {
 		if jobID(j) == id {
@@ -225,6 +272,15 @@ func (s *Server) find(id int64) map[string]any {
 		}
 	}
 	return nil
+}
+
+// state is a job's first state ("" when none).
+func state(j map[string]any) string {
+	if st, _ := j["job_state"].([]any); len(st) > 0 {
+		s, _ := st[0].(string)
+		return s
+	}
+	return ""
 }
 
 func jobID(j map[string]any) int64 {
