@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/term"
 	"github.com/strata-hpc/strata/planner"
 )
 
@@ -219,19 +220,7 @@ func warnings(h planner.Hints, s *Script, runs []Run, now time.Time) []string {
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // fmtDuration prints d as Slurm and sacct do: [D-]HH:MM:SS.
-func fmtDuration(d time.Duration) string {
-	d = d.Round(time.Second)
-	if d < 0 {
-		d = 0
-	}
-	days := int(d / (24 * time.Hour))
-	d -= time.Duration(days) * 24 * time.Hour
-	h, m, s := int(d/time.Hour), int(d%time.Hour/time.Minute), int(d%time.Minute/time.Second)
-	if days > 0 {
-		return fmt.Sprintf("%d-%02d:%02d:%02d", days, h, m, s)
-	}
-	return fmt.Sprintf("%02d:%02d:%02d", h, m, s)
-}
+func fmtDuration(d time.Duration) string { return term.Duration(d) }
 
 // checkModel rejects model names and (for measured curves) batch sizes the
 // catalog does not know, so users see it before submitting.

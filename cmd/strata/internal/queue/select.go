@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/term"
 	"github.com/strata-hpc/strata/planner"
 )
 
@@ -164,7 +165,7 @@ func (p formatPart) value(r Row, starts Starts) string {
 		if r.TimeLimit <= 0 {
 			return "UNLIMITED"
 		}
-		return r.TimeLimit.String()
+		return term.Duration(r.TimeLimit)
 	case 'h':
 		return hintText(r, 0)
 	}
@@ -179,6 +180,7 @@ func stamp(t time.Time) string {
 }
 
 func (p formatPart) fit(s string) string {
+	s = term.OneLine(s)
 	if p.width <= 0 {
 		return s
 	}

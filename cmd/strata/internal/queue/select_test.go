@@ -53,3 +53,25 @@ func TestFilterAndFormat(t *testing.T) {
 		t.Error("ParseStates(done) accepted")
 	}
 }
+
+// TestFormatTimeLimitAsSqueue (issue 26.7): %l prints squeue's
+// [D-]HH:MM:SS, not Go's 26h0m0s, and a name's line break forges no row.
+func TestFormatTimeLimitAsSqueue(t *testing.T) {
+	rows := Rows([]planner.Job{
+		{ID: 1, Name: "a\nb", State: planner.JobPending, TimeLimit: 26 * time.Hour},
+		{ID: 2, Name: "c", State: planner.JobPending, TimeLimit: 90 * time.Second},
+		{ID: 3, Name: "d", State: planner.JobPending},
+	})
+	f, err := ParseFormat("%i %j %l")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteFormat(&b, f, rows, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	want := "1 a\\nb 1-02:00:00\n2 c 00:01:30\n3 d UNLIMITED\n"
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("format output (-want +got):\n%s", diff)
+	}
+}

@@ -1,11 +1,12 @@
 package report
 
 import (
-	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"time"
 
+	"github.com/strata-hpc/strata/cmd/strata/internal/term"
 	"github.com/strata-hpc/strata/db"
 )
 
@@ -31,19 +32,10 @@ func UsageOutputs(rows []db.UsageRow) []UsageOut {
 	return out
 }
 
-// FmtDuration prints seconds as Slurm does: [D-]HH:MM:SS.
+// FmtDuration prints seconds as Slurm does: [D-]HH:MM:SS (term.Duration,
+// the one duration format of Strata's output).
 func FmtDuration(sec float64) string {
-	d := time.Duration(sec+0.5) * time.Second
-	if d < 0 {
-		d = 0
-	}
-	days := int(d / (24 * time.Hour))
-	d -= time.Duration(days) * 24 * time.Hour
-	h, m, s := int(d/time.Hour), int(d%time.Hour/time.Minute), int(d%time.Minute/time.Second)
-	if days > 0 {
-		return fmt.Sprintf("%d-%02d:%02d:%02d", days, h, m, s)
-	}
-	return fmt.Sprintf("%02d:%02d:%02d", h, m, s)
+	return term.Duration(time.Duration(math.Round(sec)) * time.Second)
 }
 
 // usageFields are the --format fields of `report usage`.
