@@ -1,7 +1,7 @@
 // Package daemon is Strata's plan cycle and its loop: snapshot → plan →
 // guards → writer lock → apply → audit record, every interval (Run), or
 // once (RunOnce, for `strata plan`). Both commands write through the same
-// guards (slurm/guard) and the same one-writer lock. It also builds the
+// guards (package decide) and the same one-writer lock. It also builds the
 // loop's lazy connections (SlurmConnector, StoreOpener) and serves its
 // Prometheus metrics beside the loop (RunWithMetrics).
 package daemon
