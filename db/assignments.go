@@ -56,6 +56,22 @@ func (s *Store) OpenAssignments(ctx context.Context, host string) ([]dcgm.Assign
 	return out, interpretError("open assignments", err)
 }
 
+// LatestAssignmentTime returns the latest time an assignment of cluster
+// opened or closed (zero when there is none): a restarted collector places
+// no holding before it, so a replay started again from its beginning, or a
+// clock that is behind, cannot open an interval already closed.
+func (s *Store) LatestAssignmentTime(ctx context.Context, cluster string) (time.Time, error) {
+	q, err := s.q.get("LatestAssignmentTime")
+	if err != nil {
+		return time.Time{}, err
+	}
+	var ts *time.Time
+	if err := s.pool.QueryRow(ctx, q, cluster).Scan(&ts); err != nil {
+		return time.Time{}, interpretError("latest assignment time", err)
+	}
+	return utcOrZero(ts), nil
+}
+
 // JobAssignments returns every assignment of one job id (of every cluster
 // and every job with that id; JobReport keeps those of one job).
 func (s *Store) JobAssignments(ctx context.Context, job int64) ([]dcgm.Assignment, error) {

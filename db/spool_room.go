@@ -17,11 +17,15 @@ import (
 // fsMargin is the most free file-system space kept for reduced batches.
 const fsMargin = 16 << 10
 
-// defaultReserve is a sixteenth of the bound, at most 16 MiB.
-func defaultReserve(maxBytes int64) int64 { return min(maxBytes/16, 16<<20) }
+// defaultReserve is a sixteenth of the bound, at most 16 MiB, but at least
+// 64 KiB or half of a smaller bound.
+func defaultReserve(maxBytes int64) int64 {
+	return max(min(maxBytes/16, 16<<20), min(64<<10, maxBytes/2))
+}
 
 // WithReserve sets the bytes under the bound that only reduced batches may
-// use (default: a sixteenth of the bound, at most 16 MiB).
+// use (default: a sixteenth of the bound, at most 16 MiB, at least 64 KiB
+// or half of a smaller bound).
 func WithReserve(n int64) SpoolOption {
 	return func(s *Spool) {
 		if n >= 0 {

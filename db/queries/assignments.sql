@@ -53,3 +53,7 @@ ON CONFLICT (cluster, job_id, submit_time) DO UPDATE SET
     start_time  = coalesce(excluded.start_time, job.start_time),
     end_time    = coalesce(excluded.end_time, job.end_time),
     updated_at  = now();
+
+-- name: LatestAssignmentTime
+-- The latest time an assignment of cluster $1 opened or closed (NULL: none).
+SELECT greatest(max(t_from), max(t_to)) FROM gpu_assignment WHERE cluster = $1;

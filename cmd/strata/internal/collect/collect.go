@@ -163,16 +163,29 @@ func Run(ctx context.Context, cfg Config, in *Input, st *db.Store, log zerolog.L
 	if err != nil {
 		return err
 	}
+	ingest := db.NewIngester(st, spool)
+	// What the spool holds goes first: the open assignments and the
+	// latest holding change are read from what is stored.
+	var drained db.WriteResult
+	if _, err := ingest.FlushResult(ctx, &drained); err != nil {
+		log.Warn().Err(err).Msg("spooled batches not written at start; they go before any new batch")
+	}
+	cfg.Metrics.replayed(drained, time.Now())
 	open, err := st.OpenAssignments(ctx, "")
 	if err != nil {
 		log.Warn().Err(err).Msg("cannot load open GPU assignments; starting with none")
 	}
+	floor, err := st.LatestAssignmentTime(ctx, cfg.Cluster)
+	if err != nil {
+		log.Warn().Err(err).Msg("cannot read the latest GPU assignment change; placing every sweep")
+	}
 	cfg.Metrics.spool(spool.Stats())
-	co := &collector{src: in.src, mapper: in.mapper, paced: in.paced, store: st, in: db.NewIngester(st, spool),
+	co := &collector{src: in.src, mapper: in.mapper, paced: in.paced, store: st, in: ingest,
 		spool: spool, metrics: cfg.Metrics,
 		tracker: dcgm.NewTracker(open), log: log, cluster: cfg.Cluster,
 		interval: cfg.Interval, batchSamples: cfg.BatchSamples,
 		flushEvery: cfg.FlushEvery, rollupEvery: cfg.RollupEvery,
-		jobsSent: map[int64]planner.JobState{}}
+		pending: newPending(), lastTime: floor}
+	co.stats.replayed, co.stats.quarantined = drained.Replayed, drained.Quarantined
 	return co.run(ctx)
 }

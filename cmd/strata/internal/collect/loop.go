@@ -10,7 +10,6 @@ import (
 
 	"github.com/strata-hpc/strata/db"
 	"github.com/strata-hpc/strata/dcgm"
-	"github.com/strata-hpc/strata/planner"
 )
 
 // collector owns the sampling loop of `strata collect`.
@@ -29,17 +28,17 @@ type collector struct {
 	interval, flushEvery, rollupEvery time.Duration
 	batchSamples                      int
 
-	batch      db.Batch
+	pending    pending // the batch being filled, with what earlier batches could not store
 	lastFlush  time.Time
 	lastRollup time.Time
 	reportFrom time.Time // oldest sample written since the last report-rollup refresh
-	lastTime   time.Time // time of the latest sweep
-	jobsSent   map[int64]planner.JobState
+	lastTime   time.Time // time of the latest sweep placed (never goes back)
+	stepped    bool      // the sweep clock is behind lastTime (logged once per step)
 	stats      collectStats
 }
 
 type collectStats struct {
-	sweeps, samples, batches, spooled, replayed int
+	sweeps, samples, batches, spooled, reduced, replayed, quarantined, skipped int
 }
 
 // run samples until ctx ends or a finite source is exhausted, then writes
@@ -56,7 +55,7 @@ func (co *collector) run(ctx context.Context) error {
 		err := co.step(ctx)
 		if errors.Is(err, io.EOF) {
 			_, closed := co.tracker.Observe(co.lastTime, nil) // the recording ended
-			co.batch.Assignments = append(co.batch.Assignments, closed...)
+			co.pending.changed(nil, closed)
 			return co.finish(context.WithoutCancel(ctx))
 		}
 		if ctx.Err() != nil {
@@ -92,18 +91,44 @@ func (co *collector) step(ctx context.Context) error {
 		return nil
 	}
 	now := samples[0].Time
-	co.lastTime = now
 	co.stats.sweeps++
 	co.stats.samples += len(samples)
 	co.metrics.sweep(now)
-	co.batch.Samples = append(co.batch.Samples, samples...)
-	if err := co.attribute(ctx, now, samples); err != nil {
-		co.log.Warn().Err(err).Msg("GPU→job mapping failed; keeping the previous assignments")
+	if co.clockWentBack(now) {
+		// Samples and holdings at a time already passed cannot be placed:
+		// stored between earlier samples they would read as a counter
+		// reset, and an assignment could close before it opened.
+		kept := co.pending.addSamples(samples)
+		co.stats.skipped += len(samples) - kept
+		co.metrics.skipped(len(samples) - kept)
+	} else {
+		co.lastTime = now
+		co.pending.addSamples(samples)
+		if err := co.attribute(ctx, now, samples); err != nil {
+			co.log.Warn().Err(err).Msg("GPU→job mapping failed; keeping the previous assignments")
+		}
 	}
-	if len(co.batch.Samples) >= co.batchSamples || time.Since(co.lastFlush) >= co.flushEvery {
+	if len(co.pending.b.Samples) >= co.batchSamples || time.Since(co.lastFlush) >= co.flushEvery {
 		return co.flush(ctx)
 	}
 	return nil
+}
+
+// clockWentBack reports whether a sweep at now is before the latest one
+// placed (by this run, or by the assignments it resumed), logging the first
+// sweep of each step back.
+func (co *collector) clockWentBack(now time.Time) bool {
+	latest := co.tracker.Latest()
+	if co.lastTime.After(latest) {
+		latest = co.lastTime
+	}
+	back := now.Before(latest)
+	if back && !co.stepped {
+		co.log.Warn().Time("sweep", now).Time("latest", latest).Dur("behind", latest.Sub(now)).
+			Msg("sweep clock went back: samples older than a GPU's latest are skipped and holdings are not placed until it catches up")
+	}
+	co.stepped = back
+	return back
 }
 
 // attribute turns the mapper's view into assignment changes and job rows.
@@ -123,19 +148,10 @@ func (co *collector) attribute(ctx context.Context, now time.Time, samples []dcg
 		co.log.Debug().Int64("job", j.Job).Str("host", j.Host).Int("index", j.Index).Msg("GPU of job not among samples")
 	}
 	opened, closed := co.tracker.Observe(now, gpus)
-	co.batch.Assignments = append(append(co.batch.Assignments, opened...), closed...)
+	co.pending.changed(opened, closed)
 	for _, j := range m.Jobs {
-		if co.jobsSent[j.ID] == j.State {
-			continue
-		}
-		co.jobsSent[j.ID] = j.State
-		co.batch.Jobs = append(co.batch.Jobs, j)
-		if end, ok := m.Ends[j.ID]; ok {
-			if co.batch.JobEnds == nil {
-				co.batch.JobEnds = map[int64]time.Time{}
-			}
-			co.batch.JobEnds[j.ID] = end
-		}
+		end, ok := m.Ends[j.ID]
+		co.pending.job(j, end, ok)
 	}
 	return nil
 }
@@ -149,32 +165,44 @@ func allResolved(g []dcgm.JobGPU) bool {
 	return true
 }
 
-// flush writes the batch (or spools it) and refreshes rollups when due.
+// flush writes the batch (or spools it, whole or reduced) and refreshes
+// rollups when due. What could not be kept at all is carried into the next
+// batch: assignments and job states are never dropped.
 func (co *collector) flush(ctx context.Context) error {
 	co.lastFlush = time.Now()
-	if len(co.batch.Samples) == 0 && len(co.batch.Assignments) == 0 && len(co.batch.Jobs) == 0 {
+	p := &co.pending
+	if p.empty() {
 		return nil
 	}
-	co.batch.Cluster = co.cluster
-	for _, smp := range co.batch.Samples { // hours whose report rollups are due
+	p.b.Cluster = co.cluster
+	for _, smp := range p.b.Samples { // hours whose report rollups are due
 		if co.reportFrom.IsZero() || smp.Time.Before(co.reportFrom) {
 			co.reportFrom = smp.Time
 		}
 	}
-	res, err := co.in.Write(ctx, co.batch)
-	co.metrics.batch(len(co.batch.Samples), res, err, time.Now())
+	n := len(p.b.Samples)
+	res, err := co.in.WriteOrReduce(ctx, p.b, p.reduce)
+	co.metrics.batch(n, res, err, time.Now())
 	co.metrics.spool(co.spool.Stats())
 	co.stats.replayed += res.Replayed
-	if err != nil {
-		co.log.Error().Err(err).Int("samples", len(co.batch.Samples)).Msg("batch lost")
-	}
+	co.stats.quarantined += res.Quarantined
 	co.stats.batches++
-	if res.Spooled {
+	switch {
+	case err != nil:
+		co.log.Error().Err(err).Int("samples", n).Int("assignments", len(p.b.Assignments)).Int("jobs", len(p.b.Jobs)).
+			Msg("batch not stored nor spooled: its samples are lost; its assignment and job changes go with the next batch")
+		p.carry()
+		return nil
+	case res.Spooled:
 		co.stats.spooled++
-		co.log.Warn().Int("samples", len(co.batch.Samples)).Msg("database unavailable; batch spooled")
+		co.log.Warn().Int("samples", n).Msg("database unavailable; batch spooled")
+	case res.Reduced:
+		co.stats.reduced++
+		co.log.Error().Int("samples", n).Int("samples_kept", res.ReducedSamples).Int("assignments", len(p.b.Assignments)).
+			Int("jobs", len(p.b.Jobs)).Msg("spool full: batch spooled reduced to its assignment and job changes and the samples per-job energy needs")
 	}
-	co.batch = db.Batch{Samples: co.batch.Samples[:0]} // Write keeps no reference: reuse the buffer
-	if !res.Spooled && time.Since(co.lastRollup) >= co.rollupEvery {
+	p.stored()
+	if !res.Spooled && !res.Reduced && time.Since(co.lastRollup) >= co.rollupEvery {
 		co.rollup(ctx)
 	}
 	return nil
@@ -205,18 +233,25 @@ func (co *collector) finish(ctx context.Context) error {
 	if err := co.flush(ctx); err != nil {
 		return err
 	}
-	n, err := co.in.Flush(ctx)
-	co.stats.replayed += n
-	co.metrics.replayed(n, time.Now())
+	var res db.WriteResult
+	_, err := co.in.FlushResult(ctx, &res)
+	co.stats.replayed += res.Replayed
+	co.stats.quarantined += res.Quarantined
+	co.metrics.replayed(res, time.Now())
 	co.metrics.spool(co.spool.Stats())
 	if err == nil {
 		co.lastRollup = time.Time{}
 		co.rollup(ctx)
 	}
 	co.log.Info().Int("sweeps", co.stats.sweeps).Int("samples", co.stats.samples).Int("batches", co.stats.batches).
-		Int("spooled", co.stats.spooled).Int("replayed", co.stats.replayed).Msg("collect finished")
+		Int("spooled", co.stats.spooled).Int("reduced", co.stats.reduced).Int("replayed", co.stats.replayed).
+		Int("quarantined", co.stats.quarantined).Int("skipped", co.stats.skipped).Msg("collect finished")
 	if err != nil {
 		co.log.Warn().Err(err).Msg("spooled batches remain; they are written on the next start")
+	}
+	if a, j := len(co.pending.b.Assignments), len(co.pending.b.Jobs); a+j > 0 {
+		co.log.Error().Int("assignments", a).Int("jobs", j).
+			Msg("assignment and job changes neither stored nor spooled at exit: open assignments are closed at the next start")
 	}
 	return nil
 }

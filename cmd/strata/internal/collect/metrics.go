@@ -15,8 +15,8 @@ import (
 type Metrics struct {
 	reg        *prometheus.Registry
 	sweeps     prometheus.Counter
-	samples    *prometheus.CounterVec // result: written, spooled, lost
-	batches    *prometheus.CounterVec // result: written, spooled, replayed, lost
+	samples    *prometheus.CounterVec // result: written, spooled, lost, quarantined, skipped
+	batches    *prometheus.CounterVec // result: written, spooled, reduced, replayed, lost, quarantined
 	spoolBytes prometheus.Gauge
 	damaged    prometheus.Counter
 	lastWrite  prometheus.Gauge
@@ -27,10 +27,13 @@ type Metrics struct {
 
 // Batch and sample results.
 const (
-	resultWritten  = "written"
-	resultSpooled  = "spooled"
-	resultReplayed = "replayed"
-	resultLost     = "lost"
+	resultWritten     = "written"
+	resultSpooled     = "spooled"
+	resultReduced     = "reduced"
+	resultReplayed    = "replayed"
+	resultLost        = "lost"
+	resultQuarantined = "quarantined"
+	resultSkipped     = "skipped"
 )
 
 // NewMetrics registers the collector's metrics on a new registry with the
@@ -41,9 +44,11 @@ func NewMetrics() *Metrics {
 		sweeps: prometheus.NewCounter(prometheus.CounterOpts{Name: "strata_collect_sweeps_total",
 			Help: "Sweeps of the sample source that returned samples."}),
 		samples: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "strata_collect_samples_total",
-			Help: "GPU samples by what became of their batch: written to Postgres, spooled, lost (spool full)."}, []string{"result"}),
+			Help: "GPU samples by what became of them: written to Postgres, spooled, lost (spool full), " +
+				"quarantined (refused by Postgres for good, kept in the .rejected file), skipped (the clock went back)."}, []string{"result"}),
 		batches: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "strata_collect_batches_total",
-			Help: "Batches by result: written to Postgres, spooled, replayed from the spool, lost (spool full)."}, []string{"result"}),
+			Help: "Batches by result: written to Postgres, spooled, reduced (spool full: spooled without most samples), " +
+				"replayed from the spool, lost (not even reduced), quarantined (some rows refused by Postgres for good)."}, []string{"result"}),
 		spoolBytes: prometheus.NewGauge(prometheus.GaugeOpts{Name: "strata_collect_spool_bytes",
 			Help: "Size of the spool on disk: batches waiting for Postgres."}),
 		damaged: prometheus.NewCounter(prometheus.CounterOpts{Name: "strata_collect_spool_damaged_records_total",
@@ -54,10 +59,10 @@ func NewMetrics() *Metrics {
 			Help: "Time of the latest sweep's samples, Unix seconds (0: none yet)."}),
 	}
 	m.reg.MustRegister(m.sweeps, m.samples, m.batches, m.spoolBytes, m.damaged, m.lastWrite, m.lastSample)
-	for _, r := range []string{resultWritten, resultSpooled, resultLost} {
+	for _, r := range []string{resultWritten, resultSpooled, resultLost, resultQuarantined, resultSkipped} {
 		m.samples.WithLabelValues(r)
 	}
-	for _, r := range []string{resultWritten, resultSpooled, resultReplayed, resultLost} {
+	for _, r := range []string{resultWritten, resultSpooled, resultReduced, resultReplayed, resultLost, resultQuarantined} {
 		m.batches.WithLabelValues(r)
 	}
 	return m
@@ -80,33 +85,50 @@ func (m *Metrics) sweep(at time.Time) {
 }
 
 // batch records what became of one batch of samples, and the batches the
-// ingester replayed from the spool before it.
+// ingester replayed (or quarantined) from the spool before it.
 func (m *Metrics) batch(samples int, res db.WriteResult, err error, now time.Time) {
 	if m == nil {
 		return
 	}
-	result := resultWritten
 	switch {
 	case res.Spooled:
-		result = resultSpooled
+		m.batches.WithLabelValues(resultSpooled).Inc()
+		m.samples.WithLabelValues(resultSpooled).Add(float64(samples))
+	case res.Reduced:
+		m.batches.WithLabelValues(resultReduced).Inc()
+		m.samples.WithLabelValues(resultSpooled).Add(float64(res.ReducedSamples))
+		m.samples.WithLabelValues(resultLost).Add(float64(samples - res.ReducedSamples))
 	case err != nil:
-		result = resultLost
+		m.batches.WithLabelValues(resultLost).Inc()
+		m.samples.WithLabelValues(resultLost).Add(float64(samples))
+	default:
+		m.batches.WithLabelValues(resultWritten).Inc()
+		m.samples.WithLabelValues(resultWritten).Add(float64(samples))
+		m.lastWrite.Set(float64(now.UnixNano()) / 1e9)
 	}
-	m.batches.WithLabelValues(result).Inc()
-	m.samples.WithLabelValues(result).Add(float64(samples))
-	m.batches.WithLabelValues(resultReplayed).Add(float64(res.Replayed))
-	if result == resultWritten || res.Replayed > 0 {
+	m.replayed(res, now)
+}
+
+// replayed records the batches written from the spool and the batches
+// quarantined (in a Write, or at exit).
+func (m *Metrics) replayed(res db.WriteResult, now time.Time) {
+	if m == nil {
+		return
+	}
+	m.batches.WithLabelValues(resultQuarantined).Add(float64(res.Quarantined))
+	m.samples.WithLabelValues(resultQuarantined).Add(float64(res.QuarantinedSamples))
+	if res.Replayed > 0 {
+		m.batches.WithLabelValues(resultReplayed).Add(float64(res.Replayed))
 		m.lastWrite.Set(float64(now.UnixNano()) / 1e9)
 	}
 }
 
-// replayed records batches written from the spool outside a Write (at exit).
-func (m *Metrics) replayed(n int, now time.Time) {
+// skipped counts samples not stored because their time went back.
+func (m *Metrics) skipped(n int) {
 	if m == nil || n == 0 {
 		return
 	}
-	m.batches.WithLabelValues(resultReplayed).Add(float64(n))
-	m.lastWrite.Set(float64(now.UnixNano()) / 1e9)
+	m.samples.WithLabelValues(resultSkipped).Add(float64(n))
 }
 
 // spool publishes the spool's size and its damaged records.

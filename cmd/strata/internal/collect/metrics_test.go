@@ -45,8 +45,8 @@ func values(t *testing.T, reg prometheus.Gatherer) map[string]float64 {
 func TestMetricsWhilePostgresIsDown(t *testing.T) {
 	m := NewMetrics()
 	at0 := values(t, m.Registry())
-	if len(at0) != 12 {
-		t.Errorf("series at start: %d, want 12: %v", len(at0), at0)
+	if len(at0) != 16 {
+		t.Errorf("series at start: %d, want 16: %v", len(at0), at0)
 	}
 	st, err := db.Open(context.Background(), db.Config{URL: "postgres://strata@127.0.0.1:1/none?connect_timeout=1"})
 	if err != nil {
@@ -76,9 +76,11 @@ func TestMetricsWhilePostgresIsDown(t *testing.T) {
 	want := map[string]float64{
 		"strata_collect_sweeps_total":                  got["strata_collect_sweeps_total"],
 		"strata_collect_samples_total{result=written}": 0, "strata_collect_samples_total{result=spooled}": 8 * got["strata_collect_sweeps_total"],
-		"strata_collect_samples_total{result=lost}":    0,
+		"strata_collect_samples_total{result=lost}":        0,
+		"strata_collect_samples_total{result=quarantined}": 0, "strata_collect_samples_total{result=skipped}": 0,
 		"strata_collect_batches_total{result=written}": 0, "strata_collect_batches_total{result=spooled}": 1,
 		"strata_collect_batches_total{result=replayed}": 0, "strata_collect_batches_total{result=lost}": 0,
+		"strata_collect_batches_total{result=reduced}": 0, "strata_collect_batches_total{result=quarantined}": 0,
 		"strata_collect_spool_bytes": float64(spooled), "strata_collect_spool_damaged_records_total": 0,
 		"strata_collect_last_write_timestamp_seconds":  0,
 		"strata_collect_last_sample_timestamp_seconds": got["strata_collect_last_sample_timestamp_seconds"],
@@ -97,16 +99,20 @@ func TestMetricsCounting(t *testing.T) {
 	m.batch(10, db.WriteResult{Replayed: 2}, nil, now)
 	m.batch(5, db.WriteResult{Spooled: true}, nil, now.Add(time.Minute))
 	m.batch(7, db.WriteResult{}, errors.New("spool full"), now.Add(2*time.Minute))
-	m.replayed(3, now.Add(3*time.Minute))
+	m.batch(8, db.WriteResult{Reduced: true, ReducedSamples: 2, Quarantined: 1, QuarantinedSamples: 3}, nil, now.Add(2*time.Minute))
+	m.replayed(db.WriteResult{Replayed: 3}, now.Add(3*time.Minute))
+	m.skipped(4)
 	m.spool(db.SpoolStats{Bytes: 4096, DamagedRecords: 2})
 	m.spool(db.SpoolStats{Bytes: 0, DamagedRecords: 3})
 	got := values(t, m.Registry())
 	want := map[string]float64{
 		"strata_collect_sweeps_total":                  0,
-		"strata_collect_samples_total{result=written}": 10, "strata_collect_samples_total{result=spooled}": 5,
-		"strata_collect_samples_total{result=lost}":    7,
+		"strata_collect_samples_total{result=written}": 10, "strata_collect_samples_total{result=spooled}": 5 + 2,
+		"strata_collect_samples_total{result=lost}":        7 + 6,
+		"strata_collect_samples_total{result=quarantined}": 3, "strata_collect_samples_total{result=skipped}": 4,
 		"strata_collect_batches_total{result=written}": 1, "strata_collect_batches_total{result=spooled}": 1,
 		"strata_collect_batches_total{result=replayed}": 5, "strata_collect_batches_total{result=lost}": 1,
+		"strata_collect_batches_total{result=reduced}": 1, "strata_collect_batches_total{result=quarantined}": 1,
 		"strata_collect_spool_bytes": 0, "strata_collect_spool_damaged_records_total": 3,
 		"strata_collect_last_write_timestamp_seconds":  float64(now.Add(3 * time.Minute).Unix()),
 		"strata_collect_last_sample_timestamp_seconds": 0,
@@ -118,5 +124,6 @@ func TestMetricsCounting(t *testing.T) {
 	none.batch(1, db.WriteResult{}, nil, now)
 	none.spool(db.SpoolStats{})
 	none.sweep(now)
-	none.replayed(1, now)
+	none.replayed(db.WriteResult{Replayed: 1}, now)
+	none.skipped(1)
 }
