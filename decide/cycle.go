@@ -17,6 +17,9 @@ import (
 type History struct {
 	Resizes  map[int64]int
 	Preempts map[int64]int
+	// Claims are the corrections of each user's predictions by their own
+	// record (planner/trust), by user name; nil: none.
+	Claims map[string]planner.Claim
 }
 
 // Result is one decision round: the plan of the annotated snapshot and the
@@ -62,10 +65,14 @@ func Decide(ctx context.Context, pol planner.Policy, s *planner.Snapshot, h Hist
 // request was changed MaxPerJob times (the guards would refuse another
 // change), and PreemptsToday for running jobs (the planner proposes no
 // preemption past the daily cap and spends the last one only on a large
-// gain).
+// gain), and every job its user's Claim (how far the user's predictions
+// are corrected).
 func Annotate(s *planner.Snapshot, h History, o Options) {
 	for i := range s.Jobs {
 		j := &s.Jobs[i]
+		if c, ok := h.Claims[j.User]; ok && j.User != "" {
+			j.Claim = c
+		}
 		switch j.State {
 		case planner.JobPending:
 			j.SizeLocked = j.SizeLocked || h.Resizes[j.ID] >= o.MaxPerJob

@@ -60,6 +60,8 @@ type memoKey struct {
 	gpusPerNode, gpusPerJob, nodes int
 	gpusPerTask, tasks             int
 	sizeLocked                     bool
+	claimFactor                    float64
+	claimDistrust                  bool
 	cpus                           int
 	memMB, bbBytes                 int64
 	timeLimit                      time.Duration
@@ -70,6 +72,7 @@ func keyOf(j *Job, part string) memoKey {
 	return memoKey{comment: j.Comment, partition: part, account: j.Account, gpuType: j.GPUType,
 		gpusPerNode: j.GPUsPerNode, gpusPerJob: j.GPUsPerJob, nodes: j.Nodes, cpus: j.CPUs,
 		gpusPerTask: j.GPUsPerTask, tasks: j.Tasks, sizeLocked: j.SizeLocked,
+		claimFactor: j.Claim.Factor, claimDistrust: j.Claim.Distrust,
 		memMB: j.MemoryMB, bbBytes: j.BurstBufferBytes, timeLimit: j.TimeLimit}
 }
 

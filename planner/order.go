@@ -180,6 +180,18 @@ func (c *cycle) finalize(name string, pls []*planned) Plan {
 			}
 			d.Detail = note
 		}
+		if c := pl.ji.job.Claim; !c.IsZero() {
+			r := ReasonPredictionCorrected
+			if c.Distrust {
+				r = ReasonClaimDistrusted
+			}
+			d.Reasons = append(d.Reasons, r)
+			note := c.Note
+			if d.Detail != "" {
+				note = d.Detail + "; " + note
+			}
+			d.Detail = note
+		}
 		if note := pl.ji.capped; note != "" && pl.action == ActionUpdate {
 			d.Reasons = append(d.Reasons, ReasonCapped)
 			if d.Detail != "" {

@@ -114,44 +114,58 @@ const (
 	// factor of the job's model and GPU type, and/or the GPU type's
 	// measured power in the energy term (Decision.Detail gives the numbers).
 	ReasonCalibrated Reason = "calibrated"
+	// ReasonPredictionCorrected: the job's predicted run time was
+	// corrected by its user's own record of predicted against real run
+	// times (Job.Claim, planner/trust; Decision.Detail gives the numbers).
+	ReasonPredictionCorrected Reason = "prediction_corrected"
+	// ReasonClaimDistrusted: the user's record shows claims far below what
+	// their jobs ran (or a claim broken at the time limit): the job is timed
+	// by its time limit, not by its hint.
+	ReasonClaimDistrusted Reason = "claim_distrusted"
+	// ReasonDeadlinePast: the hint's deadline= is already past; the planner
+	// ignores it (no urgency can be bought with a date in the past).
+	ReasonDeadlinePast Reason = "deadline_past"
 )
 
 // reasonText holds the user-facing sentence of every reason code.
 var reasonText = map[Reason]string{
-	ReasonAdmitted:          "the job can start now with the planned GPUs",
-	ReasonWaitResources:     "not enough free GPUs, CPUs, memory or burst buffer right now; the job waits for running jobs to finish",
-	ReasonWaitOrder:         "jobs ranked ahead of this one must start first",
-	ReasonNoHint:            "no strata: hint in --comment, so the GPU count is kept and only the priority may change",
-	ReasonHintInvalid:       "the strata: hint is invalid, so the job is left unchanged (run `strata hint check` to see why)",
-	ReasonRewriteOptOut:     "the hint says rewrite=no, so the job is left unchanged",
-	ReasonFixedGPUs:         "no gpus=MIN-MAX range in the hint, so the GPU count is kept and only the priority may change",
-	ReasonNoShapeFits:       "no set of usable nodes in the partition can hold the requested GPUs, even when idle",
-	ReasonBurstBufferFull:   "the burst-buffer pool has not enough free capacity for the job's data; Slurm gives it space as soon as enough frees (ranked with the starts when nothing else holds it back)",
-	ReasonRunning:           "the job is running; Strata never changes running jobs",
-	ReasonModelUnknown:      "the model/batch in the hint is not in the catalog, so the duration comes from history or the time limit",
-	ReasonPredicted:         "the duration is predicted from the history of similar jobs",
-	ReasonTimeLimit:         "the duration is taken from the job's time limit",
-	ReasonDurationDefault:   "the job has no hint, history or time limit, so a default duration is assumed",
-	ReasonMemoryInfeasible:  "one worker needs more host memory (mem=) or GPU memory than the partition's nodes have",
-	ReasonAllocationChanged: "the planner chose a different GPU (or parameter-server) count within the user's range",
-	ReasonAged:              "the job waited longer than the starvation limit and was moved ahead",
-	ReasonPreempted:         "the running job is stopped to make room for other jobs: it was sent its checkpoint signal (it opted in with preempt=yes), requeues itself and restarts later",
-	ReasonResized:           "the running job's GPU count changes in place (simulation only)",
-	ReasonResizedRestart:    "the running job is stopped to restart at another GPU count within its range: it was sent its checkpoint signal (preempt=yes), requeues itself, and restarts at the new size",
-	ReasonPartitionUnknown:  "the job's partition is not known to the planner",
-	ReasonNoGPUs:            "the job requests no GPUs, so Strata leaves it to Slurm",
-	ReasonDeadlineRisk:      "the predicted completion is later than the deadline in the hint",
-	ReasonModelled:          "the duration comes from the model catalog and the job's hint",
-	ReasonOracle:            "the order uses the true job duration (oracle; simulation only)",
-	ReasonArrayJob:          "the job is a job array (or one of its tasks): one write would change every remaining task, so Strata leaves it to Slurm",
-	ReasonCalibrated:        "the run time or energy estimate uses factors measured on finished jobs of the same model and GPU type (the detail gives them)",
-	ReasonSizeLocked:        "the job's GPU request was already changed the most times allowed (--max-rewrites-per-job), so its size is kept; only its priority may change",
-	ReasonHetJob:            "the job is a heterogeneous job component, which Strata leaves to Slurm",
-	ReasonUnreadable:        "part of the job's Slurm record could not be read (the detail says what), so Strata leaves the job untouched",
-	ReasonCapped:            "a site limit cut the weight or GPU range the hint asks for (the detail says which)",
-	ReasonBeginTime:         "Slurm does not consider the job yet (its begin time has not come, or it waits on a dependency); Strata sizes and ranks it for when it may start",
-	ReasonPartitionChosen:   "the job lists several partitions; the plan puts it in the one where it is predicted to finish soonest at the least cost (the detail gives the numbers); Strata writes that partition when the job is to start (or is held for it) and otherwise leaves the job all its partitions",
-	ReasonDeferred:          "the plan starts the job later than Slurm could (jobs ranked ahead of it go first); Strata sets its begin time so that Slurm waits too",
+	ReasonPredictionCorrected: "the predicted run time was corrected by how your own finished jobs compared with their predictions (the detail gives the factor)",
+	ReasonClaimDistrusted:     "your recent jobs ran far longer than their hints claimed, so this job is timed by its time limit, not by its hint",
+	ReasonDeadlinePast:        "the hint's deadline is already past, so it is ignored",
+	ReasonAdmitted:            "the job can start now with the planned GPUs",
+	ReasonWaitResources:       "not enough free GPUs, CPUs, memory or burst buffer right now; the job waits for running jobs to finish",
+	ReasonWaitOrder:           "jobs ranked ahead of this one must start first",
+	ReasonNoHint:              "no strata: hint in --comment, so the GPU count is kept and only the priority may change",
+	ReasonHintInvalid:         "the strata: hint is invalid, so the job is left unchanged (run `strata hint check` to see why)",
+	ReasonRewriteOptOut:       "the hint says rewrite=no, so the job is left unchanged",
+	ReasonFixedGPUs:           "no gpus=MIN-MAX range in the hint, so the GPU count is kept and only the priority may change",
+	ReasonNoShapeFits:         "no set of usable nodes in the partition can hold the requested GPUs, even when idle",
+	ReasonBurstBufferFull:     "the burst-buffer pool has not enough free capacity for the job's data; Slurm gives it space as soon as enough frees (ranked with the starts when nothing else holds it back)",
+	ReasonRunning:             "the job is running; Strata never changes running jobs",
+	ReasonModelUnknown:        "the model/batch in the hint is not in the catalog, so the duration comes from history or the time limit",
+	ReasonPredicted:           "the duration is predicted from the history of similar jobs",
+	ReasonTimeLimit:           "the duration is taken from the job's time limit",
+	ReasonDurationDefault:     "the job has no hint, history or time limit, so a default duration is assumed",
+	ReasonMemoryInfeasible:    "one worker needs more host memory (mem=) or GPU memory than the partition's nodes have",
+	ReasonAllocationChanged:   "the planner chose a different GPU (or parameter-server) count within the user's range",
+	ReasonAged:                "the job waited longer than the starvation limit and was moved ahead",
+	ReasonPreempted:           "the running job is stopped to make room for other jobs: it was sent its checkpoint signal (it opted in with preempt=yes), requeues itself and restarts later",
+	ReasonResized:             "the running job's GPU count changes in place (simulation only)",
+	ReasonResizedRestart:      "the running job is stopped to restart at another GPU count within its range: it was sent its checkpoint signal (preempt=yes), requeues itself, and restarts at the new size",
+	ReasonPartitionUnknown:    "the job's partition is not known to the planner",
+	ReasonNoGPUs:              "the job requests no GPUs, so Strata leaves it to Slurm",
+	ReasonDeadlineRisk:        "the predicted completion is later than the deadline in the hint",
+	ReasonModelled:            "the duration comes from the model catalog and the job's hint",
+	ReasonOracle:              "the order uses the true job duration (oracle; simulation only)",
+	ReasonArrayJob:            "the job is a job array (or one of its tasks): one write would change every remaining task, so Strata leaves it to Slurm",
+	ReasonCalibrated:          "the run time or energy estimate uses factors measured on finished jobs of the same model and GPU type (the detail gives them)",
+	ReasonSizeLocked:          "the job's GPU request was already changed the most times allowed (--max-rewrites-per-job), so its size is kept; only its priority may change",
+	ReasonHetJob:              "the job is a heterogeneous job component, which Strata leaves to Slurm",
+	ReasonUnreadable:          "part of the job's Slurm record could not be read (the detail says what), so Strata leaves the job untouched",
+	ReasonCapped:              "a site limit cut the weight or GPU range the hint asks for (the detail says which)",
+	ReasonBeginTime:           "Slurm does not consider the job yet (its begin time has not come, or it waits on a dependency); Strata sizes and ranks it for when it may start",
+	ReasonPartitionChosen:     "the job lists several partitions; the plan puts it in the one where it is predicted to finish soonest at the least cost (the detail gives the numbers); Strata writes that partition when the job is to start (or is held for it) and otherwise leaves the job all its partitions",
+	ReasonDeferred:            "the plan starts the job later than Slurm could (jobs ranked ahead of it go first); Strata sets its begin time so that Slurm waits too",
 
 	// Burst-buffer stage-in (bbplan.go).
 	ReasonBurstBufferStaging: "the job's data must be staged into the burst buffer first (its size over the pool's bandwidth); Slurm starts the job only after that, and the plan counts the time",

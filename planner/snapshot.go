@@ -205,6 +205,9 @@ type Job struct {
 	// writer reached the per-job resize cap); the planner keeps the
 	// request, as for a job without a gpus= range.
 	SizeLocked bool `json:"size_locked,omitempty"`
+	// Claim corrects the job's predicted run time by its user's own record
+	// (planner/trust; set by decide.Annotate). Zero: no correction.
+	Claim Claim `json:"claim,omitzero"`
 	// Unreadable says why the adapter could not read the job fully (an
 	// unparsable burst-buffer directive or GRES string): the planner leaves
 	// such a job untouched. "" for jobs read completely.
@@ -228,3 +231,21 @@ func (j Job) GPUs() int {
 	}
 	return j.GPUsPerNode * max(1, j.Nodes)
 }
+
+// Claim is how far a user's claims are trusted: the correction of a job's
+// predicted run time (from its hint or from history) by its user's own
+// record of predicted against real run times (planner/trust).
+type Claim struct {
+	// Factor multiplies the prediction (0 or 1: none).
+	Factor float64 `json:"factor,omitempty"`
+	// Distrust: the hint's claim is not used; the job is timed by its time
+	// limit (or the correction, whichever is longer).
+	Distrust bool `json:"distrust,omitempty"`
+	// Jobs is how many finished jobs the record holds; Note says why, in
+	// words (the decision's detail).
+	Jobs int    `json:"jobs,omitempty"`
+	Note string `json:"note,omitempty"`
+}
+
+// IsZero reports a claim that corrects nothing.
+func (c Claim) IsZero() bool { return (c.Factor == 0 || c.Factor == 1) && !c.Distrust }

@@ -276,6 +276,36 @@ func EstimateDuration(j *Job, workers, ps int, o Options) (time.Duration, Reason
 
 // duration implements EstimateDuration for a built model.
 func (m *jobModel) duration(j *Job, w, p, nodeGPUs int, kappa float64, o *Options) (time.Duration, Reason) {
+	d, r := m.claimedDuration(j, w, p, nodeGPUs, kappa, o)
+	return corrected(j, d), r
+}
+
+// corrected applies the user's record (Job.Claim) to a predicted run time:
+// a distrusted claim is timed by the time limit (or the correction, if
+// longer); otherwise the prediction is multiplied by the factor, never past
+// the time limit (Slurm stops the job there).
+func corrected(j *Job, d time.Duration) time.Duration {
+	c := j.Claim
+	if c.IsZero() {
+		return d
+	}
+	f := c.Factor
+	if f <= 0 {
+		f = 1
+	}
+	out := seconds(d.Seconds() * f)
+	if c.Distrust && j.TimeLimit > out {
+		return j.TimeLimit
+	}
+	if j.TimeLimit > 0 && out > j.TimeLimit && d <= j.TimeLimit {
+		return j.TimeLimit
+	}
+	return out
+}
+
+// claimedDuration is the prediction from the job's hint (or history)
+// before its user's record corrects it.
+func (m *jobModel) claimedDuration(j *Job, w, p, nodeGPUs int, kappa float64, o *Options) (time.Duration, Reason) {
 	if m.kind != kindOpaque {
 		if sec, ok := m.modelSeconds(w, p, nodeGPUs, kappa, o); ok {
 			return seconds(sec), ReasonModelled

@@ -1,0 +1,196 @@
+// Package trust keeps each user's record of how their jobs' real run times
+// compared with what Strata predicted for them, and turns it into the
+// correction of that user's next predictions (planner.Claim). A user's
+// record moves only that user's predictions: no user's jobs correct
+// another's. Pure and deterministic: the daemon feeds it finished jobs from
+// Postgres, the simulator the jobs finished so far in a run.
+package trust
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/strata-hpc/strata/planner"
+)
+
+// Outcome is one finished job of a user: what Strata predicted for its run
+// (from the hint or from history) and what it ran.
+type Outcome struct {
+	User, Account string
+	JobID         int64
+	// End orders a user's jobs: the most recent count.
+	End time.Time
+	// Predicted is Strata's prediction of the run time at the size the job
+	// ran at, before any correction by this record; Real the measured run
+	// time.
+	Predicted, Real time.Duration
+	// TimedOut: the job was stopped at its time limit, so Real is a lower
+	// bound of the run it claimed (its claim was broken).
+	TimedOut bool
+}
+
+// Ratio is Real / Predicted (0 when either is missing).
+func (o Outcome) Ratio() float64 {
+	if o.Predicted <= 0 || o.Real <= 0 {
+		return 0
+	}
+	return o.Real.Seconds() / o.Predicted.Seconds()
+}
+
+// Config are the record's settings; zero fields take the defaults.
+type Config struct {
+	// Recent is how many of a user's most recent jobs count. Default 10.
+	Recent int
+	// Prior is the weight, in jobs, of a new user's neutral start (ratio
+	// 1): the correction is the median log-ratio of the recent jobs shrunk
+	// by n/(n+Prior). Default 1: one job that ran 100× its prediction
+	// corrects the next by 10×; three such jobs by ~32×.
+	Prior float64
+	// MinFactor and MaxFactor bound the correction; a record at or above
+	// MaxFactor (the user's claims are off by an order of magnitude or
+	// more) distrusts the claims: the job is timed by its time limit.
+	// Defaults 0.25 and 10.
+	MinFactor, MaxFactor float64
+	// Forgive is how many of the most recent jobs a broken claim (a job
+	// stopped at its limit after running ≥ 1.5× its prediction) keeps the
+	// user distrusted for. Default 3.
+	Forgive int
+}
+
+// Defaults of Config.
+const (
+	DefaultRecent    = 10
+	DefaultPrior     = 1.0
+	DefaultMinFactor = 0.25
+	DefaultMaxFactor = 10.0
+	DefaultForgive   = 3
+	// brokenRatio: a timed-out job that ran at least this multiple of its
+	// prediction broke its claim.
+	brokenRatio = 1.5
+)
+
+func (c Config) withDefaults() Config {
+	if c.Recent <= 0 {
+		c.Recent = DefaultRecent
+	}
+	if c.Prior <= 0 {
+		c.Prior = DefaultPrior
+	}
+	if c.MinFactor <= 0 {
+		c.MinFactor = DefaultMinFactor
+	}
+	if c.MaxFactor <= 1 {
+		c.MaxFactor = DefaultMaxFactor
+	}
+	if c.Forgive <= 0 {
+		c.Forgive = DefaultForgive
+	}
+	return c
+}
+
+// Record is one user's record.
+type Record struct {
+	User string `json:"user"`
+	// Jobs counts the user's finished jobs with a prediction (all of
+	// them); Recent those the correction is computed from.
+	Jobs   int `json:"jobs"`
+	Recent int `json:"recent"`
+	// MedianRatio is the median real/predicted of the recent jobs;
+	// TimedOut how many of them were stopped at their limit, Broken how
+	// many of those broke their claim.
+	MedianRatio float64 `json:"median_ratio"`
+	TimedOut    int     `json:"timed_out"`
+	Broken      int     `json:"broken"`
+	// Claim is the correction it gives the user's next jobs.
+	Claim planner.Claim `json:"claim"`
+}
+
+// Fit builds every user's record from outcomes (any order). Outcomes
+// without a user or a ratio are ignored. Users are returned sorted.
+func Fit(outcomes []Outcome, c Config) []Record {
+	c = c.withDefaults()
+	by := map[string][]Outcome{}
+	for _, o := range outcomes {
+		if o.User == "" || o.Ratio() == 0 {
+			continue
+		}
+		by[o.User] = append(by[o.User], o)
+	}
+	users := make([]string, 0, len(by))
+	for u := range by {
+		users = append(users, u)
+	}
+	slices.Sort(users)
+	out := make([]Record, 0, len(users))
+	for _, u := range users {
+		out = append(out, fitUser(u, by[u], c))
+	}
+	return out
+}
+
+// Claims returns the corrections by user (only users whose record
+// corrects something), for decide.History.
+func Claims(recs []Record) map[string]planner.Claim {
+	m := map[string]planner.Claim{}
+	for _, r := range recs {
+		if r.Claim.Factor != 0 || r.Claim.Distrust {
+			m[r.User] = r.Claim
+		}
+	}
+	return m
+}
+
+func fitUser(user string, os []Outcome, c Config) Record {
+	slices.SortFunc(os, func(a, b Outcome) int {
+		return cmp.Or(a.End.Compare(b.End), cmp.Compare(a.JobID, b.JobID))
+	})
+	r := Record{User: user, Jobs: len(os)}
+	recent := os[max(0, len(os)-c.Recent):]
+	r.Recent = len(recent)
+	logs := make([]float64, len(recent))
+	for i, o := range recent {
+		logs[i] = math.Log(o.Ratio())
+		if o.TimedOut {
+			r.TimedOut++
+			if o.Ratio() >= brokenRatio && i >= len(recent)-c.Forgive {
+				r.Broken++
+			}
+		}
+	}
+	med := median(logs)
+	r.MedianRatio = math.Exp(med)
+	n := float64(len(recent))
+	f := math.Exp(med * n / (n + c.Prior))
+	switch {
+	case r.Broken > 0:
+		r.Claim = planner.Claim{Distrust: true, Jobs: r.Recent,
+			Note: fmt.Sprintf("%d of your last %d jobs ran past their claimed work and were stopped at their time limit: "+
+				"claims are not trusted until %d jobs in a row finish within them; timed by the time limit", r.Broken, r.Recent, c.Forgive)}
+	case f >= c.MaxFactor:
+		r.Claim = planner.Claim{Distrust: true, Jobs: r.Recent,
+			Note: fmt.Sprintf("your last %d jobs ran a median %.3g× their predictions: claims are not trusted; timed by the time limit",
+				r.Recent, r.MedianRatio)}
+	case math.Abs(math.Log(f)) < math.Log(1.1):
+		// within 10 %: no correction
+	default:
+		f = max(f, c.MinFactor)
+		r.Claim = planner.Claim{Factor: f, Jobs: r.Recent,
+			Note: fmt.Sprintf("prediction ×%.2f: your last %d jobs ran a median %.3g× their predictions", f, r.Recent, r.MedianRatio)}
+	}
+	return r
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}

@@ -1,0 +1,83 @@
+package trust_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/planner/trust"
+)
+
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// jobs makes n outcomes of user u with the given real/predicted ratio.
+func jobs(u string, ratios ...float64) []trust.Outcome {
+	var out []trust.Outcome
+	for i, r := range ratios {
+		out = append(out, trust.Outcome{User: u, JobID: int64(i + 1), End: t0.Add(time.Duration(i) * time.Hour),
+			Predicted: time.Hour, Real: time.Duration(r * float64(time.Hour))})
+	}
+	return out
+}
+
+func TestFit(t *testing.T) {
+	type got struct {
+		Factor   float64
+		Distrust bool
+	}
+	round := func(c planner.Claim) got { return got{float64(int(c.Factor*100+0.5)) / 100, c.Distrust} }
+	for _, tc := range []struct {
+		name string
+		in   []trust.Outcome
+		want got
+	}{
+		{"a new user starts neutral", nil, got{}},
+		{"accurate jobs: no correction", jobs("a", 1, 1.05, 0.95, 1), got{}},
+		{"one outlier among honest jobs moves nothing", jobs("a", 1, 1, 1, 50, 1, 1), got{}},
+		{"one job 4x over: corrected by 2x", jobs("a", 4), got{2, false}},
+		{"a pattern of 3x: caught quickly", jobs("a", 3, 3, 3), got{2.28, false}},
+		{"pessimist: corrected down, not below the floor", jobs("a", 0.5, 0.5, 0.5, 0.5), got{0.57, false}},
+		{"one job 100x over: distrusted", jobs("a", 100), got{0, true}},
+		{"liar's pattern: distrusted", jobs("a", 100, 100, 100), got{0, true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			claims := trust.Claims(trust.Fit(tc.in, trust.Config{}))
+			if d := cmp.Diff(tc.want, round(claims["a"])); d != "" {
+				t.Errorf("claim (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestFitPerUser: one user's lies never correct another user's jobs.
+func TestFitPerUser(t *testing.T) {
+	in := append(jobs("liar", 1000, 1000, 1000, 1000, 1000, 1000), jobs("honest", 1, 1, 1, 1, 1)...)
+	claims := trust.Claims(trust.Fit(in, trust.Config{}))
+	if _, ok := claims["honest"]; ok {
+		t.Errorf("honest user corrected: %+v", claims["honest"])
+	}
+	if !claims["liar"].Distrust {
+		t.Errorf("liar not distrusted: %+v", claims["liar"])
+	}
+}
+
+// TestFitBrokenClaim: a job stopped at its limit after running past its
+// claim keeps the user distrusted for the next few jobs, even when the
+// ratio it shows is small (the limit cut it short).
+func TestFitBrokenClaim(t *testing.T) {
+	in := jobs("a", 1, 1, 1, 2)
+	in[3].TimedOut = true
+	if c := trust.Claims(trust.Fit(in, trust.Config{}))["a"]; !c.Distrust {
+		t.Fatalf("claim %+v: want distrust after a broken claim", c)
+	}
+	in = append(in, jobs("a", 1, 1, 1, 1, 1)...)
+	for i := range in[4:] {
+		in[4+i].End = t0.Add(time.Duration(10+i) * time.Hour)
+		in[4+i].JobID = int64(10 + i)
+	}
+	if c := trust.Claims(trust.Fit(in, trust.Config{}))["a"]; c.Distrust {
+		t.Errorf("claim %+v: want trust again after 5 honest jobs", c)
+	}
+}
