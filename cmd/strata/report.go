@@ -41,6 +41,8 @@ const (
 	flagReportCO2       = "co2-kg-per-kwh"
 	flagReportTZ        = "timezone"
 	flagReportIdle      = "idle-below"
+	flagReportUnits     = "units"
+	flagReportTime      = "time-format"
 )
 
 func reportCommand() *cli.Command { return reportCommandWith(openDBReportSource) }
@@ -72,12 +74,18 @@ func reportCommandWith(open openSourceFunc) *cli.Command {
 				Flags: append(reportFlags(""), &cli.StringFlag{Name: flagReportBy, Value: "source",
 					Usage: "group by " + strings.Join(report.PredictionBy, ", ")}),
 				Action: withQuery(func(c *cli.Context, q report.Query) error {
+					if report.IsFormatHelp(q.Mode.Format) {
+						return report.PredictionFieldHelp(c.App.Writer, c.String(flagReportBy))
+					}
 					return withStore(true, func(c *cli.Context, st *db.Store) error {
 						return report.Predictions(c.Context, c.App.Writer, st, q.Filter, c.String(flagReportBy), q.Mode)
 					})(c)
 				})},
 			{Name: "calibration", Usage: report.CalibrationUsage, Description: report.CalibrationDescription, Flags: reportFlags(""),
 				Action: withQuery(func(c *cli.Context, q report.Query) error {
+					if report.IsFormatHelp(q.Mode.Format) {
+						return report.CalibrationFieldHelp(c.App.Writer)
+					}
 					return withStore(true, func(c *cli.Context, st *db.Store) error {
 						return report.Calibration(c.Context, c.App.Writer, st, q.Filter, q.Mode)
 					})(c)
@@ -102,8 +110,10 @@ func reportFlags(defaultBy string) []cli.Flag {
 		&cli.BoolFlag{Name: flagReportParsable, Aliases: []string{"P"}, Usage: "'|'-separated output with a header"},
 		&cli.BoolFlag{Name: flagReportTrailing, Aliases: []string{"p"}, Usage: "like -P with a '|' at the end of each line"},
 		&cli.BoolFlag{Name: flagReportNoHeader, Aliases: []string{"n"}, Usage: "no header line"},
-		&cli.StringFlag{Name: flagReportFormat, Aliases: []string{"o"}, Usage: "fields to print: Field[%[-]width],... (case-insensitive)"},
-		&cli.BoolFlag{Name: flagReportJSON, Usage: "print JSON"},
+		&cli.StringFlag{Name: flagReportFormat, Aliases: []string{"o"}, Usage: "fields to print: Field[%[-]width],... (case-insensitive); help lists them"},
+		&cli.StringFlag{Name: flagReportUnits, Usage: "unit of the energy columns: J, Wh, kWh or MWh (K, M as sacct); default kWh"},
+		&cli.StringFlag{Name: flagReportTime, Aliases: []string{"t"}, Usage: "GPU time as hours, minutes, seconds, percent (of the report's total) or hours/percent, as sreport -t; default hours"},
+		&cli.BoolFlag{Name: flagReportJSON, Usage: "print JSON (unrounded figures)"},
 		&cli.BoolFlag{Name: flagReportCSV, Usage: "print CSV (comma-separated, quoted where needed; for spreadsheets)"},
 		&cli.StringFlag{Name: flagReportTZ, Value: "Local", EnvVars: []string{"STRATA_TIMEZONE"},
 			Usage: "time zone for times and day buckets (IANA name, Local or UTC)"},
@@ -152,7 +162,7 @@ func reportQuery(c *cli.Context, now time.Time) (report.Query, error) {
 		Jobs: c.StringSlice(flagReportJobs), By: c.StringSlice(flagReportBy),
 		Mode: report.OutputMode{Parsable: c.Bool(flagReportParsable), Trailing: c.Bool(flagReportTrailing),
 			NoHeader: c.Bool(flagReportNoHeader), JSON: c.Bool(flagReportJSON), Format: c.String(flagReportFormat),
-			CSV: c.Bool(flagReportCSV)},
+			CSV: c.Bool(flagReportCSV), Units: c.String(flagReportUnits), Time: c.String(flagReportTime)},
 	}.Query(now)
 }
 

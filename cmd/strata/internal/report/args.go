@@ -40,6 +40,9 @@ func (a Args) Query(now time.Time) (Query, error) {
 	if q.By, err = db.ParseReportDims(a.By); err != nil {
 		return q, inputError(err)
 	}
+	if err := checkUnits(a.Mode); err != nil {
+		return q, inputError(err)
+	}
 	q.Mode = a.Mode
 	return q, nil
 }

@@ -178,3 +178,7 @@ func calibrationFields() []Field[CalibrationOut] {
 		}},
 	}
 }
+
+// CalibrationFieldHelp lists the --format fields of the calibration report
+// (-o help), without a database.
+func CalibrationFieldHelp(w io.Writer) error { return WriteFieldHelp(w, calibrationFields()) }

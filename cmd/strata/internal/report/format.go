@@ -27,7 +27,9 @@ type OutputMode struct {
 	Trailing bool   // -p: like Parsable, each line ending in '|'
 	NoHeader bool   // -n
 	JSON     bool   // --json
-	Format   string // --format=Field[%[-]width],...
+	Format   string // --format=Field[%[-]width],...; "help" lists the fields
+	Units    string // --units: the energy columns' unit (J, Wh, kWh, MWh); "" kWh
+	Time     string // -t: GPU time as hours, minutes, seconds, percent or hours/percent (sreport)
 }
 
 // Selected is a field with the width and alignment --format asked for.
@@ -224,7 +226,9 @@ func WriteJSON(w io.Writer, v any) error {
 	return nil
 }
 
-// FmtFloat prints a number with a fixed number of decimals.
+// FmtFloat prints a number with a fixed number of decimals, rounded as
+// Round does (half away from zero), so a table shows what rounding the
+// JSON's value gives: 0.125 GPU-hours print as 0.13, not 0.12.
 func FmtFloat(v float64, decimals int) string {
-	return strconv.FormatFloat(v, 'f', decimals, 64)
+	return strconv.FormatFloat(Round(v, decimals), 'f', decimals, 64)
 }

@@ -141,6 +141,9 @@ type PowerApplier interface {
 // held one of its GPUs then. The source is opened once the arguments are
 // known to be valid; it must be a PowerSource.
 func Power(ctx context.Context, w io.Writer, open Opener, o PowerOptions) error {
+	if IsFormatHelp(o.Mode.Format) {
+		return WriteFieldHelp(w, powerNodeFields(o.Loc))
+	}
 	cfg, err := o.Args.Config()
 	if err != nil {
 		return err

@@ -43,6 +43,12 @@ type replayOut struct {
 // its base name in the output); a file that cannot be opened is an
 // InputError.
 func PowerReplayFile(w io.Writer, path string, o ReplayOptions) error {
+	if IsFormatHelp(o.Mode.Format) {
+		if o.Intervals {
+			return WriteFieldHelp(w, intervalFields(o.Loc))
+		}
+		return WriteFieldHelp(w, replayFields(o.Loc))
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return inputError(fmt.Errorf("--replay: %w", err))

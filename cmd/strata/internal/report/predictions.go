@@ -132,3 +132,9 @@ func predictionFields(by string) []Field[PredictionOut] {
 		{Name: "abslog2", Header: "MedAbsLog2", Value: func(r PredictionOut) string { return f2(r.MedianAbsLog2) }},
 	}
 }
+
+// PredictionFieldHelp lists the --format fields of the predictions report
+// grouped by by (-o help), without a database.
+func PredictionFieldHelp(w io.Writer, by string) error {
+	return WriteFieldHelp(w, predictionFields(by))
+}

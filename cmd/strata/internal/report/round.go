@@ -6,11 +6,11 @@ import (
 	"github.com/strata-hpc/strata/db"
 )
 
-// The JSON documents (`strata report --json` and the web API, which must
-// agree) carry numbers at the precision of the measurement, not of float64:
-// joules and seconds whole, kWh and kg CO2 to 3 decimals, GPU-hours and
-// money to 2, percentages and watts to 1. Rounding happens here, once, for
-// both; the schema is unchanged, only the values' precision.
+// Tables (the CLI's and the web page's) print numbers at the precision of
+// the measurement: joules and seconds whole, kWh and kg CO2 to 3 decimals,
+// GPU-hours and money to 2, percentages and watts to 1, each rounded by
+// Round (FmtFloat). The energy and usage JSON documents are unrounded; a
+// job page's data (RoundJob) is rounded for its charts.
 const (
 	decRaw   = 0 // joules, seconds
 	decKWh   = 3 // kWh, kg CO2
@@ -93,12 +93,20 @@ func RoundJob(jr db.JobReport) db.JobReport {
 	return jr
 }
 
-// NewEnergyDoc is the JSON document of energy rows, rounded.
+// NewEnergyDoc is the JSON document of energy rows, unrounded: a program
+// reading it gets the figures as computed, and the table shows them rounded
+// by FmtFloat (Round, half away from zero), so the two agree (issue 26.7).
 func NewEnergyDoc(win Window, by []db.ReportDim, f EnergyFactors, rows []EnergyOut) EnergyDoc {
-	return EnergyDoc{Window: win, By: by, Factors: f, Rows: RoundEnergy(rows)}
+	if rows == nil {
+		rows = []EnergyOut{}
+	}
+	return EnergyDoc{Window: win, By: by, Factors: f, Rows: rows}
 }
 
-// NewUsageDoc is the JSON document of usage rows, rounded.
+// NewUsageDoc is the JSON document of usage rows, unrounded.
 func NewUsageDoc(win Window, by []db.ReportDim, rows []UsageOut) UsageDoc {
-	return UsageDoc{Window: win, By: by, Rows: RoundUsage(rows)}
+	if rows == nil {
+		rows = []UsageOut{}
+	}
+	return UsageDoc{Window: win, By: by, Rows: rows}
 }

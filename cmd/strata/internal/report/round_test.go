@@ -3,7 +3,8 @@ package report
 import (
 	"bytes"
 	"context"
-	"strings"
+	"encoding/json"
+	"strconv"
 	"testing"
 	"time"
 
@@ -26,21 +27,23 @@ func TestRound(t *testing.T) {
 	}
 }
 
-// TestJSONIsRounded (issue 17): the --json documents (and so the web API,
-// which builds them with the same functions) carry kWh to 3 decimals,
-// GPU-hours and money to 2, percentages to 1, joules and seconds whole;
-// the field names are unchanged.
-func TestJSONIsRounded(t *testing.T) {
+// TestJSONUnroundedTableAgrees (issue 26.7; issue 17 had rounded the
+// JSON): the --json documents (and the web API, built by the same
+// functions) carry the figures unrounded, and the table prints each rounded
+// half away from zero, as Round does, so both tell the same: 450 GPU-seconds
+// are 0.125 GPU-hours in JSON and 0.13 in the table (strconv alone printed
+// 0.12), an idle share of 0.25 % prints 0.3.
+func TestJSONUnroundedTableAgrees(t *testing.T) {
 	src := &reporttest.Source{
-		Energy: map[string][]db.EnergyRow{"user": {{User: "alice", Jobs: 1, GPUSeconds: 1234.5678,
-			EnergyJ: 161803.39887, UtilGPU: 87.54321, IdleGPUSeconds: 12.3456, IdleEnergyJ: 2718.28}}},
-		Usage: map[string][]db.UsageRow{"user": {{User: "alice", Jobs: 1, GPUSeconds: 1234.5678, Completed: 1,
+		Energy: map[string][]db.EnergyRow{"user": {{User: "alice", Jobs: 1, GPUSeconds: 450,
+			EnergyJ: 400, UtilGPU: 87.54321, IdleGPUSeconds: 12.3456, IdleEnergyJ: 1}}},
+		Usage: map[string][]db.UsageRow{"user": {{User: "alice", Jobs: 1, GPUSeconds: 450, Completed: 1,
 			MeanWaitSec: 61.49, MaxWaitSec: 61.5, MeanJCTSec: 3599.999}}},
 	}
 	open := func() (Source, func(), error) { return src, func() {}, nil }
 	q := Query{Filter: db.ReportFilter{From: reporttest.DemoStart, To: reporttest.DemoEnd}, By: []db.ReportDim{db.DimUser},
 		Mode: OutputMode{JSON: true}, Loc: time.UTC}
-	var energy, usage bytes.Buffer
+	var energy, usage, table bytes.Buffer
 	f := EnergyFactors{CostPerKWh: 0.3, CO2KgPerKWh: 0.35}
 	if err := Energy(context.Background(), &energy, open, q, f, zerolog.Nop()); err != nil {
 		t.Fatal(err)
@@ -48,51 +51,30 @@ func TestJSONIsRounded(t *testing.T) {
 	if err := Usage(context.Background(), &usage, open, q); err != nil {
 		t.Fatal(err)
 	}
-	rows := func(doc string) string { return doc[strings.Index(doc, `"rows"`):] }
-	wantEnergy := `"rows": [
-    {
-      "user": "alice",
-      "jobs": 1,
-      "gpu_seconds": 1235,
-      "energy_j": 161803,
-      "util_gpu_pct": 87.5,
-      "idle_gpu_seconds": 12,
-      "idle_energy_j": 2718,
-      "gpu_hours": 0.34,
-      "energy_kwh": 0.045,
-      "idle_gpu_hours": 0,
-      "idle_energy_kwh": 0.001,
-      "idle_energy_pct": 1.7,
-      "cost": 0.01,
-      "co2_kg": 0.016
-    }
-  ]
-}
-`
-	if d := cmp.Diff(wantEnergy, rows(energy.String())); d != "" {
-		t.Errorf("energy JSON (-want +got):\n%s", d)
+	var doc EnergyDoc
+	if err := json.Unmarshal(energy.Bytes(), &doc); err != nil {
+		t.Fatal(err)
 	}
-	wantUsage := `"rows": [
-    {
-      "user": "alice",
-      "jobs": 1,
-      "gpu_seconds": 1235,
-      "completed": 1,
-      "mean_wait_seconds": 61,
-      "max_wait_seconds": 62,
-      "mean_jct_seconds": 3600,
-      "gpu_hours": 0.34
-    }
-  ]
-}
-`
-	if d := cmp.Diff(wantUsage, rows(usage.String())); d != "" {
-		t.Errorf("usage JSON (-want +got):\n%s", d)
+	var udoc UsageDoc
+	if err := json.Unmarshal(usage.Bytes(), &udoc); err != nil {
+		t.Fatal(err)
 	}
-	// The rows printed as a table are not rounded twice (the table's own
-	// formats apply to the raw values).
-	if src.Energy["user"][0].EnergyJ != 161803.39887 {
-		t.Errorf("rounding changed the source's rows")
+	r := doc.Rows[0]
+	type figures struct{ GPUh, MeanUtil, IdlePct, MaxWait float64 }
+	if d := cmp.Diff(figures{0.125, 87.54321, 0.25, 61.5}, figures{r.GPUHours, r.UtilGPU, r.IdlePct, udoc.Rows[0].MaxWaitSec}); d != "" {
+		t.Errorf("JSON figures (-want +got):\n%s", d)
+	}
+	q.Mode = OutputMode{Parsable: true, Format: "GPUHours,MeanUtil,IdlePct,EnergyRaw"}
+	if err := Energy(context.Background(), &table, open, q, f, zerolog.Nop()); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff("GPUh|MeanUtil(%)|Idle(%)|EnergyRaw(J)\n0.13|87.5|0.3|400\n", table.String()); d != "" {
+		t.Errorf("table (-want +got):\n%s", d)
+	}
+	for _, v := range []float64{r.GPUHours, r.UtilGPU, r.IdlePct} {
+		if got, want := FmtFloat(v, 1), strconv.FormatFloat(Round(v, 1), 'f', 1, 64); got != want {
+			t.Errorf("FmtFloat(%v, 1) = %s, Round gives %s", v, got, want)
+		}
 	}
 }
 

@@ -41,6 +41,40 @@ func (e *InputError) ExitCode() int { return 2 }
 
 func inputError(err error) error { return &InputError{Err: err} }
 
+// NotFoundError is a report of named users or jobs that found nothing (a
+// misspelt user, a job the planner never decided about): the CLI exits
+// with status 1 and says so, rather than printing an empty table.
+type NotFoundError struct{ Err error }
+
+func (e *NotFoundError) Error() string { return e.Err.Error() }
+func (e *NotFoundError) Unwrap() error { return e.Err }
+
+// ExitCode is the CLI's exit status for a report that found nothing.
+func (e *NotFoundError) ExitCode() int { return 1 }
+
+// noRows is a NotFoundError when a report filtered on users or jobs has no
+// rows (what names the filter: "GPU energy", "planner decisions").
+func noRows(n int, q Query, what string) error {
+	f := q.Filter
+	if n > 0 || (len(f.Users) == 0 && len(f.Jobs) == 0) {
+		return nil
+	}
+	var named []string
+	if len(f.Users) > 0 {
+		named = append(named, "user "+strings.Join(f.Users, ","))
+	}
+	if len(f.Jobs) > 0 {
+		ids := make([]string, len(f.Jobs))
+		for i, id := range f.Jobs {
+			ids[i] = strconv.FormatInt(id, 10)
+		}
+		named = append(named, "job "+strings.Join(ids, ","))
+	}
+	layout := "2006-01-02T15:04:05"
+	return &NotFoundError{fmt.Errorf("no %s for %s from %s to %s: check the name or the job id, or widen -S/-E",
+		what, strings.Join(named, ", "), f.From.In(q.Loc).Format(layout), f.To.In(q.Loc).Format(layout))}
+}
+
 // ParseJobIDs reads --jobs values (and the web's job parameters).
 func ParseJobIDs(values []string) ([]int64, error) {
 	var out []int64
@@ -71,8 +105,10 @@ type EnergyDoc struct {
 // q.Mode.JSON). The source is opened once q is known to be valid; log gets
 // a warning when the rollups lag behind the GPU activity in the window.
 func Energy(ctx context.Context, w io.Writer, open Opener, q Query, f EnergyFactors, log zerolog.Logger) error {
-	cols, err := SelectFields(EnergyFields(f, q.Loc), q.Mode.Format, energyDefaults(q.By, f))
-	if err != nil {
+	if IsFormatHelp(q.Mode.Format) {
+		return WriteFieldHelp(w, EnergyFields(f, q.Loc))
+	}
+	if _, err := SelectFields(EnergyFields(f, q.Loc), q.Mode.Format, energyDefaults(q.By, f)); err != nil {
 		return inputError(err)
 	}
 	src, closeSrc, err := open()
@@ -90,7 +126,17 @@ func Energy(ctx context.Context, w io.Writer, open Opener, q Query, f EnergyFact
 	SortEnergyRows(rows)
 	out := EnergyOutputs(rows, f)
 	if q.Mode.JSON {
-		return WriteJSON(w, NewEnergyDoc(Window{q.Filter.From, q.Filter.To}, q.By, f, out))
+		if err := WriteJSON(w, NewEnergyDoc(Window{q.Filter.From, q.Filter.To}, q.By, f, out)); err != nil {
+			return err
+		}
+		return noRows(len(out), q, "GPU energy")
+	}
+	if err := noRows(len(out), q, "GPU energy"); err != nil {
+		return err
+	}
+	cols, err := SelectFields(withUnits(EnergyFields(f, q.Loc), q.Mode, out), q.Mode.Format, energyDefaults(q.By, f))
+	if err != nil {
+		return inputError(err)
 	}
 	return WriteTable(w, cols, out, q.Mode)
 }
@@ -104,11 +150,13 @@ type UsageDoc struct {
 
 // Usage prints the usage report of q to w.
 func Usage(ctx context.Context, w io.Writer, open Opener, q Query) error {
+	if IsFormatHelp(q.Mode.Format) {
+		return WriteFieldHelp(w, usageFields())
+	}
 	if err := db.CheckUsageDims(q.By); err != nil {
 		return inputError(err)
 	}
-	cols, err := SelectFields(usageFields(), q.Mode.Format, usageDefaults(q.By))
-	if err != nil {
+	if _, err := SelectFields(usageFields(), q.Mode.Format, usageDefaults(q.By)); err != nil {
 		return inputError(err)
 	}
 	src, closeSrc, err := open()
@@ -122,7 +170,17 @@ func Usage(ctx context.Context, w io.Writer, open Opener, q Query) error {
 	}
 	out := UsageOutputs(rows)
 	if q.Mode.JSON {
-		return WriteJSON(w, NewUsageDoc(Window{q.Filter.From, q.Filter.To}, q.By, out))
+		if err := WriteJSON(w, NewUsageDoc(Window{q.Filter.From, q.Filter.To}, q.By, out)); err != nil {
+			return err
+		}
+		return noRows(len(out), q, "usage")
+	}
+	if err := noRows(len(out), q, "usage"); err != nil {
+		return err
+	}
+	cols, err := SelectFields(usageWithUnits(usageFields(), q.Mode, out), q.Mode.Format, usageDefaults(q.By))
+	if err != nil {
+		return inputError(err)
 	}
 	return WriteTable(w, cols, out, q.Mode)
 }
@@ -135,6 +193,9 @@ type DecisionDoc struct {
 
 // Decisions prints the planner-decision report of q to w.
 func Decisions(ctx context.Context, w io.Writer, open Opener, q Query) error {
+	if IsFormatHelp(q.Mode.Format) {
+		return WriteFieldHelp(w, DecisionFields(q.Loc))
+	}
 	cols, err := SelectFields(DecisionFields(q.Loc), q.Mode.Format, DecisionDefaults)
 	if err != nil {
 		return inputError(err)
@@ -149,7 +210,13 @@ func Decisions(ctx context.Context, w io.Writer, open Opener, q Query) error {
 		return err
 	}
 	if q.Mode.JSON {
-		return WriteJSON(w, DecisionDoc{Window: Window{q.Filter.From, q.Filter.To}, Rows: rows})
+		if err := WriteJSON(w, DecisionDoc{Window: Window{q.Filter.From, q.Filter.To}, Rows: rows}); err != nil {
+			return err
+		}
+		return noRows(len(rows), q, "planner decisions")
+	}
+	if err := noRows(len(rows), q, "planner decisions"); err != nil {
+		return err
 	}
 	return WriteTable(w, cols, rows, q.Mode)
 }
