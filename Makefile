@@ -8,7 +8,7 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 BIN     := bin/strata
 
-.PHONY: all build package package-test package-name test test-unit test-integration demo evaluate evaluate-slurm bench fuzz vet testbed-up testbed-down clean help
+.PHONY: all build package package-test package-name test test-unit test-integration demo evaluate evaluate-slurm bench bench-queue fuzz vet testbed-up testbed-down clean help
 
 all: build
 
@@ -71,6 +71,10 @@ evaluate: build  ## re-run the trace-driven comparison and regenerate docs/evalu
 
 evaluate-slurm: build ## the Slurm model vs the real Slurm: replays on a test cluster (root, ~30 min; not in make test)
 	scripts/evaluate-slurm.sh
+
+BENCH_JOBS ?= 10000
+bench-queue: ## the whole plan cycle at site scale: BENCH_JOBS pending jobs on a bed of its own, 2 cycles of strata run (root; JSON last line; docs/evaluation.md § Scale)
+	BENCH_JOBS=$(BENCH_JOBS) scripts/bench-queue.sh
 
 FUZZTIME ?= 1m
 fuzz:            ## run every fuzzer for FUZZTIME each (default 1m), e.g. make fuzz FUZZTIME=10m

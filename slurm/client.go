@@ -19,8 +19,9 @@ type restAPI interface {
 	// jobs lists every job slurmctld knows, and the cluster name.
 	jobs(ctx context.Context) ([]planner.Job, string, error)
 	// jobStates maps every job's GET /jobs/state key ("123", an array
-	// task "123_4", a heterogeneous component "101+1") to its state.
-	jobStates(ctx context.Context) (map[string]string, error)
+	// task "123_4", a heterogeneous component "101+1") to its state, and
+	// gives the answer's size.
+	jobStates(ctx context.Context) (map[string]string, int64, error)
 	// jobRecords reads every record under job id (all tasks of an array,
 	// all components of a heterogeneous job) and the answer's size;
 	// ErrNotFound when slurmctld no longer knows it.

@@ -97,7 +97,7 @@ func (c *Client) readJobs(ctx context.Context) ([]planner.Job, string, jobsRead,
 	dirty := jc.takeDirty()
 	// The states come first: a change between them and a full read is read
 	// again at the next snapshot rather than missed.
-	states, err := c.api.jobStates(ctx)
+	states, sbytes, err := c.api.jobStates(ctx)
 	if err != nil {
 		jc.jobs = nil
 		return nil, "", jobsRead{}, err
@@ -111,7 +111,9 @@ func (c *Client) readJobs(ctx context.Context) ([]planner.Job, string, jobsRead,
 		ok = ok && len(ids) <= len(jc.jobs)/10+20
 	}
 	if !ok {
-		return c.readAllJobs(ctx, states, now)
+		jobs, cluster, how, err := c.readAllJobs(ctx, states, now)
+		how.bytes += sbytes
+		return jobs, cluster, how, err
 	}
 	read, n, err := c.readEach(ctx, ids)
 	if err != nil {
@@ -120,7 +122,7 @@ func (c *Client) readJobs(ctx context.Context) ([]planner.Job, string, jobsRead,
 	}
 	mergeJobs(jc.jobs, read)
 	jc.states = states
-	return jc.list(), jc.cluster, jobsRead{reread: len(ids), bytes: n}, nil
+	return jc.list(), jc.cluster, jobsRead{reread: len(ids), bytes: sbytes + n}, nil
 }
 
 // readAllJobs is a full read, which becomes the cache.

@@ -141,7 +141,7 @@ func (f *fakeJobsAPI) jobs(context.Context) ([]planner.Job, string, error) {
 	return out, "c", nil
 }
 
-func (f *fakeJobsAPI) jobStates(context.Context) (map[string]string, error) {
+func (f *fakeJobsAPI) jobStates(context.Context) (map[string]string, int64, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.states++
@@ -149,7 +149,7 @@ func (f *fakeJobsAPI) jobStates(context.Context) (map[string]string, error) {
 	for id, j := range f.queue {
 		out[strconv.FormatInt(id, 10)] = string(j.State)
 	}
-	return out, nil
+	return out, 80 * int64(len(out)), nil
 }
 
 func (f *fakeJobsAPI) jobRecords(_ context.Context, id int64) ([]planner.Job, int64, error) {
