@@ -5,7 +5,7 @@
 //
 // One plan cycle: the caller (strata plan/run, or the simulator) builds a
 // Snapshot, picks a policy with NewPolicy (fifo, sjf, qssf, tiresias,
-// optimus, smd, smd-ratio, smd-elastic) and calls Plan. Policies parse the
+// optimus, smd, smd-elastic) and calls Plan. Policies parse the
 // users' strata: hints (ParseHints), model durations with the catalog and
 // the time model (EstimateDuration), choose sizes within the users'
 // ranges, check every start against real node shapes, and explain every

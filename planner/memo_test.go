@@ -67,7 +67,7 @@ func memoSteps() []*planner.Snapshot {
 // snapshot: the plans must be equal. The predictor's answers change at
 // every step, so cached predictions would show.
 func TestMemoIsTransparent(t *testing.T) {
-	for _, name := range []string{"smd", "smd-ratio", "smd-elastic", "fifo", "sjf", "qssf", "edf", "priority", "andreas", "andreas-elastic", "tiresias", "optimus"} {
+	for _, name := range []string{"smd", "smd-elastic", "fifo", "sjf", "qssf", "edf", "priority", "andreas", "andreas-elastic", "tiresias", "optimus"} {
 		t.Run(name, func(t *testing.T) {
 			step := 0
 			o := planner.Options{Predictor: planner.PredictorFunc(func(j *planner.Job, gpus int) (time.Duration, bool) {

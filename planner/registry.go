@@ -22,7 +22,6 @@ var registry = map[string]constructor{
 	"tiresias":        func(o Options) (Policy, error) { return &Tiresias{o: o}, nil },
 	"optimus":         func(o Options) (Policy, error) { return &Optimus{o: o}, nil },
 	"smd":             func(o Options) (Policy, error) { return &SMD{o: o}, nil },
-	"smd-ratio":       func(o Options) (Policy, error) { return &SMD{o: o, ratio: true}, nil },
 	// smd-elastic is a simulation what-if: SMD that may also resize running
 	// jobs inside their hint range (Strata never does this on Slurm).
 	"smd-elastic": func(o Options) (Policy, error) { return &SMD{o: o, elastic: true}, nil },

@@ -13,15 +13,16 @@ import (
 // multi-dimensional knapsack over free GPUs, CPUs, memory and burst-buffer
 // capacity with cost ω·T (+ energy and tardiness terms), solved exactly on
 // small islands and by Lagrangian relaxation with repair otherwise, then a
-// placement check on real nodes and a backfill pass. With ratio=true
-// ("smd-ratio") the knapsack is solved by the sum-of-ratios iteration
-// (A1.3), warm-started from the direct solution. On Slurm SMD may stop a
+// placement check on real nodes and a backfill pass: a decomposition of a
+// weighted-completion-time objective into knapsack subproblems, one per
+// planning cycle and island (a "sum-of-ratios" reformulation was tried and
+// removed: with each option's ratio N/D = its cost it cannot differ from
+// the direct solution, docs/planner.md). On Slurm SMD may stop a
 // preemptible long job, or restart it narrower, for the short jobs it
 // blocks, when the modelled gain exceeds the restart's cost
 // (smdpreempt.go); it never touches another running job.
 type SMD struct {
 	o       Options
-	ratio   bool
 	elastic bool // smd-elastic: may resize running jobs (simulation what-if)
 	// memo keeps per-job work (hints, model, option grid) across calls;
 	// it never changes a plan.
@@ -31,10 +32,7 @@ type SMD struct {
 var _ Policy = (*SMD)(nil)
 
 func (p *SMD) name() string {
-	switch {
-	case p.ratio:
-		return "smd-ratio"
-	case p.elastic:
+	if p.elastic {
 		return "smd-elastic"
 	}
 	return "smd"
@@ -90,17 +88,6 @@ func (p *SMD) planIsland(c *cycle, isl *island) []*planned {
 	now := startable(items)
 	m := s.knapsack(now)
 	choice, _ := m.solve()
-	if p.ratio {
-		den := make([]float64, len(m.cost))
-		for i, it := range now {
-			for k, o := range it.opts {
-				den[m.first[i]+k] = float64(o.w * max(1, o.p))
-			}
-		}
-		if x, _ := m.solveRatioFrom(choice, den); m.total(x) <= m.total(choice) {
-			choice = x
-		}
-	}
 	c.resizeRunning(now, m, choice)
 	s.admit(now, m, choice)
 	s.backfill(now)

@@ -132,7 +132,7 @@ func TestSMDScenarios(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		for _, policy := range []string{"smd", "smd-ratio"} {
+		for _, policy := range []string{"smd"} {
 			t.Run(policy+"/"+tt.name, func(t *testing.T) {
 				got := map[int64]brief{}
 				for id, d := range plan(t, policy, tt.o, tt.snap) {
@@ -241,7 +241,7 @@ func TestWaitingJobsWrittenAtTheirStartSize(t *testing.T) {
 		b = b.Pending(int64(10+k), 4, "strata: model="+model+" batch=64 epochs=1 samples=1281167 gpus=1-4",
 			pt.TimeLimit(24*time.Hour))
 	}
-	for _, policy := range []string{"smd", "smd-ratio"} {
+	for _, policy := range []string{"smd"} {
 		ds := plan(t, policy, planner.Options{}, b.Build())
 		total := 0
 		for _, id := range []int64{10, 11} {
