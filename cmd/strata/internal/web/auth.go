@@ -13,7 +13,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
+	"time"
 
 	"github.com/strata-hpc/strata/internal/secretfile"
 )
@@ -107,32 +107,8 @@ func checkPassword(stored, password string) bool {
 	return err == nil && subtle.ConstantTimeCompare(got, want) == 1
 }
 
-// basicAuth guards h with the users' passwords. Verified credentials are
-// remembered (by a SHA-256 of the header) so that every static file does not
-// pay for PBKDF2 again.
+// basicAuth guards h with the users' passwords (login.go: the cache of
+// verified headers, the rate limits and the equal cost of unknown users).
 func basicAuth(users Htpasswd, h http.Handler) http.Handler {
-	var mu sync.Mutex
-	ok := map[[32]byte]bool{}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := sha256.Sum256([]byte(r.Header.Get("Authorization")))
-		mu.Lock()
-		good := ok[key]
-		mu.Unlock()
-		if !good {
-			user, pass, has := r.BasicAuth()
-			stored, known := users[user]
-			if !has || !known || !checkPassword(stored, pass) {
-				w.Header().Set("WWW-Authenticate", `Basic realm="strata", charset="UTF-8"`)
-				http.Error(w, "authentication required", http.StatusUnauthorized)
-				return
-			}
-			mu.Lock()
-			if len(ok) > 256 {
-				clear(ok)
-			}
-			ok[key] = true
-			mu.Unlock()
-		}
-		h.ServeHTTP(w, r)
-	})
+	return newLogin(users, time.Now).guard(h)
 }
