@@ -7,6 +7,8 @@
 // only the planner.
 package decide
 
+import "github.com/strata-hpc/strata/planner"
+
 // Outcome is what became of one decision. The strings are stored in the
 // audit trail: add values, never rename them.
 type Outcome string
@@ -67,49 +69,30 @@ func (o Outcome) Wrote() bool { return o == Applied || o == Failed || o == Refus
 // signalled job is still on its way out: not yet).
 func (o Outcome) InEffect() bool { return o == Applied || o == Unchanged }
 
-// Name names the guard that held or trimmed a write ("" when none).
-type Name string
+// Name names the guard that held or trimmed a write ("" when none). It is
+// a planner.Reason: one typed vocabulary of why a job was or was not
+// changed runs from the planner through the guards to explain and the
+// metrics, and Describe is the one text of each code (planner/reason.go).
+type Name = planner.Reason
 
 // Guards.
 const (
-	CycleLimit   Name = "cycle_limit"
-	JobCap       Name = "job_cap"
-	HystPriority Name = "hysteresis_priority"
-	HystGPUs     Name = "hysteresis_gpus"
-	OptOut       Name = "rewrite_opt_out"
-	NotPending   Name = "not_pending"
-	JobHeld      Name = "held_job"
+	CycleLimit   = planner.ReasonCycleLimit
+	JobCap       = planner.ReasonJobCap
+	HystPriority = planner.ReasonHystPriority
+	HystGPUs     = planner.ReasonHystGPUs
+	OptOut       = planner.ReasonRewriteOptOut // the same code the planner gives a job it leaves alone
+	NotPending   = planner.ReasonNotPending
+	JobHeld      = planner.ReasonJobHeld
 	// Guards of preempt decisions (a running job sent its checkpoint
 	// signal so that it requeues itself).
-	NotRunning       Name = "not_running"
-	NotPreemptible   Name = "not_preemptible"
-	AlreadySignalled Name = "already_signalled"
-	MinRun           Name = "min_run_before_preempt"
-	PreemptCap       Name = "preempt_cap"
-	DisturbCap       Name = "disturbed_gpu_hours"
+	NotRunning       = planner.ReasonNotRunning
+	NotPreemptible   = planner.ReasonNotPreemptible
+	AlreadySignalled = planner.ReasonAlreadySignalled
+	MinRun           = planner.ReasonMinRun
+	PreemptCap       = planner.ReasonPreemptCap
+	DisturbCap       = planner.ReasonDisturbCap
 )
-
-var guardText = map[Name]string{
-	CycleLimit:   "the per-cycle rewrite limit (--max-rewrites-per-cycle) was reached; higher-ranked jobs went first",
-	JobCap:       "the job's GPU request was already changed the maximum number of times (--max-rewrites-per-job), so it keeps its size",
-	HystPriority: "the priority change was below the hysteresis threshold (--priority-hysteresis), so the priority was left alone",
-	HystGPUs:     "the GPU change was below the threshold (--min-gpu-change), so the GPU request was left alone",
-	OptOut:       "the job's hint says rewrite=no",
-	NotPending:   "the job is not pending; Strata never changes running jobs",
-	JobHeld:      "the job is held (scontrol hold, sbatch -H, a requeue limit): a new priority would fail or release it, so Strata leaves it alone",
-	NotRunning:   "the job is no longer running, so there is nothing to preempt",
-	NotPreemptible: "the job is not preemptible (its hint has no preempt=yes, Slurm does not allow it to be requeued, or it once did not requeue after its signal), " +
-		"so Strata never signals it",
-	AlreadySignalled: "the job was already sent its checkpoint signal; Strata waits for it to requeue itself",
-	MinRun:           "the job has run less than the minimum time before a preemption (--min-run-before-preempt) since it last started",
-	PreemptCap:       "the job was already preempted the maximum number of times in the last 24 hours (--max-preempt-per-day)",
-	DisturbCap: "this cycle's preemptions already reached the cap on running GPU-hours disturbed per cycle (--max-disturbed-gpu-hours); " +
-		"jobs ranked first went first",
-}
-
-// Describe says in words why the guard held the write back (explain,
-// logs); "" for no guard.
-func (n Name) Describe() string { return guardText[n] }
 
 // Names lists every guard.
 func Names() []Name {

@@ -125,13 +125,55 @@ const (
 	// ReasonDeadlinePast: the hint's deadline= is already past; the planner
 	// ignores it (no urgency can be bought with a date in the past).
 	ReasonDeadlinePast Reason = "deadline_past"
+	// ReasonClaimBound: the job's time limit is lowered to a margin over
+	// its hint-timed prediction (Decision.TimeLimit; the site binds
+	// claims): a claim that was wrong ends at the limit.
+	ReasonClaimBound Reason = "claim_bound"
 )
+
+// Reasons a guard gives for holding back or trimming a write (package
+// decide names them as its guards; the codes are stored in the audit
+// trail's guard column).
+const (
+	ReasonCycleLimit   Reason = "cycle_limit"
+	ReasonJobCap       Reason = "job_cap"
+	ReasonHystPriority Reason = "hysteresis_priority"
+	ReasonHystGPUs     Reason = "hysteresis_gpus"
+	ReasonNotPending   Reason = "not_pending"
+	ReasonJobHeld      Reason = "held_job"
+	// Guards of preemptions.
+	ReasonNotRunning       Reason = "not_running"
+	ReasonNotPreemptible   Reason = "not_preemptible"
+	ReasonAlreadySignalled Reason = "already_signalled"
+	ReasonMinRun           Reason = "min_run_before_preempt"
+	ReasonPreemptCap       Reason = "preempt_cap"
+	ReasonDisturbCap       Reason = "disturbed_gpu_hours"
+)
+
+// guardText holds the sentence of each guard's reason (Describe).
+var guardText = map[Reason]string{
+	ReasonCycleLimit:   "the per-cycle rewrite limit (--max-rewrites-per-cycle) was reached; higher-ranked jobs went first",
+	ReasonJobCap:       "the job's GPU request was already changed the maximum number of times (--max-rewrites-per-job), so it keeps its size",
+	ReasonHystPriority: "the priority change was below the hysteresis threshold (--priority-hysteresis), so the priority was left alone",
+	ReasonHystGPUs:     "the GPU change was below the threshold (--min-gpu-change), so the GPU request was left alone",
+	ReasonNotPending:   "the job is not pending; Strata never changes running jobs",
+	ReasonJobHeld:      "the job is held (scontrol hold, sbatch -H, a requeue limit): a new priority would fail or release it, so Strata leaves it alone",
+	ReasonNotRunning:   "the job is no longer running, so there is nothing to preempt",
+	ReasonNotPreemptible: "the job is not preemptible (its hint has no preempt=yes, Slurm does not allow it to be requeued, or it once did not requeue after its signal), " +
+		"so Strata never signals it",
+	ReasonAlreadySignalled: "the job was already sent its checkpoint signal; Strata waits for it to requeue itself",
+	ReasonMinRun:           "the job has run less than the minimum time before a preemption (--min-run-before-preempt) since it last started",
+	ReasonPreemptCap:       "the job was already preempted the maximum number of times in the last 24 hours (--max-preempt-per-day)",
+	ReasonDisturbCap: "this cycle's preemptions already reached the cap on running GPU-hours disturbed per cycle (--max-disturbed-gpu-hours); " +
+		"jobs ranked first went first",
+}
 
 // reasonText holds the user-facing sentence of every reason code.
 var reasonText = map[Reason]string{
 	ReasonPredictionCorrected: "the predicted run time was corrected by how your own finished jobs compared with their predictions (the detail gives the factor)",
 	ReasonClaimDistrusted:     "your recent jobs ran far longer than their hints claimed, so this job is timed by its time limit, not by its hint",
 	ReasonDeadlinePast:        "the hint's deadline is already past, so it is ignored",
+	ReasonClaimBound:          "the job ranks by what its hint claims, far below its time limit, so Strata lowered the time limit to a margin over the prediction (the detail gives both): a job that runs far past its claim ends at the new limit",
 	ReasonAdmitted:            "the job can start now with the planned GPUs",
 	ReasonWaitResources:       "not enough free GPUs, CPUs, memory or burst buffer right now; the job waits for running jobs to finish",
 	ReasonWaitOrder:           "jobs ranked ahead of this one must start first",
@@ -175,6 +217,9 @@ var reasonText = map[Reason]string{
 // Unknown codes are returned as they are.
 func (r Reason) Describe() string {
 	if t, ok := reasonText[r]; ok {
+		return t
+	}
+	if t, ok := guardText[r]; ok {
 		return t
 	}
 	return string(r)
