@@ -175,9 +175,15 @@ func Run(ctx context.Context, cfg Config, in *Input, st *db.Store, log zerolog.L
 	if err != nil {
 		log.Warn().Err(err).Msg("cannot load open GPU assignments; starting with none")
 	}
+	// No holding is placed before the latest change stored (a replay run
+	// again from its start would open intervals already closed), but a
+	// peer's clock that is ahead holds this collector back no further than now.
 	floor, err := st.LatestAssignmentTime(ctx, cfg.Cluster)
 	if err != nil {
 		log.Warn().Err(err).Msg("cannot read the latest GPU assignment change; placing every sweep")
+	}
+	if now := time.Now(); floor.After(now) {
+		floor = now
 	}
 	cfg.Metrics.spool(spool.Stats())
 	co := &collector{src: in.src, mapper: in.mapper, paced: in.paced, store: st, in: ingest,

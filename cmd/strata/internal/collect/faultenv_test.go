@@ -96,26 +96,37 @@ func (f *faultDB) dropConnections(t *testing.T) {
 	f.exec(t, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1", f.role)
 }
 
+// replaceConnections ends the role's sessions so that new ones meet a
+// fault, and waits until the collector's pool will ping its idle
+// connections before using them (pgxpool does after a second idle): the
+// dead ones are then replaced without an error, and the first statement
+// that fails meets the fault itself, not a dropped connection.
+func (f *faultDB) replaceConnections(t *testing.T) {
+	f.dropConnections(t)
+	time.Sleep(1100 * time.Millisecond)
+}
+
 // readOnly makes the database refuse writes (SQLSTATE 25006) as a primary
-// demoted by a failover does: new sessions are read-only, old ones dropped.
+// demoted by a failover does: every session is read-only.
 func (f *faultDB) readOnly(t *testing.T, on bool) {
 	if on {
 		f.exec(t, "ALTER DATABASE "+f.name+" SET default_transaction_read_only = on")
-	} else {
-		f.exec(t, "ALTER DATABASE "+f.name+" RESET default_transaction_read_only")
+		f.replaceConnections(t)
+		return
 	}
+	f.exec(t, "ALTER DATABASE "+f.name+" RESET default_transaction_read_only")
 	f.dropConnections(t)
 }
 
 // connectionLimit refuses the role's connections (SQLSTATE 53300, "too
-// many connections for role") while on; its sessions are dropped.
+// many connections for role") while on.
 func (f *faultDB) connectionLimit(t *testing.T, on bool) {
-	limit := "-1"
 	if on {
-		limit = "0"
+		f.exec(t, "ALTER ROLE "+f.role+" CONNECTION LIMIT 0")
+		f.replaceConnections(t)
+		return
 	}
-	f.exec(t, "ALTER ROLE "+f.role+" CONNECTION LIMIT "+limit)
-	f.dropConnections(t)
+	f.exec(t, "ALTER ROLE "+f.role+" CONNECTION LIMIT -1")
 }
 
 // raising makes every write of the collector's tables fail with SQLSTATE

@@ -201,7 +201,7 @@ func (co *collector) flush(ctx context.Context) error {
 		co.log.Error().Int("samples", n).Int("samples_kept", res.ReducedSamples).Int("assignments", len(p.b.Assignments)).
 			Int("jobs", len(p.b.Jobs)).Msg("spool full: batch spooled reduced to its assignment and job changes and the samples per-job energy needs")
 	}
-	p.stored()
+	p.stored(res.Reduced)
 	if !res.Spooled && !res.Reduced && time.Since(co.lastRollup) >= co.rollupEvery {
 		co.rollup(ctx)
 	}

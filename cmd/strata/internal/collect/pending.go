@@ -22,6 +22,7 @@ type pending struct {
 	prev   map[string]dcgm.Sample     // the one before it
 	gen    int                        // batches started so far
 	inGen  map[string]int             // the batch (gen) each GPU's last sample went to
+	gone   map[string]bool            // each GPU whose last sample a reduced batch left out
 	keep   []dcgm.Sample              // the samples of b that per-job energy needs
 	kept   map[sampleKey]bool
 }
@@ -34,7 +35,7 @@ type sampleKey struct {
 func newPending() pending {
 	return pending{sent: map[int64]planner.JobState{}, queued: map[int64]planner.JobState{},
 		last: map[string]dcgm.Sample{}, prev: map[string]dcgm.Sample{}, kept: map[sampleKey]bool{},
-		inGen: map[string]int{}}
+		inGen: map[string]int{}, gone: map[string]bool{}}
 }
 
 func (p *pending) empty() bool {
@@ -45,8 +46,8 @@ func (p *pending) empty() bool {
 // GPU's latest (the clock went back: placed between earlier samples it
 // would read as a counter reset); it returns how many it added. A counter
 // that went down (a reset) makes that sample and the one before it
-// essential; the one before goes with this batch too when it went with an
-// earlier one, which may have been reduced without it.
+// essential; the one before goes with this batch too when an earlier,
+// reduced batch left it out.
 func (p *pending) addSamples(samples []dcgm.Sample) int {
 	n := 0
 	for _, s := range samples {
@@ -55,7 +56,7 @@ func (p *pending) addSamples(samples []dcgm.Sample) int {
 			continue
 		}
 		if seen && s.EnergyMJ < last.EnergyMJ {
-			if p.inGen[s.UUID] != p.gen {
+			if p.gone[s.UUID] {
 				p.b.Samples = append(p.b.Samples, last)
 			}
 			p.essential(last)
@@ -64,6 +65,7 @@ func (p *pending) addSamples(samples []dcgm.Sample) int {
 		p.b.Samples = append(p.b.Samples, s)
 		n++
 		p.prev[s.UUID], p.last[s.UUID], p.inGen[s.UUID] = last, s, p.gen
+		delete(p.gone, s.UUID)
 	}
 	return n
 }
@@ -119,8 +121,16 @@ func (p *pending) reduce(b db.Batch) db.Batch {
 		Samples: p.keep}
 }
 
-// stored records that b is stored and starts the next batch.
-func (p *pending) stored() {
+// stored records that b is stored (reduced: without the samples that were
+// not essential) and starts the next batch.
+func (p *pending) stored(reduced bool) {
+	if reduced {
+		for uuid, s := range p.last {
+			if p.inGen[uuid] == p.gen && !p.kept[sampleKey{uuid, s.Time.UnixNano()}] {
+				p.gone[uuid] = true
+			}
+		}
+	}
 	for _, j := range p.b.Jobs {
 		p.sent[j.ID] = j.State
 	}
@@ -137,6 +147,11 @@ func (p *pending) carry() {
 	next := db.Batch{Samples: append(p.b.Samples[:0], p.keep...), Assignments: p.b.Assignments,
 		Jobs: p.b.Jobs, JobEnds: p.b.JobEnds}
 	p.b = next
+	for uuid, s := range p.last { // what was not carried is lost
+		if p.inGen[uuid] == p.gen && !p.kept[sampleKey{uuid, s.Time.UnixNano()}] {
+			p.gone[uuid] = true
+		}
+	}
 	p.gen++
 	for _, s := range p.keep {
 		if s.Time.Equal(p.last[s.UUID].Time) {
