@@ -20,7 +20,11 @@ func envCommand() *cli.Command {
 		Name:  "env",
 		Usage: "inside a job: print Strata's decision as shell exports for the training script",
 		Description: "Prints `export STRATA_WORKERS=... STRATA_PS=...` lines; use it in a job script:\n\n" +
-			"    eval \"$(strata env)\"\n    torchrun --nproc-per-node \"$STRATA_WORKERS\" train.py\n\n" +
+			"    eval \"$(strata env)\"\n" +
+			"    srun --ntasks-per-node=1 torchrun --nnodes \"$SLURM_JOB_NUM_NODES\" \\\n" +
+			"        --nproc-per-node \"$SLURM_GPUS_ON_NODE\" train.py --ps \"$STRATA_PS\"\n\n" +
+			"STRATA_WORKERS is the job's GPU workers in total, across all its nodes (the world size),\n" +
+			"not per node: size torchrun's --nproc-per-node from $SLURM_GPUS_ON_NODE.\n\n" +
 			"The decision is the admin comment Strata wrote on the job (\"strata: workers=W ps=P rank=R\n" +
 			"cycle=C\"), read with `scontrol show job $SLURM_JOB_ID` (no credentials needed for one's own\n" +
 			"job), else from the database when --database-url is set. Without a decision STRATA_DECIDED=0\n" +

@@ -56,6 +56,7 @@ func main() {
 // shows control characters instead of sending them).
 func runCLI(ctx context.Context, args []string, out, errOut io.Writer) int {
 	stdout, stderr := term.Writer(out), term.Writer(errOut)
+	setHelpPrinter(helpWidth(out))
 	app := newApp(stdout, stderr)
 	var unknown string
 	app.CommandNotFound = func(_ *cli.Context, name string) { unknown = name }

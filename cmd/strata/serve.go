@@ -31,7 +31,7 @@ func serveCommandWith(open openSourceFunc) *cli.Command {
 		&cli.StringFlag{Name: flagServeListen, Value: "127.0.0.1:8080", EnvVars: []string{"STRATA_LISTEN"},
 			Usage: "address to listen on (keep it on loopback unless TLS and basic auth are set)"},
 		&cli.StringFlag{Name: flagServeAuthFile, EnvVars: []string{"STRATA_BASIC_AUTH_FILE"},
-			Usage: "require HTTP basic auth; file of `user:pbkdf2-sha256$...` lines (see `strata serve passwd`)"},
+			Usage: "require HTTP basic auth: `FILE` of user:pbkdf2-sha256$... lines (see strata serve passwd)"},
 		&cli.StringFlag{Name: flagServeTLSCert, EnvVars: []string{"STRATA_TLS_CERT"}, Usage: "TLS certificate (PEM)"},
 		&cli.StringFlag{Name: flagServeTLSKey, EnvVars: []string{"STRATA_TLS_KEY"}, Usage: "TLS private key (PEM)"},
 		&cli.StringFlag{Name: flagReportTZ, Value: "Local", EnvVars: []string{"STRATA_TIMEZONE"},

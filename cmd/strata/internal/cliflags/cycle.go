@@ -63,7 +63,7 @@ func Cycle() []cli.Flag {
 		&cli.StringFlag{Name: FlagRunLockName, EnvVars: EnvOf(FlagRunLockName),
 			Usage: "name of the one-writer lock (default: strata-run/<Slurm cluster name>)"},
 		&cli.BoolFlag{Name: FlagRunCalibrate, Value: true, EnvVars: EnvOf(FlagRunCalibrate),
-			Usage: "correct modelled run times per (model, GPU type) and the energy term's GPU power by what finished jobs measured (needs --database-url; `strata report calibration` shows the factors)"},
+			Usage: "correct modelled run times per (model, GPU type) and the energy term's GPU power by what finished jobs measured (needs --database-url; strata report calibration shows the factors)"},
 		&cli.StringFlag{Name: FlagRunHistorySource, Value: daemon.HistoryAuto, EnvVars: EnvOf(FlagRunHistorySource),
 			Usage: "where unhinted jobs' durations are learned from: auto (slurmdbd when slurmrestd serves /slurmdb, " +
 				"else strata), slurmdbd (its job records through slurmrestd), strata (the collector's records in Postgres)"},

@@ -47,9 +47,9 @@ func Slurm() []cli.Flag {
 		&cli.BoolFlag{Name: FlagSlurmInsecure, EnvVars: []string{"STRATA_SLURM_INSECURE_SKIP_VERIFY"},
 			Usage: "do not verify slurmrestd's TLS certificate (test clusters only)"},
 		&cli.StringSliceFlag{Name: FlagSlurmBBPool, EnvVars: []string{"STRATA_SLURM_BB_POOLS"},
-			Usage: "burst-buffer pool and capacity, NAME=SIZE (e.g. nvme=1T); repeatable (slurmrestd does not report pools; without any, they are read from `scontrol show burst`)"},
+			Usage: "burst-buffer pool and capacity, `NAME=SIZE` (e.g. nvme=1T); repeatable (slurmrestd does not report pools; without any, they are read from scontrol show burst)"},
 		&cli.StringFlag{Name: FlagSlurmScontrol, EnvVars: []string{"STRATA_SLURM_SCONTROL"},
-			Usage: "scontrol that reports the burst-buffer pools (`scontrol show burst`: capacity, use, granularity) when no --slurm-bb-pool is given; default: scontrol on PATH; none: never"},
+			Usage: "`PATH` of the scontrol that reports the burst-buffer pools (scontrol show burst: capacity, use, granularity) when no --slurm-bb-pool is given; default: scontrol on $PATH; none: never"},
 		&cli.StringFlag{Name: FlagSlurmMaxAnswer, Value: slurm.DefaultMaxResponseSize, EnvVars: []string{"STRATA_SLURM_MAX_RESPONSE_SIZE"},
 			Usage: "largest slurmrestd answer read (binary units: 1G = 1 GiB, about 100,000 jobs); a larger one fails the read"},
 	}
