@@ -77,6 +77,9 @@ type jobInfo struct {
 	leaving  bool
 	kappa    float64
 	deadline time.Time
+	// deadlinePast: the hint's deadline= was already past at the snapshot's
+	// time, so deadline is left zero (setDynamic).
+	deadlinePast bool
 	// capped says which site limits cut the hint's weight or GPU range
 	// ("" when none did).
 	capped string
@@ -338,6 +341,14 @@ func (c *cycle) setDynamic(ji *jobInfo) {
 		}
 	}
 	ji.aged = c.starved(ji)
+	// A deadline in the past buys no urgency: it is ignored, with a reason.
+	ji.deadline, ji.deadlinePast = time.Time{}, false
+	if ji.hintErr == nil {
+		ji.deadline = ji.hints.Deadline
+	}
+	if !ji.deadline.IsZero() && ji.deadline.Before(c.s.Now) {
+		ji.deadline, ji.deadlinePast = time.Time{}, true
+	}
 	ji.notYet = c.eligibleIn(j)
 	ji.leaving = j.State == JobRunning && !j.Signalled.IsZero()
 	ji.canPreempt = j.State == JobRunning && (c.o.Reshape || c.mayPreempt(ji))

@@ -24,27 +24,32 @@ func TestSiteLimits(t *testing.T) {
 			func(j *planner.Job) { j.Account = "greedy" }).
 			Pending(21, 1, "strata: model=cifar10 batch=2048 iters=3338 gpus=1-4096").Build()
 	}
-	unweighted := plan(t, "smd", planner.Options{}, build(""))[20].Rank
 	tests := []struct {
 		name         string
 		limits       []planner.Limit
 		asIfNoWeight bool // the weight is capped to 1: the job ranks as without weight=
+		first        bool // the weight holds: the job ranks 1st
 		max21        int  // most GPUs job 21 may get
 		capped       []int64
 	}{
-		{name: "no limits", limits: nil, max21: 16},
-		{name: "defaults", limits: planner.DefaultLimits(), max21: 2, capped: []int64{20, 21}},
+		{name: "no limits", limits: nil, first: true, max21: 16},
+		{name: "defaults: no weight granted", limits: planner.DefaultLimits(), asIfNoWeight: true, max21: 2, capped: []int64{20, 21}},
 		{name: "account limit", limits: []planner.Limit{{Account: "greedy", MaxWeight: 1}, {Partition: "gpu", MaxGPUs: 4}},
 			asIfNoWeight: true, max21: 4, capped: []int64{20, 21}},
-		{name: "other partition", limits: []planner.Limit{{Partition: "cpu", MaxWeight: 1, MaxGPUs: 1}}, max21: 16},
+		{name: "a grant elsewhere grants nothing here", limits: []planner.Limit{{Partition: "cpu", MaxWeight: 1000, MaxGPUs: 1}},
+			asIfNoWeight: true, max21: 16, capped: []int64{20}},
+		{name: "account grant", limits: []planner.Limit{{Account: "greedy", MaxWeight: 1000}}, first: true, max21: 16},
+		{name: "the largest grant among matching limits", limits: []planner.Limit{{MaxWeight: 2}, {Account: "greedy", MaxWeight: 1000}, {Partition: "gpu", MaxWeight: 3}},
+			first: true, max21: 16},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			unweighted := plan(t, "smd", planner.Options{Limits: tt.limits}, build(""))[20].Rank
 			ds := plan(t, "smd", planner.Options{Limits: tt.limits}, build(" weight=1000"))
 			if r := ds[20].Rank; tt.asIfNoWeight && r != unweighted {
 				t.Errorf("weight=1000 capped to 1: job ranks %d, without weight= it ranks %d", r, unweighted)
 			}
-			if r := ds[20].Rank; !tt.asIfNoWeight && tt.limits == nil && r != 1 {
+			if r := ds[20].Rank; tt.first && r != 1 {
 				t.Errorf("uncapped weight=1000: job ranks %d, want 1", r)
 			}
 			if w := ds[21].Workers; w > tt.max21 {
@@ -67,5 +72,55 @@ func TestSiteLimits(t *testing.T) {
 	}
 	if err := (planner.Options{Limits: []planner.Limit{{MaxWeight: -1}}}).Validate(); err == nil {
 		t.Error("a negative cap validates")
+	}
+}
+
+// TestRangeMinimumCapped: the cap reaches the minimum of a gpus= range: a
+// 1-GPU job with gpus=16 under MaxGPUs 4 and MaxRangeFactor 1 is planned at
+// 1 GPU, and the decision says so (it said "capped to 16" and planned 16).
+func TestRangeMinimumCapped(t *testing.T) {
+	s := pt.Cluster("capmin", t0).Partition("gpu", true).Nodes("n", 4, 8, 64, 512<<10, "gpu", "").
+		Pending(1, 1, "strata: model=resnet50 batch=64 iters=1000 gpus=16").Build()
+	for _, tt := range []struct {
+		name   string
+		limits []planner.Limit
+		want   int
+		detail string
+	}{
+		{"range factor 1", []planner.Limit{{MaxGPUs: 4, MaxRangeFactor: 1}}, 1, "gpus=16 capped to 1 (site limit)"},
+		{"max GPUs 4", []planner.Limit{{MaxGPUs: 4}}, 4, "gpus=16 capped to 4 (site limit)"},
+		{"partition limit", []planner.Limit{{Partition: "gpu", MaxGPUs: 4}}, 4, "capped to 4"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := plan(t, "smd", planner.Options{Limits: tt.limits}, s)[1]
+			if got := d.GPUsPerNode * max(1, d.NodeCount); got != tt.want || d.Workers != tt.want {
+				t.Errorf("planned %d workers, %d×%d GPUs, want %d", d.Workers, d.GPUsPerNode, d.NodeCount, tt.want)
+			}
+			if !strings.Contains(d.Detail, tt.detail) {
+				t.Errorf("detail %q, want it to say %q", d.Detail, tt.detail)
+			}
+		})
+	}
+}
+
+// TestDeadlinePastIgnored: a deadline in the past buys no place under edf
+// (it ranked first) and the decision says it was ignored.
+func TestDeadlinePastIgnored(t *testing.T) {
+	b := pt.Cluster("dl", t0).Partition("gpu", true).Nodes("n", 1, 4, 64, 512<<10, "gpu", "").
+		Running(1, 4, "n0001", t0.Add(-time.Minute))
+	for id := int64(10); id < 13; id++ {
+		b = b.Pending(id, 4, "strata: model=resnet50 batch=64 iters=1000 deadline=2030-01-01T00:00", pt.Submitted(t0.Add(-time.Duration(20-id)*time.Minute)))
+	}
+	s := b.Pending(20, 4, "strata: model=resnet50 batch=64 iters=1000 deadline=2000-01-01T00:00").Build()
+	ds := plan(t, "edf", planner.Options{}, s)
+	if r := ds[20].Rank; r == 1 {
+		t.Errorf("job with a past deadline ranks %d under edf, want behind the jobs with a future deadline", r)
+	}
+	found := false
+	for _, r := range ds[20].Reasons {
+		found = found || r == planner.ReasonDeadlinePast
+	}
+	if !found || !strings.Contains(ds[20].Detail, "2000-01-01T00:00 is past") {
+		t.Errorf("reasons %v detail %q: want %s", ds[20].Reasons, ds[20].Detail, planner.ReasonDeadlinePast)
 	}
 }

@@ -158,6 +158,15 @@ type Options struct {
 	MinRunBeforePreempt  time.Duration
 	MaxPreemptPerDay     int
 	MaxDisturbedGPUHours float64
+	// BindClaims lowers the time limit of a pending job whose hint-timed
+	// prediction is far below it (Decision.TimeLimit; bind.go): a claim
+	// binds the claimant, so a lie ends at the limit. ClaimMargin is the
+	// new limit over the prediction (0 = DefaultClaimMargin), ClaimFloor
+	// the least limit ever written (0 = DefaultClaimFloor; at least
+	// MinBoundLimit).
+	BindClaims  bool
+	ClaimMargin float64
+	ClaimFloor  time.Duration
 }
 
 // PSComm names a parameter-server communication model.
@@ -203,6 +212,12 @@ func (o Options) Validate() error {
 		if f := o.GPUSpeed[t]; f <= 0 {
 			return fmt.Errorf("gpu speed factor for %q is %v: must be > 0", t, f)
 		}
+	}
+	if o.ClaimMargin < 0 || o.ClaimMargin > 0 && o.ClaimMargin < 1 || o.ClaimMargin != o.ClaimMargin {
+		return fmt.Errorf("claim margin %v: must be ≥ 1 (0: the default %v)", o.ClaimMargin, DefaultClaimMargin)
+	}
+	if o.ClaimFloor != 0 && o.ClaimFloor < MinBoundLimit {
+		return fmt.Errorf("claim floor %v: must be at least %v", o.ClaimFloor, MinBoundLimit)
 	}
 	if o.EnergyWeight < 0 || o.TardinessWeight < 0 {
 		return fmt.Errorf("energy and tardiness weights must be ≥ 0")

@@ -192,6 +192,10 @@ func (c *cycle) finalize(name string, pls []*planned) Plan {
 			}
 			d.Detail = note
 		}
+		if pl.ji.deadlinePast {
+			d.Reasons = append(d.Reasons, ReasonDeadlinePast)
+			d.Detail = joinDetail(d.Detail, "deadline "+pl.ji.hints.Deadline.UTC().Format("2006-01-02T15:04")+" is past: ignored")
+		}
 		if note := pl.ji.capped; note != "" && pl.action == ActionUpdate {
 			d.Reasons = append(d.Reasons, ReasonCapped)
 			if d.Detail != "" {
@@ -210,6 +214,8 @@ func (c *cycle) finalize(name string, pls []*planned) Plan {
 				d.Reasons = append(d.Reasons, ReasonDeadlineRisk)
 			}
 		}
+		c.claimed(pl, d)
+		c.bindClaim(pl, d)
 		if len(d.Reasons) == 0 {
 			d.Reasons = []Reason{ReasonWaitResources}
 		}

@@ -82,6 +82,19 @@ type Decision struct {
 	// whole list (comma-separated) to give a waiting job back every
 	// partition after an earlier move. "" = the job's partition stays.
 	Partition string `json:"partition,omitempty"`
+	// Claimed, when the user's own record corrected the job's predicted
+	// run time (Job.Claim), is the prediction before that correction (from
+	// the hint, or from history) at the decided size: what the record
+	// compares the job's real run time with, so that it never chases its
+	// own correction. 0 = no correction (the prediction is PredictedEnd −
+	// PredictedStart).
+	Claimed time.Duration `json:"claimed,omitempty"`
+	// TimeLimit, when set, is the lower time limit Strata writes for a
+	// pending job whose claim moved it ahead: its hint-timed prediction is
+	// far below the limit the user asked for, and the site binds claims
+	// (Options.BindClaims): a margin over the prediction, never under the
+	// floor and never above the job's own limit. 0 = the limit stays.
+	TimeLimit time.Duration `json:"time_limit,omitempty"`
 	// Reasons explain the decision (always at least one).
 	Reasons []Reason `json:"reasons"`
 	// Detail is a human sentence with the numbers behind the reasons.
