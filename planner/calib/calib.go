@@ -1,12 +1,16 @@
 // Package calib fits the planner's calibration (planner.Calibration) from
 // finished jobs: per (model, GPU type) the factor real run time / modelled
-// run time, and per GPU type the mean power of its busy GPUs. Pure and
+// run time, and per GPU type the mean power of its busy GPUs. The factor is
+// shared by every user's jobs, so no one user may move it: each user has
+// one vote (the median of their own jobs), and users whose own record
+// shows unreliable claims (Config.Exclude) have none. Pure and
 // deterministic: the daemon feeds it the collector's records, the
 // simulator the jobs finished so far in a run.
 package calib
 
 import (
 	"cmp"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -21,6 +25,9 @@ type Job struct {
 	End time.Time
 	// Model is the hint's catalog model; GPUType the GPU type it ran on.
 	Model, GPUType string
+	// User ran the job: a user's jobs are one vote in the speed factor
+	// ("" is one user too: a source without users fits as before).
+	User string
 	// Modelled is the uncalibrated time model's run time at the size the
 	// job ran at; Real its measured run time. A job without both gives no
 	// speed factor.
@@ -40,6 +47,10 @@ type Config struct {
 	Recent int
 	// MinFactor and MaxFactor clip the factor. Defaults 0.25 and 4.
 	MinFactor, MaxFactor float64
+	// Exclude lists users whose jobs give no speed factor (their own
+	// record is distrusted or corrected 2× or more: trust.Unreliable);
+	// their jobs still measure GPU power.
+	Exclude map[string]bool
 }
 
 // Defaults of Config.
@@ -69,8 +80,9 @@ func (c Config) withDefaults() Config {
 type key struct{ model, gpu string }
 
 // Fit returns the calibration the jobs support: for each (model, GPU type)
-// with at least MinJobs usable jobs, the median of real / modelled over
-// its Recent most recent jobs, clipped to [MinFactor, MaxFactor]; for each
+// with at least MinJobs usable jobs, over its Recent most recent jobs the
+// median across users of each user's median real / modelled (one vote per
+// user; Exclude's users none), clipped to [MinFactor, MaxFactor]; for each
 // GPU type with at least MinJobs jobs with busy samples, their busy energy
 // over their busy GPU time. Lists are sorted by key; nil when nothing
 // qualifies.
@@ -78,7 +90,7 @@ func Fit(jobs []Job, c Config) *planner.Calibration {
 	c = c.withDefaults()
 	js := slices.Clone(jobs)
 	slices.SortStableFunc(js, func(a, b Job) int { return a.End.Compare(b.End) })
-	ratios := map[key][]float64{}
+	ratios := map[key][]vote{}
 	type power struct {
 		energy, seconds float64
 		jobs            int
@@ -86,9 +98,9 @@ func Fit(jobs []Job, c Config) *planner.Calibration {
 	powers := map[string]*power{}
 	for _, j := range js {
 		gt := strings.ToLower(j.GPUType)
-		if j.Model != "" && j.Modelled > 0 && j.Real > 0 {
+		if j.Model != "" && j.Modelled > 0 && j.Real > 0 && !c.Exclude[j.User] {
 			k := key{j.Model, gt}
-			ratios[k] = append(ratios[k], j.Real.Seconds()/j.Modelled.Seconds())
+			ratios[k] = append(ratios[k], vote{j.User, j.Real.Seconds() / j.Modelled.Seconds()})
 		}
 		if j.BusyGPUSeconds > 0 && j.BusyEnergyJ >= 0 {
 			p := powers[gt]
@@ -107,7 +119,7 @@ func Fit(jobs []Job, c Config) *planner.Calibration {
 			continue
 		}
 		rs = rs[max(0, len(rs)-c.Recent):]
-		f := math.Min(c.MaxFactor, math.Max(c.MinFactor, median(rs)))
+		f := math.Min(c.MaxFactor, math.Max(c.MinFactor, perUser(rs)))
 		out.Speed = append(out.Speed, planner.SpeedFactor{Model: k.model, GPUType: k.gpu, Factor: f, Jobs: len(rs)})
 	}
 	for gt, p := range powers {
@@ -124,6 +136,25 @@ func Fit(jobs []Job, c Config) *planner.Calibration {
 	})
 	slices.SortFunc(out.Power, func(a, b planner.GPUPower) int { return cmp.Compare(a.GPUType, b.GPUType) })
 	return out
+}
+
+// vote is one job's real / modelled ratio, and its user.
+type vote struct {
+	user  string
+	ratio float64
+}
+
+// perUser is the median across users of each user's median ratio.
+func perUser(vs []vote) float64 {
+	by := map[string][]float64{}
+	for _, v := range vs {
+		by[v.user] = append(by[v.user], v.ratio)
+	}
+	meds := make([]float64, 0, len(by))
+	for _, u := range slices.Sorted(maps.Keys(by)) {
+		meds = append(meds, median(by[u]))
+	}
+	return median(meds)
 }
 
 // median of a non-empty list (the mean of the middle two for an even
