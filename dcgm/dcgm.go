@@ -11,6 +11,9 @@ import (
 	godcgm "github.com/NVIDIA/go-dcgm/pkg/dcgm"
 )
 
+// builtDCGM: this binary has the dcgm source (libdcgm loaded at run time).
+const builtDCGM = true
+
 // DCGMSource samples every GPU through libdcgm (loaded at run time). Only one
 // DCGMSource should exist per process: go-dcgm keeps process-global state.
 type DCGMSource struct {

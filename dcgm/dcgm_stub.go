@@ -7,6 +7,9 @@ import (
 	"fmt"
 )
 
+// builtDCGM: this binary was built without the dcgm source.
+const builtDCGM = false
+
 // NewDCGMSource fails: this binary was built without the dcgm tag.
 func NewDCGMSource(cfg DCGMConfig) (*DCGMSource, error) {
 	return nil, fmt.Errorf("open dcgm source: built without DCGM support (rebuild with -tags dcgm): %w", ErrNotBuilt)

@@ -10,6 +10,9 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 )
 
+// builtNVML: this binary has the nvml source (libnvidia-ml loaded at run time).
+const builtNVML = true
+
 // NVMLSource samples every GPU of this node through libnvidia-ml.so.1,
 // loaded at run time.
 type NVMLSource struct {

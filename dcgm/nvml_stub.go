@@ -7,6 +7,9 @@ import (
 	"fmt"
 )
 
+// builtNVML: this binary was built without the nvml source.
+const builtNVML = false
+
 // NewNVMLSource fails: this binary was built without the nvml tag.
 func NewNVMLSource(cfg NVMLConfig) (*NVMLSource, error) {
 	return nil, fmt.Errorf("open nvml source: built without NVML support (rebuild with -tags nvml): %w", ErrNotBuilt)

@@ -90,6 +90,31 @@ var ErrNotBuilt = errors.New("GPU library support not compiled in")
 // (libdcgm.so or libnvidia-ml.so.1 missing, no GPU).
 var ErrUnavailable = errors.New("GPU library unavailable")
 
+// Sources lists the sample sources compiled into this binary: exporter
+// and replay always, dcgm and nvml when built with their tags (the .deb
+// has both; their libraries are loaded at run time).
+func Sources() []string {
+	out := []string{"exporter", "replay"}
+	if builtDCGM {
+		out = append(out, "dcgm")
+	}
+	if builtNVML {
+		out = append(out, "nvml")
+	}
+	return out
+}
+
+// Library names the run-time library of a GPU source ("" for others).
+func Library(source string) string {
+	switch source {
+	case "dcgm":
+		return "libdcgm.so.4 (NVIDIA DCGM: the datacenter-gpu-manager package)"
+	case "nvml":
+		return "libnvidia-ml.so.1 (the NVIDIA driver)"
+	}
+	return ""
+}
+
 // Watched DCGM field ids. They stay stable across the dcgm-exporter 4.9
 // renaming, which is why the exporter parser keys its table by them.
 const (

@@ -107,19 +107,34 @@ func OpenInput(cfg Config) (*Input, error) {
 	case "dcgm":
 		src, err := dcgm.NewDCGMSource(dcgm.DCGMConfig{Address: cfg.DCGMAddress, Host: cfg.Host})
 		if err != nil {
-			return nil, err
+			return nil, gpuSourceError(s, err)
 		}
 		in.src, in.close = src, func() { src.Close() }
 	case "nvml":
 		src, err := dcgm.NewNVMLSource(dcgm.NVMLConfig{Host: cfg.Host})
 		if err != nil {
-			return nil, err
+			return nil, gpuSourceError(s, err)
 		}
 		in.src, in.close = src, func() { src.Close() }
 	default:
 		return nil, &ConfigError{fmt.Errorf("--source %q: want exporter, replay, dcgm or nvml", s)}
 	}
 	return in, nil
+}
+
+// gpuSourceError turns a GPU source that cannot open on this node (its
+// library missing, or not compiled in) into a configuration error (exit 2)
+// naming the library and the alternative; other errors pass unchanged.
+func gpuSourceError(source string, err error) error {
+	switch {
+	case errors.Is(err, dcgm.ErrUnavailable):
+		return &ConfigError{fmt.Errorf("--source %s: %w; this node lacks %s: install it, or collect with --source exporter "+
+			"(dcgm-exporter's /metrics, --exporter-url)", source, err, dcgm.Library(source))}
+	case errors.Is(err, dcgm.ErrNotBuilt):
+		return &ConfigError{fmt.Errorf("--source %s: %w; this strata was built without it (the .deb has it; `strata version` "+
+			"lists the sources built in): use the packaged binary, or collect with --source exporter", source, err)}
+	}
+	return err
 }
 
 func openReplay(cfg Config, in *Input) (*Input, error) {
