@@ -35,7 +35,8 @@ SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 
 package:         ## build out/package/strata_VERSION_ARCH.deb with nfpm (binary, units, timers, man page, completions, dashboards, docs)
 	rm -rf $(STAGE) && mkdir -p $(STAGE)
-	CGO_ENABLED=0 GOOS=linux GOARCH=$(GOARCH) $(GO) build -trimpath \
+	@echo "building strata with the dcgm and nvml sources (cgo; their libraries are loaded at run time)"
+	CGO_ENABLED=1 GOOS=linux GOARCH=$(GOARCH) $(GO) build -trimpath -tags dcgm,nvml \
 		-ldflags "-s -w -X main.version=$(DEB_VERSION) -X main.commit=$(COMMIT)" -o $(STAGE)/strata ./cmd/strata
 	$(GO) run ./cmd/strata --config /dev/null gen-docs --dir $(STAGE)
 	gzip -9n $(STAGE)/strata.1
@@ -54,7 +55,7 @@ package-name:    ## print the path `make package` writes
 
 vet:             ## go vet, also with the cgo GPU build tags
 	$(GO) vet ./...
-	$(GO) vet -tags dcgm,nvml ./dcgm/...
+	CGO_ENABLED=1 $(GO) vet -tags dcgm,nvml ./...
 
 test-unit:       ## unit tests only: no Slurm, no Postgres, no root
 	$(GO) vet ./...

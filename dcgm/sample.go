@@ -108,7 +108,7 @@ func Sources() []string {
 func Library(source string) string {
 	switch source {
 	case "dcgm":
-		return "libdcgm.so.4 (NVIDIA DCGM: the datacenter-gpu-manager package)"
+		return "libdcgm.so (NVIDIA DCGM, package datacenter-gpu-manager; a libdcgm.so symlink to libdcgm.so.4 where only that exists)"
 	case "nvml":
 		return "libnvidia-ml.so.1 (the NVIDIA driver)"
 	}

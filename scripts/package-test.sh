@@ -84,13 +84,21 @@ say "dpkg -i: installed strata $version"
 inroot dpkg -s strata | grep -qx 'Status: install ok installed' || die "dpkg -s: strata is not installed"
 
 # The binary and its version.
-got=$(inroot strata version) || die "strata version failed"
+got=$(inroot strata version | head -1) || die "strata version failed"
 case $got in
 "strata $version (commit "*) say "strata version: $got" ;;
 *) die "strata version printed '$got', want 'strata $version (commit …)'" ;;
 esac
 
 # The user and the configuration directory.
+# The packaged binary has the GPU sources; in this chroot (no GPU, no
+# libdcgm) they refuse with exit 2, naming the library and the alternative.
+srcs=$(inroot strata version | sed -n 's/^GPU sample sources built in: //p')
+case "$srcs" in *dcgm*nvml*) say "GPU sources built in: $srcs" ;; *) die "strata version lists GPU sources '$srcs', want dcgm and nvml" ;; esac
+rc=0; out=$(inroot strata --config /dev/null collect --source dcgm 2>&1) || rc=$?
+[ "$rc" = 2 ] && grep -q 'libdcgm' <<<"$out" && grep -q -- '--source exporter' <<<"$out" ||
+	die "collect --source dcgm without libdcgm: exit $rc, '$out'; want exit 2 naming libdcgm and --source exporter"
+say "collect --source dcgm without libdcgm: exit 2, names the library and --source exporter"
 IFS=: read -r _ _ uid _ _ home shell <<<"$(inroot getent passwd strata)" || die "no strata user"
 [ "$uid" -lt 1000 ] || die "strata is not a system user (uid $uid)"
 [ "$shell" = /usr/sbin/nologin ] || die "strata's shell is $shell"

@@ -29,12 +29,15 @@ echo "== gofmt, go vet" >&2
 unformatted=$(gofmt -l .)
 [ -z "$unformatted" ] || { echo "gofmt: these files are not formatted (run gofmt -w):" >&2; echo "$unformatted" >&2; exit 1; }
 go vet ./...
-CGO_ENABLED=1 go vet -tags dcgm,nvml ./dcgm/...
+# the packaged binary's build: the dcgm and nvml sources compiled in (cgo)
+CGO_ENABLED=1 go vet -tags dcgm,nvml ./...
 echo "== go test (unit + integration)" >&2
 # -p 2: integration tests of different packages share one Slurm cluster and one
 # Postgres server; they are written to tolerate each other.
 go test -p 2 -count=1 -timeout 25m ./...
 echo "== go test -race (islands planned concurrently, as the daemon does)" >&2
 CGO_ENABLED=1 go test -race -count=1 -run 'Islands|TopTier|Concurrent' ./planner/ ./planner/history/
+echo "== go test -tags dcgm,nvml (the packaged build: GPU sources refuse clearly where their library is missing)" >&2
+CGO_ENABLED=1 go test -tags dcgm,nvml -count=1 -run 'GPUSource|Replay|Exporter' ./dcgm/ ./cmd/strata/internal/collect/
 echo "== go test (tests that need the whole Slurm test cluster, alone)" >&2
 STRATA_TEST_EXCLUSIVE=1 go test -count=1 -timeout 10m -run '^TestExclusive' ./...
