@@ -10,6 +10,8 @@ import (
 type CalibrationJob struct {
 	JobID int64
 	End   time.Time
+	// User ran the job (the speed factor counts one vote per user).
+	User string
 	// Model and GPUType are from the planner's last decision before the
 	// job started ("" when none was known).
 	Model, GPUType string
@@ -37,7 +39,7 @@ func (s *Store) CalibrationJobs(ctx context.Context, cluster string, since time.
 	for rows.Next() {
 		var j CalibrationJob
 		var model *float64
-		if err := rows.Scan(&j.JobID, &j.End, &j.Model, &j.GPUType, &model, &j.RealSeconds,
+		if err := rows.Scan(&j.JobID, &j.End, &j.User, &j.Model, &j.GPUType, &model, &j.RealSeconds,
 			&j.BusyEnergyJ, &j.BusyGPUSeconds); err != nil {
 			return nil, interpretError("read calibration jobs", err)
 		}

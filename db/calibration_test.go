@@ -60,10 +60,10 @@ func TestCalibrationJobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []db.CalibrationJob{
-		{JobID: 1, End: t0.Add(20 * time.Minute), Model: "bert", GPUType: "a100", ModelSeconds: 600, RealSeconds: 1200,
+		{JobID: 1, End: t0.Add(20 * time.Minute), User: "alice", Model: "bert", GPUType: "a100", ModelSeconds: 600, RealSeconds: 1200,
 			BusyEnergyJ: 300 * 1200, BusyGPUSeconds: 1200},
-		{JobID: 3, End: t0.Add(30 * time.Minute), GPUType: "t4", RealSeconds: 1800},
-		{JobID: 2, End: t0.Add(40 * time.Minute), Model: "bert", GPUType: "a100", RealSeconds: 2400,
+		{JobID: 3, End: t0.Add(30 * time.Minute), User: "bob", GPUType: "t4", RealSeconds: 1800},
+		{JobID: 2, End: t0.Add(40 * time.Minute), User: "alice", Model: "bert", GPUType: "a100", RealSeconds: 2400,
 			BusyEnergyJ: 200 * 2400, BusyGPUSeconds: 2400},
 	}
 	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0.02, 1)); diff != "" {

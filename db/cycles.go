@@ -124,7 +124,8 @@ func (s *Store) ReserveCycleID(ctx context.Context) (int64, error) {
 var decisionColumns = []string{"cycle_id", "job_id", "user_name", "partition", "job_name", "state",
 	"requested_gpus", "cur_priority", "action", "start_now", "workers", "ps", "gpus_per_node",
 	"node_count", "rank", "priority", "predicted_start", "predicted_end", "reasons", "detail",
-	"outcome", "guard", "body", "outcome_detail", "alternatives", "gpu_type", "model", "model_seconds"}
+	"outcome", "guard", "body", "outcome_detail", "alternatives", "gpu_type", "model", "model_seconds",
+	"claimed_seconds", "time_limit_seconds"}
 
 func decisionRow(id int64, d CycleDecision) ([]any, error) {
 	reasons := make([]string, len(d.Reasons))
@@ -138,6 +139,13 @@ func decisionRow(id int64, d CycleDecision) ([]any, error) {
 			modelSeconds = d.ModelRun.Seconds()
 		}
 	}
+	var claimed, limit any
+	if d.Claimed > 0 {
+		claimed = d.Claimed.Seconds()
+	}
+	if d.TimeLimit > 0 {
+		limit = d.TimeLimit.Seconds()
+	}
 	var alts any
 	if len(d.Alternatives) > 0 {
 		b, err := json.Marshal(d.Alternatives)
@@ -149,7 +157,7 @@ func decisionRow(id int64, d CycleDecision) ([]any, error) {
 	return []any{id, d.JobID, d.User, d.Partition, d.JobName, string(d.State), d.RequestedGPUs,
 		d.CurPriority, string(d.Action), d.Start, d.Workers, d.PS, d.GPUsPerNode, d.NodeCount, d.Rank,
 		d.Priority, timePtr(d.PredictedStart), timePtr(d.PredictedEnd), reasons, d.Detail, d.Outcome,
-		d.Guard, d.Body, d.OutcomeDetail, alts, gpuType, d.Model, modelSeconds}, nil
+		d.Guard, d.Body, d.OutcomeDetail, alts, gpuType, d.Model, modelSeconds, claimed, limit}, nil
 }
 
 // SaveCycle stores a cycle and its decisions in one transaction (decisions
@@ -287,13 +295,21 @@ func scanStoredDecision(rows pgx.Rows) (StoredDecision, error) {
 		reasons    []string
 		alts       []byte
 		settings   []byte
+		claimed    *float64
+		limit      *float64
 	)
 	err := rows.Scan(&d.CycleID, &d.Cluster, &d.Policy, &d.Enforce, &d.SnapshotID, &d.DecidedAt,
 		&d.JobID, &d.User, &d.Partition, &d.JobName, &state, &d.RequestedGPUs, &d.CurPriority,
 		&act, &d.Start, &d.Workers, &d.PS, &d.GPUsPerNode, &d.NodeCount, &d.Rank, &d.Priority,
-		&ps, &pe, &reasons, &d.Detail, &d.Outcome, &d.Guard, &d.Body, &d.OutcomeDetail, &alts, &settings)
+		&ps, &pe, &reasons, &d.Detail, &d.Outcome, &d.Guard, &d.Body, &d.OutcomeDetail, &alts, &settings, &claimed, &limit)
 	if err != nil {
 		return d, err
+	}
+	if claimed != nil {
+		d.Claimed = seconds(*claimed)
+	}
+	if limit != nil {
+		d.TimeLimit = seconds(*limit)
 	}
 	d.State, d.Action = planner.JobState(state), planner.Action(act)
 	if ps != nil {

@@ -44,10 +44,20 @@ type PredictionRow struct {
 	// reason (modelled, predicted, time_limit, default).
 	Source            string
 	Predicted, Actual float64 // seconds
+	Account           string
+	JobID             int64
+	End               time.Time
+	// Claimed is the prediction (seconds) before the user's record
+	// corrected it (0: no correction; Predicted is the prediction).
+	Claimed float64
+	// TimedOut: the job was stopped at its time limit (Slurm's TIMEOUT),
+	// so Actual is a lower bound; SameSize: it ran on the decided GPUs.
+	TimedOut, SameSize bool
 }
 
-// PredictionReport lists, for each job that completed in the window, the
-// run time the planner predicted before it started and the real one.
+// PredictionReport lists, for each job that completed (or timed out) in
+// the window, the run time the planner predicted before it started and
+// the real one.
 func (s *Store) PredictionReport(ctx context.Context, f ReportFilter) ([]PredictionRow, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
@@ -66,9 +76,15 @@ func (s *Store) PredictionReport(ctx context.Context, f ReportFilter) ([]Predict
 	for rows.Next() {
 		var r PredictionRow
 		var reasons []string
-		if err := rows.Scan(&r.User, &r.Partition, &reasons, &r.Predicted, &r.Actual); err != nil {
+		var claimed *float64
+		if err := rows.Scan(&r.User, &r.Partition, &reasons, &r.Predicted, &r.Actual,
+			&r.Account, &r.JobID, &r.End, &claimed, &r.TimedOut, &r.SameSize); err != nil {
 			return nil, interpretError("prediction report", err)
 		}
+		if claimed != nil {
+			r.Claimed = *claimed
+		}
+		r.End = r.End.UTC()
 		r.Source = "unknown"
 		for _, x := range reasons {
 			if strings.HasPrefix(x, "duration_") {

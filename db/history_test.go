@@ -88,7 +88,8 @@ func TestPredictionReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []db.PredictionRow{{User: "alice", Partition: "gpu", Source: "modelled", Predicted: 5400, Actual: 3600}}
+	want := []db.PredictionRow{{User: "alice", Partition: "gpu", Source: "modelled", Predicted: 5400, Actual: 3600,
+		JobID: 1, End: start.Add(time.Hour), SameSize: true}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("prediction rows (-want +got):\n%s", diff)
 	}

@@ -46,6 +46,9 @@ type WriteResult struct {
 	// file, the rest was stored. QuarantinedSamples counts their samples.
 	Quarantined        int
 	QuarantinedSamples int
+	// Cause is why the batch was spooled (whole or reduced): the error of
+	// the write, or of the spooled batch before it, that a retry may cure.
+	Cause error
 }
 
 // Write stores b, or spools it when Postgres cannot take it now. It returns
@@ -70,6 +73,7 @@ func (in *Ingester) WriteOrReduce(ctx context.Context, b Batch, reduce func(Batc
 		}
 	}
 	// Keep order: while anything is spooled, new batches go behind it.
+	res.Cause = cause
 	serr := in.spool.Append(b)
 	if serr == nil {
 		res.Spooled = true

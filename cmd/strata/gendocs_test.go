@@ -40,6 +40,16 @@ func TestGenDocs(t *testing.T) {
 			t.Errorf("bash completion lacks %q", want)
 		}
 	}
+	// issue 26.8: the sections a manual page has, and placeholders, not ="".
+	for _, want := range []string{".SH ENVIRONMENT", "STRATA_DATABASE_URL", ".SH EXIT STATUS", ".SH EXAMPLES",
+		`\fB--slurm-retries\fP=N:`, `\fB--slurm-bb-pool\fP=NAME=SIZE:`} {
+		if !strings.Contains(man, want) {
+			t.Errorf("manual page lacks %q", want)
+		}
+	}
+	if strings.Contains(man, `=""`) {
+		t.Error(`manual page shows a flag's value as ="" (read as an empty default)`)
+	}
 	if strings.Contains(bash, "gen-docs') ") || strings.Contains(man, ".SH gen-docs") {
 		t.Error("the hidden gen-docs command is documented")
 	}

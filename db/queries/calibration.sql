@@ -9,9 +9,10 @@
 -- are left out: recorded before migration 005, or outside a partition), its real run time, and the
 -- energy and GPU time of its GPUs' busy samples (utilization at or above
 -- the rollup's idle threshold, 5 % by default: job_gpu_hour, the one
--- definition of per-job energy). A collector without --cluster stores ''
+-- definition of per-job energy), and its user (one vote per user in the
+-- speed factor). A collector without --cluster stores ''
 -- and matches any cluster's cycles, as in PredictionReport.
-SELECT j.job_id, j.end_time, pd.model, pd.gpu_type,
+SELECT j.job_id, j.end_time, j.user_name, pd.model, pd.gpu_type,
        CASE WHEN pd.workers = j.gpus THEN pd.model_seconds END,
        extract(epoch FROM j.end_time - j.start_time)::float8,
        coalesce(h.busy_energy, 0)::float8, coalesce(h.busy_seconds, 0)::float8

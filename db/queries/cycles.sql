@@ -35,7 +35,7 @@ SELECT c.cycle_id, c.cluster, c.policy, c.enforce, c.snapshot_id, c.started_at,
        d.job_id, d.user_name, d.partition, d.job_name, d.state, d.requested_gpus, d.cur_priority,
        d.action, d.start_now, d.workers, d.ps, d.gpus_per_node, d.node_count, d.rank, d.priority,
        d.predicted_start, d.predicted_end, d.reasons, d.detail, d.outcome, d.guard, d.body,
-       d.outcome_detail, d.alternatives, c.inputs->'settings'
+       d.outcome_detail, d.alternatives, c.inputs->'settings', d.claimed_seconds, d.time_limit_seconds
 FROM plan_decision d JOIN plan_cycle c USING (cycle_id)
 WHERE d.job_id = $1 AND ($2 = '' OR c.cluster = $2)
 ORDER BY c.cycle_id DESC

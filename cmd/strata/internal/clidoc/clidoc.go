@@ -40,13 +40,16 @@ func Write(app *cli.App, dir, extra string) error {
 }
 
 // Man renders app's section-1 manual page (roff) from urfave/cli's Markdown
-// description of every visible command and flag, followed by extra.
+// description of every visible command and flag (each value flag with its
+// placeholder: --slurm-retries=N), an ENVIRONMENT section listing every
+// variable a flag reads, then extra (sections such as EXIT STATUS, FILES,
+// EXAMPLES and SEE ALSO).
 func Man(app *cli.App, extra string) (string, error) {
 	md, err := app.ToMarkdown()
 	if err != nil {
 		return "", fmt.Errorf("manual page: %w", err)
 	}
-	md = fmt.Sprintf("%% %s 1\n\n%s\n%s", app.Name, md, extra)
+	md = fmt.Sprintf("%% %s 1\n\n%s\n%s\n%s", app.Name, withPlaceholders(md, app), environment(app), extra)
 	return string(md2man.Render([]byte(md))), nil
 }
 

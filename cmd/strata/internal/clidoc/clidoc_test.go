@@ -169,3 +169,37 @@ func TestWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestManSections (issue 26.8): the manual page has ENVIRONMENT (from the
+// flags' variables), EXIT STATUS and EXAMPLES, and a value flag shows a
+// placeholder (--retries=N), never ="" (which read as an empty default).
+func TestManSections(t *testing.T) {
+	app := testApp()
+	app.Commands[0].Flags = append(app.Commands[0].Flags,
+		&cli.IntFlag{Name: "retries", Value: 3, EnvVars: []string{"STRATA_RETRIES"}, Usage: "retries"},
+		&cli.DurationFlag{Name: "timeout", Usage: "timeout"},
+		&cli.StringFlag{Name: "plot", Usage: "plots into `DIR`"})
+	man, err := Man(app, PackageFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{".SH ENVIRONMENT", "STRATA_RETRIES", "sets --retries", ".SH EXIT STATUS", ".SH EXAMPLES",
+		`\fB--retries\fP=N: retries (default: 3)`, `\fB--timeout\fP=DURATION`, `\fB--plot\fP=DIR`, `\fB--starttime, -S\fP=VALUE`} {
+		if !strings.Contains(man, want) {
+			t.Errorf("manual page lacks %q", want)
+		}
+	}
+	if strings.Contains(man, `=""`) {
+		t.Errorf("manual page has =\"\":\n%s", man)
+	}
+	var order []string
+	for _, l := range strings.Split(man, "\n") {
+		if strings.HasPrefix(l, ".SH ") && strings.ToUpper(l) == l {
+			order = append(order, strings.TrimPrefix(l, ".SH "))
+		}
+	}
+	want := []string{"NAME", "SYNOPSIS", "GLOBAL OPTIONS", "COMMANDS", "ENVIRONMENT", "EXIT STATUS", "FILES", "EXAMPLES", "SEE ALSO"}
+	if d := cmp.Diff(want, order); d != "" {
+		t.Errorf("sections (-want +got):\n%s", d)
+	}
+}

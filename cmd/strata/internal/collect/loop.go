@@ -195,10 +195,11 @@ func (co *collector) flush(ctx context.Context) error {
 		return nil
 	case res.Spooled:
 		co.stats.spooled++
-		co.log.Warn().Int("samples", n).Msg("database unavailable; batch spooled")
+		co.log.Warn().Err(res.Cause).Str("sqlstate", db.SQLState(res.Cause)).Int("samples", n).
+			Msg("database cannot take the batch now; batch spooled")
 	case res.Reduced:
 		co.stats.reduced++
-		co.log.Error().Int("samples", n).Int("samples_kept", res.ReducedSamples).Int("assignments", len(p.b.Assignments)).
+		co.log.Error().Err(res.Cause).Int("samples", n).Int("samples_kept", res.ReducedSamples).Int("assignments", len(p.b.Assignments)).
 			Int("jobs", len(p.b.Jobs)).Msg("spool full: batch spooled reduced to its assignment and job changes and the samples per-job energy needs")
 	}
 	p.stored(res.Reduced)

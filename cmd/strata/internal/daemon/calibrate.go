@@ -25,6 +25,9 @@ type calibrator struct {
 	cluster  string
 	read     bool
 	cal      *planner.Calibration
+	// exclude are the users whose jobs give no speed factor (their own
+	// record is unreliable: trust.Unreliable), set before refresh.
+	exclude map[string]bool
 }
 
 type calibKey struct {
@@ -48,7 +51,7 @@ const (
 // calibEvery) and refits.
 func (c *calibrator) refresh(ctx context.Context, st calibSource, cluster string, now time.Time, log zerolog.Logger) {
 	if c.jobs == nil || c.cluster != cluster {
-		*c = calibrator{jobs: map[calibKey]db.CalibrationJob{}, since: now.Add(-calibWindow), cluster: cluster}
+		*c = calibrator{jobs: map[calibKey]db.CalibrationJob{}, since: now.Add(-calibWindow), cluster: cluster, exclude: c.exclude}
 	}
 	if c.read && now.Sub(c.lastRead) < calibEvery {
 		return
@@ -75,11 +78,11 @@ func (c *calibrator) refresh(ctx context.Context, st calibSource, cluster string
 			delete(c.jobs, k)
 			continue
 		}
-		in = append(in, calib.Job{End: j.End, Model: j.Model, GPUType: j.GPUType,
+		in = append(in, calib.Job{End: j.End, Model: j.Model, GPUType: j.GPUType, User: j.User,
 			Modelled: time.Duration(j.ModelSeconds * float64(time.Second)), Real: time.Duration(j.RealSeconds * float64(time.Second)),
 			BusyEnergyJ: j.BusyEnergyJ, BusyGPUSeconds: j.BusyGPUSeconds})
 	}
-	c.cal = calib.Fit(in, calib.Config{})
+	c.cal = calib.Fit(in, calib.Config{Exclude: c.exclude})
 	if !c.read {
 		ev := log.Info().Int("jobs", len(in))
 		if c.cal != nil {

@@ -120,8 +120,14 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 		}
 	}
 	d.learnHistory(ctx, cl, st, snap.Cluster, snap.Now)
+	if st != nil {
+		lctx, cancel := d.dbContext(ctx)
+		d.trust.refresh(lctx, st, snap.Cluster, snap.Now, d.log)
+		cancel()
+	}
 	if st != nil && d.opts.Calibrate {
 		lctx, cancel := d.dbContext(ctx)
+		d.calib.exclude = d.trust.unreliable
 		d.calib.refresh(lctx, st, snap.Cluster, snap.Now, d.log)
 		cancel()
 	}
@@ -140,7 +146,7 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 		d.log.Warn().Err(err).Msg("database unavailable: shadow cycle goes on unrecorded for now")
 		counts, preempts, id = map[int64]int{}, map[int64]int{}, 0
 	}
-	dec, err := decide.Decide(ctx, d.policy, scoped, decide.History{Resizes: counts, Preempts: preempts}, d.opts.Guard)
+	dec, err := decide.Decide(ctx, d.policy, scoped, decide.History{Resizes: counts, Preempts: preempts, Claims: d.trust.claims}, d.opts.Guard)
 	if err != nil {
 		return fail(StagePlan, err)
 	}

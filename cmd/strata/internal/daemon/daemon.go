@@ -19,6 +19,7 @@ import (
 
 	"github.com/strata-hpc/strata/db"
 	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/planner/trust"
 	"github.com/strata-hpc/strata/slurm"
 )
 
@@ -46,6 +47,9 @@ type Store interface {
 	// CalibrationJobs lists the jobs that completed after since, oldest
 	// first, with what the planner said about them and what they measured.
 	CalibrationJobs(ctx context.Context, cluster string, since time.Time, limit int) ([]db.CalibrationJob, error)
+	// TrustOutcomes lists the jobs that finished after since, oldest
+	// first, with their prediction before their user's correction.
+	TrustOutcomes(ctx context.Context, cluster string, since time.Time, limit int) ([]trust.Outcome, error)
 	// PreemptionCounts says how often each job was signalled since since.
 	PreemptionCounts(ctx context.Context, cluster string, since time.Time, jobs []int64) (map[int64]int, error)
 	// TryLock takes the writer lock called name once; false when another
@@ -114,8 +118,9 @@ type Daemon struct {
 	lastStored map[int64]string // job → fingerprint of its last stored decision
 	unsaved    []*db.Cycle      // cycles waiting for Postgres, oldest first
 	lastPrune  time.Time
-	hist       learner    // completed jobs, for the duration predictor
-	calib      calibrator // finished jobs' measurements, for Snapshot.Calibration
+	hist       learner     // completed jobs, for the duration predictor
+	calib      calibrator  // finished jobs' measurements, for Snapshot.Calibration
+	trust      trustKeeper // each user's record, for decide.History.Claims
 }
 
 type namedPolicy struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/strata-hpc/strata/db"
 	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/planner/trust"
 	"github.com/strata-hpc/strata/slurm"
 )
 
@@ -163,6 +164,8 @@ type fakePostgres struct {
 	finished []db.FinishedJob
 	// calibration are the jobs CalibrationJobs returns.
 	calibration []db.CalibrationJob
+	// outcomes are the finished jobs TrustOutcomes returns.
+	outcomes []trust.Outcome
 	// blackHole makes lock checks hang until their context ends, as on a
 	// connection whose packets are dropped.
 	blackHole bool
@@ -249,6 +252,21 @@ func (p *fakePostgres) CalibrationJobs(ctx context.Context, cluster string, sinc
 	for _, j := range p.calibration {
 		if j.End.After(since) && len(out) < limit {
 			out = append(out, j)
+		}
+	}
+	return out, nil
+}
+
+func (p *fakePostgres) TrustOutcomes(ctx context.Context, cluster string, since time.Time, limit int) ([]trust.Outcome, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.down {
+		return nil, errFakeDown
+	}
+	var out []trust.Outcome
+	for _, o := range p.outcomes {
+		if o.End.After(since) && len(out) < limit {
+			out = append(out, o)
 		}
 	}
 	return out, nil

@@ -1,0 +1,28 @@
+-- Each user's record of predicted against real run times (db/trust.go).
+
+-- name: TrustOutcomes
+-- Jobs of cluster $1 ('' = any) that finished after $2 (completed, or
+-- stopped at their time limit: TIMEOUT), oldest first, at most $3, with a
+-- user, and with what the planner predicted for them at its last decision
+-- before they started: the prediction before the user's record corrected
+-- it (claimed_seconds, else predicted end − predicted start), only when
+-- the job ran on the decided number of GPUs. A collector without
+-- --cluster stores '' and matches any cluster's cycles.
+SELECT j.user_name, j.account, j.job_id, j.end_time,
+       coalesce(pd.claimed_seconds, extract(epoch FROM pd.predicted_end - pd.predicted_start))::float8,
+       extract(epoch FROM j.end_time - j.start_time)::float8,
+       j.state = 'TIMEOUT'
+FROM job j
+JOIN LATERAL (
+    SELECT d.claimed_seconds, d.predicted_start, d.predicted_end, d.workers
+    FROM plan_decision d JOIN plan_cycle c ON c.cycle_id = d.cycle_id
+    WHERE d.job_id = j.job_id AND (c.cluster = j.cluster OR j.cluster = '')
+      AND c.started_at <= j.start_time AND c.started_at >= j.submit_time
+      AND d.predicted_start IS NOT NULL AND d.predicted_end > d.predicted_start
+    ORDER BY c.started_at DESC
+    LIMIT 1) pd ON true
+WHERE ($1 = '' OR j.cluster = $1) AND j.state IN ('COMPLETED', 'TIMEOUT') AND j.user_name <> ''
+  AND j.start_time IS NOT NULL AND j.end_time > j.start_time AND j.end_time > $2
+  AND pd.workers = j.gpus
+ORDER BY j.end_time, j.job_id
+LIMIT $3;

@@ -1,0 +1,76 @@
+package db_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-hpc/strata/db"
+	"github.com/strata-hpc/strata/db/dbtest"
+	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/planner/trust"
+)
+
+// TestTrustOutcomes: each finished job is paired with the planner's last
+// decision before it started; the prediction is the one before the user's
+// correction (Decision.Claimed) when there was one, else the decided run;
+// a job stopped at its limit is TimedOut; jobs that failed, ran on another
+// size, or have no user do not count; the time limit Strata bound is kept.
+func TestTrustOutcomes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Postgres (skipped only under -short)")
+	}
+	s := dbtest.Open(t, dbtest.URL(t), true)
+	ctx := context.Background()
+	t0 := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
+	decide := func(at time.Time, job int64, user string, run, claimed time.Duration) {
+		c := &db.Cycle{Cluster: "c1", SnapshotID: "s", Policy: "smd", StartedAt: at,
+			Decisions: []db.CycleDecision{{Decision: planner.Decision{JobID: job, Action: planner.ActionUpdate, Workers: 1,
+				PredictedStart: at.Add(time.Minute), PredictedEnd: at.Add(time.Minute + run), Claimed: claimed,
+				TimeLimit: 30 * time.Minute, Reasons: []planner.Reason{planner.ReasonModelled}}, User: user, Outcome: "dry-run"}}}
+		if err := s.SaveCycle(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	decide(t0.Add(5*time.Minute), 1, "mallory", 2*time.Hour, 0)                // superseded
+	decide(t0.Add(10*time.Minute), 1, "mallory", time.Minute, 0)               // the claim: 1 min
+	decide(t0.Add(10*time.Minute), 2, "mallory", 48*time.Hour, 36*time.Second) // distrusted: claimed 36 s
+	decide(t0.Add(10*time.Minute), 3, "alice", time.Hour, 0)                   // failed
+	decide(t0.Add(10*time.Minute), 4, "alice", time.Hour, 0)                   // ran on 2 GPUs
+	decide(t0.Add(10*time.Minute), 5, "alice", 30*time.Minute, 0)              // honest
+	start := t0.Add(30 * time.Minute)
+	gpu := func(j planner.Job, n int) planner.Job { j.GPUsPerNode, j.Nodes = n, 1; return j }
+	jobs := []planner.Job{
+		gpu(planner.Job{ID: 1, User: "mallory", Account: "lab", State: "TIMEOUT", SubmitTime: t0, StartTime: start}, 1),
+		gpu(planner.Job{ID: 2, User: "mallory", Account: "lab", State: planner.JobCompleted, SubmitTime: t0, StartTime: start}, 1),
+		gpu(planner.Job{ID: 3, User: "alice", State: "FAILED", SubmitTime: t0, StartTime: start}, 1),
+		gpu(planner.Job{ID: 4, User: "alice", State: planner.JobCompleted, SubmitTime: t0, StartTime: start}, 2),
+		gpu(planner.Job{ID: 5, User: "alice", State: planner.JobCompleted, SubmitTime: t0, StartTime: start}, 1),
+	}
+	end := map[int64]time.Time{1: start.Add(time.Hour), 2: start.Add(2 * time.Hour), 3: start.Add(time.Hour),
+		4: start.Add(time.Hour), 5: start.Add(33 * time.Minute)}
+	if err := s.UpsertJobs(ctx, "c1", jobs, end); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.TrustOutcomes(ctx, "c1", t0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []trust.Outcome{
+		{User: "alice", JobID: 5, End: end[5], Predicted: 30 * time.Minute, Real: 33 * time.Minute},
+		{User: "mallory", Account: "lab", JobID: 1, End: end[1], Predicted: time.Minute, Real: time.Hour, TimedOut: true},
+		{User: "mallory", Account: "lab", JobID: 2, End: end[2], Predicted: 36 * time.Second, Real: 2 * time.Hour},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("outcomes (-want +got):\n%s", diff)
+	}
+	if got, err := s.TrustOutcomes(ctx, "c1", end[1], 100); err != nil || len(got) != 1 {
+		t.Errorf("since the first end: %d outcomes (%v), want 1", len(got), err)
+	}
+	ds, err := s.DecisionsForJob(ctx, 2, "c1", 1)
+	if err != nil || len(ds) != 1 || ds[0].TimeLimit != 30*time.Minute || ds[0].Claimed != 36*time.Second {
+		t.Errorf("stored decision of job 2 (%v): %+v, want time limit 30m and claimed 36s", err, ds)
+	}
+}
