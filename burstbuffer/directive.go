@@ -21,9 +21,6 @@ type Request struct {
 	Bytes int64 `json:"bytes,omitempty"`
 }
 
-// IsZero reports whether the request asks for no space at all.
-func (r Request) IsZero() bool { return r.Bytes == 0 && r.Pool == "" && r.Plugin == "" }
-
 // prefixes maps a directive prefix to its plugin family. Longer prefixes come
 // first so that "#BB_LUA" is not read as "#BB".
 var prefixes = []struct{ prefix, plugin string }{

@@ -128,7 +128,7 @@ func TestTracker(t *testing.T) {
 			t.Errorf("step %d closed (-want +got):\n%s", i, d)
 		}
 	}
-	if len(tr.Open()) != 0 {
-		t.Errorf("open after all closed: %v", tr.Open())
+	if len(tr.open) != 0 {
+		t.Errorf("open after all closed: %v", tr.open)
 	}
 }

@@ -76,12 +76,6 @@ type Source interface {
 	Snapshot(ctx context.Context) ([]Sample, error)
 }
 
-// SourceFunc adapts a function to Source.
-type SourceFunc func(ctx context.Context) ([]Sample, error)
-
-// Snapshot calls f.
-func (f SourceFunc) Snapshot(ctx context.Context) ([]Sample, error) { return f(ctx) }
-
 // ErrNotBuilt is returned by the DCGM and NVML constructors of a binary built
 // without the corresponding build tag.
 var ErrNotBuilt = errors.New("GPU library support not compiled in")

@@ -97,16 +97,6 @@ func (t *Tracker) Observe(now time.Time, current []JobGPU) (opened, closed []Ass
 	return opened, closed
 }
 
-// Open returns the currently open assignments, sorted.
-func (t *Tracker) Open() []Assignment {
-	out := make([]Assignment, 0, len(t.open))
-	for _, a := range t.open {
-		out = append(out, a)
-	}
-	sortAssignments(out)
-	return out
-}
-
 func sortAssignments(s []Assignment) {
 	sort.Slice(s, func(i, j int) bool {
 		if s[i].Job != s[j].Job {

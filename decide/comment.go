@@ -12,15 +12,20 @@ import (
 // none), when it last sent the job its checkpoint signal (zero when never),
 // whether the job ignored such a signal (non-cooperative: never signalled
 // again), and the partitions the user listed when Strata wrote one of them
-// as the job's partition: "strata: workers=W ps=P rank=R cycle=C
-// [defer=UNIX] [sig=UNIX] [noncoop=1] [parts=A,B]".
+// as the job's partition, and the time limit the user asked for when
+// Strata lowered it (a claim binds the job): "strata: workers=W ps=P
+// rank=R cycle=C [defer=UNIX] [sig=UNIX] [noncoop=1] [limit=MINUTES]
+// [parts=A,B]".
 type Written struct {
 	Workers, PS, Rank int
 	Cycle             int64
 	Defer             time.Time
 	Signalled         time.Time
 	NonCooperative    bool
-	Parts             []string
+	// Limit is the job's own time limit before Strata lowered it (0:
+	// never lowered).
+	Limit time.Duration
+	Parts []string
 }
 
 // String is the segment, e.g. "strata: workers=4 ps=0 rank=2 cycle=17".
@@ -34,6 +39,9 @@ func (w Written) String() string {
 	}
 	if w.NonCooperative {
 		s += " noncoop=1"
+	}
+	if w.Limit > 0 {
+		s += " limit=" + strconv.FormatInt(int64(w.Limit/time.Minute), 10)
 	}
 	if len(w.Parts) > 0 {
 		s += " parts=" + strings.Join(w.Parts, ",")
@@ -79,7 +87,7 @@ func ParseAdminComment(s string) (Written, bool) {
 			seen++
 			continue
 		}
-		if k != "workers" && k != "ps" && k != "rank" && k != "cycle" && k != "defer" && k != "sig" && k != "noncoop" {
+		if k != "workers" && k != "ps" && k != "rank" && k != "cycle" && k != "defer" && k != "sig" && k != "noncoop" && k != "limit" {
 			break
 		}
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -101,6 +109,8 @@ func ParseAdminComment(s string) (Written, bool) {
 			w.Signalled = time.Unix(n, 0).UTC()
 		case "noncoop":
 			w.NonCooperative = n != 0
+		case "limit":
+			w.Limit = time.Duration(n) * time.Minute
 		}
 		seen++
 	}

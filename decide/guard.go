@@ -238,10 +238,11 @@ func OptedOut(j planner.Job) bool {
 // than MinGPUChange, or beyond the job's MaxPerJob resizes, and a priority
 // change smaller than PriorityHysteresis are dropped (the job keeps its
 // current value), a begin time is capped at MaxDefer and left alone while
-// the one in effect is close enough. What remains is written only when
-// material: a new GPU shape, a new priority, a begin time to set, move or
-// release, a partition to move to, or a workers/PS count the admin comment
-// does not show yet.
+// the one in effect is close enough, and a time limit is only ever lowered
+// (never raised, never under planner.MinBoundLimit). What remains is
+// written only when material: a new GPU shape, a new priority, a begin
+// time to set, move or release, a partition to move to, a lower time
+// limit, or a workers/PS count the admin comment does not show yet.
 func hysteresis(v Verdict, j planner.Job, resized int, now time.Time, o Options) Verdict {
 	d := &v.Send
 	cur := j.GPUs()
@@ -277,10 +278,16 @@ func hysteresis(v Verdict, j planner.Job, resized int, now time.Time, o Options)
 		d.Priority = 0
 	}
 	beginChange := deferral(d, j, now, o)
+	// A bound time limit only ever lowers the job's own, never under the
+	// least a binding may write (planner.MinBoundLimit).
+	limitChange := d.TimeLimit > 0 && j.TimeLimit > 0 && d.TimeLimit < j.TimeLimit && d.TimeLimit >= planner.MinBoundLimit
+	if !limitChange {
+		d.TimeLimit = 0
+	}
 	w, ok := ParseAdminComment(j.AdminComment)
 	commentChange := !ok || w.Workers != d.Workers || w.PS != d.PS
 	partChange := d.Partition != "" && d.Partition != j.Partition
-	if !gpuChange && !prioChange && !beginChange && !commentChange && !partChange {
+	if !gpuChange && !prioChange && !beginChange && !commentChange && !partChange && !limitChange {
 		v.Write, v.Outcome = false, Unchanged
 		if v.Guard == JobCap {
 			v.Outcome = Held

@@ -26,16 +26,6 @@ func newMCMKP(r int, capacity []float64) *mcmkp {
 	return &mcmkp{R: r, cap: capacity, first: []int{0}}
 }
 
-// add appends an item; opts are (cost, weights) pairs with len(w) == R.
-func (m *mcmkp) add(null float64, costs []float64, weights [][]float64) {
-	m.null = append(m.null, null)
-	m.cost = append(m.cost, costs...)
-	for _, w := range weights {
-		m.q = append(m.q, w...)
-	}
-	m.first = append(m.first, len(m.cost))
-}
-
 func (m *mcmkp) items() int { return len(m.null) }
 
 // total is the objective of a choice (-1 = null).
@@ -49,24 +39,6 @@ func (m *mcmkp) total(choice []int) float64 {
 		}
 	}
 	return t
-}
-
-// feasible reports whether a choice fits the capacities.
-func (m *mcmkp) feasible(choice []int) bool {
-	use := make([]float64, m.R)
-	for _, o := range choice {
-		if o >= 0 {
-			for r := range m.R {
-				use[r] += m.q[o*m.R+r]
-			}
-		}
-	}
-	for r := range m.R {
-		if use[r] > m.cap[r]+1e-9 {
-			return false
-		}
-	}
-	return true
 }
 
 // fits reports whether option o fits the remaining capacity rem.
@@ -331,16 +303,11 @@ func (m *mcmkp) cheapest(i int) int {
 	return best
 }
 
-// repair turns a relaxed choice into a feasible one: items in order of
-// gain density take their relaxed option if it fits, else their best
-// priced option that fits and beats null; then admitted items upgrade to
-// cheaper options while capacity remains.
-func (m *mcmkp) repair(relaxed []int, lambda []float64) []int {
-	return m.repairInto(make([]int, m.items()), relaxed, lambda, m.newRepairSpace())
-}
-
-// repairInto is repair writing the choice into choice (len items) with
-// scratch space ws.
+// repairInto turns a relaxed choice into a feasible one, written into
+// choice (len items) with scratch space ws: items in order of gain density
+// take their relaxed option if it fits, else their best priced option that
+// fits and beats null; then admitted items upgrade to cheaper options while
+// capacity remains.
 func (m *mcmkp) repairInto(choice, relaxed []int, lambda []float64, ws *repairSpace) []int {
 	rem := append(ws.rem[:0], m.cap...)
 	for _, i := range m.repairOrder(relaxed, ws) {

@@ -6,6 +6,35 @@ import (
 	"testing"
 )
 
+// add appends an item (SMD fills the arena directly; the solver tests
+// build instances with it); opts are (cost, weights) pairs with len(w) == R.
+func (m *mcmkp) add(null float64, costs []float64, weights [][]float64) {
+	m.null = append(m.null, null)
+	m.cost = append(m.cost, costs...)
+	for _, w := range weights {
+		m.q = append(m.q, w...)
+	}
+	m.first = append(m.first, len(m.cost))
+}
+
+// feasible reports whether a choice fits the capacities.
+func (m *mcmkp) feasible(choice []int) bool {
+	use := make([]float64, m.R)
+	for _, o := range choice {
+		if o >= 0 {
+			for r := range m.R {
+				use[r] += m.q[o*m.R+r]
+			}
+		}
+	}
+	for r := range m.R {
+		if use[r] > m.cap[r]+1e-9 {
+			return false
+		}
+	}
+	return true
+}
+
 // randomInstance builds a small MCMKP resembling SMD: each item has options
 // with more GPUs → shorter time; null costs a cycle plus the fastest time.
 func randomInstance(rng *rand.Rand, items, maxOpts int) (*mcmkp, []float64) {

@@ -9,9 +9,6 @@ import (
 // shape is a Slurm GPU request: GPUsPerNode × Nodes.
 type shape struct{ gpn, nodes int }
 
-// workers returns the total GPUs of the shape.
-func (s shape) workers() int { return s.gpn * s.nodes }
-
 // shapeFor picks the shape for w workers in the island: one node when a
 // node is large enough (packing), else the largest per-node count that
 // divides w and that enough usable nodes can hold. ok is false when no

@@ -67,6 +67,9 @@ type JobUpdate struct {
 	MinimumCPUs        int   `json:"minimum_cpus,omitempty"`
 	MinimumCPUsPerNode int   `json:"minimum_cpus_per_node,omitempty"`
 	MemoryPerNodeMB    int64 `json:"memory_per_node,omitempty"`
+	// TimeLimitMinutes, when set, is the job's new (lower) time limit in
+	// minutes: its claim binds it (Decision.TimeLimit).
+	TimeLimitMinutes int `json:"time_limit,omitempty"`
 }
 
 // adapters maps the OpenAPI versions Strata speaks to their adapters, in

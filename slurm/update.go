@@ -58,7 +58,15 @@ func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64, now time.Tim
 	}
 	w := decide.Written{Workers: d.Workers, PS: d.PS, Rank: d.Rank, Cycle: cycle, Defer: d.NotBefore}
 	if old, ok := decide.ParseAdminComment(cur.AdminComment); ok { // what Strata knows of the job's past stays
-		w.Signalled, w.NonCooperative = old.Signalled, old.NonCooperative
+		w.Signalled, w.NonCooperative, w.Limit = old.Signalled, old.NonCooperative, old.Limit
+	}
+	// A claim binds the job: its limit is lowered, never raised, and the
+	// admin comment keeps the limit the user asked for (the first one).
+	if m := limitMinutes(d.TimeLimit); m > 0 && cur.TimeLimit > 0 && time.Duration(m)*time.Minute < cur.TimeLimit {
+		u.TimeLimitMinutes, changed = m, true
+		if w.Limit == 0 {
+			w.Limit = cur.TimeLimit
+		}
 	}
 	if d.Partition != "" && len(cur.Partitions) > 1 { // the user's list, for moving the job again
 		w.Parts = cur.Partitions
@@ -71,6 +79,15 @@ func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64, now time.Tim
 		u.AdminComment, changed = &ac, true
 	}
 	return u, changed
+}
+
+// limitMinutes is a time limit in Slurm's whole minutes, rounded up (0:
+// none).
+func limitMinutes(d time.Duration) int {
+	if d <= 0 {
+		return 0
+	}
+	return int((d + time.Minute - 1) / time.Minute)
 }
 
 // scaleCPUsAndMemory scales a per-task CPU and a per-node memory request
@@ -151,6 +168,9 @@ func (c *Client) verify(ctx context.Context, id int64, u JobUpdate) error {
 	}
 	if u.Partition != nil && got.Partition != *u.Partition {
 		diffs = append(diffs, fmt.Sprintf("partition %q, want %q", got.Partition, *u.Partition))
+	}
+	if m := u.TimeLimitMinutes; m > 0 && got.TimeLimit != time.Duration(m)*time.Minute {
+		diffs = append(diffs, fmt.Sprintf("time limit %v, want %d min", got.TimeLimit, m))
 	}
 	if u.MinimumNodes > 0 && got.Nodes != u.MinimumNodes {
 		diffs = append(diffs, fmt.Sprintf("nodes %d, want %d", got.Nodes, u.MinimumNodes))

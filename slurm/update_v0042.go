@@ -31,6 +31,10 @@ func descV0042(u JobUpdate) api.V0042JobDescMsg {
 		set, m := true, u.MemoryPerNodeMB
 		d.MemoryPerNode = &api.V0042Uint64NoValStruct{Set: &set, Number: &m}
 	}
+	if u.TimeLimitMinutes > 0 {
+		set, m := true, int32(min(u.TimeLimitMinutes, 1<<31-1))
+		d.TimeLimit = &api.V0042Uint32NoValStruct{Set: &set, Number: &m}
+	}
 	if u.BeginTime > 0 {
 		set, t := true, u.BeginTime
 		d.BeginTime = &api.V0042Uint64NoValStruct{Set: &set, Number: &t}

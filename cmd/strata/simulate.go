@@ -43,7 +43,7 @@ func simulateCommand() *cli.Command {
 
 func runSimulate(c *cli.Context) error {
 	if c.Bool("markdown") {
-		return simulate.Markdown(c.App.Writer, c.Args().Slice(), c.Bool("whatif"))
+		return simulate.Markdown(c.App.Writer, c.Args().Slice(), c.Bool("whatif"), c.Bool("honesty"))
 	}
 	// The progress bar is Strata's own text (no user input): it goes to the
 	// terminal unescaped, so that its carriage returns redraw the line.
@@ -81,6 +81,11 @@ func simulateOptions(c *cli.Context) (simulate.Options, error) {
 		Parallel: c.Int("parallel"), Label: c.String("label"), Plot: c.String("plot"), JSON: c.Bool("json"), Jobs: c.Bool("jobs"),
 	}
 	o.WriteTrace, o.SynthBBCatalog = c.String("write-trace"), c.String("synth-bb-catalog")
+	o.Users, o.Dishonest, o.Knowledge, o.KnowledgeSeed = c.Int("users"), c.String("dishonest"), c.String("knowledge"), c.Uint64("knowledge-seed")
+	o.ClaimMargin, o.NoTrust = c.Float64("claim-margin"), c.Bool("no-trust")
+	if o.Knowledge == sim.KnowledgeRealistic && !c.IsSet("predictor") {
+		o.Predictor = sim.PredictorHistory // jobs without a hint are timed from history, as the daemon times them
+	}
 	if s := c.String("synth-bb"); s != "" {
 		seed, err := strconv.ParseUint(s, 10, 64)
 		if err != nil {

@@ -1,3 +1,5 @@
+// Package dcgmtest provides synthetic recordings for the dcgm package: a
+// deterministic recording generator with known per-job energy.
 package dcgmtest
 
 import (

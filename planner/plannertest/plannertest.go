@@ -95,11 +95,6 @@ func Narrowed(cur string, list ...string) JobOpt {
 	return func(j *planner.Job) { j.Partition, j.Partitions = cur, list }
 }
 
-// Resources sets CPUs and memory (MB) of the whole job.
-func Resources(cpus int, memMB int64) JobOpt {
-	return func(j *planner.Job) { j.CPUs, j.MemoryMB = cpus, memMB }
-}
-
 // BurstBuffer sets the job's burst-buffer bytes and pool.
 func BurstBuffer(bytes int64, pool string) JobOpt {
 	return func(j *planner.Job) { j.BurstBufferBytes, j.BurstBufferPool = bytes, pool }

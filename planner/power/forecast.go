@@ -105,7 +105,7 @@ func ParseForecaster(s string, busy []float64) (Forecaster, error) {
 	switch name {
 	case "recent-max":
 		if n == 0 {
-			n = 36
+			return DefaultForecaster(), nil
 		}
 		return RecentMax{Window: n}, nil
 	case "seasonal":

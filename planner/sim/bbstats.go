@@ -37,7 +37,7 @@ func (e *engine) bbStats(first, last float64) *BBStats {
 	var wait, in, stage, idle float64
 	for i := range e.jobs {
 		j := &e.jobs[i]
-		if j.phase != phaseDone || j.killed {
+		if j.phase != phaseDone || j.kills > 0 {
 			continue
 		}
 		q := j.firstStart - j.tj.Submit

@@ -114,7 +114,7 @@ func (c *calibState) factor(j *job) float64 {
 // the uncalibrated time model at the size it ran (jobs that restarted,
 // were killed or are not modelled teach nothing).
 func (c *calibState) finished(j *job, end float64) {
-	if j.killed || j.restarts > 0 {
+	if j.kills > 0 || j.restarts > 0 {
 		return
 	}
 	d, r, err := planner.EstimateDuration(&j.pj, j.gpus, 0, c.opts)

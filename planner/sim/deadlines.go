@@ -82,9 +82,9 @@ func jctWeight(tj *TraceJob) float64 {
 
 // CostTerms are a run's terms of the objective (algorithms.md B3/B4):
 // Σ ω_i·JCT_i + λ_E·energy + Σ λ_T·ω_i·tardiness_i, each reported apart,
-// and ANDREAS' cost (energy and tardiness in money). Jobs killed at their
-// time limit or unfinished count as deadline misses, with no tardiness
-// (their end is unknown).
+// and ANDREAS' cost (energy and tardiness in money). Unfinished jobs count
+// as deadline misses, with no tardiness (their end is unknown); a job
+// killed at its time limit ends when its resubmission does.
 type CostTerms struct {
 	// EnergyPrice is the price of a kWh; EnergyCost the run's energy
 	// (Result.EnergyKWh: busy and idle GPUs over the makespan) at it.
@@ -119,7 +119,7 @@ func (e *engine) costTerms(kwh float64) *CostTerms {
 		if j.phase == phaseDropped {
 			continue
 		}
-		done := j.phase == phaseDone && !j.killed
+		done := j.phase == phaseDone
 		if done {
 			ct.WeightedJCT += jctWeight(j.tj) * (j.end - j.tj.Submit)
 		}

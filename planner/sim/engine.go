@@ -70,6 +70,14 @@ type Config struct {
 	// reports its factors and the time model's error (Result.Calibration).
 	Calibrate bool
 	calib     *calibState
+	// NoTrust leaves out the users' records in Slurm mode (a what-if: what
+	// a lie buys when nothing checks claims). By default Strata's cycle
+	// gets, as the daemon does, each user's record fitted from the runs
+	// that ended so far (planner/trust; decide.History.Claims).
+	NoTrust bool
+	// popts are the policy's planner options (RunNamed), for the
+	// predictions the records compare real runs with.
+	popts *planner.Options
 	// Planner, when set, are the site's planner settings (the [planner]
 	// section of the configuration file) every policy starts from; the run
 	// still sets the oracle predictor, the interval, the node size and a
@@ -200,6 +208,7 @@ func RunNamed(ctx context.Context, cfg Config, tr *Trace, name string) (*Result,
 	if cfg.Calibrate {
 		cfg.calib = newCalibState(o, cfg.Cluster.GPUType)
 	}
+	cfg.popts = &o
 	p, err := planner.NewPolicy(name, o)
 	if err != nil {
 		return nil, fmt.Errorf("simulate %s: %w", name, err)
@@ -224,6 +233,9 @@ const PolicySlurm = "slurm"
 func Run(ctx context.Context, cfg Config, tr *Trace, name string, p planner.Policy) (*Result, error) {
 	cfg = cfg.withDefaults()
 	e := newEngine(cfg, tr, name, p)
+	if cfg.Scheduler == SchedulerSlurm && p != nil && !cfg.NoTrust && cfg.popts != nil {
+		e.trust = &trustState{opts: *cfg.popts}
+	}
 	run := e.loop
 	switch cfg.Scheduler {
 	case SchedulerSlurm:

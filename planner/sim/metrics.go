@@ -52,11 +52,20 @@ type Result struct {
 	Unfinished int `json:"unfinished"`
 	PlanCalls  int `json:"plan_calls"`
 	// Slurm mode: Writes counts job updates Strata wrote (after the
-	// guards); TimeLimitKills jobs Slurm killed at their time limit, work
-	// unfinished (left out of Jobs and the JCT statistics, like unfinished
-	// jobs).
+	// guards); TimeLimitKills the times Slurm killed a job at its time
+	// limit, work unfinished (its user resubmitted it: from its checkpoint
+	// when it checkpoints, else from scratch; its JCT runs until its work
+	// is done); LimitsLowered the time limits Strata lowered to bind a
+	// claim (Decision.TimeLimit).
 	Writes         int `json:"writes,omitempty"`
 	TimeLimitKills int `json:"time_limit_kills,omitempty"`
+	LimitsLowered  int `json:"limits_lowered,omitempty"`
+	// Honesty splits the average JCT between honest and dishonest users
+	// (nil when the trace marks no user dishonest).
+	Honesty *HonestyStats `json:"honesty,omitempty"`
+	// Claims are the users whose predictions their own record corrected at
+	// the end of the run (Slurm mode; planner/trust).
+	Claims *ClaimStats `json:"claims,omitempty"`
 	// Restarts is how often jobs were restarted after a preemption or a
 	// resize (in Slurm mode: requeued after their checkpoint signal);
 	// RestartsPerJob that over the jobs the statistics cover, RestartedJobs
@@ -116,10 +125,17 @@ type JobRow struct {
 	GPUs      int      `json:"gpus"`       // asked for
 	StartGPUs int      `json:"start_gpus"` // at the first start (0: never started)
 	Restarts  int      `json:"restarts"`
-	// State is done, killed (at its time limit, Slurm mode), unfinished
-	// (still waiting or running when the run ended) or dropped (larger
-	// than the cluster).
+	// State is done, unfinished (still waiting or running when the run
+	// ended) or dropped (larger than the cluster). A job killed at its time
+	// limit is resubmitted by its user and done when its work is.
 	State string `json:"state"`
+	// User is the job's user; Dishonest marks a user who understates the
+	// work in every hint (strata simulate --dishonest); Resubmits counts
+	// the times Slurm killed the job at its time limit and its user
+	// submitted it again (Slurm mode).
+	User      string `json:"user"`
+	Dishonest bool   `json:"dishonest"`
+	Resubmits int    `json:"resubmits,omitempty"`
 }
 
 // jobRows lists every trace job's run, in submission order.
@@ -129,15 +145,13 @@ func (e *engine) jobRows() []JobRow {
 	for i := range e.jobs {
 		j := &e.jobs[i]
 		row := JobRow{ID: j.tj.ID, Submit: round(j.tj.Submit, 1), GPUs: j.tj.GPUs, StartGPUs: j.firstGPUs,
-			Restarts: j.restarts, State: "unfinished"}
+			Restarts: j.restarts, State: "unfinished", User: j.pj.User, Dishonest: j.tj.Dishonest, Resubmits: j.kills}
 		if j.firstStart >= 0 && j.phase != phaseFuture && j.phase != phaseDropped {
 			row.Start = at(j.firstStart)
 		}
 		switch {
 		case j.phase == phaseDropped:
 			row.State = "dropped"
-		case j.phase == phaseDone && j.killed:
-			row.State, row.End = "killed", at(j.end)
 		case j.phase == phaseDone:
 			row.State, row.End, row.JCT = "done", at(j.end), at(j.end-j.tj.Submit)
 		}
@@ -160,6 +174,7 @@ func (e *engine) result() *Result {
 		r.JobRows = e.jobRows()
 	}
 	r.Outcomes = e.outcomes()
+	r.Honesty, r.Claims = e.honesty(), e.claimStats()
 	first, last := math.Inf(1), math.Inf(-1)
 	var sumJCT, sumQ float64
 	for i := range e.jobs {
@@ -172,9 +187,6 @@ func (e *engine) result() *Result {
 			continue
 		}
 		last = max(last, j.end)
-		if j.killed {
-			continue
-		}
 		r.Restarts += j.restarts
 		r.MaxRestarts = max(r.MaxRestarts, j.restarts)
 		if j.restarts > 0 {

@@ -13,7 +13,8 @@ type JobOutcome struct {
 	Start  float64
 	End    float64
 	GPUs   int
-	// Killed: Slurm ended the job at its time limit.
+	// Killed: Slurm ended the job at its time limit at least once (its
+	// user resubmitted it; End is the resubmission's).
 	Killed bool
 }
 
@@ -25,7 +26,7 @@ func (e *engine) outcomes() []JobOutcome {
 		if j.phase == phaseDropped {
 			continue
 		}
-		o := JobOutcome{ID: j.tj.ID, Submit: j.tj.Submit, Start: j.firstStart, End: -1, GPUs: j.gpus, Killed: j.killed}
+		o := JobOutcome{ID: j.tj.ID, Submit: j.tj.Submit, Start: j.firstStart, End: -1, GPUs: j.gpus, Killed: j.kills > 0}
 		if j.phase == phaseDone {
 			o.End = j.end
 		}

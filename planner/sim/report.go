@@ -83,6 +83,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if err := r.writeCostTable(w); err != nil {
 		return err
 	}
+	r.writeHonestyLines(w)
 	for _, k := range slices.Sorted(maps.Keys(r.Published)) {
 		fmt.Fprintf(w, "published %s: avg JCT %s (%.0f s)\n", k, HumanDuration(r.Published[k]), r.Published[k])
 	}
@@ -147,7 +148,7 @@ func flags(x *Result) string {
 	add(x.LinearScaled, "linear-scaled")
 	add(x.Dropped, "dropped")
 	add(x.Unfinished, "unfinished")
-	add(x.TimeLimitKills, "killed-at-time-limit")
+	add(x.TimeLimitKills, "killed-at-time-limit (resubmitted)")
 	if s == "" {
 		return "-"
 	}

@@ -62,10 +62,13 @@ func TestSlurmModel(t *testing.T) {
 		trace: "job_id,submit_time,duration_s,gpus,nodes\na,0,600,2,1\nb,1,100,8,2\nc,2,10,2,1\n",
 		want:  map[string][2]float64{"a": {0, 600}, "b": {600, 700}, "c": {30, 40}},
 	}, {
-		// A job still running at its time limit is killed then.
-		name: "time-limit kill", cl: one, conf: fifo,
+		// A job still running at its time limit is killed then, and its
+		// user resubmits it at once asking for twice the limit (it does
+		// not checkpoint: its work starts again): killed at 120 and 360
+		// (limit 240), at 840 (limit 480), done at 840 + 500 (limit 960).
+		name: "time-limit kill and resubmission", cl: one, conf: fifo,
 		trace: "job_id,submit_time,duration_s,gpus,time_limit_s\na,0,500,4,120\n",
-		want:  map[string][2]float64{"a": {0, 120}},
+		want:  map[string][2]float64{"a": {0, 1340}},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -165,21 +165,23 @@ func (s *slurmState) requestPass(t float64) {
 }
 
 // advanceSlurm moves running jobs to t: signalled jobs whose checkpoint
-// is saved requeue themselves, jobs whose work is done by t end, jobs that
-// reach their time limit first are killed then. It returns how many ended
-// or requeued (each frees resources and triggers a main pass).
+// is saved requeue themselves, jobs that reach their time limit before
+// their work is done are killed then and resubmitted by their users
+// (resubmit.go), jobs whose work is done by t end. It returns how many
+// ended, requeued or were killed (each frees resources and triggers a
+// main pass).
 func (e *engine) advanceSlurm(s *slurmState, t float64) int {
 	requeued := e.requeueDue(s, t)
+	var killed []int
 	for _, i := range e.running {
-		j := &e.jobs[i]
-		if j.killAt <= t && j.killAt < j.endAt() {
-			e.account(j, j.killAt-j.lastT)
-			j.lastT, j.penalty, j.remaining = j.killAt, 0, 0 // ends at its limit, below
-			j.killed = true
-			e.res.TimeLimitKills++
+		if j := &e.jobs[i]; j.killAt <= t && j.killAt < j.endAt() {
+			killed = append(killed, i)
 		}
+	}
+	for _, i := range killed {
+		e.resubmit(s, i)
 	}
 	before := e.done
 	e.advance(t)
-	return e.done - before + requeued
+	return e.done - before + requeued + len(killed)
 }

@@ -15,7 +15,7 @@ func (e *engine) initSlurmJob(j *job) {
 	if lim <= 0 {
 		lim = math.Max(60, math.Ceil(j.tj.Duration*e.cfg.Slurm.TimeLimitFactor/60)*60)
 	}
-	j.limit, j.killAt = lim, math.Inf(1)
+	j.limit, j.userLimit, j.killAt = lim, lim, math.Inf(1)
 	j.pj.TimeLimit = time.Duration(lim * float64(time.Second))
 }
 
@@ -139,6 +139,7 @@ func (e *engine) slurmStart(i int, t float64, avoid []bool) (started, blocked bo
 	}
 	e.bbStart(i)
 	e.begin(i, slots, total, t)
+	e.predictRun(i)
 	j.killAt = t + j.limit
 	return true, false
 }

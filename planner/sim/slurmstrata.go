@@ -22,7 +22,7 @@ func (e *engine) strataCycle(ctx context.Context, s *slurmState, t float64) erro
 	s.cycle++
 	snap := e.snapshot(s.cycle, t, s)
 	dec, err := decide.Decide(ctx, timedPolicy{e.policy, &e.res}, snap,
-		decide.History{Resizes: s.rewrites, Preempts: e.preemptCounts(t)}, s.guard)
+		decide.History{Resizes: s.rewrites, Preempts: e.preemptCounts(t), Claims: e.claims()}, s.guard)
 	if err != nil {
 		return fmt.Errorf("cycle at t=%.0fs: %w", t, err)
 	}
@@ -85,6 +85,7 @@ func (e *engine) write(s *slurmState, i int, d planner.Decision, cycle int64, t 
 		j.prio, j.prioSet = d.Priority, true
 	}
 	e.resize(j, d)
+	e.bindLimit(j, d)
 	if d.Partition != "" && (slices.Contains(p.Partitions, d.Partition) || d.Partition == strings.Join(p.Partitions, ",")) {
 		p.Partition = d.Partition // one of those the job lists (the top tier's choice), or all of them again
 	}

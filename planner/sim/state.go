@@ -54,11 +54,15 @@ type job struct {
 	// written by Strata, so it sticks), its begin time (s; 0 = none) and
 	// the part of it Strata wrote, and when a running job hits its limit.
 	limit, begin, strataBegin, killAt float64
-	// killed: Slurm ended the job at its time limit, its work unfinished
-	// (left out of the JCT statistics, counted in TimeLimitKills).
-	killed  bool
-	prio    int64
-	prioSet bool
+	// kills counts the times Slurm ended the job at its time limit, its
+	// work unfinished; each time its user resubmitted it (resubmit.go),
+	// asking for userLimit again. ran is the run time of the current
+	// submission, predicted what the planner predicted for it at its last
+	// start, before any correction by its user's record (0: unknown).
+	kills                     int
+	userLimit, ran, predicted float64
+	prio                      int64
+	prioSet                   bool
 	// Preemption in Slurm mode (slurmpreempt.go): requeueAt is when a
 	// signalled job has checkpointed and requeues itself (+Inf: not
 	// signalled); restartTo the request Strata rewrites it to then (total
@@ -102,6 +106,9 @@ type engine struct {
 	onSignal func(i int, d planner.Decision, t float64)
 	// onHeld, when set (tests), is called for a preempt the guards held.
 	onHeld func(v decide.Verdict, t float64)
+	// trust holds the users' records (Slurm mode with a policy; nil
+	// otherwise: resubmit.go).
+	trust *trustState
 }
 
 func newEngine(cfg Config, tr *Trace, name string, p planner.Policy) *engine {
@@ -184,7 +191,8 @@ func (e *engine) advance(t float64) {
 			if c := e.cfg.calib; c != nil {
 				c.finished(j, end)
 			}
-			if l := e.cfg.learn; l != nil && !j.killed {
+			e.runEnded(i, end, false)
+			if l := e.cfg.learn; l != nil && j.kills == 0 {
 				l.Add(history.Record{User: j.pj.User, Name: j.pj.Name, Partition: j.pj.Partition, GPUs: j.tj.GPUs,
 					Duration: time.Duration((end - j.firstStart) * float64(time.Second))})
 			}
@@ -208,6 +216,7 @@ func (e *engine) advance(t float64) {
 func (e *engine) account(j *job, dt float64) {
 	gs := float64(j.gpus) * dt
 	j.attained += gs
+	j.ran += dt
 	e.busy += gs
 	if len(j.slots) > 0 && len(e.busyPart) > 0 {
 		e.busyPart[e.cl.nodes[j.slots[0].node].part] += gs

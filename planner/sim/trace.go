@@ -50,6 +50,15 @@ type TraceJob struct {
 	// Published holds per-job JCTs other schedulers published for this
 	// trace, by column name without the "jct_" prefix (e.g. "pollux").
 	Published map[string]float64
+	// What the job's user knows and claims (users.go, knowledge.go; not
+	// trace columns): Dishonest marks a job of a user who understates the
+	// work in every hint (MakeDishonest); ClaimScale is the work the hint
+	// claims over the true work (0 = 1: the truth; a lie or a realistic
+	// error); NoHint: the user wrote no hint (the job is timed by the
+	// run's predictor and keeps its size).
+	Dishonest  bool
+	ClaimScale float64
+	NoHint     bool
 }
 
 // Trace is a parsed trace file.

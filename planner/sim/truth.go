@@ -145,15 +145,23 @@ func (r HintRange) max(t Truth, j *TraceJob, clusterGPUs int) int {
 // scaling curve and a known amount of work get a full training hint with a
 // GPU range; every other job gets no hint (fixed GPU count; its duration
 // comes from the Predictor).
+//
+// The work written is what the user claims: the true work times
+// TraceJob.ClaimScale (a lie or a realistic error), at least one step; a
+// job marked NoHint gets none.
 func (r HintRange) comment(t Truth, j *TraceJob, clusterGPUs int) string {
-	if !t.Elastic(j) || j.Iterations <= 0 {
+	if !t.Elastic(j) || j.Iterations <= 0 || j.NoHint {
 		return ""
 	}
+	claimed := *j
+	if s := j.ClaimScale; s > 0 && s != 1 {
+		claimed.Iterations = max(1, int64(math.Round(float64(j.Iterations)*s)))
+	}
 	if _, curve := t.curveRatio(j); !curve {
-		return fmt.Sprintf("strata: %s gpus=1-%d", samplesHint(j), r.max(t, j, clusterGPUs))
+		return fmt.Sprintf("strata: %s gpus=1-%d", samplesHint(&claimed), r.max(t, j, clusterGPUs))
 	}
 	return fmt.Sprintf("strata: model=%s batch=%d iters=%d gpus=1-%d",
-		j.Model, j.BatchSize, j.Iterations, r.max(t, j, clusterGPUs))
+		j.Model, j.BatchSize, claimed.Iterations, r.max(t, j, clusterGPUs))
 }
 
 // oracle is the Predictor every policy of a run gets: the true duration

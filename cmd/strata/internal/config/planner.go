@@ -38,14 +38,17 @@ import (
 //	long-job = "2h"
 //	long-job-share = 0.25
 //	top-tier = false               # true: jobs listing several partitions get the cheapest
+//	bind-claims = false            # true: lower a hint-timed job's time limit to a margin over its prediction
+//	claim-margin = 2.0             # the bound limit over the prediction (≥ 1)
+//	claim-floor = "30m"            # the least limit a binding writes (≥ 10m)
 //	[planner.gpu-speed]            # GRES type → speed against the reference GPU
 //	a100 = 2.5
 //	[planner.gpu-memory-mib]       # GRES type → memory; enables SMD's fit check
 //	a100 = 40960
-//	[[planner.limits]]             # caps on what hints may ask (none given: weight ≤ 10, range ≤ 2× request)
+//	[[planner.limits]]             # caps on what hints may ask (none given: weight ≤ 1, range ≤ 2× request)
 //	partition = "gpu"
 //	account = ""
-//	max-weight = 10
+//	max-weight = 10                # a grant: weight= up to the largest max-weight among matching limits (none: 1)
 //	max-gpus = 64
 //	max-range-factor = 2
 type Planner struct {
@@ -74,6 +77,11 @@ type Planner struct {
 	BurstBufferPoolGbps float64
 	// TopTier: top-tier = true (planner.Options.TopTier).
 	TopTier bool
+	// BindClaims, ClaimMargin and ClaimFloor: bind-claims, claim-margin,
+	// claim-floor (planner.Options).
+	BindClaims  bool
+	ClaimMargin float64
+	ClaimFloor  time.Duration
 	// set holds the keys the file gave, as written, for Settings.
 	set map[string]string
 }
@@ -112,6 +120,31 @@ var plannerKeys = []plannerKey{
 			return fmt.Errorf("want true (jobs that list several partitions are given the cheapest) or false (planned in the first they list)")
 		}
 		p.TopTier = b
+		return nil
+	}},
+	{"bind-claims", func(p *Planner, v any) error {
+		b, ok := v.(bool)
+		if !ok {
+			return fmt.Errorf("want true (a hint-timed job's time limit is lowered to claim-margin × its prediction) or false")
+		}
+		p.BindClaims = b
+		return nil
+	}},
+	{"claim-margin", func(p *Planner, v any) error {
+		f, err := positive(v)
+		if err != nil || f < 1 {
+			return fmt.Errorf("want a factor ≥ 1 (the bound limit over the prediction)")
+		}
+		p.ClaimMargin = f
+		return nil
+	}},
+	{"claim-floor", func(p *Planner, v any) error {
+		if err := dur(func(p *Planner) *time.Duration { return &p.ClaimFloor })(p, v); err != nil {
+			return err
+		}
+		if p.ClaimFloor < planner.MinBoundLimit {
+			return fmt.Errorf("want a duration ≥ %v", planner.MinBoundLimit)
+		}
 		return nil
 	}},
 	{"node-gpus", count(func(p *Planner) *int { return &p.NodeGPUs })},
@@ -377,6 +410,7 @@ func (p Planner) Options() planner.Options {
 	}
 	o.BurstBufferBps, o.BurstBufferPoolBps = p.BurstBufferGbps*gbps, p.BurstBufferPoolGbps*gbps
 	o.TopTier = p.TopTier
+	o.BindClaims, o.ClaimMargin, o.ClaimFloor = p.BindClaims, p.ClaimMargin, p.ClaimFloor
 	if !p.LimitsSet {
 		o.Limits = planner.DefaultLimits()
 	}
@@ -391,7 +425,7 @@ func (p Planner) Settings() map[string]string {
 		out["planner."+k] = v
 	}
 	if !p.LimitsSet {
-		out["planner.limits"] = "default (weight ≤ 10, gpus= range ≤ 2× request)"
+		out["planner.limits"] = "default (weight ≤ 1, gpus= range ≤ 2× request)"
 	}
 	return out
 }

@@ -49,14 +49,14 @@ func plan(h planner.Hints, ok bool, s *Script, o Options) sized {
 	if s != nil {
 		part, account = s.Partition, s.Account
 	}
+	grant, grantScope := 0.0, "no weight granted to this account or partition"
 	for _, l := range o.Planner.Limits {
 		if (l.Partition != "" && l.Partition != part) || (l.Account != "" && l.Account != account) {
 			continue
 		}
 		scope := limitScope(l)
-		if w := p.hints.JobWeight(); l.MaxWeight > 0 && w > l.MaxWeight {
-			p.caps = append(p.caps, fmt.Sprintf("weight %g capped to %g (%s)", w, l.MaxWeight, scope))
-			p.hints.Weight = l.MaxWeight
+		if l.MaxWeight > grant { // a grant: the largest among matching limits
+			grant, grantScope = l.MaxWeight, scope
 		}
 		if p.fixedReq {
 			continue
@@ -72,14 +72,24 @@ func plan(h planner.Hints, ok bool, s *Script, o Options) sized {
 				top = min(top, int(math.Ceil(l.MaxRangeFactor*float64(max(1, req))-1e-9)))
 			}
 		}
-		if p.hi > top {
-			p.caps = append(p.caps, fmt.Sprintf("gpus range top %d capped to %d (%s)", p.hi, max(top, p.lo), scope))
-			p.hi = max(top, p.lo)
+		if p.hi > top { // the whole range, minimum included
+			lo, hi := min(p.lo, top), top
+			p.caps = append(p.caps, fmt.Sprintf("gpus=%d-%d capped to %d-%d (%s)", p.lo, p.hi, lo, hi, scope))
+			p.lo, p.hi = lo, hi
+		}
+	}
+	if len(o.Planner.Limits) > 0 {
+		if grant == 0 {
+			grant = 1
+		}
+		if w := p.hints.JobWeight(); w > grant {
+			p.caps = append(p.caps, fmt.Sprintf("weight %g capped to %g (%s)", w, grant, grantScope))
+			p.hints.Weight = grant
 		}
 	}
 	if !p.fixedReq {
 		p.gpus = fmt.Sprintf("%d-%d (the planner chooses in this range)", p.lo, p.hi)
-		if p.hi != h.GPUMax {
+		if p.hi != h.GPUMax || p.lo != h.GPUMin {
 			p.gpus = fmt.Sprintf("%d-%d (the planner chooses in this range; gpus=%d-%d capped by the site)", p.lo, p.hi, h.GPUMin, h.GPUMax)
 		}
 	}

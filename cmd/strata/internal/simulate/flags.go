@@ -38,6 +38,12 @@ func Flags() []cli.Flag {
 		&cli.Float64Flag{Name: "speed-error", Value: 1, Usage: "what-if: each model's true run times are SPREAD^u times the trace's (u uniform in [-1,1] per model, --speed-error-seed), unknown to the planner's time model (1 = none)"},
 		&cli.Float64Flag{Name: "speed-noise", Usage: "what-if: each modelled job's true run time is also multiplied by exp(SIGMA·z), z standard normal per job (0 = none)"},
 		&cli.Uint64Flag{Name: "speed-error-seed", Value: 1, Usage: "seed of --speed-error's factors and --speed-noise"},
+		&cli.IntFlag{Name: "users", Usage: "give jobs without a user one of `N` users: the k-th job in submission order (from 0) is user k mod N + 1 (u01 … uN); 0 = as the trace says"},
+		&cli.StringFlag{Name: "dishonest", Usage: "`FRACTION:FACTOR`: that fraction of the users (drawn with --knowledge-seed) understate the work in every hint FACTOR-fold; FACTOR 1 marks the same users honest (the run to compare with); the report splits honest and dishonest users' JCT"},
+		&cli.StringFlag{Name: "knowledge", Value: "oracle", Usage: "what users write: oracle (hints state the true work, time limits 2 × the run time) or realistic (hints err as published time models do, a share of jobs without a hint timed from history, time limits over-asked as users do; docs/evaluation.md)"},
+		&cli.Uint64Flag{Name: "knowledge-seed", Value: 1, Usage: "seed of --dishonest's users and --knowledge realistic's draws"},
+		&cli.Float64Flag{Name: "claim-margin", Usage: "Slurm mode: bind claims: lower a pending job's time limit to `M` × its hint's prediction when far below it ([planner] bind-claims; 0 = the site's setting)"},
+		&cli.BoolFlag{Name: "no-trust", Usage: "what-if, Slurm mode: Strata's cycle gets no user records (predictions never corrected by a user's own record)"},
 		&cli.BoolFlag{Name: "preemptible", Usage: "opt every trace job in to preemption (preempt=yes in its hint, requeueable): policies may stop and restart them (Slurm mode: signal, checkpoint, requeue, restart)"},
 		&cli.BoolFlag{Name: "truth-model", Usage: "what-if: jobs without a scaling curve whose model/batch_size/iterations the catalog knows scale by the planner's time model (default: fixed size)"},
 		&cli.Float64Flag{Name: "gpu-range", Value: 1, Usage: "simulated users allow gpus=1-ceil(F x request) for jobs with a scaling curve"},
@@ -54,6 +60,7 @@ func Flags() []cli.Flag {
 		&cli.IntFlag{Name: "parallel", Value: min(2, runtime.GOMAXPROCS(0)), Usage: "policies simulated at once"},
 		&cli.StringFlag{Name: "label", Usage: "name of the run in --markdown tables (default: the trace's file name)"},
 		&cli.BoolFlag{Name: "whatif", Usage: "with --markdown: one row per policy run (variants of one workload)"},
+		&cli.BoolFlag{Name: "honesty", Usage: "with --markdown: the dishonest-users table (per trace: the all-honest report first, then the runs to compare with it)"},
 		&cli.BoolFlag{Name: "markdown", Usage: "instead of simulating, write Markdown comparison tables from the --json reports given as arguments (as docs/evaluation.md is made)"},
 	}
 }

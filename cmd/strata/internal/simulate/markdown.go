@@ -10,11 +10,12 @@ import (
 )
 
 // Markdown writes the evaluation tables of the JSON reports at paths (the
-// hidden --markdown mode used by scripts/evaluate.sh): one row per policy
+// hidden --markdown mode used by scripts/evaluate.sh): the dishonest-users
+// comparison with honesty (sim.WriteHonestyEvaluation), one row per policy
 // run with whatIf, else the cost comparison when the first report has cost
 // terms (deadlines), else the Slurm-mode or ideal-mode comparison, chosen by
 // the scheduler of the first report.
-func Markdown(w io.Writer, paths []string, whatIf bool) error {
+func Markdown(w io.Writer, paths []string, whatIf, honesty bool) error {
 	if len(paths) == 0 {
 		return UsageError{errors.New("--markdown needs JSON report files as arguments")}
 	}
@@ -30,6 +31,9 @@ func Markdown(w io.Writer, paths []string, whatIf bool) error {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		reps = append(reps, r)
+	}
+	if honesty {
+		return sim.WriteHonestyEvaluation(w, reps)
 	}
 	if whatIf {
 		return sim.WriteWhatIfs(w, reps)

@@ -70,6 +70,21 @@ type Options struct {
 	SynthDeadlines *uint64
 	EnergyPrice    float64
 
+	// Users gives jobs without a user one of Users users (sim.AssignUsers;
+	// 0 = as the trace says). Dishonest is FRACTION:FACTOR
+	// (sim.ParseHonesty; "" = everybody honest). Knowledge is oracle or
+	// realistic (sim.RealisticKnowledge); KnowledgeSeed seeds the
+	// dishonest users' draw and the realistic draws.
+	Users         int
+	Dishonest     string
+	Knowledge     string
+	KnowledgeSeed uint64
+	// ClaimMargin > 0 binds claims (planner.Options.BindClaims) at this
+	// margin; 0 leaves the site's [planner] setting. NoTrust leaves out the
+	// users' records (sim.Config.NoTrust).
+	ClaimMargin float64
+	NoTrust     bool
+
 	// Planner is the site's [planner] section (nil: the planner's defaults).
 	Planner *planner.Options
 	// Guard are the site's write limits (the same flags and keys as
@@ -159,7 +174,52 @@ func (o Options) baseConfig() (sim.Config, error) {
 		return cfg, errors.New("--energy-price must be ≥ 0")
 	}
 	cfg.EnergyPrice = o.EnergyPrice
-	return cfg, nil
+	return cfg, o.accountability(&cfg)
+}
+
+// accountability checks --users, --dishonest and --knowledge and applies
+// --claim-margin and --no-trust to cfg.
+func (o Options) accountability(cfg *sim.Config) error {
+	if o.Users < 0 {
+		return errors.New("--users must be ≥ 0")
+	}
+	if o.Dishonest != "" {
+		if _, err := sim.ParseHonesty(o.Dishonest); err != nil {
+			return fmt.Errorf("--dishonest %w", err)
+		}
+	}
+	switch o.Knowledge {
+	case "", sim.KnowledgeOracle, sim.KnowledgeRealistic:
+	default:
+		return fmt.Errorf("--knowledge %q: want %s or %s", o.Knowledge, sim.KnowledgeOracle, sim.KnowledgeRealistic)
+	}
+	if o.ClaimMargin < 0 || (o.ClaimMargin > 0 && o.ClaimMargin < 1) {
+		return errors.New("--claim-margin must be 0 (the site's setting) or ≥ 1")
+	}
+	if o.ClaimMargin > 0 {
+		var p planner.Options
+		if cfg.Planner != nil {
+			p = *cfg.Planner
+		}
+		p.BindClaims, p.ClaimMargin = true, o.ClaimMargin
+		cfg.Planner = &p
+	}
+	cfg.NoTrust = o.NoTrust
+	return nil
+}
+
+// users applies --users, --knowledge and --dishonest to the trace (in that
+// order: the realistic error and a lie multiply).
+func (o Options) users(tr *sim.Trace) *sim.Trace {
+	tr = sim.AssignUsers(tr, o.Users)
+	if o.Knowledge == sim.KnowledgeRealistic {
+		tr = sim.RealisticKnowledge(o.KnowledgeSeed).Apply(tr)
+	}
+	if h, err := sim.ParseHonesty(o.Dishonest); o.Dishonest != "" && err == nil {
+		h.Seed = o.KnowledgeSeed
+		tr, _ = sim.MakeDishonest(tr, h)
+	}
+	return tr
 }
 
 // slurmConfig is the model of slurmctld (Slurm mode).

@@ -10,11 +10,3 @@ func Width(f *os.File) (int, bool) {
 	}
 	return width(f.Fd())
 }
-
-// WidthOr is Width's columns when f is a terminal, else def.
-func WidthOr(f *os.File, def int) int {
-	if w, ok := Width(f); ok && w > 0 {
-		return w
-	}
-	return def
-}

@@ -1,0 +1,32 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestPlannerBindClaims (issue 22.2): bind-claims, claim-margin and
+// claim-floor reach the planner's options; a margin below 1 or a floor
+// under planner.MinBoundLimit is refused with the key named.
+func TestPlannerBindClaims(t *testing.T) {
+	f, err := Load(writeFile(t, "[planner]\nbind-claims = true\nclaim-margin = 3\nclaim-floor = \"1h\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := f.Planner.Options()
+	if !o.BindClaims || o.ClaimMargin != 3 || o.ClaimFloor != time.Hour {
+		t.Errorf("options: bind %v margin %v floor %v, want true 3 1h", o.BindClaims, o.ClaimMargin, o.ClaimFloor)
+	}
+	if err := o.Validate(); err != nil {
+		t.Errorf("validated section refused by the planner: %v", err)
+	}
+	if o := (Planner{}).Options(); o.BindClaims {
+		t.Error("claims bound by default")
+	}
+	for _, bad := range []string{"claim-margin = 0.5", "claim-floor = \"1m\"", "bind-claims = 1"} {
+		if _, err := Load(writeFile(t, "[planner]\n"+bad+"\n")); err == nil || !strings.Contains(err.Error(), strings.Fields(bad)[0]) {
+			t.Errorf("%s: error %v, want one naming the key", bad, err)
+		}
+	}
+}

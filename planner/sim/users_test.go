@@ -1,0 +1,122 @@
+package sim
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestAssignUsers holds the documented rule: the k-th job in submission
+// order belongs to user k mod N + 1, zero-padded to N's width; users the
+// trace has are kept; N ≤ 0 changes nothing; the input is not modified.
+func TestAssignUsers(t *testing.T) {
+	tr := mustTrace(t, "job_id,submit_time,duration_s,gpus,user\na,0,1,1,\nb,1,1,1,\nc,2,1,1,alice\nd,3,1,1,\ne,4,1,1,\n")
+	users := func(tr *Trace) []string {
+		var out []string
+		for _, j := range tr.Jobs {
+			out = append(out, j.User)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name string
+		n    int
+		want []string
+	}{
+		{"two users", 2, []string{"u1", "u2", "alice", "u2", "u1"}},
+		{"width of N", 12, []string{"u01", "u02", "alice", "u04", "u05"}},
+		{"none", 0, []string{"", "", "alice", "", ""}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if d := cmp.Diff(tt.want, users(AssignUsers(tr, tt.n))); d != "" {
+				t.Errorf("users (-want +got):\n%s", d)
+			}
+		})
+	}
+	if d := cmp.Diff([]string{"", "", "alice", "", ""}, users(tr)); d != "" {
+		t.Errorf("input changed (-want +got):\n%s", d)
+	}
+}
+
+func TestParseHonesty(t *testing.T) {
+	for _, tt := range []struct {
+		in      string
+		want    Honesty
+		wantErr bool
+	}{
+		{in: "0.1:100", want: Honesty{Fraction: 0.1, Factor: 100}},
+		{in: "0.5:1", want: Honesty{Fraction: 0.5, Factor: 1}},
+		{in: "0.1", wantErr: true},
+		{in: "1.5:10", wantErr: true},
+		{in: "0.1:0.5", wantErr: true},
+		{in: "x:10", wantErr: true},
+	} {
+		got, err := ParseHonesty(tt.in)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("ParseHonesty(%q) error %v, want error %v", tt.in, err, tt.wantErr)
+			continue
+		}
+		if d := cmp.Diff(tt.want, got); d != "" && !tt.wantErr {
+			t.Errorf("ParseHonesty(%q) (-want +got):\n%s", tt.in, d)
+		}
+	}
+}
+
+// TestMakeDishonest: a tenth of 20 users (2, the same for a seed) lie:
+// every hint of theirs claims the work divided by the factor, every other
+// hint the true work; factor 1 marks the same users without a lie.
+func TestMakeDishonest(t *testing.T) {
+	sc := readScalingFile(t, "testdata/pollux_scaling.csv")
+	tr := AssignUsers(readTraceFile(t, "testdata/pollux_workload1.csv"), 20)
+	truth := Truth{Scaling: sc}
+	iters := func(comment string) string {
+		for _, f := range strings.Fields(comment) {
+			if strings.HasPrefix(f, "iters=") {
+				return f
+			}
+		}
+		return ""
+	}
+	lying, liars := MakeDishonest(tr, Honesty{Fraction: 0.1, Factor: 100, Seed: 7})
+	marked, same := MakeDishonest(tr, Honesty{Fraction: 0.1, Factor: 1, Seed: 7})
+	if len(liars) != 2 {
+		t.Fatalf("liars %v: want 2 of 20 users", liars)
+	}
+	if d := cmp.Diff(liars, same); d != "" {
+		t.Errorf("factor 1 marks other users (-lying +marked):\n%s", d)
+	}
+	if _, other := MakeDishonest(tr, Honesty{Fraction: 0.1, Factor: 100, Seed: 8}); cmp.Equal(other, liars) {
+		t.Errorf("seeds 7 and 8 drew the same liars %v", liars)
+	}
+	if again, _ := MakeDishonest(tr, Honesty{Fraction: 0.1, Factor: 100, Seed: 7}); !cmp.Equal(again.Jobs, lying.Jobs, cmp.AllowUnexported()) {
+		t.Error("the same seed gave other jobs")
+	}
+	lies := 0
+	for k := range tr.Jobs {
+		orig, lied, mk := &tr.Jobs[k], &lying.Jobs[k], &marked.Jobs[k]
+		isLiar := lied.User == liars[0] || lied.User == liars[1]
+		if lied.Dishonest != isLiar || mk.Dishonest != isLiar {
+			t.Fatalf("job %s of %s: dishonest %v/%v, want %v", orig.ID, orig.User, lied.Dishonest, mk.Dishonest, isLiar)
+		}
+		want := orig.Iterations
+		if isLiar {
+			want = max(1, (orig.Iterations+50)/100)
+			lies++
+		}
+		got := iters(HintRange{}.comment(truth, lied, 64))
+		if got != "iters="+strconv.FormatInt(want, 10) {
+			t.Errorf("job %s (liar %v): hint says %s, want iters=%d", orig.ID, isLiar, got, want)
+		}
+		if h := iters(HintRange{}.comment(truth, mk, 64)); h != "iters="+strconv.FormatInt(orig.Iterations, 10) {
+			t.Errorf("job %s: factor 1 hint says %s, want the true iters=%d", orig.ID, h, orig.Iterations)
+		}
+		if lied.Duration != orig.Duration {
+			t.Errorf("job %s: a lie changed the true duration", orig.ID)
+		}
+	}
+	if lies != 16 {
+		t.Errorf("%d lying jobs, want 16 (2 users × every 20th of 160)", lies)
+	}
+}
