@@ -9,8 +9,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/strata-hpc/strata/db"
+	"github.com/strata-hpc/strata/planner/trust"
 )
 
 // PredictionSource is what the prediction report reads; *db.Store
@@ -31,6 +33,29 @@ type PredictionOut struct {
 	WithinTwo float64 `json:"within_2x"`
 	// MedianAbsLog2 is the median |log2(ratio)|: 0 exact, 1 a factor of two.
 	MedianAbsLog2 float64 `json:"median_abs_log2"`
+	// By user, the user's own record as the planner keeps it
+	// (planner/trust, over the window's jobs): Record.
+	Record *UserRecord `json:"record,omitempty"`
+}
+
+// UserRecord is a user's record of claims: how their jobs' real run times
+// compared with what was predicted before any correction of theirs.
+type UserRecord struct {
+	// Jobs counts the user's finished jobs with a prediction (timed-out
+	// ones included); Recent those the correction is computed from.
+	Jobs   int `json:"jobs"`
+	Recent int `json:"recent"`
+	// ClaimRatio is the median real / claimed run time of the recent jobs
+	// (the inverse of the report's ratio: above 1, the jobs ran longer).
+	ClaimRatio float64 `json:"claim_ratio"`
+	// TimedOut of the recent jobs were stopped at their time limit, Broken
+	// of those had run past their claim.
+	TimedOut int `json:"timed_out"`
+	Broken   int `json:"broken"`
+	// Correction is what it does to the user's next predictions: "none",
+	// "×F" or "distrusted" (timed by the time limit); Note says why.
+	Correction string `json:"correction"`
+	Note       string `json:"note,omitempty"`
 }
 
 // PredictionsUsage and PredictionsDescription document `strata report
@@ -41,7 +66,11 @@ const (
 		"predicted at its last decision before it started with the real one (ratio = predicted /\n" +
 		"real): per group the median, P10 and P90 ratio, the share within a factor of two and the\n" +
 		"median |log2 ratio|. --by source shows which source of durations to trust: modelled (the\n" +
-		"hint and the catalog), predicted (the history of similar jobs), time_limit, default."
+		"hint and the catalog), predicted (the history of similar jobs), time_limit, default.\n" +
+		"--by user adds each user's record: their jobs (timed-out ones too), the median real /\n" +
+		"claimed run time (the prediction before any correction of theirs), how many were stopped\n" +
+		"at their time limit and how many of those ran past their claim, and the correction it\n" +
+		"gives their next predictions (none, ×F, or distrusted: timed by the time limit)."
 )
 
 // PredictionBy are the groupings of the prediction report.
@@ -66,7 +95,11 @@ func Predictions(ctx context.Context, w io.Writer, src PredictionSource, f db.Re
 			Rows   []PredictionOut `json:"rows"`
 		}{Window{f.From, f.To}, by, out})
 	}
-	cols, err := SelectFields(predictionFields(by), m.Format, []string{"group", "jobs", "median", "p10", "p90", "within2x", "abslog2"})
+	def := []string{"group", "jobs", "median", "p10", "p90", "within2x", "abslog2"}
+	if by == "user" {
+		def = []string{"group", "jobs", "median", "within2x", "claimratio", "timedout", "broken", "correction"}
+	}
+	cols, err := SelectFields(predictionFields(by), m.Format, def)
 	if err != nil {
 		return err
 	}
@@ -77,7 +110,7 @@ func Predictions(ctx context.Context, w io.Writer, src PredictionSource, f db.Re
 func PredictionGroups(rows []db.PredictionRow, by string) []PredictionOut {
 	groups := map[string][]float64{}
 	for _, r := range rows {
-		if r.Actual <= 0 || r.Predicted <= 0 {
+		if r.Actual <= 0 || r.Predicted <= 0 || r.TimedOut { // a timed-out run's time is a lower bound
 			continue
 		}
 		k := "all"
@@ -90,6 +123,15 @@ func PredictionGroups(rows []db.PredictionRow, by string) []PredictionOut {
 			k = r.Partition
 		}
 		groups[k] = append(groups[k], r.Predicted/r.Actual)
+	}
+	var records map[string]*UserRecord
+	if by == "user" {
+		records = userRecords(rows)
+		for u := range records {
+			if _, ok := groups[u]; !ok {
+				groups[u] = nil // only timed-out jobs: the record still shows
+			}
+		}
 	}
 	var out []PredictionOut
 	for _, k := range slices.Sorted(maps.Keys(groups)) {
@@ -104,12 +146,50 @@ func PredictionGroups(rows []db.PredictionRow, by string) []PredictionOut {
 			}
 		}
 		slices.Sort(abs)
-		out = append(out, PredictionOut{Group: k, Jobs: len(rs), MedianRatio: quantile(rs, 0.5),
-			P10Ratio: quantile(rs, 0.1), P90Ratio: quantile(rs, 0.9),
-			WithinTwo: float64(within) / float64(len(rs)), MedianAbsLog2: quantile(abs, 0.5)})
+		o := PredictionOut{Group: k, Jobs: len(rs), MedianRatio: quantile(rs, 0.5),
+			P10Ratio: quantile(rs, 0.1), P90Ratio: quantile(rs, 0.9), MedianAbsLog2: quantile(abs, 0.5), Record: records[k]}
+		if len(rs) > 0 {
+			o.WithinTwo = float64(within) / float64(len(rs))
+		}
+		out = append(out, o)
 	}
 	return out
 }
+
+// userRecords fits each user's record (planner/trust) from the rows: the
+// prediction before the user's correction (Claimed, else Predicted) against
+// the real run time, timed-out jobs included; only jobs that ran on the
+// decided GPUs count, as in the planner's own record.
+func userRecords(rows []db.PredictionRow) map[string]*UserRecord {
+	var outs []trust.Outcome
+	for _, r := range rows {
+		pred := r.Predicted
+		if r.Claimed > 0 {
+			pred = r.Claimed
+		}
+		if !r.SameSize || pred <= 0 || r.Actual <= 0 {
+			continue
+		}
+		outs = append(outs, trust.Outcome{User: r.User, Account: r.Account, JobID: r.JobID, End: r.End,
+			Predicted: secs(pred), Real: secs(r.Actual), TimedOut: r.TimedOut})
+	}
+	out := map[string]*UserRecord{}
+	for _, rec := range trust.Fit(outs, trust.Config{}) {
+		c := rec.Claim
+		corr := "none"
+		switch {
+		case c.Distrust:
+			corr = "distrusted"
+		case c.Factor != 0 && c.Factor != 1:
+			corr = "×" + strconv.FormatFloat(c.Factor, 'f', 2, 64)
+		}
+		out[rec.User] = &UserRecord{Jobs: rec.Jobs, Recent: rec.Recent, ClaimRatio: rec.MedianRatio, TimedOut: rec.TimedOut,
+			Broken: rec.Broken, Correction: corr, Note: c.Note}
+	}
+	return out
+}
+
+func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // quantile is the q-quantile of sorted xs (nearest rank).
 func quantile(xs []float64, q float64) float64 {
@@ -130,7 +210,29 @@ func predictionFields(by string) []Field[PredictionOut] {
 		{Name: "p90", Header: "P90Ratio", Value: func(r PredictionOut) string { return f2(r.P90Ratio) }},
 		{Name: "within2x", Header: "Within2x%", Value: func(r PredictionOut) string { return FmtFloat(100*r.WithinTwo, 1) }},
 		{Name: "abslog2", Header: "MedAbsLog2", Value: func(r PredictionOut) string { return f2(r.MedianAbsLog2) }},
+		{Name: "recordjobs", Header: "RecordJobs", Value: func(r PredictionOut) string {
+			return rec(r, func(u *UserRecord) string { return strconv.Itoa(u.Jobs) })
+		}},
+		{Name: "claimratio", Header: "RealOverClaim", Value: func(r PredictionOut) string {
+			return rec(r, func(u *UserRecord) string { return strconv.FormatFloat(u.ClaimRatio, 'g', 3, 64) })
+		}},
+		{Name: "timedout", Header: "TimedOut", Value: func(r PredictionOut) string {
+			return rec(r, func(u *UserRecord) string { return strconv.Itoa(u.TimedOut) })
+		}},
+		{Name: "broken", Header: "Broken", Value: func(r PredictionOut) string {
+			return rec(r, func(u *UserRecord) string { return strconv.Itoa(u.Broken) })
+		}},
+		{Name: "correction", Header: "Correction", Value: func(r PredictionOut) string { return rec(r, func(u *UserRecord) string { return u.Correction }) }},
 	}
+}
+
+// rec formats a field of the group's user record ("-" without one: not
+// grouped by user, or no job of the user with a prediction at its size).
+func rec(r PredictionOut, f func(*UserRecord) string) string {
+	if r.Record == nil {
+		return "-"
+	}
+	return f(r.Record)
 }
 
 // PredictionFieldHelp lists the --format fields of the predictions report

@@ -1,7 +1,10 @@
 package report
 
 import (
+	"context"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -29,4 +32,52 @@ func TestPredictionGroups(t *testing.T) {
 	if all := PredictionGroups(rows, "all"); len(all) != 1 || all[0].Jobs != 4 {
 		t.Errorf("all: %+v", all)
 	}
+}
+
+// TestPredictionsByUserRecord (issue 22.1): --by user shows each user's
+// record: jobs, the median real / claimed run time (the prediction before
+// the user's correction), timed-out and broken claims, and the correction
+// it gives their next predictions.
+func TestPredictionsByUserRecord(t *testing.T) {
+	end := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	rows := []db.PredictionRow{
+		{User: "alice", JobID: 1, End: end, Source: "modelled", Predicted: 3600, Actual: 3700, SameSize: true},
+		{User: "alice", JobID: 2, End: end.Add(time.Hour), Source: "modelled", Predicted: 3600, Actual: 3500, SameSize: true},
+		// distrusted already: planned at its limit (Predicted), claimed 36 s
+		{User: "mallory", JobID: 3, End: end, Source: "modelled", Predicted: 172800, Claimed: 36, Actual: 3600, SameSize: true},
+		{User: "mallory", JobID: 4, End: end.Add(time.Hour), Source: "modelled", Predicted: 60, Actual: 1800, TimedOut: true, SameSize: true},
+		{User: "bob", JobID: 5, End: end, Source: "modelled", Predicted: 600, Actual: 1800, SameSize: true},
+	}
+	got := map[string]UserRecord{}
+	for _, g := range PredictionGroups(rows, "user") {
+		if g.Record == nil {
+			t.Fatalf("user %s without a record", g.Group)
+		}
+		r := *g.Record
+		r.Note = ""
+		got[g.Group] = r
+	}
+	want := map[string]UserRecord{
+		"alice":   {Jobs: 2, Recent: 2, ClaimRatio: 1, Correction: "none"},
+		"bob":     {Jobs: 1, Recent: 1, ClaimRatio: 3, Correction: "×1.73"},
+		"mallory": {Jobs: 2, Recent: 2, ClaimRatio: 54.77, TimedOut: 1, Broken: 1, Correction: "distrusted"},
+	}
+	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0.01, 0)); diff != "" {
+		t.Errorf("records (-want +got):\n%s", diff)
+	}
+	var out strings.Builder
+	if err := Predictions(context.Background(), &out, fixedPredictions(rows), db.ReportFilter{From: end.Add(-time.Hour), To: end.Add(2 * time.Hour)}, "user", OutputMode{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"Correction", "distrusted", "×1.73"} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("table lacks %q:\n%s", w, out.String())
+		}
+	}
+}
+
+type fixedPredictions []db.PredictionRow
+
+func (f fixedPredictions) PredictionReport(context.Context, db.ReportFilter) ([]db.PredictionRow, error) {
+	return f, nil
 }
