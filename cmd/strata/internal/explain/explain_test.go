@@ -90,6 +90,18 @@ func TestExplainText(t *testing.T) {
 			planner.ReasonCalibrated.Describe(),
 			"Detail: modelled run time ×1.32, measured on 7 finished bert jobs on a100",
 		}, nil},
+		{"corrected and bound", memDecisions{rows: []db.StoredDecision{func() db.StoredDecision {
+			d := storedRow(3, true, "applied", "", "{}", at)
+			d.Reasons = append(d.Reasons, planner.ReasonModelled, planner.ReasonPredictionCorrected, planner.ReasonClaimBound)
+			d.Detail = "prediction ×4.00: your last 3 jobs ran a median 8× their predictions"
+			d.Claimed, d.TimeLimit = 15*time.Minute, 2*time.Hour
+			return d
+		}()}}, []string{
+			planner.ReasonPredictionCorrected.Describe(), planner.ReasonClaimBound.Describe(),
+			"Detail: prediction ×4.00: your last 3 jobs ran a median 8× their predictions",
+			"the hint (or history) gave a run of 15m0s; planned with 1h0m0s",
+			"Time limit lowered to 2h0m0s",
+		}, nil},
 		{"held by a guard", memDecisions{rows: []db.StoredDecision{storedRow(3, true, "held", decide.JobCap, "", at)}}, []string{
 			"held back: " + decide.JobCap.Describe(),
 		}, nil},

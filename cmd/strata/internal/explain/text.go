@@ -43,6 +43,14 @@ func writeText(w io.Writer, ex Explanation, now time.Time) error {
 	if !d.PredictedStart.IsZero() {
 		p.f("\nPredicted start %s, completion %s.\n", stamp(d.PredictedStart, now), stamp(d.PredictedEnd, now))
 	}
+	if d.Claimed > 0 && !d.PredictedStart.IsZero() {
+		p.f("Prediction corrected by the user's own record: the hint (or history) gave a run of %s; planned with %s\n"+
+			"(strata report predictions --by user shows the record).\n",
+			d.Claimed.Round(time.Second), d.PredictedEnd.Sub(d.PredictedStart).Round(time.Second))
+	}
+	if d.TimeLimit > 0 {
+		p.f("Time limit lowered to %s: the claim binds the job (bind-claims); a run past it ends there.\n", d.TimeLimit)
+	}
 	p.f("\nSlurm: %s\n", outcomeWords(d.CycleDecision))
 	if d.Body != "" {
 		p.f("  request body: %s\n", d.Body)
