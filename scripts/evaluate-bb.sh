@@ -12,8 +12,10 @@
 # each job given burst-buffer data and host memory by `--synth-bb` (the
 # catalog of its paper's models). Writes the JSON reports to
 # docs/img/eval/burst-buffers/ and the tables of
-# docs/evaluation.d/20-burst-buffers.md below its "@TABLE@" line (the prose
-# above it is kept); `STRATA_EVAL_RENDER_ONLY=1 scripts/evaluate.sh` then
+# docs/evaluation.d/20-burst-buffers.md below its marker line
+# "<!-- evaluate-bb: generated below, do not edit -->" (the prose
+# above it is kept; the marker, an HTML comment, does not show in the
+# rendered page); `STRATA_EVAL_RENDER_ONLY=1 scripts/evaluate.sh` then
 # copies the section into docs/evaluation.md.
 #
 # Needs jq and python3. Environment: STRATA_TRACES (the folder with peers/), STRATA_BIN,
@@ -127,9 +129,11 @@ row() { # row NAME SEED POOL: the main table's row
 		"$(r "$b.json" 0 .burst_buffer.max_queue_s)" "$(r "$b-hidden.json" 0 .burst_buffer.max_queue_s)" "$(r "$b.json" 1 .burst_buffer.max_queue_s)"
 }
 doc=docs/evaluation.d/20-burst-buffers.md
+marker='<!-- evaluate-bb: generated below, do not edit -->'
+grep -qxF "$marker" "$doc" || { echo "evaluate-bb: $doc lacks the line $marker" >&2; exit 1; }
 {
-	sed '/^@TABLE@$/,$d' "$doc"
-	echo "@TABLE@"
+	awk -v m="$marker" '$0 == m { exit } { print }' "$doc"
+	echo "$marker"
 	echo
 	echo "**The main table** (seed 1; the first pool of each workload). Average JCT in seconds; ✓/✗:"
 	echo "pool-aware smd at most 0.8 × smd with the pool hidden (the issue's target). \"no pool\": smd on"

@@ -5,7 +5,8 @@
 # with the top tier on, smd with it off (each job planned in the first
 # partition it lists). Writes the JSON reports to docs/img/eval/partitions/
 # and the table part of docs/evaluation.d/40-partitions.md (the prose above
-# the "@TABLE@" line of the template below is kept).
+# its marker line, an HTML comment that does not show in the rendered page,
+# is kept).
 #
 # Environment: STRATA_TRACES (folder with peers/pollux_workload*.csv), STRATA_BIN,
 # PARTITIONS_CLUSTER (default 16x4:t4,parts=slow:8:t4/fast:8:v100).
@@ -40,9 +41,11 @@ for w in 1 2 3 4 5 6; do
 	reports+=("$img/$name-on.json" "$img/$name-off.json")
 done
 doc=docs/evaluation.d/40-partitions.md
+marker='<!-- evaluate-partitions: generated below, do not edit -->'
+grep -qxF "$marker" "$doc" || { echo "evaluate-partitions: $doc lacks the line $marker" >&2; exit 1; }
 {
-	sed '/^@TABLE@$/,$d' "$doc"
-	echo "@TABLE@"
+	awk -v m="$marker" '$0 == m { exit } { print }' "$doc"
+	echo "$marker"
 	echo
 	"$bin" simulate --markdown --whatif "${reports[@]}"
 } >"$tmp/doc.md"

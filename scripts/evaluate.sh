@@ -241,9 +241,9 @@ durations (oracle) for every policy.
   on workload 4 with 0.866 (against 0.894). Neither setting reaches Slurm's utilization on these
   workloads; energy (kWh) is within 2 % of Slurm alone in every run.
 - **fifo and optimus in Slurm mode** show why the contract matters: strict FIFO defers every job
-  that would overtake an older one, which switches backfill off (fifo is 2.2 × Slurm alone on the
-  Alibaba slice); optimus shrinks pending jobs to fit now and the jobs it shrinks then hold their
-  GPUs longer.
+  that would overtake an older one, which switches backfill off (fifo is 1.4–3.4 × Slurm alone on
+  workloads 2, 5 and 6, and its p95 2.4 × Slurm alone's on the Alibaba slice); optimus shrinks
+  pending jobs to fit now and the jobs it shrinks then hold their GPUs longer.
 - **Alibaba 2023 slice on 3 × 8 T4 with 128 CPUs per node.** The 2,366 GPU jobs of the trace (472
   CPU-only rows dropped; jobs ask for the trace's CPUs and memory, and one job larger than any node
   is dropped, hence the "⚠ 1" marks) offer about 17 GPUs of load on average over 40 days, in
@@ -321,7 +321,7 @@ refused or could not finish (rejected starts/resizes, unfinished jobs), so no av
   artifact's Optimus may go up to batch size / minimum local batch GPUs.
 - **smd** holds to production honesty: it chooses GPU counts and the order at start and never
   preempts or resizes a running job (0 preemptions, 0 resizes, 0 honesty violations in every
-  run). It meets the 0.85 × Tiresias goal on workload 3 and is 1.0–1.6 × the published Tiresias
+  run). It meets the 0.85 × Tiresias goal on workload 3 and is 1.04–1.49 × the published Tiresias
   on the others. The difference is the workload structure: workloads 1, 2, 4, 5 and 6 each hold
   3–4 imagenet/bert jobs that ask for 24–48 GPUs for 5.5–9 hours, 63–75 % of the workload's
   GPU-hours; workload 3 has none. Tiresias demotes such a job after 16 GPU-hours and preempts it
@@ -337,7 +337,7 @@ refused or could not finish (rejected starts/resizes, unfinished jobs), so no av
   in-sample; no held-out workload of this kind is public.
 - **What-ifs.** Allowing users' ranges up to 2 × the request does not help smd on most workloads
   (not analysed further). `smd-elastic`, the what-if that may resize running jobs (impossible on
-  Slurm, labelled as such), is 0.8–2.4 × the published Tiresias here; it is a prototype whose resize
+  Slurm, labelled as such), is 0.81–1.56 × the published Tiresias here; it is a prototype whose resize
   rule we have not analysed yet, so no conclusion about elasticity should be drawn from it.
 - **Energy** follows utilization and makespan: with a 10 W idle and 70 W busy T4 most of the
   energy is the busy GPU-hours of the workload, which no policy changes much; policies that
@@ -480,7 +480,7 @@ the paper's own rule, on Pollux jobs, not deadlines users wrote.
 **Slurm mode** (`--scheduler slurm`, the default; `planner/sim/slurm*.go`). Events are exact
 (submissions, completions, time-limit kills, the main scheduler's and backfill's passes at their
 intervals, Strata's cycles every `--interval`). Strata's cycle plans the snapshot, passes the plan
-through the daemon's guards (`slurm/guard`) and writes what passes to the pending jobs; writes stay
+through the daemon's guards (`decide.Decide`, the daemon's own code) and writes what passes to the pending jobs; writes stay
 on the job until changed. Slurm then starts jobs on its own schedule: priority order (age, job size,
 or what Strata wrote), the first job that does not fit blocks the main pass, backfill starts later
 jobs that end (by their time limit) before the blocked job's reservation. Options:
