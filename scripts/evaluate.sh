@@ -176,7 +176,12 @@ fi
 	"$bin" simulate --markdown "${cost_seeds_ideal[@]}" | sed '/^#### /,$d'
 	sed -n '/^## energy-reading$/,/^## end-energy-reading$/p' "$0" | sed '1d;$d'
 	echo
-	sed -n '/^## method$/,/^## end-method$/p' "$0" | sed '1d;$d' | sed "s|@BENCH@|$bench|"
+	# @SCALE@: the subsections of § Scale measured by other harnesses
+	# (make bench-queue, ...), kept as written in docs/evaluation.d/scale.
+	sed -n '/^## method$/,/^## end-method$/p' "$0" | sed '1d;$d' | sed "s|@BENCH@|$bench|" |
+		awk -v files="$(ls docs/evaluation.d/scale/*.md 2>/dev/null | tr '\n' ' ')" '
+			/^@SCALE@$/ { n = split(files, f, " "); for (i = 1; i <= n; i++) { while ((getline l < f[i]) > 0) print l; print "" } next }
+			{ print }'
 	# Sections measured by other harnesses (make evaluate-slurm, the
 	# burst-buffer and power-advice runs), kept as written in docs/evaluation.d.
 	for f in docs/evaluation.d/*.md; do
@@ -612,6 +617,7 @@ the cycle between ticks and update it with arrivals and completions) or fewer ca
 `--skip-unchanged` removes a third of the calls but is not exact for smd (its aging depends on the
 time), so the headline figure plans at every tick.
 
+@SCALE@
 ## Plots
 
 Per workload in `docs/img/eval/pollux_workloadN/` (Slurm mode; `ideal/` below it for the ideal
