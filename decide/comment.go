@@ -2,9 +2,12 @@ package decide
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/strata-hpc/strata/planner"
 )
 
 // Written is what Strata's segment of a job's admin comment records: the
@@ -13,9 +16,12 @@ import (
 // whether the job ignored such a signal (non-cooperative: never signalled
 // again), and the partitions the user listed when Strata wrote one of them
 // as the job's partition, and the time limit the user asked for when
-// Strata lowered it (a claim binds the job): "strata: workers=W ps=P
-// rank=R cycle=C [defer=UNIX] [sig=UNIX] [noncoop=1] [limit=MINUTES]
-// [parts=A,B]".
+// Strata lowered it (a claim binds the job), and, for the job's owner, why
+// in reason codes and the planned start: "strata: workers=W ps=P rank=R
+// cycle=C [defer=UNIX] [sig=UNIX] [noncoop=1] [limit=MINUTES] [parts=A,B]
+// [why=CODE[,CODE]] [start=RFC3339]". why= and start= come last, so that a
+// reader that stops at the first key it does not know (an older Strata)
+// still reads every key before them.
 type Written struct {
 	Workers, PS, Rank int
 	Cycle             int64
@@ -26,6 +32,45 @@ type Written struct {
 	// never lowered).
 	Limit time.Duration
 	Parts []string
+	// Why is the decision in at most two reason codes (WhyOf): what
+	// happens to the job (deferred, admitted, wait_resources, …) and what
+	// Strata changed (allocation_changed, …); planner.Reason.Describe
+	// gives the words. Empty in segments written before it existed.
+	Why []planner.Reason
+	// Start is the plan's start for the job when the segment was written
+	// (whole seconds, UTC); zero when unknown.
+	Start time.Time
+}
+
+// whyState and whyChange are the reason codes WhyOf picks, in order: what
+// happens to the job, then what Strata changed on it.
+var (
+	whyState = []planner.Reason{planner.ReasonPreempted, planner.ReasonResizedRestart, planner.ReasonDeferred,
+		planner.ReasonAged, planner.ReasonAdmitted, planner.ReasonBurstBufferStaging, planner.ReasonBurstBufferFull,
+		planner.ReasonBeginTime, planner.ReasonWaitOrder, planner.ReasonWaitResources}
+	whyChange = []planner.Reason{planner.ReasonAllocationChanged, planner.ReasonClaimBound, planner.ReasonPartitionChosen}
+)
+
+// WhyOf is the short why of a decision's reasons for the admin comment:
+// the first of them that says what happens to the job (deferred,
+// admitted, wait_resources, …) and the first that says what Strata
+// changed (allocation_changed, claim_bound, partition_chosen), in that
+// order; the first reason when neither kind is there; nil without
+// reasons.
+func WhyOf(reasons []planner.Reason) []planner.Reason {
+	var out []planner.Reason
+	for _, set := range [][]planner.Reason{whyState, whyChange} {
+		for _, r := range set {
+			if slices.Contains(reasons, r) {
+				out = append(out, r)
+				break
+			}
+		}
+	}
+	if len(out) == 0 && len(reasons) > 0 {
+		out = reasons[:1]
+	}
+	return out
 }
 
 // String is the segment, e.g. "strata: workers=4 ps=0 rank=2 cycle=17".
@@ -45,6 +90,16 @@ func (w Written) String() string {
 	}
 	if len(w.Parts) > 0 {
 		s += " parts=" + strings.Join(w.Parts, ",")
+	}
+	if len(w.Why) > 0 {
+		codes := make([]string, len(w.Why))
+		for i, r := range w.Why {
+			codes[i] = string(r)
+		}
+		s += " why=" + strings.Join(codes, ",")
+	}
+	if !w.Start.IsZero() {
+		s += " start=" + w.Start.UTC().Truncate(time.Second).Format(time.RFC3339)
 	}
 	return s
 }
@@ -80,8 +135,9 @@ func ParseAdminComment(s string) (Written, bool) {
 		if !ok {
 			break
 		}
-		if k == "parts" {
-			if w.Parts = partList(v); w.Parts == nil {
+		switch k {
+		case "parts", "why", "start":
+			if !w.setText(k, v) {
 				return Written{}, false
 			}
 			seen++
@@ -115,6 +171,30 @@ func ParseAdminComment(s string) (Written, bool) {
 		seen++
 	}
 	return w, seen > 0
+}
+
+// setText sets the key k of the segment that is not a number; false when
+// v does not parse.
+func (w *Written) setText(k, v string) bool {
+	switch k {
+	case "parts":
+		w.Parts = partList(v)
+		return w.Parts != nil
+	case "why":
+		for _, c := range strings.Split(v, ",") {
+			if c == "" || strings.TrimFunc(c, func(r rune) bool { return r == '_' || r >= 'a' && r <= 'z' }) != "" {
+				w.Why = nil
+				return false
+			}
+			w.Why = append(w.Why, planner.Reason(c))
+		}
+		return true
+	case "start":
+		t, err := time.Parse(time.RFC3339, v)
+		w.Start = t.UTC()
+		return err == nil
+	}
+	return false
 }
 
 // partList reads a comma-separated list of partition names (Slurm's

@@ -56,7 +56,8 @@ func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64, now time.Tim
 		// Release the job Strata deferred: a begin time in the past is "now".
 		u.BeginTime, changed = max(1, cur.SubmitTime.Unix()), true
 	}
-	w := decide.Written{Workers: d.Workers, PS: d.PS, Rank: d.Rank, Cycle: cycle, Defer: d.NotBefore}
+	w := decide.Written{Workers: d.Workers, PS: d.PS, Rank: d.Rank, Cycle: cycle, Defer: d.NotBefore,
+		Why: decide.WhyOf(d.Reasons), Start: plannedStart(d)} // why and when, for the job's owner
 	if old, ok := decide.ParseAdminComment(cur.AdminComment); ok { // what Strata knows of the job's past stays
 		w.Signalled, w.NonCooperative, w.Limit = old.Signalled, old.NonCooperative, old.Limit
 	}
@@ -79,6 +80,15 @@ func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64, now time.Tim
 		u.AdminComment, changed = &ac, true
 	}
 	return u, changed
+}
+
+// plannedStart is the start the plan gives d: its predicted start, or its
+// begin time when that is later (zero when neither is known).
+func plannedStart(d planner.Decision) time.Time {
+	if d.NotBefore.After(d.PredictedStart) {
+		return d.NotBefore
+	}
+	return d.PredictedStart
 }
 
 // limitMinutes is a time limit in Slurm's whole minutes, rounded up (0:

@@ -117,3 +117,36 @@ func TestMovedJobKeepsTheUserList(t *testing.T) {
 		}
 	}
 }
+
+// TestJobUpdateTellsTheOwnerWhyAndWhen: the admin comment Strata writes
+// (which `scontrol show job` shows the job's owner) says why in reason
+// codes and when the plan starts the job (issue 26.2).
+func TestJobUpdateTellsTheOwnerWhyAndWhen(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	j := planner.Job{ID: 5, State: planner.JobPending, SubmitTime: now.Add(-time.Hour), Priority: 10,
+		GPUsPerNode: 4, Nodes: 1, TRESPerNode: "gres/gpu:4", AdminComment: "jobstats=1"}
+	tests := []struct {
+		name string
+		d    planner.Decision
+		want string
+	}{
+		{"deferred and resized: its begin time", planner.Decision{JobID: 5, Workers: 2, GPUsPerNode: 2, NodeCount: 1, Rank: 3, Priority: 10,
+			PredictedStart: now.Add(20 * time.Minute), NotBefore: now.Add(20 * time.Minute),
+			Reasons: []planner.Reason{planner.ReasonAllocationChanged, planner.ReasonWaitOrder, planner.ReasonDeferred, planner.ReasonModelled}},
+			"jobstats=1; strata: workers=2 ps=0 rank=3 cycle=4 defer=1795522800 why=deferred,allocation_changed start=2026-11-24T12:20:00Z"},
+		{"waits for GPUs: the predicted start", planner.Decision{JobID: 5, Workers: 4, GPUsPerNode: 4, NodeCount: 1, Rank: 1, Priority: 10,
+			PredictedStart: now.Add(90 * time.Minute), Reasons: []planner.Reason{planner.ReasonFixedGPUs, planner.ReasonWaitResources}},
+			"jobstats=1; strata: workers=4 ps=0 rank=1 cycle=4 why=wait_resources start=2026-11-24T13:30:00Z"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u, changed := jobUpdateFor(j, tt.d, 4, now)
+			if !changed || u.AdminComment == nil {
+				t.Fatalf("no admin comment written: %+v", u)
+			}
+			if *u.AdminComment != tt.want {
+				t.Errorf("admin comment\n got %q\nwant %q", *u.AdminComment, tt.want)
+			}
+		})
+	}
+}
