@@ -72,6 +72,9 @@ func Annotate(s *planner.Snapshot, h History, o Options) {
 		j := &s.Jobs[i]
 		if c, ok := h.Claims[j.User]; ok && j.User != "" {
 			j.Claim = c
+			// A distrusted claim is timed by the time limit at every size,
+			// so it cannot choose a size: the job keeps its request.
+			j.SizeLocked = j.SizeLocked || c.Distrust
 		}
 		switch j.State {
 		case planner.JobPending:

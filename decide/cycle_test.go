@@ -19,8 +19,11 @@ func TestAnnotate(t *testing.T) {
 		{ID: 3, State: planner.JobRunning},
 		{ID: 4, State: planner.JobRunning},
 		{ID: 5, State: planner.JobCompleted},
+		{ID: 6, State: planner.JobPending, User: "liar"},
+		{ID: 7, State: planner.JobPending, User: "slow"},
 	}}
-	h := decide.History{Resizes: map[int64]int{1: 3, 3: 3, 5: 9}, Preempts: map[int64]int{1: 1, 4: 2}}
+	h := decide.History{Resizes: map[int64]int{1: 3, 3: 3, 5: 9}, Preempts: map[int64]int{1: 1, 4: 2},
+		Claims: map[string]planner.Claim{"liar": {Distrust: true}, "slow": {Factor: 2}}}
 	decide.Annotate(s, h, decide.Options{MaxPerJob: 3})
 	type row struct {
 		ID            int64
@@ -37,6 +40,8 @@ func TestAnnotate(t *testing.T) {
 		{3, true, 0}, // running at the cap: its restart size is locked too (the guards hold such a preempt)
 		{4, false, 2},
 		{5, false, 0},
+		{6, true, 0},  // a distrusted claim is timed by the limit at every size: it keeps its request
+		{7, false, 0}, // a corrected claim still sizes the job
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("annotations (-want +got):\n%s", d)
