@@ -249,6 +249,11 @@ func (c *cycle) andreasConfigs(ji *jobInfo, aj *aJob, tw float64, prof *gpuProfi
 			continue
 		}
 		p := psFor(ji, w)
+		if !running {
+			if sh, p, ok = c.withServers(ji, sh, p); !ok {
+				continue
+			}
+		}
 		d, r := c.durationAt(ji, w, p)
 		if running { // the work left, and a restart when the size changes
 			d = seconds(d.Seconds()*frac + resizeSeconds(w != ji.req))

@@ -442,6 +442,7 @@ func (c *cycle) staticJobInfoIn(j *Job, isl *island) *jobInfo {
 	}
 	ji.cpuPerW = float64(j.CPUs) / float64(max(1, ji.req))
 	ji.memPerW = j.MemoryMB / int64(max(1, ji.req))
+	serversWritten(ji)
 	if h.MemBytes > 0 {
 		ji.memPerW = h.MemBytes >> 20
 	}

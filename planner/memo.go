@@ -59,6 +59,8 @@ type memoKey struct {
 	account                        string
 	gpusPerNode, gpusPerJob, nodes int
 	gpusPerTask, tasks             int
+	cpusPerTask                    int // a PS job's servers as tasks (servers.go)
+	perGPU                         [2]bool
 	sizeLocked                     bool
 	claimFactor                    float64
 	claimDistrust                  bool
@@ -72,6 +74,7 @@ func keyOf(j *Job, part string) memoKey {
 	return memoKey{comment: j.Comment, partition: part, account: j.Account, gpuType: j.GPUType,
 		gpusPerNode: j.GPUsPerNode, gpusPerJob: j.GPUsPerJob, nodes: j.Nodes, cpus: j.CPUs,
 		gpusPerTask: j.GPUsPerTask, tasks: j.Tasks, sizeLocked: j.SizeLocked,
+		cpusPerTask: j.CPUsPerTask, perGPU: [2]bool{j.CPUsPerGPU, j.MemoryPerGPU},
 		claimFactor: j.Claim.Factor, claimDistrust: j.Claim.Distrust,
 		memMB: j.MemoryMB, bbBytes: j.BurstBufferBytes, timeLimit: j.TimeLimit}
 }

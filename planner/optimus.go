@@ -206,6 +206,12 @@ func (c *cycle) optimusDecisions(isl *island, jobs []*optJob) []*planned {
 				continue
 			}
 			p, d, r := c.bestPS(ji, w)
+			if s, q, ok := c.withServers(ji, sh, p); ok && q != p {
+				p, sh = q, s
+				d, r = c.durationAt(ji, w, p)
+			} else if ok {
+				sh = s
+			}
 			pl.w, pl.p, pl.sh, pl.dur = w, p, sh, d
 			pl.reasons = append(sizeReasons(ji, w), r)
 			if nodes, ok := c.place(isl, sh, ji.cpuPerW, ji.memPerW); ok {

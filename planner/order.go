@@ -42,7 +42,11 @@ type planned struct {
 func (c *cycle) newPlanned(ji *jobInfo) *planned {
 	sh, _ := c.sizeShape(ji)
 	pl := c.allocPlanned()
-	*pl = planned{ji: ji, action: ActionUpdate, ranked: true, w: ji.size, p: psFor(ji, ji.size), sh: sh}
+	p := psFor(ji, ji.size)
+	if s, q, ok := c.withServers(ji, sh, p); ok {
+		sh, p = s, q
+	}
+	*pl = planned{ji: ji, action: ActionUpdate, ranked: true, w: ji.size, p: p, sh: sh}
 	if ji.keep {
 		pl.action, pl.ranked = ActionKeep, false
 		if ji.hintErr != nil {
@@ -173,6 +177,7 @@ func (c *cycle) finalize(name string, pls []*planned) Plan {
 		if pl.ji.hints.MemBytes > 0 && pl.sh.gpn > 0 && pl.action == ActionUpdate {
 			d.MemoryPerNodeMB = int64(pl.sh.gpn) * pl.ji.memPerW
 		}
+		taskLayout(d, pl.sh, pl.ji.memPerW)
 		if note := pl.ji.calibNote; note != "" && calibrationUsed(pl, d) {
 			d.Reasons = append(d.Reasons, ReasonCalibrated)
 			if d.Detail != "" {

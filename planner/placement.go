@@ -6,8 +6,27 @@ import (
 	"sort"
 )
 
-// shape is a Slurm GPU request: GPUsPerNode × Nodes.
-type shape struct{ gpn, nodes int }
+// shape is a Slurm GPU request: GPUsPerNode × Nodes. A parameter-server
+// job written as tasks (servers.go) also has spn server tasks on each node,
+// every task (worker or server) with cpt CPUs, and srvMem MB per server;
+// spn = 0 is a job written by its GPUs alone.
+type shape struct {
+	gpn, nodes int
+	spn, cpt   int
+	srvMem     int64
+}
+
+// perNode is what the shape asks of each of its nodes besides GPUs: the
+// CPUs and memory (MB) of its workers, and of its servers when it has
+// any. This is what the planner reserves and, for a PS job written as
+// tasks, what Strata writes (tasks per node × CPUs per task, memory per
+// node).
+func (s shape) perNode(cpuPerW float64, memPerW int64) (cpu int, mem int64) {
+	if s.spn > 0 {
+		return (s.gpn + s.spn) * s.cpt, memPerW*int64(s.gpn) + int64(s.spn)*s.srvMem
+	}
+	return cpuNeed(cpuPerW, s.gpn), memPerW * int64(s.gpn)
+}
 
 // shapeFor picks the shape for w workers in the island: one node when a
 // node is large enough (packing), else the largest per-node count that
@@ -76,7 +95,7 @@ func (c *cycle) canPlace(isl *island, s shape, cpuPerW float64, memPerW int64) b
 	if s.gpn < 1 || s.nodes < 1 {
 		return false
 	}
-	cpu, mem := cpuNeed(cpuPerW, s.gpn), memPerW*int64(s.gpn)
+	cpu, mem := s.perNode(cpuPerW, memPerW)
 	n := 0
 	for _, i := range isl.nodes {
 		if nd := &c.nodes[i]; nd.freeGPU >= s.gpn && nd.freeCPU >= cpu && nd.freeMem >= mem {
@@ -92,7 +111,7 @@ func (c *cycle) canPlace(isl *island, s shape, cpuPerW float64, memPerW int64) b
 // free GPUs that still fit, then name order), and reserves them. It
 // returns the node indices, or false and reserves nothing.
 func (c *cycle) place(isl *island, s shape, cpuPerW float64, memPerW int64) ([]int, bool) {
-	cpu, mem := cpuNeed(cpuPerW, s.gpn), memPerW*int64(s.gpn)
+	cpu, mem := s.perNode(cpuPerW, memPerW)
 	fits := func(nd *nodeState) bool {
 		return nd.freeGPU >= s.gpn && nd.freeCPU >= cpu && nd.freeMem >= mem
 	}
@@ -135,7 +154,7 @@ func (c *cycle) place(isl *island, s shape, cpuPerW float64, memPerW int64) ([]i
 // release returns a reservation made by place (or a running job's
 // allocation) to the nodes.
 func (c *cycle) release(nodes []int, s shape, cpuPerW float64, memPerW int64) {
-	cpu, mem := cpuNeed(cpuPerW, s.gpn), memPerW*int64(s.gpn)
+	cpu, mem := s.perNode(cpuPerW, memPerW)
 	for _, i := range nodes {
 		c.nodes[i].freeGPU += s.gpn
 		c.nodes[i].freeCPU += cpu

@@ -52,6 +52,17 @@ type Decision struct {
 	// GPUsPerNode × NodeCount is the Slurm shape of the GPU request.
 	GPUsPerNode int `json:"gpus_per_node"`
 	NodeCount   int `json:"node_count"`
+	// Tasks, TasksPerNode and CPUsPerTask, set on an update of a PS job
+	// whose servers Slurm allocates (PS > 0), are what Strata writes as its
+	// tasks: Workers + PS tasks, GPUsPerNode workers and PS/NodeCount
+	// servers on each node, every task with CPUsPerTask CPUs; the
+	// job's script gives each task its role (`strata env --multi-prog`).
+	// MemoryPerNodeMB then holds the memory of a node's workers and
+	// servers. 0 = the job's tasks stay (docs/planner.md, "Parameter
+	// servers").
+	Tasks        int `json:"tasks,omitempty"`
+	TasksPerNode int `json:"tasks_per_node,omitempty"`
+	CPUsPerTask  int `json:"cpus_per_task,omitempty"`
 	// Placement names the nodes the plan expects the job to start on (a
 	// feasibility witness; Slurm still places the job).
 	Placement []string `json:"placement,omitempty"`

@@ -161,10 +161,21 @@ func (c *cycle) gridOptions(ji *jobInfo) []option {
 		if !ok || (ji.model.kind == kindCurve && !curveCovers(ji.model.curve, w)) {
 			continue
 		}
+		last := -1
 		for _, p := range psGrid(ji, w) {
-			out = append(out, option{w: w, p: p, sh: sh,
-				gpu: float64(w), cpu: float64(cpuNeed(ji.cpuPerW, w) + p*max(1, cpuNeed(ji.cpuPerW, 1))),
-				mem: float64(ji.memPerW * int64(w))})
+			ps, p, ok := c.withServers(ji, sh, p)
+			if !ok || p == last { // rounded onto the count before
+				continue
+			}
+			last = p
+			o := option{w: w, p: p, sh: ps, gpu: float64(w),
+				cpu: float64(cpuNeed(ji.cpuPerW, w) + p*max(1, cpuNeed(ji.cpuPerW, 1))),
+				mem: float64(ji.memPerW * int64(w))}
+			if ps.spn > 0 { // servers as tasks: what is written is charged
+				cpu, mem := ps.perNode(ji.cpuPerW, ji.memPerW)
+				o.cpu, o.mem = float64(cpu*ps.nodes), float64(mem*int64(ps.nodes))
+			}
+			out = append(out, o)
 		}
 	}
 	return out

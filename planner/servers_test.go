@@ -1,0 +1,97 @@
+package planner_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-hpc/strata/planner"
+	pt "github.com/strata-hpc/strata/planner/plannertest"
+)
+
+// psWrite is what a PS decision says Slurm must allocate.
+type psWrite struct {
+	Workers, PS, GPUsPerNode, NodeCount, Tasks, TasksPerNode, CPUsPerTask int
+	MemoryPerNodeMB                                                       int64
+}
+
+func psWriteOf(d planner.Decision) psWrite {
+	return psWrite{d.Workers, d.PS, d.GPUsPerNode, d.NodeCount, d.Tasks, d.TasksPerNode, d.CPUsPerTask, d.MemoryPerNodeMB}
+}
+
+// A PS job's servers become tasks of the job (issue 24.1): W + P tasks,
+// every node its workers and an equal share of the servers, each task one
+// worker's CPUs, the memory of a node's workers and servers; the server
+// count stays in the hint's range and divides over the nodes.
+func TestPSServersAreWrittenAsTasks(t *testing.T) {
+	const vgg = "strata: model=vgg16 batch=64 iters=20000 "
+	// vgg16's parameters: 553 MB of fp32; a server holds 4 × its share + 256 MB.
+	srv := func(p int64) int64 { return 4*553436960/p>>20 + 256 }
+	cases := []struct {
+		name    string
+		gpus    int
+		comment string
+		nodes   int // of 4 GPUs, 32 CPUs and 256 GiB each
+		want    psWrite
+	}{
+		{"one node, ps=4", 1, vgg + "gpus=4 arch=ps ps=4", 2,
+			psWrite{4, 4, 4, 1, 8, 8, 2, 4*8192 + 4*srv(4)}},
+		{"two nodes, ps=2 splits 1+1", 8, vgg + "gpus=8 arch=ps ps=2", 2,
+			psWrite{8, 2, 4, 2, 10, 5, 2, 4*8192 + srv(2)}},
+		{"two nodes, ps=3 rounds down into ps=2-3", 8, vgg + "gpus=8 arch=ps ps=2-3", 2,
+			psWrite{8, 2, 4, 2, 10, 5, 2, 4*8192 + srv(2)}},
+		{"allreduce has no servers", 1, vgg + "gpus=4 arch=allreduce", 2,
+			psWrite{4, 0, 4, 1, 0, 0, 0, 0}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := pt.Cluster("ps", t0).Partition("gpu", true).Nodes("n", tc.nodes, 4, 32, 256*1024, "gpu", "").
+				Pending(1, tc.gpus, tc.comment).Build()
+			for _, policy := range []string{"smd", "fifo"} {
+				p, err := planner.NewPolicy(policy, planner.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				plan, err := p.Plan(context.Background(), s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(tc.want, psWriteOf(plan.Decisions[0])); diff != "" {
+					t.Errorf("%s: written (-want +got):\n%s", policy, diff)
+				}
+			}
+		})
+	}
+}
+
+// A PS job whose servers were written as tasks plans the same again: its
+// CPUs per task and its servers' memory are not taken for more per-worker
+// resources at the next cycle (which would grow its request every cycle).
+func TestPSWrittenTasksAreStable(t *testing.T) {
+	b := pt.Cluster("ps", t0).Partition("gpu", true).Nodes("n", 2, 4, 32, 256*1024, "gpu", "")
+	s := b.Pending(1, 1, "strata: model=vgg16 batch=64 iters=20000 gpus=4 arch=ps ps=auto").Build()
+	p, _ := planner.NewPolicy("smd", planner.Options{})
+	first, err := p.Plan(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := first.Decisions[0]
+	if d.Tasks == 0 {
+		t.Fatalf("no tasks written: %+v", d)
+	}
+	// The job as Slurm holds it after the write.
+	j := &s.Jobs[0]
+	j.GPUsPerJob, j.GPUsPerNode, j.Nodes = 0, d.GPUsPerNode, d.NodeCount
+	j.Tasks, j.CPUsPerTask = d.Tasks, d.CPUsPerTask
+	j.CPUs, j.MemoryMB = d.Tasks*d.CPUsPerTask, d.MemoryPerNodeMB*int64(d.NodeCount)
+	j.MemoryPerNodeMB = d.MemoryPerNodeMB
+	p2, _ := planner.NewPolicy("smd", planner.Options{})
+	second, err := p2.Plan(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(psWriteOf(d), psWriteOf(second.Decisions[0])); diff != "" {
+		t.Errorf("second cycle (-first +second):\n%s", diff)
+	}
+}
