@@ -40,7 +40,14 @@ EVERY=${BENCH_FULL_READ_EVERY:-10m}
 TIMEOUT=${BENCH_TIMEOUT:-600s}
 case "$JOBS$NODES$ARRAYS" in *[!0-9]*) echo "bench-queue: BENCH_JOBS, BENCH_NODES and BENCH_ARRAYS: whole numbers" >&2; exit 2 ;; esac
 [ "$NODES" -ge 2 ] || { echo "bench-queue: BENCH_NODES must be 2 or more" >&2; exit 2; }
-for t in jq curl /usr/bin/time; do command -v "$t" >/dev/null || { echo "bench-queue: needs $t" >&2; exit 1; }; done
+need=""
+command -v jq >/dev/null || need="$need jq"
+command -v curl >/dev/null || need="$need curl"
+[ -x /usr/bin/time ] || need="$need time"
+if [ -n "$need" ]; then   # a fresh machine: testbed.sh's deps.sh does not install these
+  { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $need; } >/tmp/bench-queue-apt.log 2>&1 ||
+    { echo "bench-queue: cannot install$need with apt-get (log: /tmp/bench-queue-apt.log)" >&2; exit 1; }
+fi
 OUT=${BENCH_OUT:-$(mktemp -d /tmp/bench-queue.XXXXXX)}
 mkdir -p "$OUT"
 say() { printf '[%s] bench-queue: %s\n' "$(date +%T)" "$*" >&2; }
