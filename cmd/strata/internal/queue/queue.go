@@ -11,22 +11,45 @@ import (
 	"unicode/utf8"
 
 	"github.com/strata-hpc/strata/cmd/strata/internal/term"
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
 )
 
-// Row is one job with its hint, as `strata queue` shows it.
+// Row is one job with its hint, as `strata queue` shows it, and what
+// Strata last wrote to it (its admin comment's strata: segment).
 type Row struct {
 	planner.Job
 	HasHint   bool           `json:"has_hint"`
 	Hints     *planner.Hints `json:"hints,omitempty"`
 	HintError string         `json:"hint_error,omitempty"`
+	// Written is Strata's segment of the admin comment (nil: none).
+	Written *decide.Written `json:"-"`
+	// Decision is why Strata wrote what it wrote, in reason codes
+	// (comma-separated, e.g. "deferred,allocation_changed"); "" when
+	// Strata wrote nothing or an older Strata wrote no why=.
+	Decision string `json:"decision,omitempty"`
+	// PlannedStart is the start Strata planned for a pending job when it
+	// last wrote to it (its begin time when deferred); zero when unknown.
+	PlannedStart time.Time `json:"planned_start,omitzero"`
 }
 
-// Rows parses the hints of jobs, in their order.
+// Rows parses the hints of jobs and what Strata wrote to them, in their
+// order.
 func Rows(jobs []planner.Job) []Row {
 	rows := make([]Row, 0, len(jobs))
 	for _, j := range jobs {
 		r := Row{Job: j}
+		if w, ok := decide.ParseAdminComment(j.AdminComment); ok {
+			r.Written = &w
+			codes := make([]string, len(w.Why))
+			for i, c := range w.Why {
+				codes[i] = string(c)
+			}
+			r.Decision = strings.Join(codes, ",")
+			if r.PlannedStart = w.Start; r.PlannedStart.IsZero() {
+				r.PlannedStart = w.Defer // an older segment: its begin time
+			}
+		}
 		h, ok, err := planner.ParseHints(j.Comment)
 		r.HasHint = ok
 		switch {
@@ -54,13 +77,39 @@ func WriteJSON(w io.Writer, snap *planner.Snapshot, rows []Row) error {
 	}{snap.ID, snap.Now, snap.Cluster, snap.Nodes, rows})
 }
 
-var header = []string{"JOBID", "PARTITION", "NAME", "USER", "ST", "GPUS", "PRIORITY", "HINT"}
+var header = []string{"JOBID", "PARTITION", "NAME", "USER", "ST", "GPUS", "PRIORITY", "DECISION", "START", "HINT"}
 
 // fields are a row's columns, each on one line (a job name's line break
 // would forge a row); names are clipped to width runes (0: not clipped).
 func fields(r Row, width int) []string {
 	return []string{strconv.FormatInt(r.ID, 10), r.Partition, clip(term.OneLine(r.Name), width), clip(term.OneLine(r.User), width),
-		stateCode(r.State), gpuShape(r.Job), strconv.FormatInt(r.Priority, 10), term.OneLine(hintText(r, 0))}
+		stateCode(r.State), gpuShape(r.Job), strconv.FormatInt(r.Priority, 10), decisionText(r), startText(r),
+		term.OneLine(hintText(r, 0))}
+}
+
+// decisionText is the DECISION column: the why= codes Strata wrote, "rank
+// R" for a segment of an older Strata without them, "-" when Strata wrote
+// nothing to the job.
+func decisionText(r Row) string {
+	switch {
+	case r.Written == nil:
+		return "-"
+	case r.Decision == "":
+		return "rank " + strconv.Itoa(r.Written.Rank)
+	}
+	return r.Decision
+}
+
+// startText is the START column: when a running job started, when Strata
+// plans a pending one to start (as of its last write), or "-".
+func startText(r Row) string {
+	switch {
+	case !r.StartTime.IsZero():
+		return stamp(r.StartTime)
+	case r.State == planner.JobPending && !r.PlannedStart.IsZero():
+		return stamp(r.PlannedStart)
+	}
+	return "-"
 }
 
 // WriteTable writes rows as aligned columns, with a header line when

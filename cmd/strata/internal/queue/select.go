@@ -78,7 +78,8 @@ func (f Filter) Apply(rows []Row) []Row {
 // A Format is an squeue -o format: "%i %P %.20j %u %t %b %Q %S %h". Fields:
 // %i job ID, %P partition, %j name, %u user, %t compact state, %T state,
 // %b GPUs, %D nodes, %Q priority, %r reason, %V submit time, %S start time
-// (running: actual; pending: what Strata predicts, with --start), %l time
+// (running: actual; pending: what Strata predicts, with --start, else what
+// it planned when it last wrote to the job), %l time
 // limit, %h the strata: hint (or its error). "%.N" right-aligns and
 // truncates to N characters, "%N" left-aligns; other text is copied.
 type Format struct{ parts []formatPart }
@@ -159,6 +160,9 @@ func (p formatPart) value(r Row, starts Starts) string {
 		}
 		if t, ok := starts[r.ID]; ok {
 			return stamp(t)
+		}
+		if r.State == planner.JobPending && !r.PlannedStart.IsZero() {
+			return stamp(r.PlannedStart) // what Strata planned at its last write
 		}
 		return "N/A"
 	case 'l':
