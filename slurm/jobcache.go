@@ -88,11 +88,13 @@ func (jc *jobCache) takeDirty() map[int64]struct{} {
 func (c *Client) readJobs(ctx context.Context) ([]planner.Job, string, jobsRead, error) {
 	jc := &c.jobCache
 	jc.mu.Lock()
-	defer jc.mu.Unlock()
-	if jc.every <= 0 {
+	if jc.every <= 0 { // off: concurrent snapshots read at the same time, as always
+		jc.jobs = nil
+		jc.mu.Unlock()
 		jobs, cluster, err := c.api.jobs(ctx)
 		return jobs, cluster, jobsRead{full: true, bytes: c.jobsBytes.Load()}, err
 	}
+	defer jc.mu.Unlock()
 	now := c.now()
 	dirty := jc.takeDirty()
 	// The states come first: a change between them and a full read is read
