@@ -251,14 +251,18 @@ func hysteresis(v Verdict, j planner.Job, resized int, now time.Time, o Options)
 		want := d.GPUsPerNode * max(1, d.NodeCount)
 		shape := want != cur || max(1, d.NodeCount) != max(1, j.Nodes) ||
 			(j.GPUsPerJob == 0 && d.GPUsPerNode != j.GPUsPerNode)
+		// A PS job's servers written as tasks: a new task layout is a
+		// resize, even at the same GPUs (and never below MinGPUChange).
+		tasks := d.Tasks > 0 && (max(1, j.Tasks) != d.Tasks || j.TasksPerNode != d.TasksPerNode || j.GPUsPerJob > 0)
 		switch {
-		case !shape || j.GPUsPerTask > 0: // a per-task request keeps its GPUs
+		case j.GPUsPerTask > 0 || !shape && !tasks: // a per-task request keeps its GPUs
 			d.GPUsPerNode, d.NodeCount = 0, 0
-		case abs(want-cur) < o.MinGPUChange:
+			d.Tasks, d.TasksPerNode, d.CPUsPerTask = 0, 0, 0
+		case !tasks && abs(want-cur) < o.MinGPUChange:
 			d.GPUsPerNode, d.NodeCount, d.Workers = 0, 0, cur
 			v.Guard = HystGPUs
 		case resized >= o.MaxPerJob:
-			d.GPUsPerNode, d.NodeCount, d.Workers = 0, 0, cur
+			keepServers(d, j, cur)
 			v.Guard = JobCap
 		default:
 			gpuChange = true
@@ -336,4 +340,15 @@ func containsFold(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// keepServers trims a decision whose resize the per-job cap holds: the job
+// keeps its GPUs and its tasks, and the admin comment tells its script the
+// servers it has (its tasks beyond its GPUs), not the ones planned.
+func keepServers(d *planner.Decision, j planner.Job, cur int) {
+	d.GPUsPerNode, d.NodeCount, d.Workers = 0, 0, cur
+	if d.Tasks > 0 || d.PS > 0 {
+		d.PS = max(0, j.Tasks-cur)
+	}
+	d.Tasks, d.TasksPerNode, d.CPUsPerTask = 0, 0, 0
 }

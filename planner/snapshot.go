@@ -131,14 +131,17 @@ type Job struct {
 	// sbatch --gpus), or GPUsPerTask × Tasks (tres_per_task,
 	// --gpus-per-task). A per-task request keeps its size: the planner
 	// changes only its priority.
-	GPUsPerNode int    `json:"gpus_per_node,omitempty"`
-	GPUsPerJob  int    `json:"gpus_per_job,omitempty"`
-	GPUsPerTask int    `json:"gpus_per_task,omitempty"`
-	Tasks       int    `json:"tasks,omitempty"`
-	GPUType     string `json:"gpu_type,omitempty"`
-	Nodes       int    `json:"nodes"` // minimum node count requested (≥1)
-	CPUs        int    `json:"cpus"`  // total CPUs requested
-	MemoryMB    int64  `json:"memory_mb,omitempty"`
+	GPUsPerNode int `json:"gpus_per_node,omitempty"`
+	GPUsPerJob  int `json:"gpus_per_job,omitempty"`
+	GPUsPerTask int `json:"gpus_per_task,omitempty"`
+	Tasks       int `json:"tasks,omitempty"`
+	// TasksPerNode is the job's --ntasks-per-node (0: none); a PS job
+	// whose servers Strata wrote as tasks has one (Decision.TasksPerNode).
+	TasksPerNode int    `json:"tasks_per_node,omitempty"`
+	GPUType      string `json:"gpu_type,omitempty"`
+	Nodes        int    `json:"nodes"` // minimum node count requested (≥1)
+	CPUs         int    `json:"cpus"`  // total CPUs requested
+	MemoryMB     int64  `json:"memory_mb,omitempty"`
 	// The request as Slurm holds it, so that a rewrite loses nothing:
 	// TRESPerNode and TRESPerJob are the raw TRES strings (other GRES such
 	// as gres/nvme stay when the GPU count changes); CPUsPerTask and

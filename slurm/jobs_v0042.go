@@ -140,6 +140,9 @@ func jobFromV0042(in *jobWireV0042) planner.Job {
 	if t, ok := in.Tasks.value(); ok && (j.GPUsPerTask > 0 || t > 1) {
 		j.Tasks = int(t) // a per-task GPU request, or CPUs to scale per task
 	}
+	if t, ok := in.TasksPerNode.value(); ok && t > 0 {
+		j.TasksPerNode = int(t)
+	}
 	j.TRESPerNode, j.TRESPerJob = in.TresPerNode, in.TresPerJob
 	if c, ok := in.CpusPerTask.value(); ok && c > 0 {
 		j.CPUsPerTask = int(c)

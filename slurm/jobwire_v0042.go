@@ -51,6 +51,7 @@ type jobWireV0042 struct {
 	TresPerJob    string     `json:"tres_per_job"`
 	TresPerTask   string     `json:"tres_per_task"`
 	Tasks         noValV0042 `json:"tasks"`
+	TasksPerNode  noValV0042 `json:"tasks_per_node"`
 	CpusPerTask   noValV0042 `json:"cpus_per_task"`
 	Requeue       bool       `json:"requeue"`
 	RestartCnt    int        `json:"restart_cnt"`

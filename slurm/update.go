@@ -18,7 +18,9 @@ func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64, now time.Tim
 	if d.Priority > 0 && d.Priority != cur.Priority {
 		u.Priority, changed = d.Priority, true
 	}
-	if d.GPUsPerNode > 0 && cur.GPUsPerTask == 0 { // a per-task request keeps its GPUs
+	if d.Tasks > 0 && d.GPUsPerNode > 0 && cur.GPUsPerTask == 0 {
+		changed = psTasksUpdate(&u, cur, d) || changed
+	} else if d.GPUsPerNode > 0 && cur.GPUsPerTask == 0 { // a per-task request keeps its GPUs
 		nodes := max(1, d.NodeCount)
 		// The TRES string is sent also when only the node count changes:
 		// Slurm recomputes a --cpus-per-gpu / --mem-per-gpu job's CPU and
@@ -181,6 +183,9 @@ func (c *Client) verify(ctx context.Context, id int64, u JobUpdate) error {
 	}
 	if m := u.TimeLimitMinutes; m > 0 && got.TimeLimit != time.Duration(m)*time.Minute {
 		diffs = append(diffs, fmt.Sprintf("time limit %v, want %d min", got.TimeLimit, m))
+	}
+	if u.Tasks > 0 && (max(1, got.Tasks) != u.Tasks || u.TasksPerNode > 0 && got.TasksPerNode != u.TasksPerNode) {
+		diffs = append(diffs, fmt.Sprintf("tasks %d (%d per node), want %d (%d per node)", got.Tasks, got.TasksPerNode, u.Tasks, u.TasksPerNode))
 	}
 	if u.MinimumNodes > 0 && got.Nodes != u.MinimumNodes {
 		diffs = append(diffs, fmt.Sprintf("nodes %d, want %d", got.Nodes, u.MinimumNodes))
