@@ -74,8 +74,9 @@ func TestConfigCheck(t *testing.T) {
 		wantCode int
 		wantOut  string
 	}{
-		{"valid", "log_level = \"info\"\n", 0, "OK (1 keys)"},
-		{"unknown key", "[slurm]\nurll = \"x\"\n", 2, `unknown key "slurm-urll"`},
+		{"valid", "log_level = \"info\"\n", 0, "OK (1 key; not connected: --connect also tries slurmrestd and Postgres)"},
+		{"unknown key", "[slurm]\nurll = \"x\"\n", 2, `is invalid (1 problem):` + "\n" + `unknown key "slurm-urll"`},
+		{"a flag in its command's section", "[demo]\nthing = \"x\"\n", 0, "OK (1 key;"},
 		{"secret file readable by others", "[demo]\ntoken_file = \"" + openToken + "\"\n", 2, "chmod 600"},
 		{"secret file fine", "[demo]\ntoken_file = \"" + okToken + "\"\n", 0, "OK"},
 	}
@@ -85,7 +86,7 @@ func TestConfigCheck(t *testing.T) {
 			app := newApp(&out, &out)
 			app.Commands = config.Wrap([]*cli.Command{configCommand(), {
 				Name:  "demo",
-				Flags: []cli.Flag{&cli.StringFlag{Name: "demo-token-file"}},
+				Flags: []cli.Flag{&cli.StringFlag{Name: "demo-token-file"}, &cli.StringFlag{Name: "thing"}},
 			}})
 			err := app.RunContext(context.Background(), []string{"strata", "--config", writeFile(t, "c.toml", tt.body, 0o600), "config", "check"})
 			code := 0
@@ -145,5 +146,39 @@ func TestConfigCheckValidatesLikeRun(t *testing.T) {
 				t.Errorf("run with the same file: err = %v, want exit status 2", rerr)
 			}
 		})
+	}
+}
+
+// TestConfigCheckConnect (issue 26.8): --connect tries slurmrestd and
+// Postgres with the file's settings, and fails (status 1) naming each that
+// does not answer; without it the output says nothing was tried.
+func TestConfigCheckConnect(t *testing.T) {
+	token := writeFile(t, "slurm.jwt", "x\n", 0o600)
+	cfg := writeFile(t, "strata.toml", "[slurm]\nurl = \"http://127.0.0.1:1\"\nretries = -1\ntimeout = \"2s\"\nuser = \"strata\"\ntoken-file = \""+token+"\"\n"+
+		"[database]\nurl = \"postgres://strata@127.0.0.1:1/strata?connect_timeout=2\"\n", 0o600)
+	var out, errb bytes.Buffer
+	code := runCLI(context.Background(), []string{"strata", "--config", cfg, "config", "check", "--connect"}, &out, &errb)
+	if code != 1 {
+		t.Errorf("exit %d, want 1\n%s%s", code, out.String(), errb.String())
+	}
+	for _, want := range []string{"strata: slurmrestd http://127.0.0.1:1: ", "strata: postgres postgres://strata@127.0.0.1:1/strata"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errb.String())
+		}
+	}
+}
+
+// TestCollectSourceInItsSection (issue 26.8): [collect] source is
+// collect's --source, as [collect] metrics-listen always was.
+func TestCollectSourceInItsSection(t *testing.T) {
+	cfg := writeFile(t, "strata.toml", "[collect]\nsource = \"replay\"\nreplay-file = \"/nonexistent/rec.jsonl\"\nmetrics-listen = \"\"\n", 0o600)
+	var out, errb bytes.Buffer
+	if code := runCLI(context.Background(), []string{"strata", "--config", cfg, "config", "check"}, &out, &errb); code != 0 {
+		t.Errorf("config check: exit %d: %s", code, errb.String())
+	}
+	errb.Reset()
+	runCLI(context.Background(), []string{"strata", "--config", cfg, "collect"}, &out, &errb)
+	if s := errb.String(); strings.Contains(s, "is required") || !strings.Contains(s, "/nonexistent/rec.jsonl") {
+		t.Errorf("collect with [collect] source: %q, want it to try the replay file", s)
 	}
 }

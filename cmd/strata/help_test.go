@@ -14,7 +14,7 @@ import (
 
 // placeholder is the only text a flag's usage may put in backticks:
 // urfave/cli shows it as the flag's value placeholder (--plot DIR).
-var placeholder = regexp.MustCompile("^[A-Z][A-Z0-9_=]*$")
+var placeholder = regexp.MustCompile("^[A-Z][A-Z0-9_=:,]*$")
 
 // TestFlagUsagesHaveNoAccidentalPlaceholders (issue 26.8): urfave/cli turns
 // the first backticked text of a usage into the value placeholder, so

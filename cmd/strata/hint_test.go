@@ -31,7 +31,7 @@ func TestHintCheckCommand(t *testing.T) {
 		{"json of a bad hint", []string{"hint", "check", "--json", "strata: gpus=8-2"}, 2, `"valid": false`, "hint gpus=8-2"},
 		{"a script whose limit is too short", []string{"hint", "check", script}, 0, "warning: --time=00:10:00 is shorter", ""},
 		{"the same with --strict", []string{"hint", "check", "--strict", script}, 1, "warning: --time=00:10:00 is shorter", "1 warning(s) with --strict"},
-		{"site caps from the configuration", []string{"--config", capsConfig, "hint", "check", script}, 0, "site cap: gpus range top 4 capped to 2 (limit of partition gpu)", ""},
+		{"site caps from the configuration", []string{"--config", capsConfig, "hint", "check", script}, 0, "site cap: gpus=1-4 capped to 1-2 (limit of partition gpu)", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -21,6 +21,14 @@ func TestOperationsExampleConfigIsValid(t *testing.T) {
 	if !ok || !ok2 {
 		t.Fatal("docs/operations.md has no ```toml example")
 	}
+	// issue 26.8: the example is installed as /etc/strata/strata.toml.example;
+	// log-format applies to every command, an admin's at the terminal too.
+	for _, line := range strings.Split(body, "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		if k, v, ok := strings.Cut(line, "="); ok && strings.TrimSpace(k) == "log-format" && strings.Contains(v, `"json"`) {
+			t.Errorf("the example configuration sets %q: JSON logs on an admin's terminal", strings.TrimSpace(line))
+		}
+	}
 	dir := t.TempDir()
 	body = strings.ReplaceAll(body, "/etc/strata/", dir+"/")
 	for _, secret := range []string{"slurm.jwt", "db.password"} {

@@ -82,9 +82,10 @@ func Apply(c *cli.Context) error {
 	if l.Err != nil {
 		return Error{fmt.Errorf("%w\n(strata config check lists every problem)", l.Err)}
 	}
+	values := ValuesFor(l.File.Values, lineageNames(c), c.Command.Flags)
 	for _, f := range c.Command.Flags {
 		name := f.Names()[0]
-		v, ok := l.File.Values[name]
+		v, ok := values[name]
 		if !ok || c.IsSet(name) {
 			continue
 		}

@@ -20,7 +20,7 @@ type Validator func(c *cli.Context, f *File) error
 func Check(app *cli.App, f *File, loadErr error, validators map[string]Validator) []error {
 	errs := unwrapJoined(loadErr)
 	known := map[string]bool{}
-	knownFlagNames(app.Commands, known)
+	knownFlagNames(app.Commands, nil, known)
 	for _, fl := range app.Flags {
 		for _, n := range fl.Names() {
 			known[n] = true
@@ -43,7 +43,7 @@ func Check(app *cli.App, f *File, loadErr error, validators map[string]Validator
 		if !ok {
 			continue
 		}
-		ctx, err := Context(app, cmd.Flags, f.Values, nil, nil)
+		ctx, err := Context(app, cmd.Flags, ValuesFor(f.Values, []string{cmd.Name}, cmd.Flags), nil, nil)
 		for _, e := range append(unwrapJoined(err), unwrapJoined(validate(ctx, f))...) {
 			if !seen[e.Error()] {
 				seen[e.Error()] = true
@@ -54,15 +54,21 @@ func Check(app *cli.App, f *File, loadErr error, validators map[string]Validator
 	return errs
 }
 
-// knownFlagNames lists every flag name of every command.
-func knownFlagNames(cmds []*cli.Command, into map[string]bool) {
+// knownFlagNames lists every flag name of every command, and the keys of
+// the commands' sections (`[collect] source` is collect-source; parents
+// are the names of the commands above cmds).
+func knownFlagNames(cmds []*cli.Command, parents []string, into map[string]bool) {
 	for _, cmd := range cmds {
+		sections := append([]string{cmd.Name}, parents...)
 		for _, f := range cmd.Flags {
 			for _, n := range f.Names() {
 				into[n] = true
 			}
+			for _, s := range sections {
+				into[s+"-"+f.Names()[0]] = true
+			}
 		}
-		knownFlagNames(cmd.Subcommands, into)
+		knownFlagNames(cmd.Subcommands, sections, into)
 	}
 }
 

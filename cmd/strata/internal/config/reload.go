@@ -33,7 +33,7 @@ func Reloader[T any](c *cli.Context, f *File, reloadable []string, read func(*cl
 		if err != nil {
 			return zero, err
 		}
-		ctx, err := Context(c.App, c.Command.Flags, fresh.Values, pinned, nil)
+		ctx, err := Context(c.App, c.Command.Flags, ValuesFor(fresh.Values, lineageNames(c), c.Command.Flags), pinned, nil)
 		if err != nil {
 			return zero, fmt.Errorf("configuration %s: %w", f.Path, err)
 		}
