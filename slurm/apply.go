@@ -51,6 +51,9 @@ type ApplyResult struct {
 type ApplyReport struct {
 	DryRun  bool          `json:"dry_run"`
 	Results []ApplyResult `json:"results"`
+	// APIVersion is the slurmrestd OpenAPI version the requests were (or,
+	// dry, would be) sent with, e.g. "v0.0.44".
+	APIVersion string `json:"api_version,omitempty"`
 }
 
 // Count is the number of results with outcome o.
@@ -75,7 +78,7 @@ func (r ApplyReport) Count(o decide.Outcome) int {
 // nodes unreadable). A failed write is not retried: the next cycle plans
 // from a fresh snapshot.
 func (c *Client) Apply(ctx context.Context, decisions []planner.Decision, opts ApplyOptions) (ApplyReport, error) {
-	rep := ApplyReport{DryRun: opts.DryRun}
+	rep := ApplyReport{DryRun: opts.DryRun, APIVersion: c.version}
 	nodes := opts.Nodes
 	var fenced error
 	for _, d := range decisions {

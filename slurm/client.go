@@ -77,11 +77,14 @@ type JobUpdate struct {
 }
 
 // adapters maps the OpenAPI versions Strata speaks to their adapters, in
-// order of preference. Adding a version is one file plus one entry here.
+// order of preference: the newest first, so that Strata uses the newest
+// version both it and slurmrestd know (Slurm 24.11 serves v0.0.40–v0.0.42,
+// 26.05 v0.0.42–v0.0.45). Adding a version is one file plus one entry here.
 var adapters = []struct {
 	version string
 	build   func(c *Client) (restAPI, error)
 }{
+	{"v0.0.44", newV0044},
 	{"v0.0.42", newV0042},
 }
 
@@ -94,7 +97,9 @@ type Client struct {
 	http    *http.Client
 	api     restAPI
 	version string
-	pools   []planner.BurstBufferPool
+	// served is what slurmrestd offered (GET /openapi/v3), sorted.
+	served []string
+	pools  []planner.BurstBufferPool
 	// scontrol reports the pools when none are declared ("" = none;
 	// scontrol.go); poolCache keeps the last it reported.
 	scontrol  string
@@ -141,13 +146,15 @@ func New(ctx context.Context, cfg Config, log zerolog.Logger) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.served = served
 	for _, a := range adapters {
 		if contains(served, a.version) {
 			if c.api, err = a.build(c); err != nil {
 				return nil, fmt.Errorf("build slurmrestd %s client: %w", a.version, err)
 			}
 			c.version = a.version
-			log.Debug().Str("api_version", a.version).Strs("served", served).Msg("slurmrestd api chosen")
+			log.Info().Str("api_version", a.version).Strs("served", served).Strs("strata_speaks", supportedVersions()).
+				Msg("slurmrestd api chosen: the newest version both sides know")
 			return c, nil
 		}
 	}
@@ -157,6 +164,14 @@ func New(ctx context.Context, cfg Config, log zerolog.Logger) (*Client, error) {
 
 // APIVersion is the slurmrestd OpenAPI version in use, e.g. "v0.0.42".
 func (c *Client) APIVersion() string { return c.version }
+
+// ServedVersions is the slurmctld OpenAPI versions slurmrestd offered
+// when the client connected, sorted ("v0.0.42", "v0.0.43", ...).
+func (c *Client) ServedVersions() []string { return append([]string(nil), c.served...) }
+
+// SupportedVersions is the slurmrestd OpenAPI versions Strata speaks, the
+// one it prefers first.
+func SupportedVersions() []string { return supportedVersions() }
 
 // SetClock replaces the clock used for Snapshot.Now (tests and replays).
 func (c *Client) SetClock(now func() time.Time) { c.now = now }

@@ -2,7 +2,6 @@ package slurm
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -54,21 +53,7 @@ func (v *v0042) finishedJobs(ctx context.Context, cluster string, since, until t
 	if cluster != "" {
 		p.Cluster = &cluster
 	}
-	resp, err := v.raw.SlurmdbV0042GetJobs(ctx, p)
-	if err != nil {
-		return nil, fmt.Errorf("list slurmdbd jobs: %w", err)
-	}
-	var body slurmdbJobsRespV0042
-	if err := decodeV0042(resp, &body, func() (*api.V0042OpenapiErrors, *api.V0042OpenapiWarnings) {
-		return body.Errors, body.Warnings
-	}); err != nil {
-		return nil, fmt.Errorf("list slurmdbd jobs: %w", err)
-	}
-	out := make([]FinishedJob, len(body.Jobs))
-	for i, w := range body.Jobs {
-		out[i] = finishedFromV0042(w)
-	}
-	return out, nil
+	return readFinished(v.raw.SlurmdbV0042GetJobs(ctx, p))
 }
 
 func finishedFromV0042(w slurmdbJobWireV0042) FinishedJob {

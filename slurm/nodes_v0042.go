@@ -2,7 +2,6 @@ package slurm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -13,25 +12,7 @@ import (
 )
 
 func (v *v0042) nodes(ctx context.Context) ([]planner.Node, error) {
-	resp, err := v.raw.SlurmV0042GetNodes(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("list nodes: %w", err)
-	}
-	var body api.V0042OpenapiNodesResp
-	if err := decodeV0042(resp, &body, func() (*api.V0042OpenapiErrors, *api.V0042OpenapiWarnings) {
-		return body.Errors, body.Warnings
-	}); err != nil {
-		return nil, fmt.Errorf("list nodes: %w", err)
-	}
-	out := make([]planner.Node, 0, len(body.Nodes))
-	for i := range body.Nodes {
-		n, err := nodeFromV0042(&body.Nodes[i])
-		if err != nil {
-			return nil, fmt.Errorf("list nodes: %w", err)
-		}
-		out = append(out, n)
-	}
-	return out, nil
+	return readNodes(v.raw.SlurmV0042GetNodes(ctx, nil))
 }
 
 func nodeFromV0042(in *api.V0042Node) (planner.Node, error) {
@@ -61,32 +42,7 @@ func nodeFromV0042(in *api.V0042Node) (planner.Node, error) {
 }
 
 func (v *v0042) partitions(ctx context.Context) ([]planner.Partition, error) {
-	resp, err := v.raw.SlurmV0042GetPartitions(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("list partitions: %w", err)
-	}
-	var body api.V0042OpenapiPartitionResp
-	err = decodeV0042(resp, &body, func() (*api.V0042OpenapiErrors, *api.V0042OpenapiWarnings) {
-		return body.Errors, body.Warnings
-	})
-	if ae := (*APIError)(nil); errors.As(err, &ae) && len(body.Partitions) > 0 && onlyAccountingErrors(ae) {
-		// slurmdbd is down: slurmrestd still lists the partitions but
-		// fails the answer because it could not name their TRES.
-		v.c.log.Warn().Str("slurmrestd", ae.Error()).Msg("slurmdbd unreachable: partitions read without accounting")
-		err = nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("list partitions: %w", err)
-	}
-	out := make([]planner.Partition, 0, len(body.Partitions))
-	for i := range body.Partitions {
-		p, err := partitionFromV0042(&body.Partitions[i])
-		if err != nil {
-			return nil, fmt.Errorf("list partitions: %w", err)
-		}
-		out = append(out, p)
-	}
-	return out, nil
+	return v.c.readPartitions(v.raw.SlurmV0042GetPartitions(ctx, nil))
 }
 
 func partitionFromV0042(in *api.V0042PartitionInfo) (planner.Partition, error) {

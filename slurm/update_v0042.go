@@ -59,14 +59,7 @@ func (v *v0042) updateBody(u JobUpdate) ([]byte, error) {
 
 func (v *v0042) updateJob(ctx context.Context, id int64, u JobUpdate) error {
 	defer v.c.jobCache.markDirty(id) // written or not, the next snapshot reads it again
-	resp, err := v.raw.SlurmV0042PostJob(ctx, jobIDString(id), descV0042(u))
-	if err != nil {
-		return fmt.Errorf("update job %d: %w", id, err)
-	}
-	var body api.V0042OpenapiJobPostResponse
-	if err := decodeV0042(resp, &body, func() (*api.V0042OpenapiErrors, *api.V0042OpenapiWarnings) {
-		return body.Errors, body.Warnings
-	}); err != nil {
+	if err := readProblems(v.raw.SlurmV0042PostJob(ctx, jobIDString(id), descV0042(u))); err != nil {
 		return fmt.Errorf("update job %d: %w", id, err)
 	}
 	return nil
@@ -77,14 +70,7 @@ func (v *v0042) updateJob(ctx context.Context, id int64, u JobUpdate) error {
 func (v *v0042) signalJob(ctx context.Context, id int64, signal string) error {
 	defer v.c.jobCache.markDirty(id)
 	sig, flags := "SIG"+signal, api.SlurmV0042DeleteJobParamsFlags("BATCH_JOB")
-	resp, err := v.raw.SlurmV0042DeleteJob(ctx, jobIDString(id), &api.SlurmV0042DeleteJobParams{Signal: &sig, Flags: &flags})
-	if err != nil {
-		return fmt.Errorf("signal job %d: %w", id, err)
-	}
-	var body api.V0042OpenapiKillJobResp
-	if err := decodeV0042(resp, &body, func() (*api.V0042OpenapiErrors, *api.V0042OpenapiWarnings) {
-		return body.Errors, body.Warnings
-	}); err != nil {
+	if err := readProblems(v.raw.SlurmV0042DeleteJob(ctx, jobIDString(id), &api.SlurmV0042DeleteJobParams{Signal: &sig, Flags: &flags})); err != nil {
 		return fmt.Errorf("signal job %d: %w", id, err)
 	}
 	return nil
@@ -93,14 +79,7 @@ func (v *v0042) signalJob(ctx context.Context, id int64, signal string) error {
 // setNodeState sets one node's state (e.g. POWER_DOWN, POWER_UP).
 func (v *v0042) setNodeState(ctx context.Context, node, state string) error {
 	st := []api.V0042UpdateNodeMsgState{api.V0042UpdateNodeMsgState(state)}
-	resp, err := v.raw.SlurmV0042PostNode(ctx, node, api.V0042UpdateNodeMsg{State: &st})
-	if err != nil {
-		return fmt.Errorf("update node %s: %w", node, err)
-	}
-	var body api.V0042OpenapiResp
-	if err := decodeV0042(resp, &body, func() (*api.V0042OpenapiErrors, *api.V0042OpenapiWarnings) {
-		return body.Errors, body.Warnings
-	}); err != nil {
+	if err := readProblems(v.raw.SlurmV0042PostNode(ctx, node, api.V0042UpdateNodeMsg{State: &st})); err != nil {
 		return fmt.Errorf("update node %s: %w", node, err)
 	}
 	return nil

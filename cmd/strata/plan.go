@@ -61,5 +61,5 @@ func runPlan(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
-	return plan.Print(c.App.Writer, res, c.Bool(planFlagJSON), "v0.0.42")
+	return plan.Print(c.App.Writer, res, c.Bool(planFlagJSON), res.Report.APIVersion)
 }

@@ -7,15 +7,18 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 )
 
-// Server is an httptest stand-in for slurmrestd v0.0.42 serving JSON
-// recorded from the real one (dir/openapi.json, jobs.json, nodes.json,
-// partitions.json). It behaves like slurmrestd where Apply depends on it:
+// Server is an httptest stand-in for slurmrestd serving JSON recorded from
+// the real one (dir/openapi.json, jobs.json, nodes.json, partitions.json)
+// under the slurmctld API versions the recorded openapi.json lists
+// (testdata/: Slurm 24.11's v0.0.40–v0.0.42; a recording made through
+// v0.0.44 lists only the versions its answers are for). It behaves like slurmrestd where Apply depends on it:
 // GET job/{id} answers 404 with Slurm error 2017 for unknown jobs, POST
 // job/{id} updates the stored job (priority, tres_per_node, tres_per_job,
 // minimum_nodes, begin_time, admin_comment) and answers 500 with error 2073 when the
@@ -28,12 +31,13 @@ import (
 type Server struct {
 	*httptest.Server
 
-	mu      sync.Mutex
-	files   map[string][]byte
-	jobs    []map[string]any
-	meta    any
-	writes  []Write
-	failing int // answer this many next requests with 503
+	mu       sync.Mutex
+	files    map[string][]byte
+	versions map[string]bool // API versions served (from openapi.json)
+	jobs     []map[string]any
+	meta     any
+	writes   []Write
+	failing  int // answer this many next requests with 503
 	// operator: answer as slurmrestd with slurmdbd does for an operator's
 	// token (AsOperator).
 	operator bool
@@ -89,6 +93,8 @@ func (s *Server) AsPlainUser() {
 type Write struct {
 	JobID int64
 	Body  string
+	// Version is the API version of the request's path ("v0.0.44").
+	Version string
 }
 
 // NewServer serves the recorded JSON in dir; it is closed when the test ends.
@@ -110,6 +116,18 @@ func NewServer(t testing.TB, dir string) *Server {
 		t.Fatalf("slurmtest: decode jobs.json: %v", err)
 	}
 	s.jobs, s.meta = env.Jobs, env.Meta
+	var doc struct {
+		Paths map[string]any `json:"paths"`
+	}
+	if err := json.Unmarshal(s.files["openapi.json"], &doc); err != nil {
+		t.Fatalf("slurmtest: decode openapi.json: %v", err)
+	}
+	s.versions = map[string]bool{}
+	for p := range doc.Paths {
+		if m := slurmPath.FindStringSubmatch(p); m != nil {
+			s.versions[m[1]] = true
+		}
+	}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
 	return s
@@ -168,24 +186,47 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	path := strings.TrimSuffix(r.URL.Path, "/")
-	switch {
-	case path == "/openapi/v3" && s.operator:
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"paths":{"/slurm/v0.0.42/jobs/":{},"/slurmdb/v0.0.42/jobs/":{}}}`))
-	case path == "/openapi/v3":
-		s.raw(w, "openapi.json")
-	case path == "/slurm/v0.0.42/jobs":
+	if path == "/openapi/v3" {
+		s.openapi(w)
+		return
+	}
+	m := slurmPath.FindStringSubmatch(path + "/")
+	if m == nil || !s.versions[m[1]] {
+		http.NotFound(w, r)
+		return
+	}
+	switch rest := strings.TrimSuffix(m[2], "/"); {
+	case rest == "jobs":
 		s.reply(w, http.StatusOK, map[string]any{"jobs": s.jobs}, nil)
-	case path == "/slurm/v0.0.42/nodes":
+	case rest == "nodes":
 		s.raw(w, "nodes.json")
-	case path == "/slurm/v0.0.42/partitions":
+	case rest == "partitions":
 		s.raw(w, "partitions.json")
-	case strings.HasPrefix(path, "/slurm/v0.0.42/job/"):
-		id, _ := strconv.ParseInt(strings.TrimPrefix(path, "/slurm/v0.0.42/job/"), 10, 64)
-		s.job(w, r, id)
+	case strings.HasPrefix(rest, "job/"):
+		id, _ := strconv.ParseInt(strings.TrimPrefix(rest, "job/"), 10, 64)
+		s.job(w, r, id, m[1])
 	default:
 		http.NotFound(w, r)
 	}
+}
+
+// slurmPath splits /slurm/VERSION/REST.
+var slurmPath = regexp.MustCompile(`^/slurm/(v\d+\.\d+\.\d+)/(.*)$`)
+
+// openapi answers GET /openapi/v3: the recorded description, or, as for a
+// slurmrestd with slurmdbd (AsOperator, AsPlainUser), the jobs paths of
+// both plugins in every version served.
+func (s *Server) openapi(w http.ResponseWriter) {
+	if !s.operator {
+		s.raw(w, "openapi.json")
+		return
+	}
+	paths := map[string]any{}
+	for v := range s.versions {
+		paths["/slurm/"+v+"/jobs/"], paths["/slurmdb/"+v+"/jobs/"] = struct{}{}, struct{}{}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"paths": paths})
 }
 
 func (s *Server) raw(w http.ResponseWriter, name string) {
@@ -207,7 +248,7 @@ func slurmError(num int, msg string) []map[string]any {
 	return []map[string]any{{"error_number": num, "error": msg, "description": "recorded stand-in", "source": "slurmtest"}}
 }
 
-func (s *Server) job(w http.ResponseWriter, r *http.Request, id int64) {
+func (s *Server) job(w http.ResponseWriter, r *http.Request, id int64, version string) {
 	j := s.find(id)
 	if j == nil {
 		s.reply(w, http.StatusNotFound, map[string]any{}, slurmError(2017, "Invalid job id specified"))
@@ -222,7 +263,7 @@ func (s *Server) job(w http.ResponseWriter, r *http.Request, id int64) {
 		return
 	}
 	b, _ := io.ReadAll(r.Body)
-	s.writes = append(s.writes, Write{JobID: id, Body: string(b)})
+	s.writes = append(s.writes, Write{JobID: id, Body: string(b), Version: version})
 	var u map[string]any
 	if err := json.Unmarshal(b, &u); err != nil {
 		s.reply(w, http.StatusBadRequest, map[string]any{}, slurmError(9000, err.Error()))
