@@ -51,3 +51,7 @@ func withoutGPU(raw string) string {
 	}
 	return strings.Join(items, ",")
 }
+
+// ExpandHostlist expands a Slurm host list such as "node[1-2,5]" (a job's
+// SLURM_JOB_NODELIST) into node names, in Slurm's order.
+func ExpandHostlist(s string) ([]string, error) { return expandHostlist(s) }
