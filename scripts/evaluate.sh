@@ -117,6 +117,11 @@ if [[ "${STRATA_EVAL_BENCH:-0}" == 1 ]]; then
 		{ echo "# $(date -u +%Y-%m-%dT%H:%MZ) commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"; echo "$out"; } >"$img/bench100k.txt"
 	fi
 fi
+# Realistic knowledge, dishonest users and claim binding (issue 22):
+# scripts/evaluate-honesty.sh simulates them and writes
+# docs/evaluation.d/accountability/*.md, placed after the Slurm-mode table.
+[[ $render_only == 1 ]] || STRATA_BIN=$bin STRATA_TRACES=$traces scripts/evaluate-honesty.sh
+
 bench="not measured yet (run \`STRATA_EVAL_BENCH=1 make evaluate\`)"
 if [[ -f "$img/bench100k.txt" ]]; then
 	bench=$(awk '
@@ -136,6 +141,11 @@ fi
 	echo
 	sed -n '/^## slurm-gaps$/,/^## end-slurm-gaps$/p' "$0" | sed '1d;$d'
 	echo
+	for f in docs/evaluation.d/accountability/*.md; do
+		[[ -f "$f" ]] || continue
+		cat "$f"
+		echo
+	done
 	sed -n '/^## preempt$/,/^## end-preempt$/p' "$0" | sed '1d;$d'
 	echo
 	"$bin" simulate --markdown --whatif "${preempt[@]}"
@@ -214,13 +224,15 @@ every policy with the simulator's model of slurmctld as the scheduler: multifact
 and job size, weight 1000 each; a priority Strata wrote sticks), the main scheduler on completions,
 after submissions and updates (at most every 3 s) and every 60 s, stopping at the first job that
 does not fit; EASY backfill every 30 s by time limits (each job's limit is 2 × its run time at the
-requested size, in whole minutes, as users tend to over-ask; a job is killed at its limit);
+requested size, in whole minutes; a job is killed at its limit and its user resubmits it, its JCT
+running until its work is done);
 per-node GPU requests placed like `select/cons_tres`. Strata's cycle runs every 60 s and writes
 through the same guards as the daemon (pending jobs only, 20 rewrites per cycle, 3 resizes per job,
 hysteresis, begin times at most 30 minutes ahead). `slurm` is Slurm alone, with nothing written: the
 baseline every site has today. Setup otherwise as in the Pollux artifact: 64 GPUs = 16 nodes × 4 T4,
 the 160 jobs of each workload with their "TunedJobs" request and measured scaling curves, true
-durations (oracle) for every policy.
+durations (oracle) for every policy; its twin with what users really write (hints that err, jobs
+without hints, modal time limits) follows the reading of this table.
 ## end-head
 ## slurm-gaps
 ### Reading the Slurm-mode table
@@ -577,14 +589,27 @@ a trace's own `deadline_s` and `tardiness_weight` columns work too), `--write-tr
 (the trace as simulated, e.g. after `--synth-bb`; without `--policy` only that), `--truth-model` (what-if: jobs without a curve whose model, batch size and
 iterations the catalog knows, e.g. the ITP traces' resnet50/vgg16 rows, scale by the planner's own
 time model and get a `gpus=1-N` hint), `--skip-unchanged` (plan only when the cluster changed; faster, exact for
-policies without aging), `--parallel N`. The same inputs give byte-identical JSON. A progress bar
+policies without aging), `--parallel N`. Users and what they know (§ Realistic knowledge, § Dishonest
+users): `--users N` (jobs without a user: the k-th in submission order, from 0, is user k mod N + 1,
+named `u1`…`uN` zero-padded to N's width), `--dishonest FRACTION:FACTOR` (that fraction of the users,
+drawn with `--knowledge-seed`, understate the work in every hint FACTOR-fold; FACTOR 1 marks the
+same users honest, the run to compare with; the report splits honest and dishonest users' average
+JCT), `--knowledge oracle|realistic` (realistic: the hint errors, jobs without hints timed from
+history and modal time limits of § Realistic knowledge, drawn with `--knowledge-seed`, default 1;
+it implies `--predictor history` unless given), `--claim-margin M` (Slurm mode: bind claims at
+margin M) and `--no-trust` (what-if: no user records). In Slurm mode every run that ends feeds its
+user's record (planner/trust), which Strata's cycle applies as the daemon does, and a job killed at
+its time limit is resubmitted by its user (from its checkpoint when it opted in to preemption and is
+requeueable, else from scratch; asking twice the limit it was killed at, or its own limit again when
+Strata had lowered it). The same inputs give byte-identical JSON. A progress bar
 appears on stderr when it is a terminal (elsewhere one line every 10 s after the first 5 s).
 
 The terminal table shows times for a reader (`42s`, `12m05s`, `25h58m`, `2d 14h`); `--json` keeps
 seconds (`avg_jct_s`, …). `--json --jobs` adds to each policy's result a `job_rows` list, one row
 per trace job in submission order: `id` (the trace's `job_id`), `submit_s`, `start_s` (first start),
 `end_s`, `jct_s` (null for a job that did not complete), `gpus` (asked), `start_gpus` (at the first
-start), `restarts` and `state` (`done`, `killed` at its time limit, `unfinished`, `dropped`); without
+start), `restarts`, `state` (`done`, `unfinished`, `dropped`; a job killed at its time limit is
+resubmitted and done when its work is), `user`, `dishonest` and `resubmits`; without
 `--jobs` the document is unchanged. `--plot DIR` writes `jct_cdf.svg`, `gpu_util.svg` (the share of
 the cluster's GPUs allocated, in %) and `queue.svg`, with the legend beside the axes and the time
 axis in days for runs longer than two days.

@@ -74,7 +74,7 @@ func WriteCostEvaluation(w io.Writer, reps []*Report) error {
 			}
 			t := sum[x.Policy]
 			t.Cost.Cost += x.Cost.Cost
-			t.Unfinished += x.Unfinished + x.Dropped
+			t.Unfinished += x.Lost()
 		}
 		costRow(&b, r.name(), pols, cmp, by)
 	}
@@ -140,7 +140,7 @@ func costCell(x *Result) string {
 	if x == nil || x.Cost == nil {
 		return "–"
 	}
-	if n := x.Unfinished + x.Dropped; n > 0 {
+	if n := x.Lost(); n > 0 {
 		return fmt.Sprintf("%.2f ⚠ %d unfinished", x.Cost.Cost, n)
 	}
 	return fmt.Sprintf("%.2f", x.Cost.Cost)

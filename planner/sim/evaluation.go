@@ -99,7 +99,7 @@ func WriteSlurmEvaluation(w io.Writer, reps []*Report) error {
 	}
 	b.WriteString("\nAverage JCT in seconds, Slurm as the scheduler (`--scheduler slurm`). ✓/✗: smd at most 0.6 × Slurm" +
 		" alone; smd's p95 not above Slurm alone's; smd's GPU utilization not below. \"⚠ N unfinished\": N jobs" +
-		" never ran, so the average covers only the others and the target counts as missed.\n")
+		" never ran (or, in reports from before resubmissions, were killed at their time limit), so the average covers only the others and the target counts as missed.\n")
 	for _, r := range reps {
 		writeDetail(&b, r)
 	}
@@ -171,7 +171,7 @@ func avg(x *Result) string {
 	if x == nil {
 		return "–"
 	}
-	if n := x.Unfinished + x.Dropped; n > 0 {
+	if n := x.Lost(); n > 0 {
 		return fmt.Sprintf("%s ⚠ %d unfinished", num(x.AvgJCT), n)
 	}
 	return num(x.AvgJCT)
@@ -187,7 +187,7 @@ func ratio(x *Result, pub float64, ok func(float64) bool) string {
 	s := fmt.Sprintf("%.2f", q)
 	switch {
 	case ok == nil:
-	case ok(q) && x.Unfinished+x.Dropped == 0:
+	case ok(q) && x.Lost() == 0:
 		s += " ✓"
 	default:
 		s += " ✗"

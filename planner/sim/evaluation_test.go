@@ -96,10 +96,13 @@ func TestWriteSlurmEvaluation(t *testing.T) {
 	res := func(p string, avg, p95, util float64, kills int) *Result {
 		return &Result{Policy: p, Scheduler: SchedulerSlurm, Jobs: 10, AvgJCT: avg, P95JCT: p95, GPUUtil: util, TimeLimitKills: kills}
 	}
+	resubmitted := res("smd", 500, 4000, 0.8, 2)
+	resubmitted.Resubmits = 2
 	reps := []*Report{
 		{Label: "good", Results: []*Result{res("slurm", 1000, 5000, 0.7, 0), res("smd", 500, 4000, 0.8, 0)}},
 		{Label: "bad", Results: []*Result{res("slurm", 1000, 5000, 0.7, 0), res("smd", 700, 6000, 0.6, 0)}},
 		{Label: "killed", Results: []*Result{res("slurm", 1000, 5000, 0.7, 0), res("smd", 500, 4000, 0.8, 2)}},
+		{Label: "resubmitted", Results: []*Result{res("slurm", 1000, 5000, 0.7, 0), resubmitted}},
 	}
 	var b strings.Builder
 	if err := WriteSlurmEvaluation(&b, reps); err != nil {
@@ -108,8 +111,10 @@ func TestWriteSlurmEvaluation(t *testing.T) {
 	for _, want := range []string{
 		"| good | 1000 | – | – | – | – | 500 | 0.50 ✓ | 0.80 ✓ | 0.800 vs 0.700 ✓ |",
 		"| bad | 1000 | – | – | – | – | 700 | 0.70 ✗ | 1.20 ✗ | 0.600 vs 0.700 ✗ |",
-		// Killed jobs were resubmitted and finished: counted, not unfinished.
-		"| killed | 1000 | – | – | – | – | 500 | 0.50 ✓ |",
+		// A report from before resubmissions: its killed jobs never finished.
+		"| killed | 1000 | – | – | – | – | 500 ⚠ 2 unfinished | 0.50 ✗ |",
+		// Killed jobs resubmitted and finished: counted, not unfinished.
+		"| resubmitted | 1000 | – | – | – | – | 500 | 0.50 ✓ |",
 		"2 killed-at-time-limit (resubmitted)",
 	} {
 		if !strings.Contains(b.String(), want) {

@@ -60,6 +60,10 @@ type Result struct {
 	Writes         int `json:"writes,omitempty"`
 	TimeLimitKills int `json:"time_limit_kills,omitempty"`
 	LimitsLowered  int `json:"limits_lowered,omitempty"`
+	// Resubmits counts the killed jobs' resubmissions (each kill, in this
+	// simulator's runs). Reports written before resubmission existed lack
+	// it: their killed jobs never finished (Lost).
+	Resubmits int `json:"resubmits,omitempty"`
 	// Honesty splits the average JCT between honest and dishonest users
 	// (nil when the trace marks no user dishonest).
 	Honesty *HonestyStats `json:"honesty,omitempty"`

@@ -149,6 +149,7 @@ func flags(x *Result) string {
 	add(x.Dropped, "dropped")
 	add(x.Unfinished, "unfinished")
 	add(x.TimeLimitKills, "killed-at-time-limit (resubmitted)")
+	add(x.LimitsLowered, "limits-lowered")
 	if s == "" {
 		return "-"
 	}

@@ -32,6 +32,7 @@ func (e *engine) resubmit(s *slurmState, i int) {
 		j.remaining = max(0, j.remaining-(dt-p)/j.dur)
 	}
 	e.res.TimeLimitKills++
+	e.res.Resubmits++
 	if checkpoints(&j.pj) {
 		j.penalty = e.cfg.RestartPenalty.Seconds()
 	} else {
@@ -125,6 +126,13 @@ func (e *engine) bindLimit(j *job, d planner.Decision) {
 		j.pj.TimeLimit = d.TimeLimit
 		e.res.LimitsLowered++
 	}
+}
+
+// Lost is how many jobs the result's statistics leave out: unfinished,
+// dropped, and killed at their limit without a resubmission (reports from
+// before resubmissions).
+func (x *Result) Lost() int {
+	return x.Unfinished + x.Dropped + max(0, x.TimeLimitKills-x.Resubmits)
 }
 
 // HonestyStats compares honest and dishonest users' jobs (Result.Honesty):

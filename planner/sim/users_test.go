@@ -120,3 +120,30 @@ func TestMakeDishonest(t *testing.T) {
 		t.Errorf("%d lying jobs, want 16 (2 users × every 20th of 160)", lies)
 	}
 }
+
+// TestWriteHonestyEvaluation: rows compare each later run of a trace with
+// its first (all-honest) run, job set for job set, against the targets.
+func TestWriteHonestyEvaluation(t *testing.T) {
+	rep := func(label string, honest, dishonest float64, kills int) *Report {
+		return &Report{Trace: "w1.csv", Label: label, Results: []*Result{{Policy: "smd", TimeLimitKills: kills,
+			Honesty: &HonestyStats{HonestJobs: 9, HonestAvgJCT: honest, DishonestJobs: 1, DishonestAvgJCT: dishonest, DishonestKills: kills}}}}
+	}
+	var b strings.Builder
+	if err := WriteHonestyEvaluation(&b, []*Report{rep("honest", 1000, 500, 0), rep("pays", 1100, 400, 0), rep("caught", 1040, 900, 2)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| pays | smd | 1000 | 1100 | 1.100 ✗ | 500 | 400 | 0.800 ✗ | 0 (0) | 0 |",
+		"| caught | smd | 1000 | 1040 | 1.040 ✓ | 500 | 900 | 1.800 ✓ | 2 (2) | 0 |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "| honest |") {
+		t.Errorf("the all-honest base got a row of its own:\n%s", b.String())
+	}
+	if err := WriteHonestyEvaluation(&b, []*Report{rep("honest", 1000, 500, 0)}); err == nil {
+		t.Error("a base alone: want an error")
+	}
+}
