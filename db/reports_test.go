@@ -22,11 +22,20 @@ import (
 // way the collector does, with report rollups refreshed.
 func demoStore(t *testing.T) (*db.Store, dcgm.Schedule) {
 	t.Helper()
+	s, sched, _ := demoDatabase(t)
+	return s, sched
+}
+
+// demoDatabase is demoStore with the database's URL (for tests that query
+// it with SQL of their own).
+func demoDatabase(t *testing.T) (*db.Store, dcgm.Schedule, string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("integration test (Postgres)")
 	}
 	ctx := context.Background()
-	s := dbtest.New(t)
+	u := dbtest.URL(t)
+	s := dbtest.Open(t, u, true)
 	f := filepath.Join("..", "dcgm", "testdata")
 	rep, err := dcgm.OpenReplay(filepath.Join(f, "recording.jsonl"), dcgm.ReplayConfig{})
 	if err != nil {
@@ -48,7 +57,7 @@ func demoStore(t *testing.T) (*db.Store, dcgm.Schedule) {
 	if _, err := s.RefreshReportRollups(ctx, demoT0.Add(-time.Hour), demoT0.Add(time.Hour), 0); err != nil {
 		t.Fatal(err)
 	}
-	return s, sched
+	return s, sched, u
 }
 
 var demoT0 = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
