@@ -28,7 +28,10 @@ func simulateCommand() *cli.Command {
 			"time), as on a real cluster; --policy slurm is Slurm alone, nothing written. With\n" +
 			"--scheduler ideal the simulator starts the jobs each plan admits itself and lets\n" +
 			"tiresias, optimus and *-elastic preempt or resize (for comparison with published\n" +
-			"simulators). All policies see the true durations (oracle).\n\n" +
+			"simulators). By default all policies see the true durations (oracle); --knowledge realistic\n" +
+			"gives hints that err, jobs without hints and modal time limits, --users and --dishonest make\n" +
+			"users and liars. In Slurm mode a job killed at its time limit is resubmitted by its user, and\n" +
+			"every run that ends feeds its user's record, which Strata's cycle applies.\n\n" +
 			"--cluster NODESxGPUS[:TYPE] may be followed by settings: cpus=N and mem=SIZE per node\n" +
 			"(Slurm's units: a bare number is MB; default 12 CPUs and 48G per GPU), bb=SIZE for a shared\n" +
 			"burst-buffer pool, bbbw=SIZE/s for its stage-in/stage-out bandwidth per job and\n" +

@@ -19,6 +19,15 @@
 // rounded to ticks); starts happen only at ticks. GPU energy comes from a
 // per-GPU-type idle/busy power model (PowerModel).
 //
+// Users and accountability (users.go, knowledge.go, resubmit.go): jobs
+// may be spread over users (AssignUsers), some of whom understate their
+// work (MakeDishonest); realistic knowledge draws hint errors, jobs without
+// hints and modal time limits (Knowledge). In Slurm mode a job killed at
+// its time limit is resubmitted by its user (its JCT runs until its work
+// is done), every run that ends feeds its user's record (planner/trust)
+// into Strata's cycle (decide.History.Claims), and a time limit Strata
+// lowers to bind a claim (Decision.TimeLimit) is the one Slurm kills by.
+//
 // Determinism: a run is a pure function of (trace, config, seed, policy);
 // the same inputs give byte-identical JSON. The wall clock is read only to
 // measure Result.PlanTime (not part of the JSON) and by the progress bar.

@@ -38,6 +38,14 @@ func TestConfig(t *testing.T) {
 		{"bad power", func(o *Options) { o.Power = []string{"t4"} }, "t4"},
 		{"missing scaling file", func(o *Options) { o.Scaling = "/nonexistent.csv" }, "open scaling curves"},
 		{"unknown policy", func(o *Options) { o.Policy = "fifo,nope" }, `--policy "nope"`},
+		{"negative users", func(o *Options) { o.Users = -1 }, "--users must be ≥ 0"},
+		{"dishonest without factor", func(o *Options) { o.Dishonest = "0.1" }, "--dishonest"},
+		{"dishonest factor below 1", func(o *Options) { o.Dishonest = "0.1:0.5" }, "--dishonest"},
+		{"unknown knowledge", func(o *Options) { o.Knowledge = "psychic" }, `--knowledge "psychic"`},
+		{"margin below 1", func(o *Options) { o.ClaimMargin = 0.5 }, "--claim-margin"},
+		{"accountability", func(o *Options) {
+			o.Users, o.Dishonest, o.Knowledge, o.ClaimMargin = 20, "0.1:100", sim.KnowledgeRealistic, 2
+		}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -67,6 +75,52 @@ func TestConfigCarriesSettings(t *testing.T) {
 	want := []any{true, sim.GPUPower{IdleW: 10, BusyW: 70, Source: "configured"}, 0, 16 * 3600.0, 0.5, []string{"fifo"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("configuration (-want +got):\n%s", diff)
+	}
+}
+
+// TestClaimMarginBindsOverSiteSettings: --claim-margin turns binding on at
+// its margin and keeps the rest of the site's [planner]; --no-trust
+// reaches the simulator.
+func TestClaimMarginBindsOverSiteSettings(t *testing.T) {
+	o := valid()
+	o.Planner, o.ClaimMargin, o.NoTrust = &planner.Options{EnergyWeight: 0.5}, 3, true
+	cfg, _, err := o.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []any{cfg.Planner.BindClaims, cfg.Planner.ClaimMargin, cfg.Planner.EnergyWeight, cfg.NoTrust, o.Planner.BindClaims}
+	if d := cmp.Diff([]any{true, 3.0, 0.5, true, false}, got); d != "" {
+		t.Errorf("bind, margin, site weight, no trust, site options untouched (-want +got):\n%s", d)
+	}
+}
+
+// TestUsersAppliedToTrace: --users, --knowledge realistic and --dishonest
+// reach the trace in that order (the users first, so that the liars are
+// drawn among them).
+func TestUsersAppliedToTrace(t *testing.T) {
+	tr, err := sim.ReadTrace(strings.NewReader("job_id,submit_time,duration_s,gpus\na,0,60,1\nb,1,60,1\nc,2,60,1\nd,3,60,1\n"), sim.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := valid()
+	o.Users, o.Dishonest, o.Knowledge, o.KnowledgeSeed = 2, "0.5:10", sim.KnowledgeRealistic, 1
+	got := o.users(tr)
+	var users []string
+	liars := map[string]bool{}
+	for _, j := range got.Jobs {
+		users = append(users, j.User)
+		if j.Dishonest {
+			liars[j.User] = true
+		}
+		if j.TimeLimit < j.Duration {
+			t.Errorf("job %s: limit %v below its run time (realistic knowledge not applied)", j.ID, j.TimeLimit)
+		}
+	}
+	if d := cmp.Diff([]string{"u1", "u2", "u1", "u2"}, users); d != "" {
+		t.Errorf("users (-want +got):\n%s", d)
+	}
+	if len(liars) != 1 {
+		t.Errorf("liars %v: want one of the two users", liars)
 	}
 }
 
