@@ -1,0 +1,149 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/strata-hpc/strata/db/dbtest"
+	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/planner/trust"
+	"github.com/strata-hpc/strata/slurm"
+	"github.com/strata-hpc/strata/slurm/slurmtest"
+)
+
+// TestIntegrationLiarIsCorrected (issue 22.5) runs the daemon's cycle
+// against the test cluster and a real Postgres: bob's first job claims one
+// ResNet-50 iteration (milliseconds) and sleeps 4 s, 100-fold and more
+// past its claim. The cycle before it started recorded the claim; the job
+// record is stored as the collector stores it. The next cycle reads bob's
+// record: his next job with the same claim is distrusted (timed by its
+// 60-minute limit, said in the decision, with the claim kept as
+// Decision.Claimed) and ranks behind alice's honest job of a few minutes,
+// which it ranked ahead of without the record.
+func TestIntegrationLiarIsCorrected(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: needs the Slurm test cluster and Postgres")
+	}
+	cl := slurmtest.Connect(t)
+	st := dbtest.Open(t, dbtest.URL(t), true)
+	name := fmt.Sprintf("trust-%d-%d", os.Getpid(), time.Now().UnixNano()%100000)
+	lie := "--comment=strata: model=resnet50 batch=1 iters=1"
+	honest := "--comment=strata: model=resnet50 batch=64 iters=300"
+	sub := func(user, hint, limit, begin, run string, size ...string) int64 {
+		if size == nil {
+			size = []string{"--gres=gpu:1"}
+		}
+		return cl.SbatchAs(t, user, append(size, "-J", name, "--chdir=/tmp", "-o", "/dev/null", "-t", limit,
+			"--begin="+begin, hint, "--wrap=sleep "+run)...)
+	}
+	var logs strings.Builder
+	log := zerolog.New(&logs)
+	newDaemon := func() *Daemon {
+		o := testOptions()
+		o.Compare, o.Scope.NamePrefix = nil, name
+		d, err := New(log, o, Deps{
+			Connect: func(ctx context.Context) (Cluster, error) { return slurm.New(ctx, cl.Config, log) },
+			Open:    func(context.Context) (Store, error) { return keptStore{StoreOf(st)}, nil }}, NewMetrics())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	decision := func(p planner.Plan, id int64) planner.Decision {
+		for _, d := range p.Decisions {
+			if d.JobID == id {
+				return d
+			}
+		}
+		t.Fatalf("no decision for job %d in %+v", id, p.Decisions)
+		return planner.Decision{}
+	}
+
+	// The claim is planned (and recorded) before the job starts.
+	first := sub("bob", lie, "10", "now+3", "4")
+	d1 := newDaemon()
+	res, err := d1.RunOnce(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim := decision(res.Plan, first)
+	if run := claim.PredictedEnd.Sub(claim.PredictedStart); claim.PredictedStart.IsZero() || run > time.Second {
+		t.Fatalf("first job planned %v–%v: want a recorded prediction under a second", claim.PredictedStart, claim.PredictedEnd)
+	}
+	d1.Close() // its writer lock goes: the next daemon leads
+	var job planner.Job
+	for _, j := range res.Snapshot.Jobs {
+		if j.ID == first {
+			job = j
+		}
+	}
+	if st := cl.WaitState(t, first, "COMPLETED", 40*time.Second); st != "COMPLETED" {
+		t.Fatalf("first job is %s, want COMPLETED", st)
+	}
+	end := time.Now().UTC()
+	run, err := slurmDuration(cl.ShowJob(t, first)["RunTime"])
+	if err != nil || run < 3*time.Second {
+		t.Fatalf("first job ran %v (%v): want its 4 s sleep", run, err)
+	}
+	// What the collector stores of a finished job (strata collect).
+	job.State, job.StartTime = planner.JobCompleted, end.Add(-run)
+	if err := st.UpsertJobs(context.Background(), res.Snapshot.Cluster, []planner.Job{job}, map[int64]time.Time{first: end}); err != nil {
+		t.Fatal(err)
+	}
+
+	// bob lies again; alice is honest. Both wait (begin in an hour) and
+	// each needs every GPU of the cluster, so one goes first.
+	all := []string{"-N", "2", "--gres=gpu:4"}
+	again := sub("bob", lie, "60", "now+3600", "4", all...)
+	fair := sub("alice", honest, "30", "now+3600", "60", all...)
+	d2 := newDaemon()
+	defer d2.Close()
+	res, err = d2.RunOnce(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	liar, ok := decision(res.Plan, again), decision(res.Plan, fair)
+	if !slices.Contains(liar.Reasons, planner.ReasonClaimDistrusted) || !strings.Contains(liar.Detail, "not trusted") {
+		t.Errorf("bob's next job decided %v %q: want %s; log:\n%s", liar.Reasons, liar.Detail, planner.ReasonClaimDistrusted, logs.String())
+	}
+	if run := liar.PredictedEnd.Sub(liar.PredictedStart); run < 59*time.Minute {
+		t.Errorf("bob's next job planned for %v: want its 60-minute limit", run)
+	}
+	if liar.Claimed <= 0 || liar.Claimed > time.Second {
+		t.Errorf("bob's next job carries claimed %v: want the uncorrected prediction (ms)", liar.Claimed)
+	}
+	if liar.Rank <= ok.Rank {
+		t.Errorf("bob's distrusted job ranks %d (%v), ahead of alice's honest job (%d, %v %v)", liar.Rank,
+			liar.PredictedEnd.Sub(liar.PredictedStart), ok.Rank, ok.PredictedEnd.Sub(ok.PredictedStart), ok.Reasons)
+	}
+	outs, err := st.TrustOutcomes(context.Background(), res.Snapshot.Cluster, end.Add(-time.Hour), 100)
+	if err != nil || !slices.ContainsFunc(outs, func(o trust.Outcome) bool { return o.JobID == first && o.User == "bob" }) {
+		t.Errorf("outcomes %+v (%v): want bob's first job", outs, err)
+	}
+}
+
+// keptStore is the test's store, which the daemons share: closing a
+// daemon leaves it open (dbtest closes it).
+type keptStore struct{ Store }
+
+func (keptStore) Close() {}
+
+// slurmDuration reads scontrol's [D-]HH:MM:SS.
+func slurmDuration(s string) (time.Duration, error) {
+	var d, h, m, sec int
+	if strings.Contains(s, "-") {
+		if _, err := fmt.Sscanf(s, "%d-%d:%d:%d", &d, &h, &m, &sec); err != nil {
+			return 0, fmt.Errorf("parse %q: %w", s, err)
+		}
+	} else if _, err := fmt.Sscanf(s, "%d:%d:%d", &h, &m, &sec); err != nil {
+		return 0, fmt.Errorf("parse %q: %w", s, err)
+	}
+	return time.Duration(((d*24+h)*60+m)*60+sec) * time.Second, nil
+}
