@@ -8,7 +8,7 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 BIN     := bin/strata
 
-.PHONY: all build package package-test package-name test test-unit test-integration demo evaluate evaluate-slurm bench bench-queue fuzz vet testbed-up testbed-down clean help
+.PHONY: all build package package-test package-name test test-unit test-integration demo evaluate evaluate-slurm bench bench-queue bench-store fuzz vet testbed-up testbed-down clean help
 
 all: build
 
@@ -64,7 +64,10 @@ test-unit:       ## unit tests only: no Slurm, no Postgres, no root
 test:            ## everything: installs deps, starts Postgres + the Slurm test cluster, vet, all tests, teardown
 	scripts/test.sh
 
-demo: build      ## bring up the test bed, submit DL jobs, show the queue and what Strata plans
+demo:            ## bring up the test bed, submit DL jobs, show the queue and what Strata plans
+	@echo "== 0. Building bin/strata: Go downloads the modules first (once per machine), then compiles (minutes on a fresh machine, seconds afterwards)"
+	@$(GO) mod download && echo "   modules ready; compiling bin/strata"
+	@$(MAKE) --no-print-directory build
 	scripts/demo.sh
 
 evaluate: build  ## re-run the trace-driven comparison and regenerate docs/evaluation.md
@@ -76,6 +79,10 @@ evaluate-slurm: build ## the Slurm model vs the real Slurm: replays on a test cl
 BENCH_JOBS ?= 10000
 bench-queue: ## the whole plan cycle at site scale: BENCH_JOBS pending jobs on a bed of its own, 2 cycles of strata run (root; JSON last line; docs/evaluation.md § Scale)
 	BENCH_JOBS=$(BENCH_JOBS) scripts/bench-queue.sh
+
+BENCH_STORE_SIZES ?= 1e6,1e7
+bench-store: ## the telemetry store at site scale: a year of rollups, 1,000 GPUs' samples up to each of BENCH_STORE_SIZES through Strata's ingestion, reports, job page, retention, spool drain (own Postgres; JSON line per size; docs/evaluation.md § Scale)
+	BENCH_STORE_SIZES=$(BENCH_STORE_SIZES) scripts/bench-store.sh
 
 FUZZTIME ?= 1m
 fuzz:            ## run every fuzzer for FUZZTIME each (default 1m), e.g. make fuzz FUZZTIME=10m
