@@ -33,6 +33,9 @@ func writeText(w io.Writer, ex Explanation, now time.Time) error {
 		p.f("Settings of that cycle: %s\n", config.SettingsLine(d.Settings))
 	}
 	p.f("\nDecision: %s\n", decisionWords(d.Decision))
+	if s := serverTasksWords(d.Body, d.Workers, d.PS); s != "" {
+		p.f("Servers: %s\n", s)
+	}
 	p.f("\nWhy:\n")
 	for _, r := range ex.Reasons {
 		p.f("  - %s (%s)\n", r.Text, r.Code)
