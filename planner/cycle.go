@@ -52,6 +52,7 @@ type jobInfo struct {
 	pmin    int  // PS range (0,0 when not PS)
 	pmax    int  //
 	psAuto  bool //
+	psPerW  bool // ps=auto with Options.PSChoice "w": P = W
 	fixed   bool // only priority may change
 	keep    bool // leave untouched (invalid hint, rewrite=no)
 	cpuPerW float64
@@ -439,6 +440,12 @@ func (c *cycle) staticJobInfoIn(j *Job, isl *island) *jobInfo {
 	ji.size = min(max(ji.req, ji.gmin), ji.gmax)
 	if ji.model.kind != kindOpaque && ji.model.arch == ArchPS {
 		ji.pmin, ji.pmax, ji.psAuto = max(1, h.PSMin), max(1, h.PSMax), h.PSAuto || h.PSMax == 0
+		switch {
+		case ji.psAuto && c.o.PSChoice == "w":
+			ji.psPerW = true
+		case ji.psAuto && c.o.PSChoice == "1":
+			ji.psAuto, ji.pmin, ji.pmax = false, 1, 1
+		}
 	}
 	ji.cpuPerW = float64(j.CPUs) / float64(max(1, ji.req))
 	ji.memPerW = j.MemoryMB / int64(max(1, ji.req))

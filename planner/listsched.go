@@ -92,6 +92,9 @@ func psFor(ji *jobInfo, w int) int {
 	if ji.pmax == 0 {
 		return 0
 	}
+	if ji.psPerW {
+		return w
+	}
 	if ji.psAuto {
 		return max(1, w/2)
 	}

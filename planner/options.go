@@ -74,6 +74,12 @@ type Options struct {
 	// (default; gradients of a layer are pushed while earlier layers still
 	// run backward) or "no-overlap" (algorithms.md A1.1).
 	PSComm PSComm
+	// PSChoice, for jobs whose hint says ps=auto, replaces the planner's
+	// choice of the server count by a fixed rule: "w" (as many servers as
+	// workers) or "1" (one server); "" = the planner chooses (smd: among
+	// 1, W/4, W/2 and W). A what-if of the simulator (strata simulate
+	// --ps-choice; docs/evaluation.md § Parameter servers).
+	PSChoice string
 	// WorkerBandwidthBps and PSBandwidthBps are the NIC bandwidths (bytes/s)
 	// of a worker and of a parameter server. Default 1.25e9 (10 Gb/s).
 	WorkerBandwidthBps float64
@@ -224,6 +230,9 @@ func (o Options) Validate() error {
 	}
 	if o.PSComm != "" && o.PSComm != PSCommOverlap && o.PSComm != PSCommNoOverlap {
 		return fmt.Errorf("ps communication model %q: want overlap or no-overlap", o.PSComm)
+	}
+	if o.PSChoice != "" && o.PSChoice != "w" && o.PSChoice != "1" {
+		return fmt.Errorf("ps choice %q: want w, 1 or empty (the planner chooses)", o.PSChoice)
 	}
 	for k, l := range o.Limits {
 		if err := l.validate(k); err != nil {

@@ -95,3 +95,33 @@ func TestPSWrittenTasksAreStable(t *testing.T) {
 		t.Errorf("second cycle (-first +second):\n%s", diff)
 	}
 }
+
+// Options.PSChoice replaces the planner's choice of P for ps=auto by the
+// usual fixed rules (the simulator's what-if): P = W or P = 1; a ps= the
+// user fixed is kept.
+func TestPSChoice(t *testing.T) {
+	const hint = "strata: model=vgg16 batch=64 iters=20000 gpus=4 arch=ps "
+	cases := []struct {
+		choice, ps string
+		want       int
+	}{
+		{"w", "ps=auto", 4}, {"1", "ps=auto", 1}, {"w", "ps=2", 2}, {"1", "ps=2", 2},
+	}
+	for _, tc := range cases {
+		s := pt.Cluster("ps", t0).Partition("gpu", true).Nodes("n", 1, 4, 32, 256*1024, "gpu", "").
+			Pending(1, 4, hint+tc.ps).Build()
+		for _, policy := range []string{"smd", "fifo"} {
+			p, err := planner.NewPolicy(policy, planner.Options{PSChoice: tc.choice})
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan, _ := p.Plan(context.Background(), s)
+			if d := plan.Decisions[0]; d.PS != tc.want || d.Tasks != 4+tc.want {
+				t.Errorf("%s, choice %s, %s: PS %d with %d tasks, want %d and %d", policy, tc.choice, tc.ps, d.PS, d.Tasks, tc.want, 4+tc.want)
+			}
+		}
+	}
+	if err := (planner.Options{PSChoice: "2"}).Validate(); err == nil {
+		t.Error("PSChoice 2 was accepted")
+	}
+}

@@ -51,6 +51,9 @@ func psGrid(ji *jobInfo, w int) []int {
 	if ji.pmax == 0 {
 		return []int{0}
 	}
+	if ji.psPerW {
+		return []int{w}
+	}
 	var set []int
 	if ji.psAuto {
 		set = []int{1, max(1, w/4), max(1, w/2), w}
