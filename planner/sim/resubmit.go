@@ -95,9 +95,12 @@ func (e *engine) predictRun(i int) {
 
 // runEnded closes the current run of job i at end: into its user's record
 // when the run had a prediction (timedOut: Slurm stopped it at its limit).
+// Jobs of a trace without users (and without --users) share the
+// placeholder user "user": they keep no record, which would be everyone's
+// and correct every job by every other's (a record is one user's).
 func (e *engine) runEnded(i int, end float64, timedOut bool) {
 	j := &e.jobs[i]
-	if tr := e.trust; tr != nil && j.predicted > 0 && j.ran > 0 {
+	if tr := e.trust; tr != nil && j.predicted > 0 && j.ran > 0 && j.tj.User != "" {
 		tr.outcomes = append(tr.outcomes, trust.Outcome{User: j.pj.User, Account: j.pj.Account, JobID: int64(i + 1),
 			End: simTime(end), Predicted: time.Duration(j.predicted * float64(time.Second)),
 			Real: time.Duration(j.ran * float64(time.Second)), TimedOut: timedOut})

@@ -182,3 +182,28 @@ func TestLiesDoNotPay(t *testing.T) {
 		}
 	}
 }
+
+// TestNoRecordWithoutUsers: a trace without users keeps no record (its
+// jobs share a placeholder user, whose record would be everyone's); with
+// --users each user has one.
+func TestNoRecordWithoutUsers(t *testing.T) {
+	sc := readScalingFile(t, "testdata/pollux_scaling.csv")
+	cfg := Config{Cluster: ClusterSpec{Nodes: 16, GPUsPerNode: 4, GPUType: "t4"}, Truth: Truth{Scaling: sc}}
+	for _, tt := range []struct {
+		name  string
+		users int
+		want  int
+	}{{"no users", 0, 0}, {"20 users", 20, 20}} {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := AssignUsers(readTraceFile(t, "testdata/pollux_workload1.csv"), tt.users)
+			e, _ := runWithRecords(t, cfg, tr, "smd", nil)
+			users := map[string]bool{}
+			for _, o := range e.trust.outcomes {
+				users[o.User] = true
+			}
+			if len(users) != tt.want {
+				t.Errorf("records of %d users, want %d", len(users), tt.want)
+			}
+		})
+	}
+}
