@@ -31,6 +31,9 @@ type Cluster interface {
 	Apply(ctx context.Context, ds []planner.Decision, o slurm.ApplyOptions) (slurm.ApplyReport, error)
 	// MarkNonCooperative records that a job ignored its checkpoint signal.
 	MarkNonCooperative(ctx context.Context, id int64) error
+	// AccountingHistory reads slurmdbd through slurmrestd, where it is
+	// served (ServesAccounting false: not served).
+	AccountingHistory
 }
 
 // Store is what the daemon needs from Postgres; StoreOf adapts *db.Store.

@@ -28,6 +28,14 @@ type fakeCluster struct {
 	onWrite       func() // test hook, called (locked) after each applied write
 }
 
+// ServesAccounting: the fake slurmrestd serves no /slurmdb.
+func (f *fakeCluster) ServesAccounting() bool { return false }
+
+// FinishedJobs is never called on a cluster without accounting.
+func (f *fakeCluster) FinishedJobs(context.Context, string, time.Time, time.Time) ([]slurm.FinishedJob, error) {
+	return nil, fmt.Errorf("finished jobs: %w", slurm.ErrUnavailable)
+}
+
 func newFakeCluster(s *planner.Snapshot) *fakeCluster { return &fakeCluster{snap: *s} }
 
 func (f *fakeCluster) Snapshot(ctx context.Context) (*planner.Snapshot, error) {

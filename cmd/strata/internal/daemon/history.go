@@ -23,8 +23,9 @@ const (
 // HistorySources are the values of --history-source.
 var HistorySources = []string{HistoryAuto, HistorySlurmdbd, HistoryStrata}
 
-// AccountingHistory is what the daemon reads from slurmdbd; *slurm.Client
-// satisfies it.
+// AccountingHistory is what the daemon reads from slurmdbd, part of its
+// Cluster (passed explicitly, not discovered by type assertion);
+// *slurm.Client satisfies it.
 type AccountingHistory interface {
 	// ServesAccounting says whether slurmrestd serves /slurmdb.
 	ServesAccounting() bool
@@ -90,10 +91,10 @@ func (s slurmdbdHistory) finished(ctx context.Context, cluster string, since, no
 // historySource picks this cycle's source from --history-source, the Slurm
 // client and the store (nil: no database); nil when there is none.
 func (d *Daemon) historySource(cl Cluster, st Store) historySource {
-	acct, _ := cl.(AccountingHistory)
+	var acct AccountingHistory = cl
 	switch d.opts.HistorySource {
 	case HistorySlurmdbd:
-		if acct != nil {
+		if cl != nil {
 			return slurmdbdHistory{acct}
 		}
 	case HistoryStrata:
@@ -101,7 +102,7 @@ func (d *Daemon) historySource(cl Cluster, st Store) historySource {
 			return storeHistory{st}
 		}
 	default:
-		if acct != nil && acct.ServesAccounting() {
+		if cl != nil && acct.ServesAccounting() {
 			return slurmdbdHistory{acct}
 		}
 		if st != nil {
