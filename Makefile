@@ -8,7 +8,7 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 BIN     := bin/strata
 
-.PHONY: all build package package-test package-name test test-unit test-integration demo evaluate evaluate-slurm bench bench-queue bench-store fuzz vet testbed-up testbed-down clean help
+.PHONY: all build package package-test package-name test test-slurm-next test-unit test-integration demo evaluate evaluate-slurm bench bench-queue bench-store fuzz vet testbed-up testbed-down clean help
 
 all: build
 
@@ -63,6 +63,9 @@ test-unit:       ## unit tests only: no Slurm, no Postgres, no root
 
 test:            ## everything: installs deps, starts Postgres + the Slurm test cluster, vet, all tests, teardown
 	scripts/test.sh
+
+test-slurm-next: ## the tests that talk to Slurm, against Debian sid's Slurm 26.05 (slurmrestd v0.0.44) on a bed of its own
+	scripts/test.sh slurm-next
 
 demo:            ## bring up the test bed, submit DL jobs, show the queue and what Strata plans
 	@echo "== 0. Building bin/strata: Go downloads the modules first (once per machine), then compiles (minutes on a fresh machine, seconds afterwards)"

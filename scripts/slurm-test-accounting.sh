@@ -87,6 +87,9 @@ EOF
 acct_write_config() {
   mkdir -p "$ROOT/run/mysqld" "$ROOT/var/lib/mysql" "$ROOT/var/log/mysql"
   inroot chown mysql:mysql /run/mysqld /var/lib/mysql /var/log/mysql
+  # sid's libmariadb (slurmdbd 26.05) looks for the server's socket in
+  # /run/mariadbd, trixie's in /run/mysqld: both lead to the one socket.
+  mkdir -p "$ROOT/run/mariadbd"; ln -sfn "$ACCT_SOCK" "$ROOT/run/mariadbd/mysqld.sock"
   [ -s "$DIR/dbpass" ] || { head -c 18 /dev/urandom | base64 | tr -d '/+=' > "$DIR/dbpass"; chmod 600 "$DIR/dbpass"; }
   ( umask 077
     cat > "$ROOT/etc/slurm/slurmdbd.conf" <<EOF

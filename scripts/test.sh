@@ -2,11 +2,15 @@
 # test.sh -- what `make test` runs: install deps, start the test bed, vet,
 # run every test (unit + integration against the real Postgres and Slurm),
 # tear the bed down. `test.sh bench` runs the benchmarks instead.
+# `test.sh slurm-next` (make test-slurm-next) runs the tests that talk to
+# Slurm against the next Slurm instead: Debian sid's (26.05, through
+# slurmrestd v0.0.44), on a bed of its own.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 cd "$HERE/.."
 export PATH=/usr/local/go/bin:$PATH
 
+[ "${1:-}" != slurm-next ] || export SLURM_TEST_SUITE=sid
 "$HERE/deps.sh"
 # A test bed of this run's own (directories, ports), destroyed at the end: a
 # demo, a developer's bed or another `make test` on this machine is untouched.
@@ -22,6 +26,15 @@ export STRATA_REPO_ROOT=$PWD
 
 if [ "${1:-}" = bench ]; then
   go test -run '^$' -bench . -benchmem -timeout 40m ./...
+  exit 0
+fi
+if [ "${1:-}" = slurm-next ]; then
+  # the packages whose tests use the Slurm test cluster
+  pkgs="./slurm/... ./scripts/ ./cmd/strata/ ./cmd/strata/internal/daemon/ ./cmd/strata/internal/collect/"
+  echo "== go test against $(scripts/slurm-test-cluster.sh exec scontrol --version)" >&2
+  go test -p 2 -count=1 -timeout 25m $pkgs
+  echo "== go test (tests that need the whole Slurm test cluster, alone)" >&2
+  STRATA_TEST_EXCLUSIVE=1 go test -count=1 -timeout 10m -run '^TestExclusive' $pkgs
   exit 0
 fi
 

@@ -2,7 +2,11 @@ package slurm
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -10,6 +14,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/google/go-cmp/cmp"
+	"github.com/rs/zerolog"
 
 	api42 "github.com/SlinkyProject/slurm-client/api/v0042"
 	api44 "github.com/SlinkyProject/slurm-client/api/v0044"
@@ -158,5 +163,33 @@ func TestV0044UpdateBodyIsAV0044JobDesc(t *testing.T) {
 		if !bytes.Contains(body, []byte(`"`+member+`"`)) {
 			t.Errorf("body %s lacks %s", body, member)
 		}
+	}
+}
+
+// GET /jobs/state through v0.0.44, on the answer recorded from Slurm 26.05
+// (array tasks listed one by one).
+func TestV0044JobStatesFromRecording(t *testing.T) {
+	dir := "testdata/slurm-26.05/v0.0.44"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := map[string]string{"/openapi/v3": "openapi.json", "/slurm/v0.0.44/jobs/state/": "jobs_state.json"}[r.URL.Path]
+		if name == "" {
+			http.NotFound(w, r)
+			return
+		}
+		http.ServeFile(w, r, filepath.Join(dir, name))
+	}))
+	defer srv.Close()
+	c, err := New(context.Background(), Config{URL: srv.URL, User: "root", Token: "t", Retries: -1, Scontrol: "none"}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, size, err := c.api.jobStates(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"1": "RUNNING", "2": "PENDING", "3": "PENDING", "4": "PENDING", "5": "PENDING",
+		"6_1": "PENDING", "6_2": "PENDING", "6_3": "PENDING"}
+	if diff := cmp.Diff(want, got); diff != "" || c.APIVersion() != "v0.0.44" || size == 0 {
+		t.Errorf("job states through %s (%d bytes) (-want +got):\n%s", c.APIVersion(), size, diff)
 	}
 }
