@@ -15,6 +15,7 @@ case "$gov" in 1.2[6-9]*|1.[3-9]*|[2-9]*) ;; *) die "Go $gov is too old: go.mod 
 need=""
 command -v debootstrap >/dev/null || need="$need debootstrap"
 command -v curl >/dev/null || need="$need curl"
+command -v jq >/dev/null || need="$need jq"   # make demo reads JSON with it
 command -v gcc >/dev/null || need="$need gcc"
 [ -e /usr/include/stdlib.h ] || need="$need libc6-dev"   # cgo (vet of the dcgm/nvml build tags)
 command -v runuser >/dev/null || need="$need util-linux"
