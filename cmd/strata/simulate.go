@@ -86,6 +86,7 @@ func simulateOptions(c *cli.Context) (simulate.Options, error) {
 	o.WriteTrace, o.SynthBBCatalog = c.String("write-trace"), c.String("synth-bb-catalog")
 	o.Users, o.Dishonest, o.Knowledge, o.KnowledgeSeed = c.Int("users"), c.String("dishonest"), c.String("knowledge"), c.Uint64("knowledge-seed")
 	o.ClaimMargin, o.NoTrust = c.Float64("claim-margin"), c.Bool("no-trust")
+	o.PS = simulate.PSOptions{Share: c.Float64("ps-share"), Choice: c.String("ps-choice"), Seed: c.Uint64("ps-seed")}
 	if o.Knowledge == sim.KnowledgeRealistic && !c.IsSet("predictor") {
 		o.Predictor = sim.PredictorHistory // jobs without a hint are timed from history, as the daemon times them
 	}

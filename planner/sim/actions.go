@@ -58,6 +58,9 @@ func (e *engine) begin(i int, slots []slot, total int, t float64) {
 // duration is the truth run time of j on w GPUs, counting linear guesses.
 func (e *engine) duration(j *job, w int) float64 {
 	d, linear := e.cfg.Truth.Duration(j.tj, w)
+	if j.tj.PS { // its servers count (psshare.go)
+		d, linear = PSSeconds(j.tj, w, psServers(j), e.cl.spec.GPUsPerNode)
+	}
 	if linear {
 		e.res.LinearScaled++
 	}

@@ -26,6 +26,9 @@ func (e *engine) jobResources(tj *TraceJob) (cpus int, memMB int64) {
 // so that a placement the planner checked fits here too.
 func (e *engine) nodeNeed(owner, g int) (int, int64) {
 	j := &e.jobs[owner-1]
+	if cpu, mem, ok := tasksNeed(&j.pj); ok { // a PS job's servers (psshare.go)
+		return cpu, mem
+	}
 	req := j.pj.GPUs()
 	if req <= 0 {
 		return 0, 0

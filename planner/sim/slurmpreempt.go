@@ -143,7 +143,7 @@ func (e *engine) preemptView(s *slurmState, v planner.Job, i int, t float64) pla
 // Strata's write does (CPUs and memory follow the GPUs).
 func (e *engine) resize(j *job, d planner.Decision) {
 	p := &j.pj
-	if d.GPUsPerNode <= 0 || p.GPUsPerTask > 0 {
+	if d.GPUsPerNode <= 0 || p.GPUsPerTask > 0 || writeTasks(p, d) {
 		return
 	}
 	req := p.GPUs()

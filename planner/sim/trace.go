@@ -50,6 +50,9 @@ type TraceJob struct {
 	// Published holds per-job JCTs other schedulers published for this
 	// trace, by column name without the "jct_" prefix (e.g. "pollux").
 	Published map[string]float64
+	// PS marks a parameter-server job of the catalog (MakePS; not a
+	// trace column).
+	PS bool
 	// What the job's user knows and claims (users.go, knowledge.go; not
 	// trace columns): Dishonest marks a job of a user who understates the
 	// work in every hint (MakeDishonest); ClaimScale is the work the hint

@@ -150,6 +150,9 @@ func (r HintRange) max(t Truth, j *TraceJob, clusterGPUs int) int {
 // TraceJob.ClaimScale (a lie or a realistic error), at least one step; a
 // job marked NoHint gets none.
 func (r HintRange) comment(t Truth, j *TraceJob, clusterGPUs int) string {
+	if j.PS {
+		return r.psComment(t, j, clusterGPUs)
+	}
 	if !t.Elastic(j) || j.Iterations <= 0 || j.NoHint {
 		return ""
 	}

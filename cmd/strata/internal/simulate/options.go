@@ -85,6 +85,9 @@ type Options struct {
 	ClaimMargin float64
 	NoTrust     bool
 
+	// PS is the parameter-server what-if (psshare.go).
+	PS PSOptions
+
 	// Planner is the site's [planner] section (nil: the planner's defaults).
 	Planner *planner.Options
 	// Guard are the site's write limits (the same flags and keys as
@@ -174,6 +177,9 @@ func (o Options) baseConfig() (sim.Config, error) {
 		return cfg, errors.New("--energy-price must be ≥ 0")
 	}
 	cfg.EnergyPrice = o.EnergyPrice
+	if err := o.PS.apply(&cfg); err != nil {
+		return cfg, err
+	}
 	return cfg, o.accountability(&cfg)
 }
 

@@ -135,6 +135,7 @@ func (o Options) trace(cfg sim.Config, log zerolog.Logger) (*sim.Trace, map[stri
 		tr = sim.SynthBurstBuffer(tr, *o.SynthBB, cat)
 	}
 	tr = o.users(tr)
+	tr = o.PS.trace(tr, cfg.Cluster.GPUsPerNode)
 	truth := sim.PerturbSpeeds(tr, sim.SpeedError{Spread: o.SpeedError, Noise: o.SpeedNoise, Seed: o.SpeedErrorSeed})
 	if o.SynthDeadlines != nil {
 		tr = sim.SynthDeadlines(tr, *o.SynthDeadlines, cfg.Truth, cfg.Range, cfg.Cluster.TotalGPUs())
