@@ -90,7 +90,7 @@ func TestExplainFromSlurm(t *testing.T) {
 	}
 	want := Short{JobID: 12, ShortForm: true, NoDatabase: noDB.Error(), Found: true, User: "alice", Name: "rn50", Partition: "gpu",
 		State: "PENDING", SlurmReason: "BeginTime", Workers: 2, Rank: 3, Cycle: 17,
-		Reasons: []Reason{{"deferred", planner.ReasonDeferred.Describe()}, {"allocation_changed", planner.ReasonAllocationChanged.Describe()}},
+		Reasons:      []Reason{{"deferred", planner.ReasonDeferred.Describe()}, {"allocation_changed", planner.ReasonAllocationChanged.Describe()}},
 		PlannedStart: begin, DeferredUntil: begin}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("--json (-want +got):\n%s", d)
