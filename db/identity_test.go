@@ -73,7 +73,7 @@ func TestTwoClustersSameJobID(t *testing.T) {
 		t.Errorf("by job (-want +got):\n%s", d)
 	}
 	// The job page shows the job submitted last (east's) and only its own.
-	jr, err := s.JobReport(ctx, 7)
+	jr, err := s.JobReport(ctx, 7, db.Scope{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestReusedJobIDIsANewJob(t *testing.T) {
 	if d := cmp.Diff(map[string]float64{"alice": 60, "bob": 60}, wait); d != "" {
 		t.Errorf("mean wait by user (-want +got):\n%s", d)
 	}
-	jr, err := s.JobReport(ctx, 7)
+	jr, err := s.JobReport(ctx, 7, db.Scope{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,7 +68,25 @@ type ReportFilter struct {
 	// Clusters are Slurm ClusterNames (the job rows' and plan cycles'
 	// cluster).
 	Clusters []string
+	// Scope is what the reader may see, applied in SQL on top of the
+	// filters (the zero Scope sees everything).
+	Scope Scope
 }
+
+// Scope limits reports to one reader's jobs, as sacct does for users and
+// account coordinators: a Limited scope sees the jobs whose Slurm user is
+// in Users or whose account is in Accounts, and nothing else (rows whose
+// job is unknown included). The zero Scope is an administrator's: every
+// job. The filters of a ReportFilter narrow within the scope, never widen
+// it.
+type Scope struct {
+	Limited  bool
+	Users    []string
+	Accounts []string
+}
+
+// All is the unlimited scope (an administrator's).
+func (s Scope) All() bool { return !s.Limited }
 
 // Validate checks the window.
 func (f ReportFilter) Validate() error {
@@ -182,6 +200,37 @@ type JobReport struct {
 	Totals    EnergyRow     `json:"totals"`
 	Series    []JobPoint    `json:"series"`
 	Decisions []JobDecision `json:"decisions"`
+	// PerGPU are the job's GPUs one by one: rollup totals, memory and
+	// their series (empty without telemetry).
+	PerGPU []JobGPU `json:"per_gpu"`
+}
+
+// JobGPU is one GPU of a job: its rollup totals (GPU time, energy, mean
+// utilization, idle time and energy), mean power over its sampled time,
+// memory peak and size, and its bins over time.
+type JobGPU struct {
+	UUID           string  `json:"uuid"`
+	Host           string  `json:"host"`
+	GPUSeconds     float64 `json:"gpu_seconds"`
+	EnergyJ        float64 `json:"energy_j"`
+	UtilGPU        float64 `json:"util_gpu_pct"`
+	PowerW         float64 `json:"power_w"`
+	IdleGPUSeconds float64 `json:"idle_gpu_seconds"`
+	IdleEnergyJ    float64 `json:"idle_energy_j"`
+	// MemPeakBytes is the most GPU memory used in any bin; MemTotalBytes
+	// the GPU's size (0: unknown).
+	MemPeakBytes  int64      `json:"mem_peak_bytes"`
+	MemTotalBytes int64      `json:"mem_total_bytes"`
+	Series        []GPUPoint `json:"series"`
+}
+
+// GPUPoint is one GPU in one bin: mean utilization, peak memory used and
+// mean power.
+type GPUPoint struct {
+	T            time.Time `json:"t"`
+	UtilGPU      float64   `json:"util_gpu_pct"`
+	MemUsedBytes int64     `json:"mem_used_bytes"`
+	PowerW       float64   `json:"power_w"`
 }
 
 // JobGPUSpan is one interval during which the job held a GPU.

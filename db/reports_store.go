@@ -2,9 +2,7 @@ package db
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -56,17 +54,24 @@ func (s *Store) RefreshReportRollups(ctx context.Context, from, to time.Time, id
 // filterArgs returns the filter parameters as non-nil arrays: users,
 // accounts, partitions, jobs (the queries' $3..$6), clusters.
 func filterArgs(f ReportFilter) []any {
-	nz := func(s []string) []string {
-		if s == nil {
-			return []string{}
-		}
-		return s
-	}
 	jobs := f.Jobs
 	if jobs == nil {
 		jobs = []int64{}
 	}
-	return []any{nz(f.Users), nz(f.Accounts), nz(f.Partitions), jobs, nz(f.Clusters)}
+	return []any{nonNil(f.Users), nonNil(f.Accounts), nonNil(f.Partitions), jobs, nonNil(f.Clusters)}
+}
+
+// scopeArgs returns a scope's three query parameters: limited, users,
+// accounts.
+func scopeArgs(s Scope) []any {
+	return []any{s.Limited, nonNil(s.Users), nonNil(s.Accounts)}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 func hasDim(by []ReportDim, d ReportDim) bool {
@@ -107,6 +112,7 @@ func (s *Store) EnergyReport(ctx context.Context, q EnergyQuery) ([]EnergyRow, e
 	args := append([]any{q.From, q.To}, f[:4]...)
 	args = append(args, hasDim(q.By, DimJob), hasDim(q.By, DimUser), hasDim(q.By, DimAccount),
 		hasDim(q.By, DimPartition), hasDim(q.By, DimNode), bucket, tz, f[4])
+	args = append(args, scopeArgs(q.Scope)...)
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, interpretError("energy report", err)
@@ -197,6 +203,7 @@ func (s *Store) UsageReport(ctx context.Context, q UsageQuery) ([]UsageRow, erro
 	f := filterArgs(q.ReportFilter)
 	args := append([]any{q.From, q.To}, f[:4]...)
 	args = append(args, hasDim(q.By, DimUser), hasDim(q.By, DimAccount), hasDim(q.By, DimPartition), f[4])
+	args = append(args, scopeArgs(q.Scope)...)
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, interpretError("usage report", err)
@@ -252,7 +259,8 @@ func (s *Store) DecisionReport(ctx context.Context, q DecisionQuery) ([]Decision
 		return nil, err
 	}
 	f := filterArgs(q.ReportFilter)
-	rows, err := s.pool.Query(ctx, sql, q.From, q.To, f[0], f[2], f[3], f[4])
+	args := append([]any{q.From, q.To, f[0], f[2], f[3], f[4]}, scopeArgs(q.Scope)...)
+	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, interpretError("decision report", err)
 	}
@@ -265,156 +273,6 @@ func (s *Store) DecisionReport(ctx context.Context, q DecisionQuery) ([]Decision
 		return d, err
 	})
 	return out, interpretError("decision report", err)
-}
-
-// maxJobPoints bounds the per-job series (bins widen for long jobs).
-const maxJobPoints = 300
-
-// jobOwner restricts the per-job page to one job of an id: its cluster
-// (nil: any, when the id has no job row) and the time from which its rows
-// are its own (nil: always; later than the previous job of the id's).
-type jobOwner struct {
-	cluster *string
-	from    *time.Time
-}
-
-// JobReport returns one job's facts, GPU assignments, rollup totals, its
-// utilization/power series (from that job's samples only, in at most 300
-// bins) and the planner's decisions about it. When several jobs have the
-// id, it is the one submitted last, and only its own assignments and
-// rollups count. An unknown job (no job row and no assignment) gives an
-// error wrapping ErrNotFound.
-func (s *Store) JobReport(ctx context.Context, job int64) (JobReport, error) {
-	jr := JobReport{Job: job}
-	own, err := s.loadJobFacts(ctx, &jr)
-	if err != nil {
-		return jr, err
-	}
-	q, err := s.q.get("ReportJobAssignments")
-	if err != nil {
-		return jr, err
-	}
-	rows, err := s.pool.Query(ctx, q, job, own.cluster, own.from)
-	if err != nil {
-		return jr, interpretError("job report assignments", err)
-	}
-	as, err := pgx.CollectRows(rows, scanAssignment)
-	if err != nil {
-		return jr, interpretError("job report assignments", err)
-	}
-	for _, a := range as {
-		jr.GPUs = append(jr.GPUs, JobGPUSpan{Host: a.Host, UUID: a.UUID, From: a.From.UTC(), To: a.To.UTC()})
-	}
-	if jr.Name == "" && jr.User == "" && len(jr.GPUs) == 0 {
-		return jr, fmt.Errorf("job report %d: %w", job, ErrNotFound)
-	}
-	if err := s.loadJobTotals(ctx, &jr, own); err != nil {
-		return jr, err
-	}
-	if err := s.loadJobSeries(ctx, &jr, own); err != nil {
-		return jr, err
-	}
-	return jr, s.loadJobDecisions(ctx, &jr, own)
-}
-
-func (s *Store) loadJobFacts(ctx context.Context, jr *JobReport) (jobOwner, error) {
-	q, err := s.q.get("ReportJob")
-	if err != nil {
-		return jobOwner{}, err
-	}
-	var submit, start, end, from *time.Time
-	err = s.pool.QueryRow(ctx, q, jr.Job).Scan(&jr.Job, &jr.Cluster, &jr.Name, &jr.User, &jr.Account, &jr.Partition,
-		&submit, &start, &end, &from)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return jobOwner{}, nil // assignments may still exist
-	}
-	jr.Submit, jr.Start, jr.End = utcOrZero(submit), utcOrZero(start), utcOrZero(end)
-	return jobOwner{cluster: &jr.Cluster, from: from}, interpretError("job report", err)
-}
-
-func utcOrZero(t *time.Time) time.Time {
-	if t == nil {
-		return time.Time{}
-	}
-	return t.UTC()
-}
-
-func (s *Store) loadJobTotals(ctx context.Context, jr *JobReport, own jobOwner) error {
-	q, err := s.q.get("ReportJobTotals")
-	if err != nil {
-		return err
-	}
-	t := &jr.Totals
-	var n int64
-	var utilSec, sampled float64
-	err = s.pool.QueryRow(ctx, q, jr.Job, own.cluster, own.from).Scan(&n, &t.GPUSeconds, &t.EnergyJ, &utilSec, &sampled,
-		&t.IdleGPUSeconds, &t.IdleEnergyJ)
-	if n > 0 {
-		t.Jobs = 1
-	}
-	t.Job, t.JobName, t.Cluster, t.User, t.Account, t.Partition = jr.Job, jr.Name, jr.Cluster, jr.User, jr.Account, jr.Partition
-	if sampled > 0 {
-		t.UtilGPU = utilSec / sampled
-	}
-	return interpretError("job report totals", err)
-}
-
-func (s *Store) loadJobSeries(ctx context.Context, jr *JobReport, own jobOwner) error {
-	var lo, hi time.Time
-	for _, g := range jr.GPUs {
-		to := g.To
-		if to.IsZero() {
-			to = time.Now().UTC()
-		}
-		if lo.IsZero() || g.From.Before(lo) {
-			lo = g.From
-		}
-		hi = maxTime(hi, to)
-	}
-	if lo.IsZero() {
-		return nil
-	}
-	step := math.Max(10, math.Ceil(hi.Sub(lo).Seconds()/maxJobPoints))
-	q, err := s.q.get("ReportJobSeries")
-	if err != nil {
-		return err
-	}
-	rows, err := s.pool.Query(ctx, q, jr.Job, own.cluster, own.from, step)
-	if err != nil {
-		return interpretError("job report series", err)
-	}
-	jr.Series, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (JobPoint, error) {
-		var p JobPoint
-		err := r.Scan(&p.T, &p.UtilGPU, &p.PowerW)
-		p.T = p.T.UTC()
-		return p, err
-	})
-	return interpretError("job report series", err)
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
-}
-
-func (s *Store) loadJobDecisions(ctx context.Context, jr *JobReport, own jobOwner) error {
-	q, err := s.q.get("ReportJobDecisions")
-	if err != nil {
-		return err
-	}
-	rows, err := s.pool.Query(ctx, q, jr.Job, own.from)
-	if err != nil {
-		return interpretError("job report decisions", err)
-	}
-	jr.Decisions, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (JobDecision, error) {
-		var d JobDecision
-		err := r.Scan(&d.Cycle, &d.At, &d.Action, &d.Reason, &d.Detail)
-		d.At = d.At.UTC()
-		return d, err
-	})
-	return interpretError("job report decisions", err)
 }
 
 // ReportFreshness returns how far the report rollups reach (the last

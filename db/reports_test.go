@@ -277,7 +277,7 @@ func TestDecisionReportAndJobReport(t *testing.T) {
 		t.Errorf("decisions (-want +got):\n%s", d)
 	}
 
-	jr, err := s.JobReport(ctx, 104)
+	jr, err := s.JobReport(ctx, 104, db.Scope{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +289,7 @@ func TestDecisionReportAndJobReport(t *testing.T) {
 	if end := demoT0.Add(6 * time.Minute); err != nil || !rolled.Equal(end) || !activity.Equal(end) {
 		t.Errorf("freshness = %v, %v, %v; want both %v", rolled, activity, err, end)
 	}
-	if _, err := s.JobReport(ctx, 999); !errors.Is(err, db.ErrNotFound) {
+	if _, err := s.JobReport(ctx, 999, db.Scope{}); !errors.Is(err, db.ErrNotFound) {
 		t.Errorf("unknown job: err = %v, want ErrNotFound", err)
 	}
 }

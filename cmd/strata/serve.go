@@ -82,8 +82,13 @@ func passwdCommand() *cli.Command {
 		Name:      "passwd",
 		Usage:     "print a basic-auth file line for USER (password read from stdin)",
 		ArgsUsage: "USER",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "role", Value: "user",
+				Usage: "what the login sees: user (its own jobs), coordinator=ACCT[,ACCT] (those accounts' jobs too) or admin (everything)"},
+			&cli.StringFlag{Name: "slurm-user", Usage: "the Slurm user the login stands for (default: the login name)"},
+		},
 		Action: func(c *cli.Context) error {
-			line, err := web.PasswdLine(c.Args().First(), os.Stdin)
+			line, err := web.PasswdLine(c.Args().First(), c.String("role"), c.String("slurm-user"), os.Stdin)
 			if err != nil {
 				return err
 			}

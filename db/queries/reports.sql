@@ -1,7 +1,7 @@
 -- Report queries (db/reports.go). Reports read job_gpu_hour, the hourly
 -- per-job-per-GPU rollup, never gpu_sample; only InsertJobGPUHours (run
--- after ingestion or by `strata report refresh`) and ReportJobSeries (one
--- job's GPUs) read samples.
+-- after ingestion or by `strata report refresh`) and ReportJobGPUSeries
+-- (one job's GPUs) read samples.
 
 -- name: DeleteJobGPUHours
 DELETE FROM job_gpu_hour WHERE hour >= $1::timestamptz AND hour < $2::timestamptz;
@@ -86,7 +86,9 @@ FROM alloc al LEFT JOIN used u USING (cluster, job_id, gpu_uuid, hour);
 -- $1, $2: window; $3..$6: user/account/partition/job filters (empty: all);
 -- $7..$11: group by job/user/account/partition/node (a job brings its
 -- cluster, user, account and partition along); $12: bucket
--- ('', 'day' or 'hour'); $13: time zone of the buckets; $14: clusters.
+-- ('', 'day' or 'hour'); $13: time zone of the buckets; $14: clusters;
+-- $15..$17: the reader's scope (limited; its users; its accounts): a
+-- limited scope sees the rows of jobs of its users or accounts only.
 -- A rollup row belongs to the job of its cluster and id (jobs are keyed by
 -- cluster, id and submit time: migration 004) submitted last at or before
 -- the row's t_hi, and until the next job with that id was submitted; the
@@ -130,13 +132,14 @@ WHERE r.frac > 0
   AND (cardinality($3::text[]) = 0 OR j.user_name = ANY ($3::text[]))
   AND (cardinality($4::text[]) = 0 OR j.account = ANY ($4::text[]))
   AND (cardinality($5::text[]) = 0 OR j.partition = ANY ($5::text[]))
+  AND (NOT $15::bool OR j.user_name = ANY ($16::text[]) OR j.account = ANY ($17::text[]))
 GROUP BY 1, 3, CASE WHEN $7::bool THEN j.submit_time END, 4, 5, 6, 7, 8
 ORDER BY 8, 1, 3, CASE WHEN $7::bool THEN j.submit_time END, 4, 5, 6, 7;
 
 -- name: ReportUsageCompleted
 -- Jobs that ended inside the window: count, wait and JCT per group.
 -- $1, $2: window; $3..$6: filters; $7..$9: group by user/account/partition;
--- $10: clusters.
+-- $10: clusters; $11..$13: the reader's scope (as ReportEnergy's $15..$17).
 SELECT CASE WHEN $7::bool THEN j.user_name END AS user_name,
        CASE WHEN $8::bool THEN j.account END AS account,
        CASE WHEN $9::bool THEN j.partition END AS partition,
@@ -152,12 +155,15 @@ WHERE j.end_time >= $1::timestamptz AND j.end_time < $2::timestamptz
   AND (cardinality($5::text[]) = 0 OR j.partition = ANY ($5::text[]))
   AND (cardinality($6::bigint[]) = 0 OR j.job_id = ANY ($6::bigint[]))
   AND (cardinality($10::text[]) = 0 OR j.cluster = ANY ($10::text[]))
+  AND (NOT $11::bool OR j.user_name = ANY ($12::text[]) OR j.account = ANY ($13::text[]))
 GROUP BY 1, 2, 3
 ORDER BY 1, 2, 3;
 
 -- name: ReportDecisions
 -- $1, $2: window (cycle start); $3: users; $4: partitions; $5: jobs;
--- $6: clusters.
+-- $6: clusters; $7..$9: the reader's scope (limited, users, accounts): a
+-- decision is in it by its user, or by the account of its job (a job row
+-- of that id and user).
 SELECT d.action, coalesce(r.reason, '') AS reason,
        count(*) AS decisions,
        count(*) FILTER (WHERE d.outcome = 'applied') AS applied,
@@ -172,13 +178,17 @@ WHERE c.started_at >= $1::timestamptz AND c.started_at < $2::timestamptz
   AND (cardinality($4::text[]) = 0 OR d.partition = ANY ($4::text[]))
   AND (cardinality($5::bigint[]) = 0 OR d.job_id = ANY ($5::bigint[]))
   AND (cardinality($6::text[]) = 0 OR c.cluster = ANY ($6::text[]))
+  AND (NOT $7::bool OR d.user_name = ANY ($8::text[])
+       OR EXISTS (SELECT 1 FROM job k WHERE k.job_id = d.job_id AND k.user_name = d.user_name
+                                        AND k.account = ANY ($9::text[])))
 GROUP BY 1, 2
 ORDER BY count(*) DESC, 1, 2;
 
 -- name: ReportJob
 -- The latest job with id $1 (by submit time, of any cluster: a reused id
--- shows its newest job), and from when it owns its id's rows (NULL when it
--- is its cluster's first job with that id: it owns everything before; see
+-- shows its newest job) in the reader's scope ($2..$4: limited, users,
+-- accounts), and from when it owns its id's rows (NULL when it is its
+-- cluster's first job with that id: it owns everything before; see
 -- ReportEnergy).
 SELECT job_id, cluster, name, user_name, account, partition, nullif(submit_time, '-infinity'),
        start_time, end_time,
@@ -186,6 +196,7 @@ SELECT job_id, cluster, name, user_name, account, partition, nullif(submit_time,
                                               AND k.submit_time < j.submit_time)
             THEN j.submit_time END
 FROM job j WHERE job_id = $1
+  AND (NOT $2::bool OR j.user_name = ANY ($3::text[]) OR j.account = ANY ($4::text[]))
 ORDER BY submit_time DESC, cluster
 LIMIT 1;
 
@@ -207,31 +218,46 @@ FROM job_gpu_hour
 WHERE job_id = $1 AND ($2::text IS NULL OR cluster = $2::text)
   AND ($3::timestamptz IS NULL OR t_hi >= $3::timestamptz);
 
--- name: ReportJobSeries
+-- name: ReportJobGPUs
+-- ReportJobTotals per GPU, with the GPU's memory size (bytes; 0: unknown).
+SELECT h.gpu_uuid, min(h.host), sum(h.gpu_seconds), sum(h.energy_j), sum(h.util_gpu_seconds),
+       sum(h.sampled_seconds), sum(h.idle_gpu_seconds), sum(h.idle_energy_j), coalesce(max(g.mem_total), 0)
+FROM job_gpu_hour h LEFT JOIN gpu g ON g.gpu_uuid = h.gpu_uuid
+WHERE h.job_id = $1 AND ($2::text IS NULL OR h.cluster = $2::text)
+  AND ($3::timestamptz IS NULL OR h.t_hi >= $3::timestamptz)
+GROUP BY h.gpu_uuid
+ORDER BY min(h.host), h.gpu_uuid;
+
+-- name: ReportJobGPUSeries
 -- One job's GPUs over its assignments (a sample describes the period
--- before it, so the one taken at t_from is not the job's), in $4-second bins: mean utilization
--- over its GPUs and their summed power (mean per GPU within a bin).
+-- before it, so the one taken at t_from is not the job's), in $4-second
+-- bins: per GPU its mean utilization, peak memory used (bytes) and mean
+-- power.
 WITH a AS (
     SELECT gpu_uuid, t_from, coalesce(t_to, now()) AS t_to FROM gpu_assignment
     WHERE job_id = $1 AND ($2::text IS NULL OR cluster = $2::text)
       AND ($3::timestamptz IS NULL OR t_to IS NULL OR t_to >= $3::timestamptz)
-),
-per_gpu AS (
-    SELECT date_bin(make_interval(secs => $4::float8), s.ts, timestamptz '2000-01-01') AS t,
-           s.gpu_uuid, avg(s.util_gpu) AS util, avg(s.power_w) AS power
-    FROM a JOIN gpu_sample s ON s.gpu_uuid = a.gpu_uuid AND s.ts > a.t_from AND s.ts <= a.t_to
-    GROUP BY 1, 2
 )
-SELECT t, avg(util), sum(power) FROM per_gpu GROUP BY t ORDER BY t;
+SELECT s.gpu_uuid, date_bin(make_interval(secs => $4::float8), s.ts, timestamptz '2000-01-01') AS t,
+       avg(s.util_gpu), max(s.mem_used), avg(s.power_w)
+FROM a JOIN gpu_sample s ON s.gpu_uuid = a.gpu_uuid AND s.ts > a.t_from AND s.ts <= a.t_to
+GROUP BY 1, 2
+ORDER BY 1, 2;
 
 -- name: ReportJobDecisions
--- $2: from when (the owner's $3 above). Not filtered by cluster: the
--- planner's cycles carry Slurm's ClusterName, job rows the collector's
--- --cluster, which may differ.
+-- $2: from when (the owner's $3 above); $3..$5: the reader's scope
+-- (limited, users, accounts; as ReportDecisions'). Not filtered by
+-- cluster: the planner's cycles carry Slurm's ClusterName, job rows the
+-- collector's --cluster, which may differ. The last columns (user, job
+-- name, partition) name a job that has no job row.
 SELECT d.cycle_id, c.started_at, d.action, array_to_string(d.reasons, ','),
-       concat_ws('; ', nullif(d.outcome, ''), nullif(d.detail, ''))
+       concat_ws('; ', nullif(d.outcome, ''), nullif(d.detail, '')),
+       d.user_name, d.job_name, d.partition
 FROM plan_decision d JOIN plan_cycle c ON c.cycle_id = d.cycle_id
 WHERE d.job_id = $1 AND ($2::timestamptz IS NULL OR c.started_at >= $2::timestamptz)
+  AND (NOT $3::bool OR d.user_name = ANY ($4::text[])
+       OR EXISTS (SELECT 1 FROM job k WHERE k.job_id = d.job_id AND k.user_name = d.user_name
+                                        AND k.account = ANY ($5::text[])))
 ORDER BY d.cycle_id;
 
 -- name: ReportFreshness

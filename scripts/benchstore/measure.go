@@ -155,7 +155,7 @@ func (b *bench) jobPages(ctx context.Context, now time.Time, p *jobPage) error {
 	}
 	page := func(i int) func() (int, error) {
 		return func() (int, error) {
-			jr, err := b.st.JobReport(ctx, b.site.id(i))
+			jr, err := b.st.JobReport(ctx, b.site.id(i), db.Scope{})
 			return len(jr.Series), err
 		}
 	}

@@ -20,9 +20,9 @@ type Source interface {
 	UsageReport(ctx context.Context, q db.UsageQuery) ([]db.UsageRow, error)
 	// DecisionReport counts the planner's decisions by action and reason.
 	DecisionReport(ctx context.Context, q db.DecisionQuery) ([]db.DecisionRow, error)
-	// JobReport returns one job's page; errors wrap db.ErrNotFound when
-	// the job is unknown.
-	JobReport(ctx context.Context, job int64) (db.JobReport, error)
+	// JobReport returns one job's page as scope sees it; errors wrap
+	// db.ErrNotFound when the job is unknown or outside scope.
+	JobReport(ctx context.Context, job int64, scope db.Scope) (db.JobReport, error)
 }
 
 // Opener opens the source of a report; the returned function releases it.

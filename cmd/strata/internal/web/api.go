@@ -93,7 +93,7 @@ func (s *server) loadJob(w http.ResponseWriter, r *http.Request) (db.JobReport, 
 		s.fail(w, r, http.StatusBadRequest, err)
 		return db.JobReport{}, false
 	}
-	jr, err := s.cfg.Source.JobReport(r.Context(), id)
+	jr, err := s.cfg.Source.JobReport(r.Context(), id, s.scopeOf(r))
 	if err != nil {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return db.JobReport{}, false

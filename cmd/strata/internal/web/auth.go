@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -34,35 +35,69 @@ const (
 // Htpasswd maps a user to the stored hash line.
 type Htpasswd map[string]string
 
-// ReadHtpasswd reads a basic-auth file; it refuses one that others can
-// read, or that is owned by neither the user Strata runs as nor root.
+// ReadHtpasswd reads a basic-auth file's hashes (ReadUsers: with roles).
 func ReadHtpasswd(path string) (Htpasswd, error) {
+	u, err := ReadUsers(path)
+	return u.Hashes, err
+}
+
+// Users is a basic-auth file: each login's hash and role.
+type Users struct {
+	Hashes Htpasswd
+	Roles  map[string]Role
+}
+
+// Unroled returns the logins whose line names no role (they have a user's
+// scope), sorted.
+func (u Users) Unroled() []string {
+	var out []string
+	for login, r := range u.Roles {
+		if r.Default {
+			out = append(out, login)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ReadUsers reads a basic-auth file (login:HASH[:ROLE[:SLURMUSER]] lines,
+// see Role); it refuses one that others can read, or that is owned by
+// neither the user Strata runs as nor root.
+func ReadUsers(path string) (Users, error) {
 	if _, err := secretfile.Check("basic auth file", path); err != nil {
-		return nil, fmt.Errorf("read basic auth file: %w", err)
+		return Users{}, fmt.Errorf("read basic auth file: %w", err)
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("read basic auth file: %w", err)
+		return Users{}, fmt.Errorf("read basic auth file: %w", err)
 	}
 	defer f.Close()
-	users := Htpasswd{}
+	users := Users{Hashes: Htpasswd{}, Roles: map[string]Role{}}
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		user, hash, ok := strings.Cut(line, ":")
-		if _, _, _, err := parseHash(hash); !ok || user == "" || err != nil {
-			return nil, fmt.Errorf("basic auth file %s line %d: want user:%s$ITER$SALT$HASH (see strata serve passwd)", path, n, hashScheme)
+		fields := strings.Split(line, ":")
+		for len(fields) < 4 {
+			fields = append(fields, "")
 		}
-		users[user] = hash
+		user, hash := fields[0], fields[1]
+		if _, _, _, err := parseHash(hash); len(fields) > 4 || user == "" || err != nil {
+			return Users{}, fmt.Errorf("basic auth file %s line %d: want user:%s$ITER$SALT$HASH[:ROLE[:SLURMUSER]] (see strata serve passwd)", path, n, hashScheme)
+		}
+		role, err := ParseRole(fields[2], fields[3])
+		if err != nil {
+			return Users{}, fmt.Errorf("basic auth file %s line %d: %w", path, n, err)
+		}
+		users.Hashes[user], users.Roles[user] = hash, role
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read basic auth file: %w", err)
+		return Users{}, fmt.Errorf("read basic auth file: %w", err)
 	}
-	if len(users) == 0 {
-		return nil, fmt.Errorf("basic auth file %s has no users", path)
+	if len(users.Hashes) == 0 {
+		return Users{}, fmt.Errorf("basic auth file %s has no users", path)
 	}
 	return users, nil
 }

@@ -19,12 +19,19 @@ func (e InputError) Unwrap() error { return e.Err }
 func (e InputError) ExitCode() int { return 2 }
 
 // PasswdLine reads a password (the first line of r) and returns the
-// basic-auth file line of user, without its newline. A user name that is
-// empty or holds ':' or blanks, and a password shorter than 8 characters,
-// are an InputError.
-func PasswdLine(user string, r io.Reader) (string, error) {
+// basic-auth file line of user with role and Slurm user (see Role; ""
+// leaves them out), without its newline. A user name that is empty or
+// holds ':' or blanks, an invalid role or Slurm user, and a password
+// shorter than 8 characters are an InputError.
+func PasswdLine(user, role, slurmUser string, r io.Reader) (string, error) {
 	if user == "" || strings.ContainsAny(user, ": \t") {
 		return "", InputError{errors.New("serve passwd: give one user name without ':' or spaces")}
+	}
+	if role == "" && slurmUser != "" {
+		role = RoleUser
+	}
+	if _, err := ParseRole(role, slurmUser); err != nil {
+		return "", InputError{fmt.Errorf("serve passwd: %w", err)}
 	}
 	pw, err := bufio.NewReader(r).ReadString('\n')
 	if err != nil && !errors.Is(err, io.EOF) {
@@ -38,5 +45,12 @@ func PasswdLine(user string, r io.Reader) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return user + ":" + h, nil
+	line := user + ":" + h
+	if role != "" {
+		line += ":" + role
+	}
+	if slurmUser != "" {
+		line += ":" + slurmUser
+	}
+	return line, nil
 }

@@ -34,8 +34,15 @@ type Site struct {
 func Run(ctx context.Context, s Site, open report.Opener, cfg Config) error {
 	var err error
 	if s.AuthFile != "" {
-		if cfg.Users, err = ReadHtpasswd(s.AuthFile); err != nil {
+		users, err := ReadUsers(s.AuthFile)
+		if err != nil {
 			return err
+		}
+		cfg.Users, cfg.Roles = users.Hashes, users.Roles
+		if un := users.Unroled(); len(un) > 0 {
+			cfg.Log.Warn().Strs("logins", un).Str("file", s.AuthFile).
+				Msg("basic auth file: these logins name no role, so they see only their own jobs (Slurm user = login name); " +
+					"append :admin, :user or :coordinator=ACCT to their lines (docs/reports.md, Who sees what)")
 		}
 	}
 	tlsCfg, err := LoadTLS(s.TLSCert, s.TLSKey)

@@ -29,6 +29,9 @@ type Config struct {
 	Log      zerolog.Logger
 	// Users enables basic auth when non-nil.
 	Users Htpasswd
+	// Roles are the logins' roles (Role); a login without one has a
+	// user's scope. Without Users every request sees everything.
+	Roles map[string]Role
 	// Now is the clock for relative windows (nil: time.Now).
 	Now func() time.Time
 	// Metrics, when set, count requests by kind of path and status.
@@ -171,6 +174,7 @@ func (s *server) parseWebQuery(r *http.Request, defaultBy string) (webQuery, err
 	if err := a.Filter.Validate(); err != nil {
 		return wq, err
 	}
+	a.Filter.Scope = s.scopeOf(r)
 	a.Filter.Users, a.Filter.Accounts, a.Filter.Partitions = q["user"], q["account"], q["partition"]
 	a.Filter.Clusters = q["cluster"]
 	if a.Filter.Jobs, err = report.ParseJobIDs(q["job"]); err != nil {

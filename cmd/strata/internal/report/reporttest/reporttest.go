@@ -79,13 +79,18 @@ func (s *Source) DecisionReport(_ context.Context, q db.DecisionQuery) ([]db.Dec
 	return slices.Clone(s.Decisions), s.Err
 }
 
-// JobReport returns Jobs[job], or an error wrapping db.ErrNotFound.
-func (s *Source) JobReport(_ context.Context, job int64) (db.JobReport, error) {
+// JobReport returns Jobs[job], or an error wrapping db.ErrNotFound when
+// there is none or a limited scope names neither its user nor its account
+// (the one filter this source applies, as the database does).
+func (s *Source) JobReport(_ context.Context, job int64, scope db.Scope) (db.JobReport, error) {
 	s.record(job)
 	if s.Err != nil {
 		return db.JobReport{}, s.Err
 	}
 	jr, ok := s.Jobs[job]
+	if ok && scope.Limited {
+		ok = slices.Contains(scope.Users, jr.User) || slices.Contains(scope.Accounts, jr.Account)
+	}
 	if !ok {
 		return db.JobReport{}, fmt.Errorf("job report %d: %w", job, db.ErrNotFound)
 	}
