@@ -67,6 +67,13 @@ for w in 1 2 3 4 5 6; do
 		margins+=("$img/$name-realistic-m$m.json")
 	done
 	honesty+=("${mild[@]}")
+	# The same lie with realistic knowledge and binding at margin 2, against
+	# the all-honest run with the same knowledge and binding.
+	simto "$img/$name-realistic-honest-m2.json" "${common[@]}" --knowledge realistic --claim-margin 2 --dishonest 0.1:1 \
+		--policy smd --label "$name, realistic, all honest, margin 2"
+	simto "$img/$name-realistic-liars-m2.json" "${common[@]}" --knowledge realistic --claim-margin 2 --dishonest "$liars" \
+		--policy smd --label "$name, realistic, 10 % lie 100×, records, margin 2"
+	honesty+=("$img/$name-realistic-honest-m2.json" "$img/$name-realistic-liars-m2.json")
 done
 doc=docs/evaluation.d/accountability/10-realistic.md
 mkdir -p "$(dirname "$doc")"
@@ -158,7 +165,10 @@ run that ends feeds its user's record, which corrects (or, at 10× off or after 
 time limit, distrusts) that user's next predictions, and a distrusted job keeps its GPU request;
 "margin M" also binds claims (`--claim-margin M`: a pending job timed far below its limit has the
 limit lowered to M × its prediction, at least 30 minutes). The milder lie (3×, `--dishonest 0.1:3`)
-is below the record's distrust threshold.
+is below the record's distrust threshold. The "realistic" rows repeat the 100-fold lie with
+realistic knowledge (§ above) and binding at margin 2, against the all-honest run with the same
+knowledge and binding: with the oracle's limits (2 × the run time) a distrusted job is timed by
+twice its true run time, which tells smd more than a real limit would.
 ## end-honesty
 ## honesty-reading
 - **Nothing checked, a lie pays and others pay for it**: the liars' jobs jump the queue (0.87–0.99 ×
@@ -172,6 +182,9 @@ is below the record's distrust threshold.
   rank first; binding ends the long ones at 30 minutes and the record then distrusts the user.
   Before a distrusted job kept its request, smd timed it by its limit at every size, shrank it to one
   GPU, and it was killed again and again: honest users waited 1.16 × longer on workloads 2 and 6.
+- **With realistic knowledge** (modal limits, hint errors, jobs without hints) and binding at
+  margin 2 the targets hold too: honest users at 0.82–1.01 × their all-honest JCT, liars at
+  1.01–2.56 × theirs.
 - **Mild lies still pay** on workloads 1–3 with records alone (0.85–0.91 ×), and on 1 and 3 with
   binding at margin 2 too: one run 3× over its claim corrects the next by √3 (the record's neutral start weighs one job),
   a 3× lie is under the 10× at which claims are distrusted, and a claim on a short job is never

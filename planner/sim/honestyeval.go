@@ -29,7 +29,8 @@ func (r *Report) writeHonestyLines(w io.Writer) {
 }
 
 // WriteHonestyEvaluation writes the dishonest-users table from reports
-// grouped by trace: the first report of each trace is the all-honest run
+// grouped by trace and knowledge: the first report of each group is the
+// all-honest run
 // (the same users marked, --dishonest F:1), every later one a run to
 // compare with it; one row per policy of a later report that the base
 // also ran: honest and dishonest users' average JCT in both, their ratios
@@ -42,9 +43,10 @@ func WriteHonestyEvaluation(w io.Writer, reps []*Report) error {
 	base := map[string]*Report{}
 	rows := 0
 	for _, r := range reps {
-		bs, ok := base[r.Trace]
+		key := r.Trace + "\x00" + r.Knowledge
+		bs, ok := base[key]
 		if !ok {
-			base[r.Trace] = r
+			base[key] = r
 			continue
 		}
 		for _, x := range r.Results {

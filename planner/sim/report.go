@@ -27,6 +27,9 @@ type Report struct {
 	// SpeedTruth are the true speed factors by model of a --speed-error
 	// run (PerturbSpeeds; nil otherwise).
 	SpeedTruth map[string]float64 `json:"speed_truth,omitempty"`
+	// Knowledge is what users knew and wrote (KnowledgeRealistic; "" =
+	// the oracle).
+	Knowledge string `json:"knowledge,omitempty"`
 	Results    []*Result          `json:"results"`
 }
 

@@ -62,6 +62,9 @@ func Run(ctx context.Context, o Options, out Output, log zerolog.Logger) error {
 	}
 	rep := &sim.Report{Trace: o.Trace, Label: o.Label, Cluster: cfg.Cluster.String(), IntervalS: cfg.Interval.Seconds(),
 		TraceJobs: len(tr.Jobs), SkippedBad: tr.Skipped, CPUOnly: tr.CPUOnly, Published: sim.Published(tr), SpeedTruth: truth}
+	if o.Knowledge == sim.KnowledgeRealistic {
+		rep.Knowledge = sim.KnowledgeRealistic
+	}
 	rep.Results, err = runAll(ctx, cfg, tr, policies, o.Parallel, out)
 	if err != nil {
 		return err
