@@ -29,8 +29,8 @@ type Report struct {
 	SpeedTruth map[string]float64 `json:"speed_truth,omitempty"`
 	// Knowledge is what users knew and wrote (KnowledgeRealistic; "" =
 	// the oracle).
-	Knowledge string `json:"knowledge,omitempty"`
-	Results    []*Result          `json:"results"`
+	Knowledge string    `json:"knowledge,omitempty"`
+	Results   []*Result `json:"results"`
 }
 
 // Published averages the trace's per-job published JCT columns.
