@@ -151,6 +151,9 @@ func (e *engine) requestView(id int64, tj *TraceJob) planner.Job {
 		SubmitTime: simTime(tj.Submit), Priority: 1, GPUType: spec.jobGPUType(), Nodes: nodes,
 		Comment: deadlineHint(e.cfg.Range.comment(e.cfg.Truth, tj, spec.TotalGPUs()), tj),
 	}
+	if tj.Hint != "" { // the user's own hint (a site's history)
+		pj.Comment = deadlineHint(tj.Hint, tj)
+	}
 	pj.CPUs, pj.MemoryMB = e.jobResources(tj)
 	if tj.BBBytes > 0 && spec.BurstBufferBytes > 0 {
 		pj.BurstBuffer = fmt.Sprintf("#BB capacity=%d", tj.BBBytes)
@@ -159,6 +162,9 @@ func (e *engine) requestView(id int64, tj *TraceJob) planner.Job {
 	}
 	if names := spec.partitionNames(); len(names) > 1 { // sbatch -p a,b: every partition
 		pj.Partition, pj.Partitions = strings.Join(names, ","), names
+	}
+	if tj.Partition != "" { // the partitions the job listed (a site's history)
+		pj.Partition, pj.Partitions = tj.Partition, strings.Split(tj.Partition, ",")
 	}
 	if pj.Name == "" {
 		pj.Name = "job-" + tj.ID

@@ -62,6 +62,15 @@ type TraceJob struct {
 	Dishonest  bool
 	ClaimScale float64
 	NoHint     bool
+	// Partition is the Slurm partition field the job was submitted with
+	// (column partition; comma-separated when it listed several; "" =
+	// every partition of the cluster, as sbatch -p a,b,...). Hint is its
+	// user's hint as written (column hint, the strata: segment of its
+	// --comment; "" = none): the job's comment is this, not one built from
+	// model, batch_size and iterations. A site's history has both
+	// (FromHistory).
+	Partition string
+	Hint      string
 }
 
 // Trace is a parsed trace file.
@@ -109,7 +118,7 @@ var requiredColumns = []string{"job_id", "submit_time", "duration_s", "gpus"}
 // ReadTrace parses a CSV trace with at least job_id, submit_time,
 // duration_s and gpus columns; model, batch_size, nodes, user, job_name
 // (or name), iterations, cpus, memory_mib, bb_bytes, bb_in_bytes, bb_out_bytes, time_limit_s,
-// deadline_s, tardiness_weight,
+// deadline_s, tardiness_weight, partition, hint,
 // gpu_milli and jct_* columns are used when
 // present; other columns are ignored. Rows with gpus=0 are counted as
 // CPU-only and dropped; a fractional GPU (gpu_milli < 1000) counts as one
@@ -238,6 +247,7 @@ func parseRow(rec []string, width int, cols map[string]int, line int) (TraceJob,
 		Deadline:   r.float("deadline_s", false),
 	}
 	j.TardinessWeight = r.float("tardiness_weight", false)
+	j.Partition, j.Hint = r.str("partition"), r.str("hint")
 	for _, c := range []struct {
 		col string
 		v   float64

@@ -16,9 +16,14 @@ var traceColumns = []string{"job_id", "name", "user", "submit_time", "duration_s
 // deadlineColumns are written after them when any job has a deadline.
 var deadlineColumns = []string{"deadline_s", "tardiness_weight"}
 
+// siteColumns are written after those when any job has a partition or a
+// hint of its own (a site's history, FromHistory).
+var siteColumns = []string{"partition", "hint"}
+
 // WriteTrace writes tr as a CSV trace that ReadTrace reads back to the same
 // jobs: the columns above (empty where a job has no value), the deadline
-// columns when any job has a deadline, and one jct_* column per published
+// columns when any job has a deadline, partition and hint when any job has
+// one, and one jct_* column per published
 // scheduler.
 func WriteTrace(w io.Writer, tr *Trace) error {
 	pub := map[string]bool{}
@@ -33,6 +38,10 @@ func WriteTrace(w io.Writer, tr *Trace) error {
 	dl := hasDeadlines(tr)
 	if dl {
 		head = append(head, deadlineColumns...)
+	}
+	site := slices.ContainsFunc(tr.Jobs, func(j TraceJob) bool { return j.Partition != "" || j.Hint != "" })
+	if site {
+		head = append(head, siteColumns...)
 	}
 	for _, k := range pubs {
 		head = append(head, "jct_"+k)
@@ -59,6 +68,9 @@ func WriteTrace(w io.Writer, tr *Trace) error {
 			opt(j.BBBytes), opt(j.BBInBytes), opt(j.BBOutBytes), optNum(j.TimeLimit)}
 		if dl {
 			rec = append(rec, optNum(j.Deadline), optNum(j.TardinessWeight))
+		}
+		if site {
+			rec = append(rec, j.Partition, j.Hint)
 		}
 		for _, k := range pubs {
 			v, ok := j.Published[k]
