@@ -28,9 +28,23 @@ var PSModels = []string{"vgg16", "alexnet", "resnet50", "resnet101", "inception_
 // at batch 64).
 const psBatch = 64
 
+// psWorkerCPUs is the CPUs a PS job asks per GPU worker (the traces have
+// no CPU column; a job without one would ask its GPUs' share of the node,
+// all of a full node's CPUs, leaving none for servers beside its
+// workers): every task of the job, worker or server, gets as many
+// (cpus_per_task is one value per job).
+const psWorkerCPUs = 4
+
+// psWorkerMemMB is the host memory a PS job asks per GPU worker when the
+// trace gives none (for the same reason: a node's share would leave its
+// servers none).
+const psWorkerMemMB = 16384
+
 // MakePS returns a copy of tr in which each job with GPUs is, with
 // probability share (drawn with seed, in submission order), a PS job: its
-// model is drawn from PSModels, its per-worker batch is 64, and its work is
+// model is drawn from PSModels, its per-worker batch is 64, it asks
+// psWorkerCPUs CPUs and psWorkerMemMB MB per GPU (when the trace gives
+// none), and its work is
 // the samples that its trace duration takes at its requested GPUs with one
 // parameter server (the status quo: nothing allocates more servers), by
 // the planner's time model on nodes of nodeGPUs GPUs. Its run time on w
@@ -51,6 +65,12 @@ func MakePS(tr *Trace, share float64, seed uint64, nodeGPUs int) *Trace {
 		}
 		ps := *j
 		ps.PS, ps.Model, ps.BatchSize, ps.Iterations = true, model, psBatch, 1000
+		if ps.CPUs <= 0 {
+			ps.CPUs = psWorkerCPUs * j.GPUs
+		}
+		if ps.MemoryMB <= 0 {
+			ps.MemoryMB = psWorkerMemMB * int64(j.GPUs)
+		}
 		t1000, ok := psModelSeconds(&ps, j.GPUs, 1, nodeGPUs)
 		if !ok {
 			continue
