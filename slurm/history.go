@@ -18,6 +18,13 @@ type FinishedJob struct {
 	// TimeLimit is the job's limit (0: none or unlimited).
 	TimeLimit          time.Duration
 	Submit, Start, End time.Time
+	// Eligible is when the job could first start (its --begin; zero when
+	// not recorded), Nodes the nodes it was allocated, Comment its
+	// --comment (slurmdbd keeps it with AccountingStoreFlags=job_comment;
+	// "" otherwise).
+	Eligible time.Time
+	Nodes    int
+	Comment  string
 }
 
 // ServesAccounting says whether slurmrestd serves slurmdbd's /slurmdb
@@ -37,6 +44,14 @@ const historyWindow = 7 * 24 * time.Hour
 // in. Without accounting it fails with ErrNotFound (slurmrestd serves no
 // /slurmdb); while slurmdbd is down, with slurmrestd's error.
 func (c *Client) FinishedJobs(ctx context.Context, cluster string, since, until time.Time) ([]FinishedJob, error) {
+	return c.jobsEnded(ctx, cluster, since, until, func(j FinishedJob) bool { return j.State == "COMPLETED" })
+}
+
+// jobsEnded lists the jobs of cluster that ran (a start, an end after it)
+// with an end in (since, until] and that keep accepts, oldest end first,
+// read in windows of historyWindow; each job once, by the window its end
+// falls in.
+func (c *Client) jobsEnded(ctx context.Context, cluster string, since, until time.Time, keep func(FinishedJob) bool) ([]FinishedJob, error) {
 	var out []FinishedJob
 	for from := since; from.Before(until); from = from.Add(historyWindow) {
 		to := from.Add(historyWindow)
@@ -48,7 +63,7 @@ func (c *Client) FinishedJobs(ctx context.Context, cluster string, since, until 
 			return nil, fmt.Errorf("job history from slurmdbd: %w", err)
 		}
 		for _, j := range js {
-			if j.State == "COMPLETED" && !j.Start.IsZero() && j.End.After(j.Start) && j.End.After(from) && !j.End.After(to) {
+			if keep(j) && !j.Start.IsZero() && j.End.After(j.Start) && j.End.After(from) && !j.End.After(to) {
 				out = append(out, j)
 			}
 		}

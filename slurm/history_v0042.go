@@ -20,13 +20,18 @@ type slurmdbJobWireV0042 struct {
 	Name      string `json:"name"`
 	Partition string `json:"partition"`
 	QOS       string `json:"qos"`
-	State     struct {
+	Comment   struct {
+		Job string `json:"job"`
+	} `json:"comment"`
+	AllocationNodes int64 `json:"allocation_nodes"`
+	State           struct {
 		Current []string `json:"current"`
 	} `json:"state"`
 	Time struct {
 		Submission int64      `json:"submission"`
 		Start      int64      `json:"start"`
 		End        int64      `json:"end"`
+		Eligible   int64      `json:"eligible"`
 		Limit      noValV0042 `json:"limit"` // minutes
 	} `json:"time"`
 	TRES struct {
@@ -59,7 +64,8 @@ func (v *v0042) finishedJobs(ctx context.Context, cluster string, since, until t
 func finishedFromV0042(w slurmdbJobWireV0042) FinishedJob {
 	j := FinishedJob{ID: w.JobID, Cluster: w.Cluster, User: w.User, Account: w.Account, Name: w.Name,
 		Partition: w.Partition, QOS: w.QOS, GPUs: gpusAllocated(w.TRES.Allocated),
-		Submit: unixTime(w.Time.Submission), Start: unixTime(w.Time.Start), End: unixTime(w.Time.End)}
+		Submit: unixTime(w.Time.Submission), Start: unixTime(w.Time.Start), End: unixTime(w.Time.End),
+		Eligible: unixTime(w.Time.Eligible), Nodes: int(w.AllocationNodes), Comment: w.Comment.Job}
 	if len(w.State.Current) > 0 {
 		j.State = w.State.Current[0]
 	}
