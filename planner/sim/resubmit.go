@@ -197,10 +197,11 @@ func (e *engine) honesty() *HonestyStats {
 	return h
 }
 
-// claimStats computes Result.Claims (nil without records).
+// claimStats computes Result.Claims (nil without records: no policy, no
+// users, or --no-trust).
 func (e *engine) claimStats() *ClaimStats {
 	tr := e.trust
-	if tr == nil {
+	if tr == nil || len(tr.outcomes) == 0 {
 		return nil
 	}
 	recs := trust.Fit(tr.outcomes, trust.Config{})
