@@ -44,12 +44,15 @@ type Node struct {
 }
 
 // Usable reports whether new work may be placed on the node: it is up and
-// neither drained, draining, down, powered down nor failing.
+// neither drained, draining, down, powered down nor failing, nor blocked
+// by a job that holds its topology segment exclusively (BLOCKED, Slurm
+// 25.11 and later).
 func (n Node) Usable() bool {
 	for _, s := range n.State {
 		switch s {
 		case "DOWN", "DRAIN", "DRAINING", "DRAINED", "FAIL", "FAILING", "POWERED_DOWN",
-			"POWERING_DOWN", "POWER_DOWN", "NOT_RESPONDING", "INVALID", "FUTURE", "UNKNOWN", "MAINTENANCE", "RESERVED":
+			"POWERING_DOWN", "POWER_DOWN", "NOT_RESPONDING", "INVALID", "FUTURE", "UNKNOWN", "MAINTENANCE", "RESERVED",
+			"BLOCKED":
 			return false
 		}
 	}
