@@ -20,7 +20,8 @@ func simulateCommand() *cli.Command {
 		Usage: "replay a job trace on a simulated GPU cluster under one or more policies",
 		UsageText: "strata simulate --trace FILE [--scaling FILE] --cluster " + sim.ClusterSyntax + " --policy slurm,smd[,P...]\n" +
 			"   [--scheduler slurm|ideal] [--interval 60s] [--json [--jobs]] [--plot DIR] [Slurm knobs]\n" +
-			"strata simulate --markdown [--whatif] REPORT.json...",
+			"strata simulate --markdown [--whatif] REPORT.json...\n" +
+			"strata simulate --from-slurmdbd [-S now-30days] [-E now] [--partition P,...] [--policy smd[,P...]] [--json]",
 		Description: "Runs the planner's own policies (the code `strata run` uses) against a simulated\n" +
 			"cluster. With --scheduler slurm (the default) a model of slurmctld starts jobs — main\n" +
 			"scheduler and EASY backfill by time limits, multifactor priority — from what Strata's\n" +
@@ -39,7 +40,7 @@ func simulateCommand() *cli.Command {
 			"16x4:t4,cpus=48,mem=192G,bb=2T,bbbw=1G/s,bbpoolbw=4G/s. Jobs ask for the trace's cpus and memory_mib\n" +
 			"(else the node's share per GPU) and its bb_bytes (bb_in_bytes staged in before the job\n" +
 			"starts, bb_out_bytes staged out after it ends). See docs/evaluation.md.",
-		Flags:  append(simulate.Flags(), cliflags.WriteLimits()...),
+		Flags:  append(append(append(simulate.Flags(), cliflags.WriteLimits()...), simulate.SiteFlags()...), cliflags.Slurm()...),
 		Action: runSimulate,
 	}
 }
@@ -60,6 +61,9 @@ func runSimulate(c *cli.Context) error {
 	o, err := simulateOptions(c)
 	if err != nil {
 		return err
+	}
+	if c.Bool(simulate.FlagFromSlurmdbd) {
+		return runSiteSimulate(c, o, out)
 	}
 	return simulate.Run(c.Context, o, out, logger(c))
 }

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/strata-hpc/strata/cmd/strata/internal/cliflags"
+	"github.com/strata-hpc/strata/cmd/strata/internal/simulate"
+	"github.com/strata-hpc/strata/planner/sim"
+)
+
+// runSiteSimulate is `strata simulate --from-slurmdbd`: the site's own
+// history replayed on its own nodes (docs/operations.md § Before you
+// enforce).
+func runSiteSimulate(c *cli.Context, o simulate.Options, out simulate.Output) error {
+	if o.Trace != "" || o.Cluster != "" {
+		return usageError(errors.New("--from-slurmdbd reads the jobs and the cluster from Slurm: leave out --trace and --cluster"))
+	}
+	from, to, err := simulate.ParseSitePeriod(c.String(simulate.FlagStartTime), c.String(simulate.FlagEndTime), time.Now(), time.Local)
+	if err != nil {
+		return err
+	}
+	if !c.IsSet("predictor") {
+		o.Predictor = sim.PredictorHistory // jobs without a hint are timed from history, as the daemon times them
+	}
+	var parts []string
+	for _, p := range c.StringSlice(simulate.FlagPartition) {
+		for _, q := range strings.Split(p, ",") {
+			if q = strings.TrimSpace(q); q != "" {
+				parts = append(parts, q)
+			}
+		}
+	}
+	cl, err := cliflags.ConnectSlurm(c)
+	if err != nil {
+		return err
+	}
+	so := simulate.SiteOptions{Options: o, From: from, To: to, Partitions: parts, SlurmCluster: c.String(simulate.FlagSlurmCluster)}
+	return simulate.RunSite(c.Context, cl, so, out, logger(c))
+}
