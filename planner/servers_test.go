@@ -125,3 +125,33 @@ func TestPSChoice(t *testing.T) {
 		t.Error("PSChoice 2 was accepted")
 	}
 }
+
+// The memory of a PS job's servers is reserved beside its workers': a job
+// that fits the node only if the servers took none waits (before issue
+// 24.1 the plan started both, and Slurm would have had to refuse one).
+func TestPSServersMemoryIsCharged(t *testing.T) {
+	// vgg16, 2 workers and 2 servers: 2 × 8192 + 2 × 1311 = 19006 MB; the
+	// other job asks 22000 MB of the node's 40000.
+	s := pt.Cluster("ps", t0).Partition("gpu", true).Nodes("n", 1, 4, 32, 40000, "gpu", "").
+		Pending(1, 2, "strata: model=vgg16 batch=64 iters=20000 gpus=2 arch=ps ps=2").
+		Pending(2, 1, "", func(j *planner.Job) { j.MemoryMB = 22000 }).Build()
+	for _, policy := range []string{"smd", "fifo"} {
+		p, _ := planner.NewPolicy(policy, planner.Options{})
+		plan, err := p.Plan(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		started := map[int64]bool{}
+		for _, d := range plan.Decisions {
+			started[d.JobID] = d.Start
+			if d.JobID == 1 && d.MemoryPerNodeMB != 2*8192+2*srvMB(2) {
+				t.Errorf("%s: PS job writes %d MB per node, want %d", policy, d.MemoryPerNodeMB, 2*8192+2*srvMB(2))
+			}
+		}
+		if started[1] && started[2] {
+			t.Errorf("%s: both jobs start on a node of 40000 MB; the PS job's servers need memory too", policy)
+		}
+	}
+}
+
+func srvMB(p int64) int64 { return 4*553436960/p>>20 + 256 }
