@@ -24,15 +24,15 @@ func (p PSOptions) apply(cfg *sim.Config) error {
 	if p.Share < 0 || p.Share > 1 {
 		return errors.New("--ps-share must be in [0, 1]")
 	}
+	if p.Share > 0 && cfg.Scheduler != sim.SchedulerSlurm {
+		return errors.New("--ps-share is a Slurm-mode what-if (the servers a job runs with are those Strata wrote): use --scheduler slurm")
+	}
 	switch p.Choice {
 	case "", "auto":
 		return nil
 	case "w", "1":
 	default:
 		return fmt.Errorf("--ps-choice %q: want auto, w or 1", p.Choice)
-	}
-	if p.Share > 0 && cfg.Scheduler != sim.SchedulerSlurm {
-		return errors.New("--ps-share is a Slurm-mode what-if (the servers a job runs with are those Strata wrote): use --scheduler slurm")
 	}
 	var o planner.Options
 	if cfg.Planner != nil {
