@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"strings"
 	"time"
 
@@ -90,6 +91,7 @@ func reportCommandWith(open openSourceFunc) *cli.Command {
 						return report.Calibration(c.Context, c.App.Writer, st, q.Filter, q.Mode)
 					})(c)
 				})},
+			jobCommand(open),
 			powerCommand(open),
 			refreshCommand(open),
 		},
@@ -164,6 +166,35 @@ func reportQuery(c *cli.Context, now time.Time) (report.Query, error) {
 			NoHeader: c.Bool(flagReportNoHeader), JSON: c.Bool(flagReportJSON), Format: c.String(flagReportFormat),
 			CSV: c.Bool(flagReportCSV), Units: c.String(flagReportUnits), Time: c.String(flagReportTime)},
 	}.Query(now)
+}
+
+func jobCommand(open openSourceFunc) *cli.Command {
+	return &cli.Command{
+		Name:      "job",
+		Usage:     "one job as jobstats shows it: each GPU's utilization, memory and power, energy, idle share, advice, decisions",
+		ArgsUsage: "JOBID",
+		Description: "Advice thresholds (docs/reports.md, The job view): a GPU below 5 % utilization is unused;\n" +
+			"mean utilization below 25 %: fewer GPUs or the input pipeline; memory peak below 25 % of the\n" +
+			"GPU's: a smaller GPU type; idle more than 30 % of the time: waits between steps.\n" +
+			"Example: strata report job 1234",
+		Flags: append([]cli.Flag{
+			&cli.BoolFlag{Name: flagReportJSON, Usage: "print JSON (the web's /api/job/ID document)"},
+			&cli.StringFlag{Name: flagReportTZ, Value: "Local", EnvVars: []string{"STRATA_TIMEZONE"},
+				Usage: "time zone for times (IANA name, Local or UTC)"},
+		}, reportDBFlags()...),
+		Action: func(c *cli.Context) error {
+			ids, err := report.ParseJobIDs(c.Args().Slice())
+			if err != nil || len(ids) != 1 {
+				return usageError(errors.New("report job: give one numeric JOBID"))
+			}
+			loc, err := report.LoadZone(c.String(flagReportTZ))
+			if err != nil {
+				return usageError(err)
+			}
+			return report.Job(c.Context, c.App.Writer, open.opener(c), ids[0],
+				report.JobOptions{JSON: c.Bool(flagReportJSON), Loc: loc})
+		},
+	}
 }
 
 func refreshCommand(open openSourceFunc) *cli.Command {

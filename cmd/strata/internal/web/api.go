@@ -81,7 +81,7 @@ func (s *server) apiDecisions(w http.ResponseWriter, r *http.Request) {
 
 func (s *server) apiJob(w http.ResponseWriter, r *http.Request) {
 	if jr, ok := s.loadJob(w, r); ok {
-		s.writeAPI(w, report.RoundJob(jr))
+		s.writeAPI(w, report.NewJobView(jr))
 	}
 }
 

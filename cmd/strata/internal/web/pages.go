@@ -238,6 +238,10 @@ type jobData struct {
 	Facts  [][2]string
 	Chart  jobChart
 	Tables []webTable
+	// Advice is the job view's line of advice (report.Advice).
+	Advice string
+	// Telemetry: GPU assignments were recorded (else only decisions).
+	Telemetry bool
 }
 
 type jobChart struct {
@@ -254,7 +258,7 @@ func (s *server) jobPage(w http.ResponseWriter, r *http.Request) {
 	}
 	loc := s.cfg.Location
 	ts := func(t time.Time) string { return report.FmtBucket(t, loc, "2006-01-02 15:04:05") }
-	d := jobData{Title: "Job " + strconv.FormatInt(jr.Job, 10), Job: jr,
+	d := jobData{Title: "Job " + strconv.FormatInt(jr.Job, 10), Job: jr, Advice: report.Advice(jr), Telemetry: len(jr.GPUs) > 0,
 		Chart: jobChart{X: []int64{}, Util: []float64{}, Power: []float64{}, TZ: zoneName(loc)}}
 	d.Facts = [][2]string{{"Name", jr.Name}, {"User", jr.User}, {"Account", jr.Account},
 		{"Partition", jr.Partition}, {"Submitted", ts(jr.Submit)}, {"Started", ts(jr.Start)}, {"Ended", ts(jr.End)}}
@@ -277,6 +281,7 @@ func (s *server) jobTables(jr db.JobReport) []webTable {
 	loc := s.cfg.Location
 	ts := func(t time.Time) string { return report.FmtBucket(t, loc, "2006-01-02T15:04:05") }
 	totals := report.EnergyOutputs([]db.EnergyRow{jr.Totals}, s.cfg.Factors)
+	nodeHref := s.nodeHref(jr)
 	gpuCols := []report.Field[db.JobGPUSpan]{
 		{Name: "Node", Header: "Node", Value: func(g db.JobGPUSpan) string { return g.Host }},
 		{Name: "UUID", Header: "GPU UUID", Value: func(g db.JobGPUSpan) string { return g.UUID }},
@@ -304,11 +309,104 @@ func (s *server) jobTables(jr db.JobReport) []webTable {
 	}
 	return []webTable{
 		buildTable("energy", "Energy", mustSelect(report.EnergyFields(s.cfg.Factors, loc), figures...), totals, nil),
-		buildTable("gpus", "GPUs held", mustSelect(gpuCols, "Node", "UUID", "From", "To"), jr.GPUs, nil),
-		buildTable("decisions", "What the planner decided and why",
-			mustSelect(decCols, "Cycle", "At", "Action", "Reason", "Detail"), jr.Decisions, nil),
+		buildTable("gpus", "GPUs held", mustSelect(gpuCols, "Node", "UUID", "From", "To"), jr.GPUs,
+			func(g db.JobGPUSpan) string { return nodeHref }),
+		withEmpty(buildTable("decisions", "What the planner decided and why",
+			mustSelect(decCols, "Cycle", "At", "Action", "Reason", "Detail"), jr.Decisions,
+			func(d db.JobDecision) string { return s.decisionsHref(d) }), "The planner made no decision about this job."),
 		buildTable("series", "Utilization and power over time (chart data)",
 			mustSelect(pointCols, "Time", "Util", "Power"), jr.Series, nil),
+		buildTable("pergpu", "Each GPU: utilization, memory, power, energy, idle share",
+			mustSelect(perGPUFields(), "Node", "UUID", "Util", "MemPeak", "MemTotal", "Power", "Energy", "Idle"), jr.PerGPU,
+			func(db.JobGPU) string { return nodeHref }),
+		buildTable("gpuseries", "Each GPU over time (utilization, memory used, power)",
+			mustSelect(gpuPointFields(ts), "UUID", "Time", "Util", "Mem", "Power"), flattenGPUSeries(jr.PerGPU), nil),
+	}
+}
+
+func withEmpty(t webTable, empty string) webTable {
+	t.Empty = empty
+	return t
+}
+
+// nodeHref links a job's node names to the node view over the job's run
+// (what each node's GPUs drew meanwhile).
+func (s *server) nodeHref(jr db.JobReport) string {
+	from, to := jr.Start, jr.End
+	for _, g := range jr.GPUs {
+		if from.IsZero() || g.From.Before(from) {
+			from = g.From
+		}
+		if g.To.After(to) {
+			to = g.To
+		}
+	}
+	if from.IsZero() {
+		return "/by/node"
+	}
+	if to.IsZero() || !to.After(from) {
+		to = s.cfg.Now()
+	}
+	f := "2006-01-02T15:04:05"
+	return "/by/node?" + url.Values{"start": {from.In(s.cfg.Location).Format(f)},
+		"end": {to.Add(time.Second).In(s.cfg.Location).Format(f)}}.Encode()
+}
+
+// decisionsHref links a decision to the decisions of its cycle's minute
+// (the JSON document of the planner-decision report around it).
+func (s *server) decisionsHref(d db.JobDecision) string {
+	f := "2006-01-02T15:04:05"
+	return "/api/decisions?" + url.Values{"start": {d.At.In(s.cfg.Location).Format(f)},
+		"end": {d.At.Add(time.Second).In(s.cfg.Location).Format(f)}}.Encode()
+}
+
+func perGPUFields() []report.Field[db.JobGPU] {
+	gb := func(b int64) string {
+		if b <= 0 {
+			return ""
+		}
+		return report.FmtFloat(float64(b)/1e9, 1)
+	}
+	return []report.Field[db.JobGPU]{
+		{Name: "Node", Header: "Node", Value: func(g db.JobGPU) string { return g.Host }},
+		{Name: "UUID", Header: "GPU UUID", Value: func(g db.JobGPU) string { return g.UUID }},
+		{Name: "Util", Header: "MeanUtil(%)", Value: func(g db.JobGPU) string { return report.FmtPct(g.UtilGPU) }},
+		{Name: "MemPeak", Header: "MemPeak(GB)", Value: func(g db.JobGPU) string { return gb(g.MemPeakBytes) }},
+		{Name: "MemTotal", Header: "MemTotal(GB)", Value: func(g db.JobGPU) string { return gb(g.MemTotalBytes) }},
+		{Name: "Power", Header: "MeanPower(W)", Value: func(g db.JobGPU) string { return report.FmtFloat(g.PowerW, 1) }},
+		{Name: "Energy", Header: "Energy(kWh)", Value: func(g db.JobGPU) string { return report.FmtKWh(g.EnergyJ / 3.6e6) }},
+		{Name: "Idle", Header: "Idle(%)", Value: func(g db.JobGPU) string {
+			if g.GPUSeconds <= 0 {
+				return ""
+			}
+			return report.FmtPct(100 * g.IdleGPUSeconds / g.GPUSeconds)
+		}},
+	}
+}
+
+// gpuPoint is one GPU's bin, for the per-GPU data table.
+type gpuPoint struct {
+	UUID string
+	db.GPUPoint
+}
+
+func flattenGPUSeries(gs []db.JobGPU) []gpuPoint {
+	var out []gpuPoint
+	for _, g := range gs {
+		for _, p := range g.Series {
+			out = append(out, gpuPoint{UUID: g.UUID, GPUPoint: p})
+		}
+	}
+	return out
+}
+
+func gpuPointFields(ts func(time.Time) string) []report.Field[gpuPoint] {
+	return []report.Field[gpuPoint]{
+		{Name: "UUID", Header: "GPU UUID", Value: func(p gpuPoint) string { return p.UUID }},
+		{Name: "Time", Header: "Time", Value: func(p gpuPoint) string { return ts(p.T) }},
+		{Name: "Util", Header: "Util(%)", Value: func(p gpuPoint) string { return report.FmtPct(p.UtilGPU) }},
+		{Name: "Mem", Header: "MemUsed(GB)", Value: func(p gpuPoint) string { return report.FmtFloat(float64(p.MemUsedBytes)/1e9, 2) }},
+		{Name: "Power", Header: "Power(W)", Value: func(p gpuPoint) string { return report.FmtFloat(p.PowerW, 1) }},
 	}
 }
 
