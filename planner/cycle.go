@@ -78,8 +78,9 @@ type jobInfo struct {
 	leaving  bool
 	kappa    float64
 	deadline time.Time
-	// deadlinePast: the hint's deadline= was already past at the snapshot's
-	// time, so deadline is left zero (setDynamic).
+	// deadlinePast: the hint's deadline= was already past when the job was
+	// submitted (or, submit time unknown, at the snapshot's time), so
+	// deadline is left zero (setDynamic).
 	deadlinePast bool
 	// capped says which site limits cut the hint's weight or GPU range
 	// ("" when none did).
@@ -342,12 +343,18 @@ func (c *cycle) setDynamic(ji *jobInfo) {
 		}
 	}
 	ji.aged = c.starved(ji)
-	// A deadline in the past buys no urgency: it is ignored, with a reason.
+	// A deadline already past when the job was submitted buys no urgency:
+	// it is ignored, with a reason. One that passes while the job waits
+	// still counts (the job is late: edf and the tardiness term hurry it).
 	ji.deadline, ji.deadlinePast = time.Time{}, false
 	if ji.hintErr == nil {
 		ji.deadline = ji.hints.Deadline
 	}
-	if !ji.deadline.IsZero() && ji.deadline.Before(c.s.Now) {
+	since := j.SubmitTime
+	if since.IsZero() || since.After(c.s.Now) {
+		since = c.s.Now
+	}
+	if !ji.deadline.IsZero() && ji.deadline.Before(since) {
 		ji.deadline, ji.deadlinePast = time.Time{}, true
 	}
 	ji.notYet = c.eligibleIn(j)

@@ -120,7 +120,29 @@ func TestDeadlinePastIgnored(t *testing.T) {
 	for _, r := range ds[20].Reasons {
 		found = found || r == planner.ReasonDeadlinePast
 	}
-	if !found || !strings.Contains(ds[20].Detail, "2000-01-01T00:00 is past") {
+	if !found || !strings.Contains(ds[20].Detail, "2000-01-01T00:00 was past at submission") {
 		t.Errorf("reasons %v detail %q: want %s", ds[20].Reasons, ds[20].Detail, planner.ReasonDeadlinePast)
+	}
+}
+
+// TestDeadlinePassedWhileWaitingCounts: a deadline that was in the future
+// at submission and passed while the job waited still makes it urgent
+// under edf (it is late), unlike one already past at submission.
+func TestDeadlinePassedWhileWaitingCounts(t *testing.T) {
+	b := pt.Cluster("dl", t0).Partition("gpu", true).Nodes("n", 1, 4, 64, 512<<10, "gpu", "").
+		Running(1, 4, "n0001", t0.Add(-time.Minute))
+	for id := int64(10); id < 13; id++ {
+		b = b.Pending(id, 4, "strata: model=resnet50 batch=64 iters=1000 deadline=2030-01-01T00:00", pt.Submitted(t0.Add(-time.Duration(20-id)*time.Minute)))
+	}
+	late := t0.Add(-30 * time.Minute).UTC().Format("2006-01-02T15:04")
+	s := b.Pending(20, 4, "strata: model=resnet50 batch=64 iters=1000 deadline="+late, pt.Submitted(t0.Add(-2*time.Hour))).Build()
+	ds := plan(t, "edf", planner.Options{}, s)
+	if r := ds[20].Rank; r != 1 {
+		t.Errorf("late job (deadline passed while it waited) ranks %d under edf, want 1", r)
+	}
+	for _, r := range ds[20].Reasons {
+		if r == planner.ReasonDeadlinePast {
+			t.Errorf("late job's deadline ignored: reasons %v", ds[20].Reasons)
+		}
 	}
 }

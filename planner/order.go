@@ -199,7 +199,7 @@ func (c *cycle) finalize(name string, pls []*planned) Plan {
 		}
 		if pl.ji.deadlinePast {
 			d.Reasons = append(d.Reasons, ReasonDeadlinePast)
-			d.Detail = joinDetail(d.Detail, "deadline "+pl.ji.hints.Deadline.UTC().Format("2006-01-02T15:04")+" is past: ignored")
+			d.Detail = joinDetail(d.Detail, "deadline "+pl.ji.hints.Deadline.UTC().Format("2006-01-02T15:04")+" was past at submission: ignored")
 		}
 		if note := pl.ji.capped; note != "" && pl.action == ActionUpdate {
 			d.Reasons = append(d.Reasons, ReasonCapped)

@@ -122,8 +122,9 @@ const (
 	// their jobs ran (or a claim broken at the time limit): the job is timed
 	// by its time limit, not by its hint.
 	ReasonClaimDistrusted Reason = "claim_distrusted"
-	// ReasonDeadlinePast: the hint's deadline= is already past; the planner
-	// ignores it (no urgency can be bought with a date in the past).
+	// ReasonDeadlinePast: the hint's deadline= was already past when the job
+	// was submitted; the planner ignores it (no urgency can be bought with a
+	// date in the past). A deadline that passes while the job waits counts.
 	ReasonDeadlinePast Reason = "deadline_past"
 	// ReasonClaimBound: the job's time limit is lowered to a margin over
 	// its hint-timed prediction (Decision.TimeLimit; the site binds
@@ -172,7 +173,7 @@ var guardText = map[Reason]string{
 var reasonText = map[Reason]string{
 	ReasonPredictionCorrected: "the predicted run time was corrected by how your own finished jobs compared with their predictions (the detail gives the factor)",
 	ReasonClaimDistrusted:     "your recent jobs ran far longer than their hints claimed, so this job is timed by its time limit, not by its hint",
-	ReasonDeadlinePast:        "the hint's deadline is already past, so it is ignored",
+	ReasonDeadlinePast:        "the hint's deadline was already past when the job was submitted, so it is ignored",
 	ReasonClaimBound:          "the job ranks by what its hint claims, far below its time limit, so Strata lowered the time limit to a margin over the prediction (the detail gives both): a job that runs far past its claim ends at the new limit",
 	ReasonAdmitted:            "the job can start now with the planned GPUs",
 	ReasonWaitResources:       "not enough free GPUs, CPUs, memory or burst buffer right now; the job waits for running jobs to finish",
