@@ -93,9 +93,11 @@ func Advice(jr db.JobReport) string {
 	return fmt.Sprintf("GPU utilization %s %%, idle %s %% of the time: the GPUs were used well", FmtFloat(t.UtilGPU, 0), FmtFloat(idle, 0))
 }
 
+// shortUUID is a GPU UUID cut to its last 8 characters (after "…") when
+// longer than 16: UUIDs of one vendor share their first characters.
 func shortUUID(u string) string {
-	if len(u) > 12 {
-		return u[:12]
+	if r := []rune(u); len(r) > 16 {
+		return "…" + string(r[len(r)-8:])
 	}
 	return u
 }
