@@ -101,17 +101,31 @@ func TestSpoolSurvivesSIGKILLLoop(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		killAt := time.Now().Add(time.Duration(150+rng.IntN(400)) * time.Millisecond)
+		// The kill comes at a random moment after the child's first
+		// acknowledgement (not after its start: a loaded machine may take
+		// longer than the whole window to start a test binary, and the
+		// round would then exercise nothing).
+		delay := time.Duration(rng.IntN(400)) * time.Millisecond
+		first := make(chan struct{})
 		go func() {
-			time.Sleep(time.Until(killAt))
+			select {
+			case <-first:
+				time.Sleep(delay)
+			case <-time.After(time.Minute):
+			}
 			_ = cmd.Process.Signal(syscall.SIGKILL)
 		}()
 		sc := bufio.NewScanner(out)
+		seen := false
 		for sc.Scan() {
 			if n, ok := strings.CutPrefix(sc.Text(), "ack "); ok {
 				i, _ := strconv.Atoi(n)
 				acked[i] = true
 				next = max(next, i+1)
+				if !seen {
+					seen = true
+					close(first)
+				}
 			}
 		}
 		_ = cmd.Wait()
