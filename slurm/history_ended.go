@@ -9,9 +9,18 @@ import (
 // (since, until], whatever their end state (COMPLETED, FAILED, TIMEOUT,
 // CANCELLED after a start, ...: each held its GPUs for its run), oldest
 // end first, read from slurmdbd through slurmrestd like FinishedJobs. Jobs
-// cancelled before they started are left out. This is the workload a
+// cancelled before they started are left out, and so are jobs still
+// running, pending or suspended: slurmrestd gives a running job an end
+// (the time of the answer) before slurmdbd has its real end, comment and
+// state (seen on the accounting test bed). This is the workload a
 // what-if replays (strata simulate --from-slurmdbd); the duration
 // predictor reads FinishedJobs.
 func (c *Client) EndedJobs(ctx context.Context, cluster string, since, until time.Time) ([]FinishedJob, error) {
-	return c.jobsEnded(ctx, cluster, since, until, func(FinishedJob) bool { return true })
+	return c.jobsEnded(ctx, cluster, since, until, func(j FinishedJob) bool {
+		switch j.State {
+		case "", "RUNNING", "PENDING", "SUSPENDED", "COMPLETING", "CONFIGURING", "RESIZING", "STAGE_OUT", "SIGNALING", "REQUEUE_HOLD":
+			return false
+		}
+		return true
+	})
 }

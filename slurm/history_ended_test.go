@@ -17,7 +17,9 @@ import (
 )
 
 // EndedJobs keeps every job that ran, whatever its end state (the FAILED
-// job 12 too, which FinishedJobs leaves out), with its nodes, eligible time
+// job 12 too, which FinishedJobs leaves out), but not one still running
+// (job 10 made RUNNING, with the end slurmrestd gives running jobs: the
+// time of the answer), with its nodes, eligible time
 // and comment (a recorded answer with job 5's comment and begin time set,
 // as slurmdbd stores them with AccountingStoreFlags=job_comment).
 func TestEndedJobsEveryStateWithCommentAndNodes(t *testing.T) {
@@ -34,6 +36,9 @@ func TestEndedJobsEveryStateWithCommentAndNodes(t *testing.T) {
 		if m["job_id"].(float64) == 5 {
 			m["comment"].(map[string]any)["job"] = "strata: model=resnet50 gpus=1-2"
 			m["time"].(map[string]any)["eligible"] = 1795086275
+		}
+		if m["job_id"].(float64) == 10 {
+			m["state"].(map[string]any)["current"] = []any{"RUNNING"}
 		}
 	}
 	answer, _ := json.Marshal(doc)
@@ -73,7 +78,6 @@ func TestEndedJobsEveryStateWithCommentAndNodes(t *testing.T) {
 		{5, "COMPLETED", "strata: model=resnet50 gpus=1-2", 1, 5 * time.Second, 2 * time.Minute, true},
 		{12, "FAILED", "", 1, 10 * time.Second, time.Minute, true},
 		{6, "COMPLETED", "", 1, 10 * time.Second, 10 * time.Minute, true},
-		{10, "COMPLETED", "", 1, 10 * time.Second, time.Minute, true},
 	}
 	if diff := cmp.Diff(want, rows); diff != "" {
 		t.Errorf("ended jobs (-want +got):\n%s", diff)

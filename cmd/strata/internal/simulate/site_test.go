@@ -124,9 +124,7 @@ func TestRunSite(t *testing.T) {
 	}
 	src.jobs = append(src.jobs, slurm.FinishedJob{ID: 20, User: "carol", Partition: "cpu", Submit: at(0), Start: at(1), End: at(50)},
 		slurm.FinishedJob{ID: 21, User: "carol", Partition: "old", GPUs: 1, Submit: at(0), Start: at(1), End: at(50)})
-	o := SiteOptions{Options: Options{Interval: time.Minute, RestartPenalty: 30 * time.Second, GPURange: 1, SlurmBackfill: "easy",
-		TimeLimitFactor: 2, SchedInterval: time.Minute, BFInterval: 30 * time.Second, BatchSchedDelay: 3 * time.Second,
-		SpeedError: 1, Parallel: 2, JSON: true}, From: t0, To: at(86400)}
+	o := SiteOptions{Options: siteTestOptions(), From: t0, To: at(86400)}
 	var out bytes.Buffer
 	if err := RunSite(context.Background(), src, o, Output{Out: &out, Progress: io.Discard}, zerolog.Nop()); err != nil {
 		t.Fatal(err)
@@ -186,4 +184,12 @@ func TestRunSite(t *testing.T) {
 		!strings.Contains(err.Error(), "serves no /slurmdb") {
 		t.Errorf("without accounting: %v", err)
 	}
+}
+
+// siteTestOptions are the simulation settings of the flags' defaults, with
+// --json.
+func siteTestOptions() Options {
+	return Options{Interval: time.Minute, RestartPenalty: 30 * time.Second, GPURange: 1, SlurmBackfill: "easy",
+		TimeLimitFactor: 2, SchedInterval: time.Minute, BFInterval: 30 * time.Second, BatchSchedDelay: 3 * time.Second,
+		PriorityWeightAge: 1000, PriorityWeightJobSize: 1000, TiresiasThreshold: 16, SpeedError: 1, Parallel: 2, JSON: true}
 }
