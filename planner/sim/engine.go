@@ -64,6 +64,11 @@ type Config struct {
 	Predictor string
 	// learn is the run's history estimator (PredictorHistory).
 	learn *history.Estimator
+	// HistoryPrior are runs that ended before the trace starts, which the
+	// history estimator knows from the start (a site's accounting before
+	// the period simulated, as the daemon reads it); nil: it learns from
+	// the run's own jobs only.
+	HistoryPrior []history.Record
 	// Calibrate gives the policies' snapshots the calibration fitted
 	// online from the modelled jobs finished so far in the run
 	// (planner/calib, as `strata run` fits it from Postgres); the result
@@ -201,6 +206,9 @@ func RunNamed(ctx context.Context, cfg Config, tr *Trace, name string) (*Result,
 	case "", PredictorOracle:
 	case PredictorHistory:
 		cfg.learn = history.New()
+		for _, r := range cfg.HistoryPrior {
+			cfg.learn.Add(r)
+		}
 		o.Predictor = cfg.learn.Predictor()
 	default:
 		return nil, fmt.Errorf("simulate: predictor %q: want %s or %s", cfg.Predictor, PredictorOracle, PredictorHistory)

@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/strata-hpc/strata/planner/history"
 )
 
 func TestSiteCluster(t *testing.T) {
@@ -163,5 +165,44 @@ func TestTraceHintIsTheComment(t *testing.T) {
 	}
 	if e.jobs[0].minGPUs != 1 || e.jobs[1].minGPUs != 4 {
 		t.Errorf("min GPUs %d, %d; want 1, 4", e.jobs[0].minGPUs, e.jobs[1].minGPUs)
+	}
+}
+
+// With HistoryPrior the history predictor knows jobs from before the
+// trace: smd then runs the short job (by its name's past runs) before the
+// long one that arrived first; without it, it has nothing to go by and
+// the first come first.
+func TestHistoryPriorTimesJobsFromTheStart(t *testing.T) {
+	spec, err := ParseCluster("1x1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &Trace{Jobs: []TraceJob{
+		{ID: "blocker", Duration: 600, GPUs: 1, TimeLimit: 700, User: "u", Name: "blocker"},
+		{ID: "long", Submit: 10, Duration: 5000, GPUs: 1, TimeLimit: 6000, User: "u", Name: "long"},
+		{ID: "short", Submit: 20, Duration: 60, GPUs: 1, TimeLimit: 6000, User: "u", Name: "short"}}}
+	var prior []history.Record
+	for range 3 {
+		prior = append(prior, history.Record{User: "u", Name: "long", Partition: "gpu", GPUs: 1, Duration: 5000 * time.Second},
+			history.Record{User: "u", Name: "short", Partition: "gpu", GPUs: 1, Duration: 60 * time.Second})
+	}
+	for _, tc := range []struct {
+		prior []history.Record
+		first string
+	}{{prior, "short"}, {nil, "long"}} {
+		cfg := Config{Cluster: spec, Predictor: PredictorHistory, JobRows: true, HistoryPrior: tc.prior}
+		r, err := RunNamed(context.Background(), cfg, tr, "smd")
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := map[string]float64{}
+		for _, row := range r.JobRows {
+			if row.Start != nil {
+				start[row.ID] = *row.Start
+			}
+		}
+		if got := map[bool]string{true: "short", false: "long"}[start["short"] < start["long"]]; got != tc.first || len(start) != 3 {
+			t.Errorf("prior of %d runs: %s started first (starts %v), want %s", len(tc.prior), got, start, tc.first)
+		}
 	}
 }
