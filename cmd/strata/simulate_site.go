@@ -38,6 +38,11 @@ func runSiteSimulate(c *cli.Context, o simulate.Options, out simulate.Output) er
 	if err != nil {
 		return err
 	}
-	so := simulate.SiteOptions{Options: o, From: from, To: to, Partitions: parts, SlurmCluster: c.String(simulate.FlagSlurmCluster)}
+	days := c.Int(simulate.FlagHistoryDays)
+	if days < 0 {
+		return usageError(errors.New("--history-days must be ≥ 0"))
+	}
+	so := simulate.SiteOptions{Options: o, From: from, To: to, Partitions: parts, SlurmCluster: c.String(simulate.FlagSlurmCluster),
+		Prior: time.Duration(days) * 24 * time.Hour}
 	return simulate.RunSite(c.Context, cl, so, out, logger(c))
 }

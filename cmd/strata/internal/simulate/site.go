@@ -13,6 +13,7 @@ import (
 
 	"github.com/strata-hpc/strata/cmd/strata/internal/report"
 	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/planner/history"
 	"github.com/strata-hpc/strata/planner/sim"
 	"github.com/strata-hpc/strata/slurm"
 )
@@ -24,6 +25,7 @@ type SiteSource interface {
 	ServesAccounting() bool
 	Snapshot(ctx context.Context) (*planner.Snapshot, error)
 	EndedJobs(ctx context.Context, cluster string, since, until time.Time) ([]slurm.FinishedJob, error)
+	FinishedJobs(ctx context.Context, cluster string, since, until time.Time) ([]slurm.FinishedJob, error)
 }
 
 // SiteOptions are the settings of `strata simulate --from-slurmdbd`: the
@@ -38,6 +40,10 @@ type SiteOptions struct {
 	Partitions []string
 	// SlurmCluster is slurmdbd's cluster name ("" = any).
 	SlurmCluster string
+	// Prior is how far before From the history predictor's knowledge
+	// reaches (the jobs that completed then, as the daemon reads 90 days;
+	// 0 = none: it learns from the period's own jobs only).
+	Prior time.Duration
 }
 
 // ParseSitePeriod reads -S and -E as sacct (and strata report) read them,
@@ -121,6 +127,13 @@ func RunSite(ctx context.Context, src SiteSource, o SiteOptions, out Output, log
 		return UsageError{err}
 	}
 	cfg.Cluster = site.Cluster // with its partition's name, which the spec's text leaves out
+	if cfg.Predictor == sim.PredictorHistory && o.Prior > 0 {
+		done, err := src.FinishedJobs(ctx, o.SlurmCluster, o.From.Add(-o.Prior), o.From)
+		if err != nil {
+			return fmt.Errorf("simulate --from-slurmdbd: the history before the period: %w", err)
+		}
+		cfg.HistoryPrior = priorRecords(done)
+	}
 	if o.WriteTrace != "" {
 		if err := writeTrace(o.WriteTrace, ht.Trace); err != nil {
 			return err
@@ -169,6 +182,16 @@ func historyJobs(js []slurm.FinishedJob, partitions []string) []sim.HistoryJob {
 		out = append(out, sim.HistoryJob{ID: j.ID, User: j.User, Account: j.Account, Name: j.Name, Partition: j.Partition,
 			State: j.State, GPUs: j.GPUs, Nodes: j.Nodes, TimeLimit: j.TimeLimit, Submit: j.Submit, Eligible: j.Eligible,
 			Start: j.Start, End: j.End, Comment: j.Comment})
+	}
+	return out
+}
+
+// priorRecords are the jobs that completed before the period as the
+// daemon's estimator takes them.
+func priorRecords(js []slurm.FinishedJob) []history.Record {
+	out := make([]history.Record, len(js))
+	for i, j := range js {
+		out[i] = history.Record{User: j.User, Name: j.Name, Partition: j.Partition, GPUs: j.GPUs, Duration: j.End.Sub(j.Start)}
 	}
 	return out
 }

@@ -98,7 +98,7 @@ func TestIntegrationSiteSimulationFromSlurmdbd(t *testing.T) {
 		}
 		time.Sleep(time.Second)
 	}
-	o := SiteOptions{Options: siteTestOptions(), From: from, To: time.Now().Add(time.Minute)}
+	o := SiteOptions{Options: siteTestOptions(), From: from, To: time.Now().Add(time.Minute), Prior: 90 * 24 * time.Hour}
 	o.WriteTrace = filepath.Join(t.TempDir(), "site.csv")
 	o.Policy = "smd"
 	var out bytes.Buffer

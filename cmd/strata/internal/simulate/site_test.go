@@ -25,6 +25,13 @@ type fakeSite struct {
 	nodes []planner.Node
 	jobs  []slurm.FinishedJob
 	asked [2]time.Time
+	// prior is the window FinishedJobs was asked for (zero: not asked).
+	prior [2]time.Time
+}
+
+func (f *fakeSite) FinishedJobs(_ context.Context, _ string, since, until time.Time) ([]slurm.FinishedJob, error) {
+	f.prior = [2]time.Time{since, until}
+	return []slurm.FinishedJob{{ID: 1, User: "alice", GPUs: 4, Start: since, End: since.Add(time.Hour), State: "COMPLETED"}}, nil
 }
 
 func (f *fakeSite) ServesAccounting() bool { return f.acct }
@@ -124,7 +131,7 @@ func TestRunSite(t *testing.T) {
 	}
 	src.jobs = append(src.jobs, slurm.FinishedJob{ID: 20, User: "carol", Partition: "cpu", Submit: at(0), Start: at(1), End: at(50)},
 		slurm.FinishedJob{ID: 21, User: "carol", Partition: "old", GPUs: 1, Submit: at(0), Start: at(1), End: at(50)})
-	o := SiteOptions{Options: siteTestOptions(), From: t0, To: at(86400)}
+	o := SiteOptions{Options: siteTestOptions(), From: t0, To: at(86400), Prior: 90 * 24 * time.Hour}
 	var out bytes.Buffer
 	if err := RunSite(context.Background(), src, o, Output{Out: &out, Progress: io.Discard}, zerolog.Nop()); err != nil {
 		t.Fatal(err)
@@ -135,6 +142,9 @@ func TestRunSite(t *testing.T) {
 	}
 	if !src.asked[0].Equal(t0) || !src.asked[1].Equal(at(86400)) {
 		t.Errorf("asked for jobs ended in %v, want the period", src.asked)
+	}
+	if !src.prior[0].Equal(t0.AddDate(0, 0, -90)) || !src.prior[1].Equal(t0) {
+		t.Errorf("asked for the predictor's history in %v, want the 90 days before the period", src.prior)
 	}
 	type summary struct {
 		Jobs, Hinted int

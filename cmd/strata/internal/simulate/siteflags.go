@@ -9,6 +9,7 @@ const (
 	FlagEndTime      = "endtime"
 	FlagPartition    = "partition"
 	FlagSlurmCluster = "slurm-cluster"
+	FlagHistoryDays  = "history-days"
 )
 
 // SiteFlags are the flags of a site simulation, beside Flags (the
@@ -19,6 +20,7 @@ func SiteFlags() []cli.Flag {
 		&cli.StringFlag{Name: FlagStartTime, Aliases: []string{"S"}, Value: "now-30days", Usage: "with --from-slurmdbd: jobs that ended after this time (sacct's forms: now-30days, 2026-11-01, 11/01, ...)"},
 		&cli.StringFlag{Name: FlagEndTime, Aliases: []string{"E"}, Value: "now", Usage: "with --from-slurmdbd: jobs that ended up to this time (same forms as --starttime)"},
 		&cli.StringSliceFlag{Name: FlagPartition, Usage: "with --from-slurmdbd: only jobs of these partitions (comma-separated or repeated; default: all)"},
+		&cli.IntFlag{Name: FlagHistoryDays, Value: 90, Usage: "with --from-slurmdbd: `DAYS` of completed jobs before --starttime that the history predictor knows from the start, as the daemon reads 90 (0: it learns from the period's jobs only)"},
 		&cli.StringFlag{Name: FlagSlurmCluster, Usage: "with --from-slurmdbd: slurmdbd's cluster name (default: every cluster slurmdbd records)"},
 	}
 }
