@@ -2,6 +2,9 @@ package slurm_test
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"testing"
 	"time"
@@ -21,7 +24,8 @@ import (
 // second (scripts/record-slurmrestd.sh): job 1 running on 2 GPUs, the
 // others pending until a begin time two hours on: 2 alice's with a
 // burst-buffer request, 3 two nodes × 4 GPUs, 4 --gpus=3 (per job), 5
-// --gpus-per-task=1 -n2 -c4 --mem=8000, 6 an array of 3.
+// --gpus-per-task=1 -n2 -c4 --mem=8000, 6 an array of 3. slurmdb_jobs.json
+// comes from the bed's accounting companion (TestFinishedJobsThroughV0044).
 const recorded2605 = "testdata/slurm-26.05"
 
 // recordedAt starts the stand-in over one recording and a client for it.
@@ -141,5 +145,48 @@ func TestApplyThroughV0044(t *testing.T) {
 	j, err := c.Job(context.Background(), 4)
 	if err != nil || j.Priority != 100010 || j.GPUsPerJob != 2 {
 		t.Errorf("job 4 read back through v0.0.44: %+v, %v; want priority 100010, 2 GPUs per job", j, err)
+	}
+}
+
+// slurmdbd's job list through v0.0.44 reads as through v0.0.42: each
+// version's slurmdb_jobs.json was recorded from the same Slurm 26.05.5 bed
+// with accounting (three 4-GPU jobs of alice's that completed: hog, pA, pB).
+func TestFinishedJobsThroughV0044(t *testing.T) {
+	got := map[string][]slurm.FinishedJob{}
+	for _, v := range []string{"v0.0.42", "v0.0.44"} {
+		dir := filepath.Join(recorded2605, v)
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/openapi/v3":
+				_, _ = w.Write([]byte(`{"paths":{"/slurm/` + v + `/jobs/":{},"/slurmdb/` + v + `/jobs/":{}}}`))
+			case "/slurmdb/" + v + "/jobs/":
+				http.ServeFile(w, r, filepath.Join(dir, "slurmdb_jobs.json"))
+			default:
+				http.NotFound(w, r)
+			}
+		}))
+		t.Cleanup(srv.Close)
+		c, err := slurm.New(context.Background(), slurm.Config{URL: srv.URL, User: "root", Token: "t", Retries: -1,
+			Scontrol: "none"}, zerolog.Nop())
+		if err != nil || c.APIVersion() != v {
+			t.Fatalf("New: %v, version %s, want %s", err, c.APIVersion(), v)
+		}
+		// one window: the stand-in answers every window with the whole list
+		jobs, err := c.FinishedJobs(context.Background(), "testcluster", time.Unix(1795800000, 0), time.Unix(1795802000, 0))
+		if err != nil {
+			t.Fatalf("FinishedJobs through %s: %v", v, err)
+		}
+		got[v] = jobs
+	}
+	var summary []string
+	for _, j := range got["v0.0.44"] {
+		summary = append(summary, fmt.Sprintf("%d %s %s %s %d %s", j.ID, j.Name, j.User, j.State, j.GPUs, j.End.Sub(j.Start)))
+	}
+	want := []string{"1 hog alice COMPLETED 4 10m1s", "3 pB alice COMPLETED 4 1m0s", "2 pA alice COMPLETED 4 1m1s"}
+	if diff := cmp.Diff(want, summary); diff != "" {
+		t.Errorf("jobs through v0.0.44 (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(got["v0.0.42"], got["v0.0.44"], cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("finished jobs (-v0.0.42 +v0.0.44):\n%s", diff)
 	}
 }
