@@ -34,13 +34,13 @@ func runSiteSimulate(c *cli.Context, o simulate.Options, out simulate.Output) er
 			}
 		}
 	}
-	cl, err := cliflags.ConnectSlurm(c)
-	if err != nil {
-		return err
-	}
 	days := c.Int(simulate.FlagHistoryDays)
 	if days < 0 {
 		return usageError(errors.New("--history-days must be ≥ 0"))
+	}
+	cl, err := cliflags.ConnectSlurm(c)
+	if err != nil {
+		return err
 	}
 	so := simulate.SiteOptions{Options: o, From: from, To: to, Partitions: parts, SlurmCluster: c.String(simulate.FlagSlurmCluster),
 		Prior: time.Duration(days) * 24 * time.Hour}
