@@ -65,9 +65,10 @@ type bench struct {
 func (b *bench) run(ctx context.Context) error {
 	o := b.o
 	total := o.sweepsFor(o.sizes[len(o.sizes)-1])
-	// The window ends two hours before now, so the spool (filled after it)
-	// holds the last hours and retention (relative to now) sees real days.
-	b.end = time.Now().UTC().Truncate(time.Hour).Add(-2 * time.Hour)
+	// The window ends two hours before today (UTC), so the spool is
+	// filled after it and retention (relative to now, keeping at least a
+	// day) can drop its oldest partition.
+	b.end = time.Now().UTC().Truncate(24 * time.Hour).Add(-2 * time.Hour)
 	b.w0 = b.end.Add(-time.Duration(total) * o.period)
 	b.y0 = b.w0.Add(-o.history)
 	logf("site: %d GPUs, window %s … %s (%d sweeps), history from %s", o.gpus, b.w0.Format(time.RFC3339),
@@ -113,7 +114,7 @@ func (b *bench) run(ctx context.Context) error {
 		if k == 0 {
 			ing.HistoryLoadS, ing.HistoryRollupRow = round(b.historyS, 1), rollups
 		}
-		r, err := b.measure(ctx, ing, k == len(o.sizes)-1)
+		r, err := b.measure(ctx, ing, o.yearReports && k == len(o.sizes)-1)
 		if err != nil {
 			return err
 		}

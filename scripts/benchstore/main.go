@@ -30,17 +30,18 @@ import (
 )
 
 type options struct {
-	url        string
-	sizes      []int64
-	gpus       int
-	period     time.Duration
-	history    time.Duration
-	batch      int
-	strata     string
-	spoolBytes int64
-	spoolDir   string
-	yearParts  bool
-	label      string
+	url         string
+	sizes       []int64
+	gpus        int
+	period      time.Duration
+	history     time.Duration
+	batch       int
+	strata      string
+	spoolBytes  int64
+	spoolDir    string
+	yearParts   bool
+	yearReports bool
+	label       string
 }
 
 func main() {
@@ -56,6 +57,7 @@ func main() {
 	flag.Int64Var(&o.spoolBytes, "spool-bytes", 1<<30, "spool to fill and drain after the largest size (0: skip)")
 	flag.StringVar(&o.spoolDir, "spool-dir", os.TempDir(), "where the spool is written")
 	flag.BoolVar(&o.yearParts, "year-partitions", true, "after the largest size, add empty daily partitions up to a year and time the job page and retention with them")
+	flag.BoolVar(&o.yearReports, "year-reports", true, "time the year's reports at the largest size (minutes each on a loaded 2-core machine)")
 	flag.StringVar(&o.label, "label", "", "a label copied into every JSON line (e.g. fsync=off)")
 	flag.Parse()
 	for _, f := range strings.Split(sizes, ",") {
