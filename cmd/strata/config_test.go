@@ -153,6 +153,10 @@ func TestConfigCheckValidatesLikeRun(t *testing.T) {
 // Postgres with the file's settings, and fails (status 1) naming each that
 // does not answer; without it the output says nothing was tried.
 func TestConfigCheckConnect(t *testing.T) {
+	// make test exports the test bed's slurmrestd and database: the
+	// environment would win over the file's settings under test.
+	unsetEnv(t, "SLURM_REST_URL", "STRATA_SLURM_URL", "SLURM_USER_NAME", "STRATA_SLURM_USER", "SLURM_JWT",
+		"STRATA_SLURM_TOKEN_FILE", "STRATA_DATABASE_URL", "DATABASE_URL")
 	token := writeFile(t, "slurm.jwt", "x\n", 0o600)
 	cfg := writeFile(t, "strata.toml", "[slurm]\nurl = \"http://127.0.0.1:1\"\nretries = -1\ntimeout = \"2s\"\nuser = \"strata\"\ntoken-file = \""+token+"\"\n"+
 		"[database]\nurl = \"postgres://strata@127.0.0.1:1/strata?connect_timeout=2\"\n", 0o600)
@@ -164,6 +168,18 @@ func TestConfigCheckConnect(t *testing.T) {
 	for _, want := range []string{"strata: slurmrestd http://127.0.0.1:1: ", "strata: postgres postgres://strata@127.0.0.1:1/strata"} {
 		if !strings.Contains(errb.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errb.String())
+		}
+	}
+}
+
+// unsetEnv removes environment variables for the test and restores them
+// after it.
+func unsetEnv(t *testing.T, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		if v, ok := os.LookupEnv(n); ok {
+			os.Unsetenv(n)
+			t.Cleanup(func() { os.Setenv(n, v) })
 		}
 	}
 }
