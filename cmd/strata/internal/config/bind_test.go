@@ -21,8 +21,15 @@ func TestPlannerBindClaims(t *testing.T) {
 	if err := o.Validate(); err != nil {
 		t.Errorf("validated section refused by the planner: %v", err)
 	}
-	if o := (Planner{}).Options(); o.BindClaims {
-		t.Error("claims bound by default")
+	if o := (Planner{}).Options(); !o.BindClaims {
+		t.Error("claims not bound by default (the measured default is on, margin 2)")
+	}
+	off, err := Load(writeFile(t, "[planner]\nbind-claims = false\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if off.Planner.Options().BindClaims {
+		t.Error("bind-claims = false still binds")
 	}
 	for _, bad := range []string{"claim-margin = 0.5", "claim-floor = \"1m\"", "bind-claims = 1"} {
 		if _, err := Load(writeFile(t, "[planner]\n"+bad+"\n")); err == nil || !strings.Contains(err.Error(), strings.Fields(bad)[0]) {
