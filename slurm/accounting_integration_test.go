@@ -164,13 +164,14 @@ func TestIntegrationAccountingFinishedJobs(t *testing.T) {
 	}
 	for _, j := range got {
 		want := slurm.FinishedJob{ID: j.ID, Cluster: "testcluster", User: "alice", Account: "research", Name: name,
-			Partition: "gpu", QOS: "normal", State: "COMPLETED", GPUs: ids[j.ID], TimeLimit: 5 * time.Minute}
-		if diff := cmp.Diff(want, j, cmpopts.IgnoreFields(slurm.FinishedJob{}, "Submit", "Start", "End")); diff != "" {
+			Partition: "gpu", QOS: "normal", State: "COMPLETED", GPUs: ids[j.ID], TimeLimit: 5 * time.Minute, Nodes: 1}
+		if diff := cmp.Diff(want, j, cmpopts.IgnoreFields(slurm.FinishedJob{}, "Submit", "Start", "End", "Eligible")); diff != "" {
 			t.Errorf("job %d (-want +got):\n%s", j.ID, diff)
 		}
-		if j.Submit.Before(since) || j.Start.Before(j.Submit) || !j.End.After(j.Start) || j.End.Sub(j.Start) > time.Minute {
-			t.Errorf("job %d times submit %v start %v end %v: want since %v ≤ submit ≤ start < end, a few seconds run",
-				j.ID, j.Submit, j.Start, j.End, since)
+		if j.Submit.Before(since) || j.Eligible.Before(j.Submit) || j.Start.Before(j.Eligible) || !j.End.After(j.Start) ||
+			j.End.Sub(j.Start) > time.Minute {
+			t.Errorf("job %d times submit %v eligible %v start %v end %v: want since %v ≤ submit ≤ eligible ≤ start < end, a few seconds run",
+				j.ID, j.Submit, j.Eligible, j.Start, j.End, since)
 		}
 	}
 }
