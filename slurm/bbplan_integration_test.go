@@ -41,20 +41,26 @@ func TestIntegrationBurstBufferJobsRunInPlanOrder(t *testing.T) {
 	}
 	each := pool().Total * 6 / 10 >> 30 // GiB
 	name := tag(t)
-	submit := func(suffix string, secs int, limit string) int64 {
+	// Job a holds the space until the test has written the plan (the file
+	// go appears; at most 5 minutes), not for a fixed time: on a loaded
+	// machine a fixed hold could end before the write, and Slurm would
+	// then start the jobs in submission order.
+	release := fmt.Sprintf("/tmp/%s-go", name)
+	t.Cleanup(func() { _, _ = cl.Exec("touch", release) }) // never leave job a holding the pool
+	submit := func(suffix string, body string, limit string) int64 {
 		path := fmt.Sprintf("/tmp/%s-%s.sh", name, suffix)
-		script := fmt.Sprintf("#!/bin/bash\n#BB_LUA pool=nvme capacity=%dG\nsleep %d\n", each, secs)
+		script := fmt.Sprintf("#!/bin/bash\n#BB_LUA pool=nvme capacity=%dG\n%s\n", each, body)
 		cl.MustExec(t, "sh", "-c", fmt.Sprintf("printf '%%s' '%s' > %s && chmod 755 %s", script, path, path))
 		t.Cleanup(func() { _, _ = cl.Exec("rm", "-f", path) })
 		// burst_buffer/lua refuses root: submitted as alice.
 		return cl.SbatchAs(t, "alice", "-J", name+"-"+suffix, "--gres=gpu:1", "-t", limit, "-D", "/tmp", path)
 	}
-	a := submit("a", 20, "5")
+	a := submit("a", fmt.Sprintf("for i in $(seq 600); do [ -f %s ] && break; sleep 0.5; done; sleep 2", release), "10")
 	if st := cl.WaitState(t, a, "RUNNING", 60*time.Second); st != "RUNNING" {
 		t.Fatalf("job %d (holds the space) is %s", a, st)
 	}
-	long := submit("long", 1, "30")
-	short := submit("short", 1, "2")
+	long := submit("long", "sleep 1", "30")
+	short := submit("short", "sleep 1", "2")
 
 	s, err := c.Snapshot(ctx)
 	if err != nil {
@@ -82,6 +88,7 @@ func TestIntegrationBurstBufferJobsRunInPlanOrder(t *testing.T) {
 			t.Fatalf("apply: %+v", rep.Results)
 		}
 	}
+	cl.MustExec(t, "touch", release) // job a ends: its space frees
 
 	started := map[int64]bool{}
 	var order []int64
