@@ -39,7 +39,10 @@ func simulateCommand() *cli.Command {
 			"bbpoolbw=SIZE/s for the total that concurrent transfers share, e.g.\n" +
 			"16x4:t4,cpus=48,mem=192G,bb=2T,bbbw=1G/s,bbpoolbw=4G/s. Jobs ask for the trace's cpus and memory_mib\n" +
 			"(else the node's share per GPU) and its bb_bytes (bb_in_bytes staged in before the job\n" +
-			"starts, bb_out_bytes staged out after it ends). See docs/evaluation.md.",
+			"starts, bb_out_bytes staged out after it ends). See docs/evaluation.md.\n\n" +
+			"--from-slurmdbd replays the site's own jobs that ended between -S and -E (slurmdbd, through\n" +
+			"slurmrestd) on its own nodes and partitions, Slurm alone against --policy (default smd), and\n" +
+			"reports the change in wait and JCT per partition and user (docs/operations.md).",
 		Flags:  append(append(append(simulate.Flags(), cliflags.WriteLimits()...), simulate.SiteFlags()...), cliflags.Slurm()...),
 		Action: runSimulate,
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -12,12 +13,22 @@ import (
 	"github.com/strata-hpc/strata/planner/sim"
 )
 
+// siteIgnores are simulate's flags that shape a trace or its output in
+// ways a site simulation does not: refused rather than ignored.
+var siteIgnores = []string{"users", "dishonest", "knowledge", "synth-bb", "synth-bb-catalog", "synth-deadlines", "ps-share",
+	"speed-error", "speed-noise", "plot", "jobs", "skip-bad", "label"}
+
 // runSiteSimulate is `strata simulate --from-slurmdbd`: the site's own
 // history replayed on its own nodes (docs/operations.md § Before you
 // enforce).
 func runSiteSimulate(c *cli.Context, o simulate.Options, out simulate.Output) error {
 	if o.Trace != "" || o.Cluster != "" {
 		return usageError(errors.New("--from-slurmdbd reads the jobs and the cluster from Slurm: leave out --trace and --cluster"))
+	}
+	for _, f := range siteIgnores {
+		if c.IsSet(f) {
+			return usageError(fmt.Errorf("--%s does not apply to --from-slurmdbd (the site's jobs are replayed as they were; write them with --write-trace and run that trace)", f))
+		}
 	}
 	from, to, err := simulate.ParseSitePeriod(c.String(simulate.FlagStartTime), c.String(simulate.FlagEndTime), time.Now(), time.Local)
 	if err != nil {

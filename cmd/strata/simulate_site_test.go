@@ -21,6 +21,8 @@ func TestSimulateFromSlurmdbdBadInput(t *testing.T) {
 		{"bad start", []string{"-S", "last tuesday"}, "--starttime"},
 		{"start after end", []string{"-S", "now", "-E", "now-1days"}, "is not before --endtime"},
 		{"negative history", []string{"--history-days=-1"}, "--history-days"},
+		{"trace-shaping flag", []string{"--knowledge", "realistic"}, "--knowledge does not apply"},
+		{"plots", []string{"--plot", "/tmp/x"}, "--plot does not apply"},
 		{"no slurmrestd", nil, "slurm connection"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
