@@ -28,12 +28,6 @@ type Limit struct {
 	MaxRangeFactor float64 `json:"max_range_factor,omitempty"`
 }
 
-// matches reports whether the limit selects job j.
-func (l Limit) matches(j *Job) bool {
-	part, _, _ := strings.Cut(j.Partition, ",")
-	return (l.Partition == "" || l.Partition == part) && (l.Account == "" || l.Account == j.Account)
-}
-
 // validate names the first invalid field of limit k.
 func (l Limit) validate(k int) error {
 	if l.MaxWeight < 0 || l.MaxGPUs < 0 || l.MaxRangeFactor < 0 ||
@@ -50,24 +44,51 @@ func DefaultLimits() []Limit {
 	return []Limit{{MaxRangeFactor: 2}}
 }
 
-// applyLimits caps the job's weight and GPU range by the matching limits
-// and says which caps applied (for the decision's reasons and detail).
-// With no limits at all (nil: the simulator, tests) nothing is capped.
-func applyLimits(ji *jobInfo, limits []Limit) {
+// Request is what a user asks of the site's limits: the job's partition
+// and account, the GPUs it requested from Slurm (Req; ReqKnown false when
+// not known, as for a hint checked without its script), whether its GPU
+// count is fixed (no range the planner may choose in), the hint's gpus=
+// range and weight.
+type Request struct {
+	Partition, Account string
+	Req                int
+	ReqKnown           bool
+	Fixed              bool
+	GPUMin, GPUMax     int
+	Weight             float64
+}
+
+// Capped is a request after the site's limits: the range and weight the
+// planner uses, and one note per cap that applied (the decision's detail,
+// `strata hint check`'s site caps).
+type Capped struct {
+	GPUMin, GPUMax int
+	Weight         float64
+	Notes          []string
+}
+
+// CapRequest applies the limits that match r (Limit): the whole gpus=
+// range is capped at the strictest MaxGPUs and MaxRangeFactor × Req,
+// minimum included, and the weight at the largest MaxWeight granted (1 when
+// none grants more). With no limits at all (nil: the simulator, tests)
+// nothing is capped. It is the one rule the planner and `strata hint
+// check` share.
+func CapRequest(limits []Limit, r Request) Capped {
+	c := Capped{GPUMin: r.GPUMin, GPUMax: r.GPUMax, Weight: r.Weight}
 	if len(limits) == 0 {
-		return
+		return c
 	}
-	var notes []string
+	part, _, _ := strings.Cut(r.Partition, ",")
 	grant, grantScope := 0.0, ""
 	for _, l := range limits {
-		if !l.matches(ji.job) {
+		if (l.Partition != "" && l.Partition != part) || (l.Account != "" && l.Account != r.Account) {
 			continue
 		}
 		scope := limitScope(l)
 		if l.MaxWeight > grant {
 			grant, grantScope = l.MaxWeight, scope
 		}
-		if ji.fixed {
+		if r.Fixed {
 			continue
 		}
 		top := math.MaxInt
@@ -75,23 +96,37 @@ func applyLimits(ji *jobInfo, limits []Limit) {
 			top = l.MaxGPUs
 		}
 		if l.MaxRangeFactor > 0 {
-			top = min(top, int(math.Ceil(l.MaxRangeFactor*float64(max(1, ji.req))-1e-9)))
+			if r.ReqKnown {
+				top = min(top, int(math.Ceil(l.MaxRangeFactor*float64(max(1, r.Req))-1e-9)))
+			} else {
+				c.Notes = append(c.Notes, fmt.Sprintf("the gpus= range reaches at most %g× the job's --gres/--gpus request (%s)", l.MaxRangeFactor, scope))
+			}
 		}
-		if ji.gmax > top {
-			was := gpuRange(ji.gmin, ji.gmax)
-			ji.gmin, ji.gmax = min(ji.gmin, top), top
-			notes = append(notes, fmt.Sprintf("gpus=%s capped to %s (%s)", was, gpuRange(ji.gmin, ji.gmax), scope))
+		if c.GPUMax > top { // the whole range, minimum included
+			was := gpuRange(c.GPUMin, c.GPUMax)
+			c.GPUMin, c.GPUMax = min(c.GPUMin, top), top
+			c.Notes = append(c.Notes, fmt.Sprintf("gpus=%s capped to %s (%s)", was, gpuRange(c.GPUMin, c.GPUMax), scope))
 		}
 	}
 	if grant == 0 {
 		grant, grantScope = 1, "no weight granted to this account or partition"
 	}
-	if ji.weight > grant {
-		notes = append(notes, fmt.Sprintf("weight %g capped to %g (%s)", ji.weight, grant, grantScope))
-		ji.weight = grant
+	if c.Weight > grant {
+		c.Notes = append(c.Notes, fmt.Sprintf("weight %g capped to %g (%s)", c.Weight, grant, grantScope))
+		c.Weight = grant
 	}
-	if len(notes) > 0 {
-		ji.capped = strings.Join(notes, "; ")
+	return c
+}
+
+// applyLimits caps the job's weight and GPU range by the matching limits
+// (CapRequest) and says which caps applied (for the decision's reasons and
+// detail).
+func applyLimits(ji *jobInfo, limits []Limit) {
+	c := CapRequest(limits, Request{Partition: ji.job.Partition, Account: ji.job.Account, Req: ji.req, ReqKnown: true,
+		Fixed: ji.fixed, GPUMin: ji.gmin, GPUMax: ji.gmax, Weight: ji.weight})
+	ji.gmin, ji.gmax, ji.weight = c.GPUMin, c.GPUMax, c.Weight
+	if len(c.Notes) > 0 {
+		ji.capped = strings.Join(c.Notes, "; ")
 	}
 }
 

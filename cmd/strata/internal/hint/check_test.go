@@ -82,7 +82,7 @@ func TestCheckScriptAgainstItsRequest(t *testing.T) {
 			[]string{"site cap: weight 50 capped to 1 (no weight granted to this account or partition)", "site cap: gpus=1-16 capped to 1-4 (site limit)", "1-4 (the planner chooses in this range; gpus=1-16 capped by the site)"}, "", 0},
 		{"the minimum capped too; a granted weight", "#SBATCH --gres=gpu:1 -A ml\n#SBATCH --comment='strata: gpus=16 weight=5'\n",
 			[]planner.Limit{{MaxGPUs: 4, MaxRangeFactor: 1}, {Account: "ml", MaxWeight: 8}},
-			[]string{"site cap: gpus=16-16 capped to 1-1 (site limit)"}, "weight 5 capped", 0},
+			[]string{"site cap: gpus=16 capped to 1 (site limit)"}, "weight 5 capped", 0},
 		{"a partition's cap", "#SBATCH --gres=gpu:8 -p small\n#SBATCH --comment='strata: gpus=2-8'\n", []planner.Limit{{Partition: "small", MaxGPUs: 4}, {Partition: "big", MaxGPUs: 2}},
 			[]string{"gpus=2-8 capped to 2-4 (limit of partition small)"}, "partition big", 0},
 		{"ignored #SBATCH warns", "#SBATCH --comment='strata: gpus=2'\necho hi\n#SBATCH --comment='strata: gpus=4'\n", nil,

@@ -2,7 +2,6 @@ package hint
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/strata-hpc/strata/planner"
@@ -18,8 +17,8 @@ type sized struct {
 	caps     []string
 }
 
-// plan applies the site's caps (planner.Options.Limits, as the planner's
-// applyLimits does) to the hint's weight and gpus= range. The request is
+// plan applies the site's caps (planner.Options.Limits, through the
+// planner's own planner.CapRequest) to the hint's weight and gpus= range. The request is
 // the script's GPUs; a comment checked alone has no request, so the caps
 // that depend on it are stated, not applied.
 func plan(h planner.Hints, ok bool, s *Script, o Options) sized {
@@ -45,47 +44,14 @@ func plan(h planner.Hints, ok bool, s *Script, o Options) sized {
 	if !ok {
 		return p
 	}
-	part, account := "", ""
+	r := planner.Request{Fixed: p.fixedReq, GPUMin: p.lo, GPUMax: p.hi, Weight: p.hints.JobWeight()}
 	if s != nil {
-		part, account = s.Partition, s.Account
+		r.Partition, r.Account, r.Req, r.ReqKnown = s.Partition, s.Account, req, true
 	}
-	grant, grantScope := 0.0, "no weight granted to this account or partition"
-	for _, l := range o.Planner.Limits {
-		if (l.Partition != "" && l.Partition != part) || (l.Account != "" && l.Account != account) {
-			continue
-		}
-		scope := limitScope(l)
-		if l.MaxWeight > grant { // a grant: the largest among matching limits
-			grant, grantScope = l.MaxWeight, scope
-		}
-		if p.fixedReq {
-			continue
-		}
-		top := math.MaxInt
-		if l.MaxGPUs > 0 {
-			top = l.MaxGPUs
-		}
-		if l.MaxRangeFactor > 0 {
-			if s == nil {
-				p.caps = append(p.caps, fmt.Sprintf("the gpus= range reaches at most %g× the job's --gres/--gpus request (%s; check the script to apply it)", l.MaxRangeFactor, scope))
-			} else {
-				top = min(top, int(math.Ceil(l.MaxRangeFactor*float64(max(1, req))-1e-9)))
-			}
-		}
-		if p.hi > top { // the whole range, minimum included
-			lo, hi := min(p.lo, top), top
-			p.caps = append(p.caps, fmt.Sprintf("gpus=%d-%d capped to %d-%d (%s)", p.lo, p.hi, lo, hi, scope))
-			p.lo, p.hi = lo, hi
-		}
-	}
-	if len(o.Planner.Limits) > 0 {
-		if grant == 0 {
-			grant = 1
-		}
-		if w := p.hints.JobWeight(); w > grant {
-			p.caps = append(p.caps, fmt.Sprintf("weight %g capped to %g (%s)", w, grant, grantScope))
-			p.hints.Weight = grant
-		}
+	c := planner.CapRequest(o.Planner.Limits, r) // the planner's own rule
+	p.lo, p.hi, p.caps = c.GPUMin, c.GPUMax, c.Notes
+	if c.Weight != r.Weight {
+		p.hints.Weight = c.Weight
 	}
 	if !p.fixedReq {
 		p.gpus = fmt.Sprintf("%d-%d (the planner chooses in this range)", p.lo, p.hi)
@@ -94,19 +60,6 @@ func plan(h planner.Hints, ok bool, s *Script, o Options) sized {
 		}
 	}
 	return p
-}
-
-// limitScope names the jobs a limit selects, in the planner's words.
-func limitScope(l planner.Limit) string {
-	switch {
-	case l.Partition != "" && l.Account != "":
-		return "limit of partition " + l.Partition + ", account " + l.Account
-	case l.Partition != "":
-		return "limit of partition " + l.Partition
-	case l.Account != "":
-		return "limit of account " + l.Account
-	}
-	return "site limit"
 }
 
 // counts are the GPU counts shown: the ends of the range and the powers of
