@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -31,8 +32,10 @@ func (e *engine) snapshot(k int64, t float64, ss *slurmState) *planner.Snapshot 
 		ID:      fmt.Sprintf("sim-%d", k),
 		Now:     simTime(t),
 		Cluster: "sim",
-		Nodes:   e.cl.snapshotNodes(),
-		Jobs:    make([]planner.Job, 0, len(e.pending)+len(e.running)),
+		// The previous snapshot's buffers are reused: nothing keeps a
+		// snapshot after its cycle.
+		Nodes: e.cl.snapshotNodes(e.snapNodes),
+		Jobs:  slices.Grow(e.snapJobs[:0], len(e.pending)+len(e.running)),
 	}
 	s.Partitions = e.cl.snapshotPartitions()
 	if spec.BurstBufferBytes > 0 {
@@ -61,6 +64,7 @@ func (e *engine) snapshot(k int64, t float64, ss *slurmState) *planner.Snapshot 
 			r++
 		}
 	}
+	e.snapNodes, e.snapJobs = s.Nodes, s.Jobs
 	e.bbView(s)
 	if c := e.cfg.calib; c != nil {
 		s.Calibration = c.current()

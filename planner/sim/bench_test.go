@@ -89,8 +89,14 @@ func TestSynthesize(t *testing.T) {
 }
 
 func benchSimulate(b *testing.B, jobs int, policy string, skip bool) {
+	benchSimulateIn(b, SchedulerIdeal, jobs, policy, skip)
+}
+
+// benchSimulateIn runs policy over synthTrace(jobs) on 128 × 8 GPUs with
+// the given scheduler.
+func benchSimulateIn(b *testing.B, scheduler string, jobs int, policy string, skip bool) {
 	tr := synthTrace(b, jobs, 1024)
-	cfg := Config{Scheduler: SchedulerIdeal, Cluster: ClusterSpec{Nodes: 128, GPUsPerNode: 8, GPUType: "a100"}, SkipUnchanged: skip}
+	cfg := Config{Scheduler: scheduler, Cluster: ClusterSpec{Nodes: 128, GPUsPerNode: 8, GPUType: "a100"}, SkipUnchanged: skip}
 	b.ResetTimer()
 	for b.Loop() {
 		r, err := RunNamed(context.Background(), cfg, tr, policy)
@@ -119,3 +125,29 @@ func BenchmarkSimulate100kSkip(b *testing.B) { benchSimulate(b, 100_000, "smd", 
 func BenchmarkSimulate10kSMD(b *testing.B)     { benchSimulate(b, 10_000, "smd", false) }
 func BenchmarkSimulate10kSMDSkip(b *testing.B) { benchSimulate(b, 10_000, "smd", true) }
 func BenchmarkSimulate10kFIFO(b *testing.B)    { benchSimulate(b, 10_000, "fifo", false) }
+
+// Slurm mode (a slurmctld model starts jobs from what Strata wrote): smd,
+// and Slurm alone (policy slurm), at 10,000, 30,000 and 100,000 jobs
+// (scripts/bench-sim.sh runs them).
+func BenchmarkSimulateSlurm10kSMD(b *testing.B) {
+	benchSimulateIn(b, SchedulerSlurm, 10_000, "smd", false)
+}
+func BenchmarkSimulateSlurm30kSMD(b *testing.B) {
+	benchSimulateIn(b, SchedulerSlurm, 30_000, "smd", false)
+}
+func BenchmarkSimulateSlurm100kSMD(b *testing.B) {
+	benchSimulateIn(b, SchedulerSlurm, 100_000, "smd", false)
+}
+func BenchmarkSimulateSlurm10kAlone(b *testing.B) {
+	benchSimulateIn(b, SchedulerSlurm, 10_000, PolicySlurm, false)
+}
+func BenchmarkSimulateSlurm30kAlone(b *testing.B) {
+	benchSimulateIn(b, SchedulerSlurm, 30_000, PolicySlurm, false)
+}
+func BenchmarkSimulateSlurm100kAlone(b *testing.B) {
+	benchSimulateIn(b, SchedulerSlurm, 100_000, PolicySlurm, false)
+}
+
+// The ideal mode at 30,000 jobs, between BenchmarkSimulate10kSMD and
+// BenchmarkSimulate100k.
+func BenchmarkSimulate30kSMD(b *testing.B) { benchSimulate(b, 30_000, "smd", false) }

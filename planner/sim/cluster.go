@@ -138,6 +138,10 @@ type cluster struct {
 	bb *bbState
 	// partIdx maps a partition name to its index (islands.go).
 	partIdx map[string]int
+	// nodeParts (each node's partition list) and parts (the partitions)
+	// are rendered once for every snapshot: the layout never changes.
+	nodeParts [][]string
+	parts     []planner.Partition
 }
 
 func newCluster(spec ClusterSpec) *cluster {
@@ -372,20 +376,35 @@ func (c *cluster) placeTotal(owner, total int) ([]slot, bool) {
 	return out, true
 }
 
-// snapshotNodes renders the nodes as Slurm would show them.
-func (c *cluster) snapshotNodes() []planner.Node {
-	out := make([]planner.Node, len(c.nodes))
+// Node states as snapshots show them; every snapshot shares these slices
+// (policies never modify a snapshot).
+var (
+	stateIdle      = []string{"IDLE"}
+	stateMixed     = []string{"MIXED"}
+	stateAllocated = []string{"ALLOCATED"}
+)
+
+// snapshotNodes renders the nodes as Slurm would show them into buf (its
+// contents are replaced; the snapshot before shares nothing else with it).
+func (c *cluster) snapshotNodes(buf []planner.Node) []planner.Node {
+	if c.nodeParts == nil { // the partitions of each node never change
+		c.nodeParts = make([][]string, len(c.nodes))
+		for i, nd := range c.nodes {
+			c.nodeParts[i] = []string{c.spec.partitions()[nd.part].Name}
+		}
+	}
+	out := slices.Grow(buf[:0], len(c.nodes))[:len(c.nodes)]
 	for i, nd := range c.nodes {
 		used := c.spec.GPUsPerNode - nd.free
-		state := "MIXED"
+		state := stateMixed
 		switch {
 		case used == 0:
-			state = "IDLE"
+			state = stateIdle
 		case nd.free == 0:
-			state = "ALLOCATED"
+			state = stateAllocated
 		}
 		out[i] = planner.Node{
-			Name: nd.name, State: []string{state}, Partitions: []string{c.spec.partitions()[nd.part].Name},
+			Name: nd.name, State: state, Partitions: c.nodeParts[i],
 			CPUs: c.spec.CPUsPerNode, AllocCPUs: c.spec.CPUsPerNode - nd.freeCPU,
 			MemoryMB: c.spec.MemoryMBPerNode, AllocMemMB: c.spec.MemoryMBPerNode - nd.freeMem,
 			GPUs: c.spec.GPUsPerNode, AllocGPUs: used, GPUType: nd.gpuType,

@@ -208,6 +208,13 @@ func (e *engine) bfFit(p *bfPlan, i, per, nodes, total int, limit, window float6
 // snapshotPartitions renders the partitions as Slurm would show them,
 // sorted by name (the first in spec order is the default).
 func (c *cluster) snapshotPartitions() []planner.Partition {
+	if c.parts == nil { // the layout never changes: render it once
+		c.parts = c.renderPartitions()
+	}
+	return c.parts
+}
+
+func (c *cluster) renderPartitions() []planner.Partition {
 	ps := c.spec.partitions()
 	out := make([]planner.Partition, len(ps))
 	for pi, p := range ps {

@@ -27,6 +27,11 @@ type bfPlan struct {
 	cap  int // GPUs per node
 	// skip, when set, marks the nodes outside the partition being tried.
 	skip []bool
+	// owner, at, needs and cands are fit's working state.
+	owner int
+	at    []bfFree
+	needs []bfNeed
+	cands []bfCand
 }
 
 type bfRelease struct {
@@ -85,31 +90,6 @@ func (p *bfPlan) sortTimes() {
 	p.times = slices.Compact(p.times)
 }
 
-// freeAt is node n's free GPUs, CPUs and memory at time t (running jobs
-// released by then).
-func (p *bfPlan) freeAt(n int, t float64) (gpus, cpus int, mem int64) {
-	gpus, cpus, mem = p.free[n], p.cpu[n], p.mem[n]
-	for _, r := range p.rel[n] {
-		if r.at > t {
-			break
-		}
-		gpus, cpus, mem = gpus+r.gpus, cpus+r.cpus, mem+r.mem
-	}
-	return gpus, cpus, mem
-}
-
-// usableGPUs is how many of node n's GPUs free at t job owner can take with
-// its CPUs and memory (at most want).
-func (p *bfPlan) usableGPUs(n, owner, want int, t float64) int {
-	g, cpu, mem := p.freeAt(n, t)
-	for k := min(g, want); k > 0; k-- {
-		if c, m := p.need(owner, k); c <= cpu && m <= mem {
-			return k
-		}
-	}
-	return 0
-}
-
 // usable reports whether node n is unreserved during [from, to).
 func (p *bfPlan) usable(n int, from, to float64) bool {
 	r := p.resv[n]
@@ -121,48 +101,124 @@ func (p *bfPlan) usable(n int, from, to float64) bool {
 // per-job total when per < 1, with its CPUs and memory) and time limit fits
 // on unreserved nodes for its whole limit, and those nodes (best fit:
 // fewest free GPUs first).
+//
+// The candidate times ascend, so each node's free resources are carried
+// from one to the next (p.at) instead of summed again from its releases
+// (freeAt), and owner's needs per GPU count are taken once (p.needs).
 func (p *bfPlan) fit(owner, per, nodes, total int, limit, window float64) (float64, []int, bool) {
-	cands := append([]float64{p.now}, p.times...)
-	for _, t := range cands {
+	p.startFit(owner)
+	last := math.Inf(-1)
+	try := func(t float64) ([]int, bool) {
+		if t == last { // the same time again: the same answer (none)
+			return nil, false
+		}
+		last = t
+		p.advance(t)
+		return p.fitAt(t, per, nodes, total, limit)
+	}
+	if got, ok := try(p.now); ok {
+		return p.now, got, true
+	}
+	for _, t := range p.times {
 		if t < p.now {
 			continue
 		}
 		if t > p.now+window {
 			break
 		}
-		if got, ok := p.fitAt(t, owner, per, nodes, total, limit); ok {
+		if got, ok := try(t); ok {
 			return t, got, true
 		}
 	}
 	return 0, nil, false
 }
 
-func (p *bfPlan) fitAt(t float64, owner, per, nodes, total int, limit float64) ([]int, bool) {
-	type cand struct{ n, free int }
-	var cs []cand
+// bfFree is one node's free GPUs, CPUs and memory at the time fit tries,
+// and how many of its releases that time includes.
+type bfFree struct {
+	gpus, cpus int
+	mem        int64
+	next       int
+}
+
+// startFit resets the per-node free resources to now (before any release)
+// and takes owner's CPUs and memory for 0..cap GPUs.
+func (p *bfPlan) startFit(owner int) {
+	p.owner = owner
+	p.at = slices.Grow(p.at[:0], len(p.free))[:len(p.free)]
+	for n := range p.free {
+		p.at[n] = bfFree{gpus: p.free[n], cpus: p.cpu[n], mem: p.mem[n]}
+	}
+	p.needs = slices.Grow(p.needs[:0], p.cap+1)[:p.cap+1]
+	for k := range p.needs {
+		c, m := p.need(owner, k)
+		p.needs[k] = bfNeed{c, m}
+	}
+}
+
+type bfNeed struct {
+	cpus int
+	mem  int64
+}
+
+// needFor is what the fitted job takes besides k GPUs on a node.
+func (p *bfPlan) needFor(k int) (int, int64) {
+	if k < len(p.needs) {
+		return p.needs[k].cpus, p.needs[k].mem
+	}
+	return p.need(p.owner, k)
+}
+
+// advance adds to p.at the releases up to t (t not before the last time).
+func (p *bfPlan) advance(t float64) {
+	for n := range p.at {
+		a, rel := &p.at[n], p.rel[n]
+		for a.next < len(rel) && rel[a.next].at <= t {
+			r := rel[a.next]
+			a.gpus, a.cpus, a.mem = a.gpus+r.gpus, a.cpus+r.cpus, a.mem+r.mem
+			a.next++
+		}
+	}
+}
+
+// usableAt is usableGPUs for the fitted job with node n's resources
+// at the time tried (a).
+func (p *bfPlan) usableAt(a *bfFree, want int) int {
+	for k := min(a.gpus, want); k > 0; k-- {
+		if c, m := p.needFor(k); c <= a.cpus && m <= a.mem {
+			return k
+		}
+	}
+	return 0
+}
+
+// fitAt tries time t, which p.at holds the free resources of.
+func (p *bfPlan) fitAt(t float64, per, nodes, total int, limit float64) ([]int, bool) {
+	cs := p.cands[:0]
+	defer func() { p.cands = cs[:0] }()
 	sum := 0
 	for n := range p.free {
 		if p.skip != nil && p.skip[n] || !p.usable(n, t, t+limit) {
 			continue
 		}
-		g, _, _ := p.freeAt(n, t)
+		a := &p.at[n]
 		if per >= 1 {
-			if p.usableGPUs(n, owner, per, t) == per {
-				cs = append(cs, cand{n, g})
+			if p.usableAt(a, per) == per {
+				cs = append(cs, bfCand{n, a.gpus})
 			}
-		} else if f := p.usableGPUs(n, owner, g, t); f > 0 {
-			cs = append(cs, cand{n, f})
+		} else if f := p.usableAt(a, a.gpus); f > 0 {
+			cs = append(cs, bfCand{n, f})
 			sum += f
 		}
 	}
 	if per >= 1 && len(cs) < nodes || per < 1 && sum < total {
 		return nil, false
 	}
-	slices.SortStableFunc(cs, func(a, b cand) int { return a.free - b.free })
+	slices.SortStableFunc(cs, func(a, b bfCand) int { return a.free - b.free })
 	if per >= 1 {
 		cs = cs[:nodes]
 	} else { // most free first until the total is covered
-		slices.SortStableFunc(cs, func(a, b cand) int { return b.free - a.free })
+		slices.SortStableFunc(cs, func(a, b bfCand) int { return b.free - a.free })
 		need, k := total, 0
 		for k < len(cs) && need > 0 {
 			need -= cs[k].free
@@ -176,6 +232,8 @@ func (p *bfPlan) fitAt(t float64, owner, per, nodes, total int, limit float64) (
 	}
 	return out, true
 }
+
+type bfCand struct{ n, free int }
 
 // reserve keeps nodes for [from, to), rounded out to the resolution.
 func (p *bfPlan) reserve(nodes []int, from, to, res float64) {

@@ -109,6 +109,10 @@ type engine struct {
 	// trust holds the users' records (Slurm mode with a policy; nil
 	// otherwise: resubmit.go).
 	trust *trustState
+	// snapNodes and snapJobs are the last snapshot's buffers, reused by
+	// the next (apply.go).
+	snapNodes []planner.Node
+	snapJobs  []planner.Job
 }
 
 func newEngine(cfg Config, tr *Trace, name string, p planner.Policy) *engine {
