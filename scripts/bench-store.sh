@@ -17,8 +17,11 @@
 # BENCH_STORE_FSYNC_SIZE (default 1e6; 0 skips it) it then restarts the
 # server with fsync, synchronous_commit and full_page_writes on and
 # ingests that many samples into a fresh database, for the cost of
-# durability. The data directory is deleted at the end unless
-# BENCH_STORE_KEEP=1.
+# durability. BENCH_STORE_HISTORY (default 8760h) is the bulk-loaded
+# history; BENCH_STORE_YEAR_REPORTS=false skips the year's reports (minutes
+# each on a loaded 2-core machine); BENCH_STORE_SPOOL_BYTES (default 1 GiB)
+# the spool filled and drained. The data directory is deleted at the end
+# unless BENCH_STORE_KEEP=1.
 #
 #   BENCH_STORE_SIZES=1e6,1e7,1e8 scripts/bench-store.sh
 set -euo pipefail
@@ -30,6 +33,7 @@ HISTORY=${BENCH_STORE_HISTORY:-8760h}
 SPOOL=${BENCH_STORE_SPOOL_BYTES:-1073741824}
 FSYNC_SIZE=${BENCH_STORE_FSYNC_SIZE:-1e6}
 BUFFERS=${BENCH_STORE_SHARED_BUFFERS:-1GB}
+YEAR_REPORTS=${BENCH_STORE_YEAR_REPORTS:-true}
 OUT=${BENCH_STORE_OUT:-out/bench-store.jsonl}
 export STRATA_PG_DIR=${STRATA_BENCH_PG_DIR:-/var/tmp/strata-bench-store}
 log() { printf '[%s] bench-store: %s\n' "$(date +%T)" "$*" >&2; }
@@ -62,7 +66,7 @@ url="postgres://strata@127.0.0.1:$port/bench_store?sslmode=disable"
 
 log "sizes $SIZES, history $HISTORY, spool $SPOOL bytes (fsync off)"
 bin/benchstore -database-url "$url" -sizes "$SIZES" -history "$HISTORY" -spool-bytes "$SPOOL" \
-  -spool-dir "$STRATA_PG_DIR" -strata bin/strata -label "fsync=off" | tee -a "$OUT"
+  -spool-dir "$STRATA_PG_DIR" -strata bin/strata -year-reports="$YEAR_REPORTS" -label "fsync=off" | tee -a "$OUT"
 psql -d postgres -c 'DROP DATABASE bench_store'
 
 if [ "$FSYNC_SIZE" != 0 ]; then
@@ -75,6 +79,6 @@ if [ "$FSYNC_SIZE" != 0 ]; then
     start >/dev/null
   psql -d postgres -c 'CREATE DATABASE bench_fsync'
   bin/benchstore -database-url "postgres://strata@127.0.0.1:$port/bench_fsync?sslmode=disable" -sizes "$FSYNC_SIZE" \
-    -history 720h -spool-bytes 0 -year-partitions=false -spool-dir "$STRATA_PG_DIR" -strata bin/strata \
+    -history 720h -spool-bytes 0 -year-partitions=false -year-reports=false -spool-dir "$STRATA_PG_DIR" -strata bin/strata \
     -label "fsync=on" | tee -a "$OUT"
 fi

@@ -65,10 +65,10 @@ type bench struct {
 func (b *bench) run(ctx context.Context) error {
 	o := b.o
 	total := o.sweepsFor(o.sizes[len(o.sizes)-1])
-	// The window ends two hours before today (UTC), so the spool is
+	// The window ends two hours before yesterday (UTC), so the spool is
 	// filled after it and retention (relative to now, keeping at least a
-	// day) can drop its oldest partition.
-	b.end = time.Now().UTC().Truncate(24 * time.Hour).Add(-2 * time.Hour)
+	// day) can drop its oldest partition even when it is its only one.
+	b.end = time.Now().UTC().Truncate(24 * time.Hour).Add(-26 * time.Hour)
 	b.w0 = b.end.Add(-time.Duration(total) * o.period)
 	b.y0 = b.w0.Add(-o.history)
 	logf("site: %d GPUs, window %s … %s (%d sweeps), history from %s", o.gpus, b.w0.Format(time.RFC3339),
@@ -120,6 +120,8 @@ func (b *bench) run(ctx context.Context) error {
 		}
 		if k == len(o.sizes)-1 {
 			if err := b.finale(ctx, &r, dir); err != nil {
+				r.Error = err.Error()
+				emit(r) // what was measured before the failure
 				return err
 			}
 		}

@@ -134,6 +134,7 @@ type result struct {
 	Retention    *retain `json:"retention,omitempty"`
 	YearOfParts  *yearPt `json:"year_of_partitions,omitempty"`
 	Spool        *spoolR `json:"spool,omitempty"`
+	Error        string  `json:"error,omitempty"` // a step after the measurements failed
 	Fsync        string  `json:"fsync"`
 	SharedBuffer string  `json:"shared_buffers"`
 }
