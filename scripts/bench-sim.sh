@@ -6,7 +6,9 @@
 # its own. Prints one JSON object per run:
 #   {"case", "jobs", "run", "sim_s" (the benchmark's time per run, trace
 #    synthesis excluded), "plan_s" (inside Policy.Plan), "plans",
-#    "avg_jct_s", "peak_rss_mib", "load" (1-minute load average at the
+#    "avg_jct_s", "cpu_s" (user + system CPU seconds of the process, GC
+#    included: steadier than sim_s on a loaded machine), "peak_rss_mib",
+#    "load" (1-minute load average at the
 #    start), "commit"}
 #
 # Cases: ideal-smd (Strata starts jobs itself; BenchmarkSimulate100k is the
@@ -50,7 +52,7 @@ for size in $SIZES; do
 		name=$(bench_name "$c" "$size")
 		for run in $(seq 1 "$RUNS"); do
 			load=$(cut -d' ' -f1 /proc/loadavg)
-			(cd planner/sim && /usr/bin/time -f '%M' -o "$OUT/rss" "$BIN" -test.run '^$' \
+			(cd planner/sim && /usr/bin/time -f '%M %U %S' -o "$OUT/rss" "$BIN" -test.run '^$' \
 				-test.bench "^Benchmark$name\$" -test.benchtime 1x) >"$OUT/log" 2>&1 || {
 				cat "$OUT/log" >&2
 				exit 1
@@ -58,14 +60,15 @@ for size in $SIZES; do
 			line=$(grep "^Benchmark$name-" "$OUT/log")
 			awk -v c="$c" -v jobs="$jobs" -v run="$run" -v load="$load" -v commit="$COMMIT" \
 				-v rss="$(tail -1 "$OUT/rss")" '{
+				split(rss, r, " ")
 				ns = $3; plan = 0; plans = 0; jct = 0
 				for (i = 4; i < NF; i++) {
 					if ($(i+1) == "plan-s/op") plan = $i
 					if ($(i+1) == "plans/op") plans = $i
 					if ($(i+1) == "avg-jct-s") jct = $i
 				}
-				printf "{\"case\":\"%s\",\"jobs\":%d,\"run\":%d,\"sim_s\":%.1f,\"plan_s\":%.1f,\"plans\":%d,\"avg_jct_s\":%d,\"peak_rss_mib\":%d,\"load\":%s,\"commit\":\"%s\"}\n",
-					c, jobs, run, ns / 1e9, plan, plans, jct, rss / 1024, load, commit
+				printf "{\"case\":\"%s\",\"jobs\":%d,\"run\":%d,\"sim_s\":%.1f,\"plan_s\":%.1f,\"plans\":%d,\"avg_jct_s\":%d,\"cpu_s\":%.1f,\"peak_rss_mib\":%d,\"load\":%s,\"commit\":\"%s\"}\n",
+					c, jobs, run, ns / 1e9, plan, plans, jct, r[2] + r[3], r[1] / 1024, load, commit
 			}' <<<"$line"
 		done
 	done

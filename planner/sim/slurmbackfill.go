@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -27,11 +28,16 @@ type bfPlan struct {
 	cap  int // GPUs per node
 	// skip, when set, marks the nodes outside the partition being tried.
 	skip []bool
-	// owner, at, needs and cands are fit's working state.
-	owner int
-	at    []bfFree
-	needs []bfNeed
-	cands []bfCand
+	// events are every release by time (sortTimes).
+	events []bfEvent
+	// owner, at, needs, cands, next (the first event not in at), wide and
+	// sum (startFit) are fit's working state.
+	owner     int
+	next      int
+	wide, sum int
+	at        []bfFree
+	needs     []bfNeed
+	cands     []bfCand
 }
 
 type bfRelease struct {
@@ -88,6 +94,20 @@ func (p *bfPlan) sortTimes() {
 	}
 	sort.Float64s(p.times)
 	p.times = slices.Compact(p.times)
+	p.events = p.events[:0]
+	for n, rs := range p.rel {
+		for _, r := range rs {
+			p.events = append(p.events, bfEvent{r, n})
+		}
+	}
+	slices.SortStableFunc(p.events, func(a, b bfEvent) int { return cmp.Compare(a.at, b.at) })
+}
+
+// bfEvent is one node's release, in the plan's list of all releases by
+// time (fit walks it once per job).
+type bfEvent struct {
+	bfRelease
+	node int
 }
 
 // usable reports whether node n is unreserved during [from, to).
@@ -106,14 +126,20 @@ func (p *bfPlan) usable(n int, from, to float64) bool {
 // from one to the next (p.at) instead of summed again from its releases
 // (freeAt), and owner's needs per GPU count are taken once (p.needs).
 func (p *bfPlan) fit(owner, per, nodes, total int, limit, window float64) (float64, []int, bool) {
-	p.startFit(owner)
+	p.startFit(owner, per)
 	last := math.Inf(-1)
 	try := func(t float64) ([]int, bool) {
 		if t == last { // the same time again: the same answer (none)
 			return nil, false
 		}
 		last = t
-		p.advance(t)
+		p.advance(t, per)
+		// Every node fitAt takes has per free GPUs (or, per-job, the
+		// total is their free GPUs at most): when too few are free the
+		// answer is no without looking at each node.
+		if per >= 1 && p.wide < nodes || per < 1 && p.sum < total {
+			return nil, false
+		}
 		return p.fitAt(t, per, nodes, total, limit)
 	}
 	if got, ok := try(p.now); ok {
@@ -133,26 +159,38 @@ func (p *bfPlan) fit(owner, per, nodes, total int, limit, window float64) (float
 	return 0, nil, false
 }
 
-// bfFree is one node's free GPUs, CPUs and memory at the time fit tries,
-// and how many of its releases that time includes.
+// bfFree is one node's free GPUs, CPUs and memory at the time fit tries.
 type bfFree struct {
 	gpus, cpus int
 	mem        int64
-	next       int
 }
 
 // startFit resets the per-node free resources to now (before any release)
-// and takes owner's CPUs and memory for 0..cap GPUs.
-func (p *bfPlan) startFit(owner int) {
-	p.owner = owner
+// and takes owner's CPUs and memory for 0..cap GPUs; wide counts the
+// nodes (outside skip) with at least per free GPUs, sum their free GPUs.
+func (p *bfPlan) startFit(owner, per int) {
+	p.owner, p.next, p.wide, p.sum = owner, 0, 0, 0
 	p.at = slices.Grow(p.at[:0], len(p.free))[:len(p.free)]
 	for n := range p.free {
 		p.at[n] = bfFree{gpus: p.free[n], cpus: p.cpu[n], mem: p.mem[n]}
+		p.count(n, per, 1)
 	}
 	p.needs = slices.Grow(p.needs[:0], p.cap+1)[:p.cap+1]
 	for k := range p.needs {
 		c, m := p.need(owner, k)
 		p.needs[k] = bfNeed{c, m}
+	}
+}
+
+// count adds (sign 1) or removes (-1) node n's share of wide and sum.
+func (p *bfPlan) count(n, per, sign int) {
+	if p.skip != nil && p.skip[n] {
+		return
+	}
+	g := p.at[n].gpus
+	p.sum += sign * g
+	if g >= per {
+		p.wide += sign
 	}
 }
 
@@ -170,14 +208,14 @@ func (p *bfPlan) needFor(k int) (int, int64) {
 }
 
 // advance adds to p.at the releases up to t (t not before the last time).
-func (p *bfPlan) advance(t float64) {
-	for n := range p.at {
-		a, rel := &p.at[n], p.rel[n]
-		for a.next < len(rel) && rel[a.next].at <= t {
-			r := rel[a.next]
-			a.gpus, a.cpus, a.mem = a.gpus+r.gpus, a.cpus+r.cpus, a.mem+r.mem
-			a.next++
-		}
+func (p *bfPlan) advance(t float64, per int) {
+	for p.next < len(p.events) && p.events[p.next].at <= t {
+		ev := &p.events[p.next]
+		a := &p.at[ev.node]
+		p.count(ev.node, per, -1)
+		a.gpus, a.cpus, a.mem = a.gpus+ev.gpus, a.cpus+ev.cpus, a.mem+ev.mem
+		p.count(ev.node, per, 1)
+		p.next++
 	}
 }
 
