@@ -1,6 +1,10 @@
 package planner
 
-import "math"
+import (
+	"cmp"
+	"math"
+	"slices"
+)
 
 // gpuProfile is an island's free GPUs over time, a step function: free[k]
 // GPUs from at[k] (seconds after Now) until at[k+1]; the last step lasts
@@ -14,10 +18,30 @@ type gpuProfile struct {
 
 // newProfile builds the profile of free GPUs now and of releases (seconds
 // after Now, GPUs freed then), in any order.
+//
+// It is the profile that adding each release in turn (add(t, +Inf, gpus))
+// builds, made in one pass over the releases by time instead of a split
+// and a walk per release (TestNewProfileAsAdded).
 func newProfile(freeNow int, releases []release) *gpuProfile {
-	p := &gpuProfile{at: []float64{0}, free: []int{freeNow}}
-	for _, r := range releases {
-		p.add(max(0, r.after.Seconds()), math.Inf(1), r.gpus)
+	type step struct {
+		at   float64
+		gpus int
+	}
+	steps := make([]step, len(releases))
+	for k, r := range releases {
+		steps[k] = step{max(0, r.after.Seconds()), r.gpus}
+	}
+	slices.SortStableFunc(steps, func(a, b step) int { return cmp.Compare(a.at, b.at) })
+	p := &gpuProfile{at: make([]float64, 1, len(steps)+1), free: make([]int, 1, len(steps)+1)}
+	p.free[0] = freeNow
+	for _, s := range steps {
+		last := len(p.at) - 1
+		if s.at == p.at[last] {
+			p.free[last] += s.gpus
+			continue
+		}
+		p.at = append(p.at, s.at)
+		p.free = append(p.free, p.free[last]+s.gpus)
 	}
 	return p
 }
