@@ -44,23 +44,23 @@ func (e *engine) snapshot(k int64, t float64, ss *slurmState) *planner.Snapshot 
 	slurm := ss != nil
 	p, r := 0, 0 // merge the two ascending lists
 	for p < len(e.pending) || r < len(e.running) {
+		s.Jobs = s.Jobs[:len(s.Jobs)+1] // grown above; each view fills its slot whole
+		v := &s.Jobs[len(s.Jobs)-1]
 		if r == len(e.running) || (p < len(e.pending) && e.pending[p] < e.running[r]) {
 			if slurm {
-				s.Jobs = append(s.Jobs, e.slurmPending(ss, e.pending[p], t))
+				e.slurmPending(v, ss, e.pending[p], t)
 			} else {
-				v := e.pendingView(e.pending[p])
+				e.pendingView(v, e.pending[p])
 				v.PreemptsToday = e.jobs[e.pending[p]].preemptsSince(t - 86400)
-				s.Jobs = append(s.Jobs, v)
 			}
 			p++
 		} else {
-			v := e.runningView(e.running[r])
+			e.runningView(v, e.running[r])
 			if slurm {
-				v = e.slurmRunning(ss, v, e.running[r], t)
+				e.slurmRunning(ss, v, e.running[r], t)
 			} else {
 				v.PreemptsToday = e.jobs[e.running[r]].preemptsSince(t - 86400)
 			}
-			s.Jobs = append(s.Jobs, v)
 			r++
 		}
 	}
@@ -79,21 +79,21 @@ func (e *engine) snapshot(k int64, t float64, ss *slurmState) *planner.Snapshot 
 	return s
 }
 
-func (e *engine) pendingView(i int) planner.Job {
+// pendingView sets *v to pending job i's view.
+func (e *engine) pendingView(v *planner.Job, i int) {
 	j := &e.jobs[i]
-	pj := j.pj
-	pj.AttainedGPUSeconds, pj.Restarts = j.attained, j.restarts
-	return pj
+	*v = j.pj
+	v.AttainedGPUSeconds, v.Restarts = j.attained, j.restarts
 }
 
-func (e *engine) runningView(i int) planner.Job {
+// runningView sets *v to running job i's view.
+func (e *engine) runningView(v *planner.Job, i int) {
 	j := &e.jobs[i]
 	if j.view == nil {
 		j.view = e.allocView(j)
 	}
-	pj := *j.view
-	pj.AttainedGPUSeconds, pj.Restarts = j.attained, j.restarts
-	return pj
+	*v = *j.view
+	v.AttainedGPUSeconds, v.Restarts = j.attained, j.restarts
 }
 
 // allocView renders a running job's allocation once per start or resize

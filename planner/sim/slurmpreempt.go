@@ -130,13 +130,12 @@ func (j *job) preemptsSince(since float64) int {
 // give the planner for preemption: the requeue flag and hint (set at
 // submission), the time Strata signalled it, and its preemptions in the
 // last 24 hours.
-func (e *engine) preemptView(s *slurmState, v planner.Job, i int, t float64) planner.Job {
+func (e *engine) preemptView(s *slurmState, v *planner.Job, i int, t float64) {
 	j := &e.jobs[i]
 	if !math.IsInf(j.requeueAt, 1) {
 		v.Signalled = simTime(j.preempts[len(j.preempts)-1])
 	}
 	v.PreemptsToday = j.preemptsSince(t - 86400)
-	return v
 }
 
 // resize rewrites a pending job's request to the decision's shape, as

@@ -100,12 +100,12 @@ func (e *engine) write(s *slurmState, i int, d planner.Decision, cycle int64, t 
 	j.prio = e.priority(s, j, t)
 }
 
-// slurmPending is a pending job's view in Slurm mode: its request as
+// slurmPending sets *pj to a pending job's view in Slurm mode: its request as
 // written, its Slurm priority, and the begin time Strata set while it is
 // ahead.
-func (e *engine) slurmPending(s *slurmState, i int, t float64) planner.Job {
+func (e *engine) slurmPending(pj *planner.Job, s *slurmState, i int, t float64) {
 	j := &e.jobs[i]
-	pj := j.pj
+	*pj = j.pj
 	pj.Priority = j.prio
 	pj.AttainedGPUSeconds, pj.Restarts = j.attained, j.restarts
 	pj.SubmitTime = simTime(j.slurmSubmit) // Slurm resets it at a requeue
@@ -115,16 +115,15 @@ func (e *engine) slurmPending(s *slurmState, i int, t float64) planner.Job {
 	if j.requeueBegin > t { // the begin time of a requeue: Slurm's, not Strata's
 		pj.BeginTime = simTime(j.requeueBegin)
 	}
-	return pj
 }
 
 // slurmRunning adds to a running job's view what the Slurm adapter reads:
 // its time limit, submit time (reset by a requeue), and what preemption
 // needs (the running view already holds start, nodes and GPUs).
-func (e *engine) slurmRunning(s *slurmState, v planner.Job, i int, t float64) planner.Job {
+func (e *engine) slurmRunning(s *slurmState, v *planner.Job, i int, t float64) {
 	v.TimeLimit = time.Duration(math.Round(e.jobs[i].limit * float64(time.Second)))
 	v.SubmitTime = simTime(e.jobs[i].slurmSubmit)
-	return e.preemptView(s, v, i, t)
+	e.preemptView(s, v, i, t)
 }
 
 // timedPolicy times the policy's Plan calls into the run's result.
