@@ -237,6 +237,46 @@ func (s *Store) RewriteCounts(ctx context.Context, cluster string, jobs map[int6
 	return out, interpretError("count rewrites", rows.Err())
 }
 
+// WriteCounts returns, for the given jobs of a cluster (job ID → submit
+// time), how many writes were attempted on each since its submission
+// (applied or failed; not signals) and how many of those failed, for the
+// guards' per-job write caps. Jobs never written to are absent.
+func (s *Store) WriteCounts(ctx context.Context, cluster string, jobs map[int64]time.Time) (writes, failed map[int64]int, err error) {
+	writes, failed = map[int64]int{}, map[int64]int{}
+	if len(jobs) == 0 {
+		return writes, failed, nil
+	}
+	q, err := s.q.get("WriteCounts")
+	if err != nil {
+		return nil, nil, err
+	}
+	ids := make([]int64, 0, len(jobs))
+	for id := range jobs {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	since := make([]time.Time, len(ids))
+	for i, id := range ids {
+		since[i] = jobs[id]
+	}
+	rows, err := s.pool.Query(ctx, q, cluster, ids, since)
+	if err != nil {
+		return nil, nil, interpretError("count writes", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, n, f int64
+		if err := rows.Scan(&id, &n, &f); err != nil {
+			return nil, nil, interpretError("count writes", err)
+		}
+		writes[id] = int(n)
+		if f > 0 {
+			failed[id] = int(f)
+		}
+	}
+	return writes, failed, interpretError("count writes", rows.Err())
+}
+
 // PreemptionCounts says how often each of jobs was sent its checkpoint
 // signal (outcome signalled) since since, for the per-day preemption cap.
 func (s *Store) PreemptionCounts(ctx context.Context, cluster string, since time.Time, jobs []int64) (map[int64]int, error) {

@@ -40,6 +40,11 @@ type Written struct {
 	// Start is the plan's start for the job when the segment was written
 	// (whole seconds, UTC); zero when unknown.
 	Start time.Time
+	// Writes counts Strata's writes to the job, this one included ("n=").
+	// It is written with the update itself, so it survives a crash between
+	// a write and its audit record: the guards count the larger of it and
+	// the audit trail's count.
+	Writes int
 }
 
 // whyState and whyChange are the reason codes WhyOf picks, in order: what
@@ -101,6 +106,9 @@ func (w Written) String() string {
 	if !w.Start.IsZero() {
 		s += " start=" + w.Start.UTC().Truncate(time.Second).Format(time.RFC3339)
 	}
+	if w.Writes > 0 {
+		s += " n=" + strconv.Itoa(w.Writes)
+	}
 	return s
 }
 
@@ -143,7 +151,7 @@ func ParseAdminComment(s string) (Written, bool) {
 			seen++
 			continue
 		}
-		if k != "workers" && k != "ps" && k != "rank" && k != "cycle" && k != "defer" && k != "sig" && k != "noncoop" && k != "limit" {
+		if k != "workers" && k != "ps" && k != "rank" && k != "cycle" && k != "defer" && k != "sig" && k != "noncoop" && k != "limit" && k != "n" {
 			break
 		}
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -167,6 +175,8 @@ func ParseAdminComment(s string) (Written, bool) {
 			w.NonCooperative = n != 0
 		case "limit":
 			w.Limit = time.Duration(n) * time.Minute
+		case "n":
+			w.Writes = int(n)
 		}
 		seen++
 	}

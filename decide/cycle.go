@@ -17,6 +17,11 @@ import (
 type History struct {
 	Resizes  map[int64]int
 	Preempts map[int64]int
+	// Writes counts every write to each job so far (applied or failed,
+	// not signals) and Failed the failed ones, from the audit trail (the
+	// simulator: its own counters); nil: none.
+	Writes map[int64]int
+	Failed map[int64]int
 	// Claims are the corrections of each user's predictions by their own
 	// record (planner/trust), by user name; nil: none.
 	Claims map[string]planner.Claim
@@ -57,7 +62,7 @@ func Decide(ctx context.Context, pol planner.Policy, s *planner.Snapshot, h Hist
 		return Result{}, fmt.Errorf("plan: %w", err)
 	}
 	jobs := JobIndex(s)
-	return Result{Plan: p, Jobs: jobs, Verdicts: Plan(p, jobs, h.Resizes, h.Preempts, s.Now, o)}, nil
+	return Result{Plan: p, Jobs: jobs, Verdicts: PlanWith(p, jobs, h, s.Now, o)}, nil
 }
 
 // Annotate marks, on the snapshot's jobs, what the planner must respect

@@ -16,8 +16,15 @@ type Options struct {
 	// MaxPerCycle caps the jobs written per cycle (best ranks first).
 	MaxPerCycle int
 	// MaxPerJob caps how often one job's GPU request is ever changed;
-	// priorities and begin times are bounded by the hysteresis instead.
+	// priorities and begin times are bounded by the hysteresis and by
+	// MaxWritesPerJob.
 	MaxPerJob int
+	// MaxWritesPerJob caps every write to one job (priority, begin time,
+	// GPUs, time limit, partition; 0 = no cap); MaxFailedWrites the writes
+	// that failed (slurmrestd refused them or the read-back differed; 0 =
+	// no cap). Past either Strata stops writing to the job and says so.
+	MaxWritesPerJob int
+	MaxFailedWrites int
 	// PriorityHysteresis: a priority change smaller than this is not sent.
 	PriorityHysteresis int64
 	// MinGPUChange: a GPU count change smaller than this is not sent.
@@ -45,7 +52,7 @@ type Options struct {
 // Defaults are the daemon's write limits (its flags' defaults); the
 // preemption limits are the planner's own defaults.
 func Defaults() Options {
-	return Options{MaxPerCycle: 20, MaxPerJob: 3, PriorityHysteresis: 100, MinGPUChange: 1,
+	return Options{MaxPerCycle: 20, MaxPerJob: 3, MaxWritesPerJob: 100, MaxFailedWrites: 3, PriorityHysteresis: 100, MinGPUChange: 1,
 		MaxDefer: 30 * time.Minute, DeferSlack: 2 * time.Minute,
 		MinRunBeforePreempt:  planner.DefaultMinRunBeforePreempt,
 		MaxPreemptPerDay:     planner.DefaultMaxPreemptPerDay,
@@ -59,6 +66,10 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--max-rewrites-per-cycle %d: must be ≥ 0", o.MaxPerCycle)
 	case o.MaxPerJob < 0:
 		return fmt.Errorf("--max-rewrites-per-job %d: must be ≥ 0", o.MaxPerJob)
+	case o.MaxWritesPerJob < 0:
+		return fmt.Errorf("--max-writes-per-job %d: must be ≥ 0 (0: no cap)", o.MaxWritesPerJob)
+	case o.MaxFailedWrites < 0:
+		return fmt.Errorf("--max-failed-writes %d: must be ≥ 0 (0: no cap)", o.MaxFailedWrites)
 	case o.PriorityHysteresis < 0:
 		return fmt.Errorf("--priority-hysteresis %d: must be ≥ 0", o.PriorityHysteresis)
 	case o.MinGPUChange < 0:
@@ -99,6 +110,17 @@ type Verdict struct {
 // size the job restarts at, written while it is pending after its requeue
 // (zero: the size it had). Signals count against MaxPerCycle like updates.
 func Plan(p planner.Plan, jobs map[int64]*planner.Job, resizes, preempts map[int64]int, now time.Time, o Options) []Verdict {
+	return PlanWith(p, jobs, History{Resizes: resizes, Preempts: preempts}, now, o)
+}
+
+// PlanWith is Plan with the whole history: besides the resize and
+// preemption counts, every job's writes so far (History.Writes, or the
+// count Slurm's record carries, the larger) against MaxWritesPerJob, and
+// its failed writes (History.Failed) against MaxFailedWrites: past either
+// cap Strata stops writing to the job and says so (write_cap,
+// writes_failing).
+func PlanWith(p planner.Plan, jobs map[int64]*planner.Job, hist History, now time.Time, o Options) []Verdict {
+	resizes, preempts := hist.Resizes, hist.Preempts
 	out := make([]Verdict, 0, len(p.Decisions))
 	sent := 0
 	disturbed := 0.0
@@ -117,6 +139,11 @@ func Plan(p planner.Plan, jobs map[int64]*planner.Job, resizes, preempts map[int
 			}
 		} else {
 			v = one(d, j, resizes[d.JobID], now, o)
+			if v.Write {
+				if g := writeCap(j, hist, o); g != "" {
+					v.Write, v.Outcome, v.Guard = false, Held, g
+				}
+			}
 		}
 		if v.Write {
 			if sent >= o.MaxPerCycle {
@@ -128,6 +155,26 @@ func Plan(p planner.Plan, jobs map[int64]*planner.Job, resizes, preempts map[int
 		out = append(out, v)
 	}
 	return out
+}
+
+// writeCap says which per-job write cap holds the job's next write ("":
+// none): MaxFailedWrites failed writes (a slurmrestd that accepts writes
+// and stores nothing is not written to for ever), or MaxWritesPerJob
+// writes of any kind, counted by the audit trail or by Slurm's own record
+// of the job (the admin comment's n=, which a crash cannot lose), the
+// larger. A cap of 0 is no cap.
+func writeCap(j *planner.Job, h History, o Options) Name {
+	if o.MaxFailedWrites > 0 && h.Failed[j.ID] >= o.MaxFailedWrites {
+		return WritesFailing
+	}
+	n := h.Writes[j.ID]
+	if w, ok := ParseAdminComment(j.AdminComment); ok {
+		n = max(n, w.Writes)
+	}
+	if o.MaxWritesPerJob > 0 && n >= o.MaxWritesPerJob {
+		return WriteCap
+	}
+	return ""
 }
 
 // Resizes reports whether a verdict changes the job's GPU request (what the

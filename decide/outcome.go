@@ -92,10 +92,13 @@ const (
 	MinRun           = planner.ReasonMinRun
 	PreemptCap       = planner.ReasonPreemptCap
 	DisturbCap       = planner.ReasonDisturbCap
+	// Per-job write caps (every write, and failed writes).
+	WriteCap      = planner.ReasonWriteCap
+	WritesFailing = planner.ReasonWritesFailing
 )
 
 // Names lists every guard.
 func Names() []Name {
 	return []Name{CycleLimit, JobCap, HystPriority, HystGPUs, OptOut, NotPending, JobHeld,
-		NotRunning, NotPreemptible, AlreadySignalled, MinRun, PreemptCap, DisturbCap}
+		NotRunning, NotPreemptible, AlreadySignalled, MinRun, PreemptCap, DisturbCap, WriteCap, WritesFailing}
 }

@@ -149,6 +149,9 @@ const (
 	ReasonMinRun           Reason = "min_run_before_preempt"
 	ReasonPreemptCap       Reason = "preempt_cap"
 	ReasonDisturbCap       Reason = "disturbed_gpu_hours"
+	// Per-job write caps.
+	ReasonWriteCap      Reason = "write_cap"
+	ReasonWritesFailing Reason = "writes_failing"
 )
 
 // guardText holds the sentence of each guard's reason (Describe).
@@ -165,6 +168,10 @@ var guardText = map[Reason]string{
 	ReasonAlreadySignalled: "the job was already sent its checkpoint signal; Strata waits for it to requeue itself",
 	ReasonMinRun:           "the job has run less than the minimum time before a preemption (--min-run-before-preempt) since it last started",
 	ReasonPreemptCap:       "the job was already preempted the maximum number of times in the last 24 hours (--max-preempt-per-day)",
+	ReasonWriteCap: "Strata already wrote to this job the maximum number of times (--max-writes-per-job, counted in the audit trail and in the job's " +
+		"admin comment, n=): it writes to it no more",
+	ReasonWritesFailing: "Strata's writes to this job failed the maximum number of times (--max-failed-writes: slurmrestd refused them, " +
+		"or the job read back unchanged): it writes to it no more; check slurmrestd and the job",
 	ReasonDisturbCap: "this cycle's preemptions already reached the cap on running GPU-hours disturbed per cycle (--max-disturbed-gpu-hours); " +
 		"jobs ranked first went first",
 }

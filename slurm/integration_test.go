@@ -152,11 +152,11 @@ func TestIntegrationApplyChangesPendingJob(t *testing.T) {
 		want map[string]string
 	}{
 		{one, map[string]string{"Priority": "77777", "TresPerNode": "gres/gpu:3", "NumNodes": "1",
-			"AdminComment": "strata: workers=3 ps=0 rank=1 cycle=42"}},
+			"AdminComment": "strata: workers=3 ps=0 rank=1 cycle=42 n=1"}},
 		{two, map[string]string{"Priority": "77767", "TresPerNode": "gres/gpu:2", "NumNodes": "2",
-			"AdminComment": "strata: workers=4 ps=0 rank=2 cycle=42"}},
+			"AdminComment": "strata: workers=4 ps=0 rank=2 cycle=42 n=1"}},
 		{three, map[string]string{"Priority": "77757", "TresPerNode": "gres/gpu:4", "NumNodes": "1",
-			"AdminComment": "strata: workers=4 ps=0 rank=3 cycle=42"}},
+			"AdminComment": "strata: workers=4 ps=0 rank=3 cycle=42 n=1"}},
 	}
 	for _, tc := range tests {
 		kv := cl.ShowJob(t, tc.id)

@@ -133,7 +133,7 @@ func TestApplyThroughV0044(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Apply: %v", err)
 	}
-	const body = `{"admin_comment":"strata: workers=2 ps=0 rank=1 cycle=7","priority":{"number":100010,"set":true},"tres_per_job":"gres/gpu:2"}`
+	const body = `{"admin_comment":"strata: workers=2 ps=0 rank=1 cycle=7 n=1","priority":{"number":100010,"set":true},"tres_per_job":"gres/gpu:2"}`
 	if diff := cmp.Diff([]slurmtest.Write{{JobID: 4, Body: body, Version: "v0.0.44"}}, srv.Writes()); diff != "" {
 		t.Errorf("writes (-want +got):\n%s", diff)
 	}

@@ -78,7 +78,11 @@ func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64, now time.Tim
 		p := d.Partition
 		u.Partition, changed = &p, true
 	}
-	if ac := decide.MergeAdminComment(cur.AdminComment, w); ac != cur.AdminComment {
+	old, _ := decide.ParseAdminComment(cur.AdminComment)
+	w.Writes = old.Writes
+	if ac := decide.MergeAdminComment(cur.AdminComment, w); changed || ac != cur.AdminComment {
+		w.Writes++ // this write, counted in Slurm's own record (decide.Written.Writes)
+		ac = decide.MergeAdminComment(cur.AdminComment, w)
 		u.AdminComment, changed = &ac, true
 	}
 	return u, changed

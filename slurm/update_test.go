@@ -133,10 +133,10 @@ func TestJobUpdateTellsTheOwnerWhyAndWhen(t *testing.T) {
 		{"deferred and resized: its begin time", planner.Decision{JobID: 5, Workers: 2, GPUsPerNode: 2, NodeCount: 1, Rank: 3, Priority: 10,
 			PredictedStart: now.Add(20 * time.Minute), NotBefore: now.Add(20 * time.Minute),
 			Reasons: []planner.Reason{planner.ReasonAllocationChanged, planner.ReasonWaitOrder, planner.ReasonDeferred, planner.ReasonModelled}},
-			"jobstats=1; strata: workers=2 ps=0 rank=3 cycle=4 defer=1795522800 why=deferred,allocation_changed start=2026-11-24T12:20:00Z"},
+			"jobstats=1; strata: workers=2 ps=0 rank=3 cycle=4 defer=1795522800 why=deferred,allocation_changed start=2026-11-24T12:20:00Z n=1"},
 		{"waits for GPUs: the predicted start", planner.Decision{JobID: 5, Workers: 4, GPUsPerNode: 4, NodeCount: 1, Rank: 1, Priority: 10,
 			PredictedStart: now.Add(90 * time.Minute), Reasons: []planner.Reason{planner.ReasonFixedGPUs, planner.ReasonWaitResources}},
-			"jobstats=1; strata: workers=4 ps=0 rank=1 cycle=4 why=wait_resources start=2026-11-24T13:30:00Z"},
+			"jobstats=1; strata: workers=4 ps=0 rank=1 cycle=4 why=wait_resources start=2026-11-24T13:30:00Z n=1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -148,5 +148,14 @@ func TestJobUpdateTellsTheOwnerWhyAndWhen(t *testing.T) {
 				t.Errorf("admin comment\n got %q\nwant %q", *u.AdminComment, tt.want)
 			}
 		})
+	}
+	// Every write counts itself in Slurm's own record (issue 23.8): the
+	// next write to the same job says n=2.
+	u, _ := jobUpdateFor(j, tests[0].d, 4, now)
+	j2 := j
+	j2.AdminComment, j2.Priority = *u.AdminComment, 99
+	u2, changed := jobUpdateFor(j2, tests[1].d, 5, now)
+	if w, ok := decide.ParseAdminComment(*u2.AdminComment); !changed || !ok || w.Writes != 2 {
+		t.Errorf("second write's admin comment %q: want n=2", *u2.AdminComment)
 	}
 }

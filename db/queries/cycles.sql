@@ -21,6 +21,17 @@ WHERE c.cluster = $1 AND d.outcome = 'applied' AND c.started_at >= j.submitted
   AND d.body LIKE '%"tres\_per\_%'
 GROUP BY d.job_id;
 
+-- name: WriteCounts
+-- Every write attempted on each job since its submission (outcome applied
+-- or failed; signals are counted apart), and the failed ones: the guards'
+-- per-job write caps (--max-writes-per-job, --max-failed-writes).
+SELECT d.job_id, count(*), count(*) FILTER (WHERE d.outcome = 'failed')
+FROM unnest($2::bigint[], $3::timestamptz[]) AS j(job_id, submitted)
+JOIN plan_decision d ON d.job_id = j.job_id
+JOIN plan_cycle c ON c.cycle_id = d.cycle_id
+WHERE c.cluster = $1 AND d.outcome IN ('applied', 'failed') AND c.started_at >= j.submitted
+GROUP BY d.job_id;
+
 -- name: PreemptionCounts
 -- How often each job was sent its checkpoint signal since $2 (the guard's
 -- per-day cap on preemptions).

@@ -20,8 +20,11 @@ type slurmState struct {
 	bfChanged bool
 	// rewrites counts Strata's resizes per job (the per-job cap).
 	rewrites map[int64]int
-	guard    decide.Options
-	cycle    int64
+	// writes counts every write Strata made to each job (the per-job write
+	// cap, decide.Options.MaxWritesPerJob, as the daemon counts it).
+	writes map[int64]int
+	guard  decide.Options
+	cycle  int64
 	// nodes and cpus of the cluster, for the job-size priority factor.
 	nodes, cpus float64
 }
@@ -36,7 +39,7 @@ func (e *engine) slurmLoop(ctx context.Context) error {
 	c := e.cfg.Slurm
 	spec := e.cl.spec
 	s := &slurmState{conf: c, eventPassAt: math.Inf(1), lastEventPass: math.Inf(-1),
-		rewrites: map[int64]int{}, guard: e.cfg.guardOptions(),
+		rewrites: map[int64]int{}, writes: map[int64]int{}, guard: e.cfg.guardOptions(),
 		nodes: float64(spec.Nodes), cpus: float64(spec.Nodes * spec.CPUsPerNode)}
 	for i := range e.jobs {
 		e.initSlurmJob(&e.jobs[i])

@@ -22,7 +22,7 @@ func (e *engine) strataCycle(ctx context.Context, s *slurmState, t float64) erro
 	s.cycle++
 	snap := e.snapshot(s.cycle, t, s)
 	dec, err := decide.Decide(ctx, timedPolicy{e.policy, &e.res}, snap,
-		decide.History{Resizes: s.rewrites, Preempts: e.preemptCounts(t), Claims: e.claims()}, s.guard)
+		decide.History{Resizes: s.rewrites, Writes: s.writes, Preempts: e.preemptCounts(t), Claims: e.claims()}, s.guard)
 	if err != nil {
 		return fmt.Errorf("cycle at t=%.0fs: %w", t, err)
 	}
@@ -57,6 +57,7 @@ func (e *engine) strataCycle(ctx context.Context, s *slurmState, t float64) erro
 			continue
 		}
 		e.write(s, i, v.Send, s.cycle, t)
+		s.writes[v.Send.JobID]++
 		if v.Resizes() {
 			s.rewrites[v.Send.JobID]++
 		}

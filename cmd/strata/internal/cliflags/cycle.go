@@ -20,6 +20,8 @@ const (
 	FlagRunEnforce        = "enforce"
 	FlagRunMaxPerCycle    = "max-rewrites-per-cycle"
 	FlagRunMaxPerJob      = "max-rewrites-per-job"
+	FlagRunMaxWritesJob   = "max-writes-per-job"
+	FlagRunMaxFailedJob   = "max-failed-writes"
 	FlagRunPrioHyst       = "priority-hysteresis"
 	FlagRunMinGPUChange   = "min-gpu-change"
 	FlagRunMaxDefer       = "max-defer"
@@ -80,7 +82,11 @@ func WriteLimits() []cli.Flag {
 		&cli.IntFlag{Name: FlagRunMaxPerCycle, Value: g.MaxPerCycle, EnvVars: EnvOf(FlagRunMaxPerCycle),
 			Usage: "most jobs rewritten per cycle (best-ranked first)"},
 		&cli.IntFlag{Name: FlagRunMaxPerJob, Value: g.MaxPerJob, EnvVars: EnvOf(FlagRunMaxPerJob),
-			Usage: "most rewrites of one job over its life"},
+			Usage: "most changes of one job's GPU request over its life"},
+		&cli.IntFlag{Name: FlagRunMaxWritesJob, Value: g.MaxWritesPerJob, EnvVars: EnvOf(FlagRunMaxWritesJob),
+			Usage: "most writes of any kind (priority, begin time, GPUs, time limit) to one job over its life, counted in the audit trail and the job's admin comment (0: no cap)"},
+		&cli.IntFlag{Name: FlagRunMaxFailedJob, Value: g.MaxFailedWrites, EnvVars: EnvOf(FlagRunMaxFailedJob),
+			Usage: "after this many failed writes to one job (refused, or read back unchanged) Strata stops writing to it (0: no cap)"},
 		&cli.Int64Flag{Name: FlagRunPrioHyst, Value: g.PriorityHysteresis, EnvVars: EnvOf(FlagRunPrioHyst),
 			Usage: "priority changes smaller than this are not written"},
 		&cli.IntFlag{Name: FlagRunMinGPUChange, Value: g.MinGPUChange, EnvVars: EnvOf(FlagRunMinGPUChange),
@@ -100,6 +106,7 @@ func WriteLimits() []cli.Flag {
 func WriteLimitOptions(c *cli.Context) decide.Options {
 	g := decide.Defaults()
 	g.MaxPerCycle, g.MaxPerJob = c.Int(FlagRunMaxPerCycle), c.Int(FlagRunMaxPerJob)
+	g.MaxWritesPerJob, g.MaxFailedWrites = c.Int(FlagRunMaxWritesJob), c.Int(FlagRunMaxFailedJob)
 	g.PriorityHysteresis, g.MinGPUChange = c.Int64(FlagRunPrioHyst), c.Int(FlagRunMinGPUChange)
 	g.MaxDefer = c.Duration(FlagRunMaxDefer)
 	g.MinRunBeforePreempt, g.MaxPreemptPerDay = c.Duration(FlagRunMinRunPreempt), c.Int(FlagRunMaxPreemptDay)

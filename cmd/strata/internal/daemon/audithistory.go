@@ -11,13 +11,14 @@ import (
 // What the guards need from the audit trail: resizes and preemptions so
 // far, and the job index they are checked against.
 
-// history reads how often each pending job of the snapshot was resized
-// already and each running job preempted in the last day, and reserves the
-// cycle ID. Without a store (shadow mode, Postgres down) all are empty and
-// the cycle goes on.
-func (d *Daemon) history(ctx context.Context, st Store, s *planner.Snapshot) (map[int64]int, map[int64]int, int64, error) {
+// history reads what the guards count from the audit trail — how often
+// each pending or running job of the snapshot was resized, written to and
+// failed, and each running job preempted in the last day — and reserves
+// the cycle ID. Without a store (shadow mode, Postgres down) the counts
+// are empty and the cycle goes on.
+func (d *Daemon) history(ctx context.Context, st Store, s *planner.Snapshot) (decide.History, int64, error) {
 	if st == nil {
-		return map[int64]int{}, map[int64]int{}, 0, nil
+		return decide.History{}, 0, nil
 	}
 	ids := map[int64]time.Time{}
 	var running []int64
@@ -30,19 +31,22 @@ func (d *Daemon) history(ctx context.Context, st Store, s *planner.Snapshot) (ma
 			running = append(running, j.ID)
 		}
 	}
-	counts, err := st.RewriteCounts(ctx, s.Cluster, ids)
-	if err != nil {
-		return nil, nil, 0, err
+	var h decide.History
+	var err error
+	if h.Resizes, err = st.RewriteCounts(ctx, s.Cluster, ids); err != nil {
+		return decide.History{}, 0, err
 	}
-	preempts, err := st.PreemptionCounts(ctx, s.Cluster, decide.PreemptSince(s.Now), running)
-	if err != nil {
-		return nil, nil, 0, err
+	if h.Writes, h.Failed, err = st.WriteCounts(ctx, s.Cluster, ids); err != nil {
+		return decide.History{}, 0, err
+	}
+	if h.Preempts, err = st.PreemptionCounts(ctx, s.Cluster, decide.PreemptSince(s.Now), running); err != nil {
+		return decide.History{}, 0, err
 	}
 	id, err := st.ReserveCycleID(ctx)
 	if err != nil {
-		return nil, nil, 0, err
+		return decide.History{}, 0, err
 	}
-	return counts, preempts, id, nil
+	return h, id, nil
 }
 
 // preemptible is the planner's own rule of who may be signalled, and with

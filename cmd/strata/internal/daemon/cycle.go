@@ -136,7 +136,7 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 	}
 	scoped, inScope := d.opts.Scope.apply(snap)
 	hctx, cancel := d.dbContext(ctx)
-	counts, preempts, id, err := d.history(hctx, st, scoped)
+	hist, id, err := d.history(hctx, st, scoped)
 	cancel()
 	if err != nil {
 		if d.opts.Enforce {
@@ -144,9 +144,10 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 		}
 		d.m.errors.WithLabelValues(string(StageDatabase)).Inc()
 		d.log.Warn().Err(err).Msg("database unavailable: shadow cycle goes on unrecorded for now")
-		counts, preempts, id = map[int64]int{}, map[int64]int{}, 0
+		hist, id = decide.History{}, 0
 	}
-	dec, err := decide.Decide(ctx, d.policy, scoped, decide.History{Resizes: counts, Preempts: preempts, Claims: d.trust.claims}, d.opts.Guard)
+	hist.Claims = d.trust.claims
+	dec, err := decide.Decide(ctx, d.policy, scoped, hist, d.opts.Guard)
 	if err != nil {
 		return fail(StagePlan, err)
 	}

@@ -45,6 +45,9 @@ type Store interface {
 	// RewriteCounts says how often each job (ID → submit time) was
 	// rewritten already.
 	RewriteCounts(ctx context.Context, cluster string, jobs map[int64]time.Time) (map[int64]int, error)
+	// WriteCounts says how many writes each job (ID → submit time) got
+	// since its submission, and how many of them failed.
+	WriteCounts(ctx context.Context, cluster string, jobs map[int64]time.Time) (writes, failed map[int64]int, err error)
 	// FinishedJobs lists the jobs that completed after since, oldest first.
 	FinishedJobs(ctx context.Context, cluster string, since time.Time, limit int) ([]db.FinishedJob, error)
 	// CalibrationJobs lists the jobs that completed after since, oldest

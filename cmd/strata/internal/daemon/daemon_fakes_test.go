@@ -23,9 +23,12 @@ type fakeCluster struct {
 	failSnapshots int
 	writes        []planner.Decision // decisions really applied
 	applyCalls    int
-	onSnapshot    func() // test hook, called unlocked
-	onApply       func() // test hook, called unlocked at the start of Apply
-	onWrite       func() // test hook, called (locked) after each applied write
+	// blackhole: every write fails its read-back (posts counts them).
+	blackhole  bool
+	posts      int
+	onSnapshot func() // test hook, called unlocked
+	onApply    func() // test hook, called unlocked at the start of Apply
+	onWrite    func() // test hook, called (locked) after each applied write
 }
 
 // ServesAccounting: the fake slurmrestd serves no /slurmdb.
@@ -101,6 +104,11 @@ func (f *fakeCluster) Apply(ctx context.Context, ds []planner.Decision, o slurm.
 					r.Outcome, r.Body, r.Err = decide.NotSent, "", err
 					break
 				}
+			}
+			if f.blackhole { // a slurmrestd that accepts the POST and stores nothing
+				r.Outcome, r.Err = decide.Failed, fmt.Errorf("read-back: job %d unchanged", d.JobID)
+				f.posts++
+				break
 			}
 			if d.Priority > 0 {
 				j.Priority = d.Priority
@@ -248,6 +256,31 @@ func (p *fakePostgres) RewriteCounts(ctx context.Context, cluster string, jobs m
 		}
 	}
 	return out, nil
+}
+
+func (p *fakePostgres) WriteCounts(ctx context.Context, cluster string, jobs map[int64]time.Time) (map[int64]int, map[int64]int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.down {
+		return nil, nil, errFakeDown
+	}
+	writes, failed := map[int64]int{}, map[int64]int{}
+	for _, c := range p.cycles {
+		for _, d := range c.Decisions {
+			since, asked := jobs[d.JobID]
+			if !asked || c.Cluster != cluster || c.StartedAt.Before(since) {
+				continue
+			}
+			switch d.Outcome {
+			case decide.Applied:
+				writes[d.JobID]++
+			case decide.Failed:
+				writes[d.JobID]++
+				failed[d.JobID]++
+			}
+		}
+	}
+	return writes, failed, nil
 }
 
 func (p *fakePostgres) CalibrationJobs(ctx context.Context, cluster string, since time.Time, limit int) ([]db.CalibrationJob, error) {
