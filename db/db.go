@@ -172,6 +172,12 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	pc.ConnConfig.RuntimeParams["timezone"] = "UTC"
 	pc.ConnConfig.RuntimeParams["application_name"] = "strata"
+	// Plan every execution for its parameters: pgx prepares the queries,
+	// and after five runs Postgres may switch a statement to a generic plan.
+	// For the report queries that plan assumed a one-row window and redid
+	// the job lookup per rollup row: a 0.2 s report took minutes on its
+	// sixth run on the same connection (measured by make bench-store).
+	pc.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
 	q, err := loadQueries()
 	if err != nil {
 		return nil, err
