@@ -68,6 +68,9 @@ type ReportFilter struct {
 	// Clusters are Slurm ClusterNames (the job rows' and plan cycles'
 	// cluster).
 	Clusters []string
+	// States are Slurm job states as the job table stores them (upper
+	// case, long forms: COMPLETED, TIMEOUT, FAILED, ...), as sacct --state.
+	States []string
 	// Scope is what the reader may see, applied in SQL on top of the
 	// filters (the zero Scope sees everything).
 	Scope Scope

@@ -113,6 +113,7 @@ func (s *Store) EnergyReport(ctx context.Context, q EnergyQuery) ([]EnergyRow, e
 	args = append(args, hasDim(q.By, DimJob), hasDim(q.By, DimUser), hasDim(q.By, DimAccount),
 		hasDim(q.By, DimPartition), hasDim(q.By, DimNode), bucket, tz, f[4])
 	args = append(args, scopeArgs(q.Scope)...)
+	args = append(args, nonNil(q.States))
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, interpretError("energy report", err)
@@ -204,6 +205,7 @@ func (s *Store) UsageReport(ctx context.Context, q UsageQuery) ([]UsageRow, erro
 	args := append([]any{q.From, q.To}, f[:4]...)
 	args = append(args, hasDim(q.By, DimUser), hasDim(q.By, DimAccount), hasDim(q.By, DimPartition), f[4])
 	args = append(args, scopeArgs(q.Scope)...)
+	args = append(args, nonNil(q.States))
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, interpretError("usage report", err)

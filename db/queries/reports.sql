@@ -88,7 +88,8 @@ FROM alloc al LEFT JOIN used u USING (cluster, job_id, gpu_uuid, hour);
 -- cluster, user, account and partition along); $12: bucket
 -- ('', 'day' or 'hour'); $13: time zone of the buckets; $14: clusters;
 -- $15..$17: the reader's scope (limited; its users; its accounts): a
--- limited scope sees the rows of jobs of its users or accounts only.
+-- limited scope sees the rows of jobs of its users or accounts only;
+-- $18: job states (empty: all).
 -- A rollup row belongs to the job of its cluster and id (jobs are keyed by
 -- cluster, id and submit time: migration 004) submitted last at or before
 -- the row's t_hi, and until the next job with that id was submitted; the
@@ -103,7 +104,7 @@ WITH r AS (
       AND (cardinality($14::text[]) = 0 OR h.cluster = ANY ($14::text[]))
 ),
 ji AS (
-    SELECT j.cluster, j.job_id, j.submit_time, j.name, j.user_name, j.account, j.partition,
+    SELECT j.cluster, j.job_id, j.submit_time, j.name, j.user_name, j.account, j.partition, j.state,
            row_number() OVER w = 1 AS first, lead(j.submit_time) OVER w AS next_submit
     FROM job j
     WHERE (j.cluster, j.job_id) IN (SELECT cluster, job_id FROM r)
@@ -133,13 +134,15 @@ WHERE r.frac > 0
   AND (cardinality($4::text[]) = 0 OR j.account = ANY ($4::text[]))
   AND (cardinality($5::text[]) = 0 OR j.partition = ANY ($5::text[]))
   AND (NOT $15::bool OR j.user_name = ANY ($16::text[]) OR j.account = ANY ($17::text[]))
+  AND (cardinality($18::text[]) = 0 OR j.state = ANY ($18::text[]))
 GROUP BY 1, 3, CASE WHEN $7::bool THEN j.submit_time END, 4, 5, 6, 7, 8
 ORDER BY 8, 1, 3, CASE WHEN $7::bool THEN j.submit_time END, 4, 5, 6, 7;
 
 -- name: ReportUsageCompleted
 -- Jobs that ended inside the window: count, wait and JCT per group.
 -- $1, $2: window; $3..$6: filters; $7..$9: group by user/account/partition;
--- $10: clusters; $11..$13: the reader's scope (as ReportEnergy's $15..$17).
+-- $10: clusters; $11..$13: the reader's scope (as ReportEnergy's $15..$17);
+-- $14: job states (empty: all).
 SELECT CASE WHEN $7::bool THEN j.user_name END AS user_name,
        CASE WHEN $8::bool THEN j.account END AS account,
        CASE WHEN $9::bool THEN j.partition END AS partition,
@@ -156,6 +159,7 @@ WHERE j.end_time >= $1::timestamptz AND j.end_time < $2::timestamptz
   AND (cardinality($6::bigint[]) = 0 OR j.job_id = ANY ($6::bigint[]))
   AND (cardinality($10::text[]) = 0 OR j.cluster = ANY ($10::text[]))
   AND (NOT $11::bool OR j.user_name = ANY ($12::text[]) OR j.account = ANY ($13::text[]))
+  AND (cardinality($14::text[]) = 0 OR j.state = ANY ($14::text[]))
 GROUP BY 1, 2, 3
 ORDER BY 1, 2, 3;
 
