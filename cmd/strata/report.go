@@ -31,6 +31,7 @@ const (
 	flagReportPartition = "partition"
 	flagReportJobs      = "jobs"
 	flagReportClusters  = "clusters"
+	flagReportState     = "state"
 	flagReportParsable  = "parsable2"
 	flagReportTrailing  = "parsable"
 	flagReportNoHeader  = "noheader"
@@ -57,12 +58,12 @@ func reportCommandWith(open openSourceFunc) *cli.Command {
 			"Example: strata report energy --by user -S now-7days -E now",
 		Subcommands: []*cli.Command{
 			{Name: "energy", Usage: "GPU-hours, energy (kWh, J), mean utilization, idle-GPU energy, cost, CO2",
-				Flags: append(reportFlags("user"), energyFlags()...),
+				Flags: append(append(reportFlags("user"), stateFlag()), energyFlags()...),
 				Action: withQuery(func(c *cli.Context, q report.Query) error {
 					return report.Energy(c.Context, c.App.Writer, open.opener(c), q, energyFactors(c), logger(c))
 				})},
 			{Name: "usage", Usage: "GPU-hours, queueing and job completion time by user/account/partition",
-				Flags: reportFlags("user"),
+				Flags: append(reportFlags("user"), stateFlag()),
 				Action: withQuery(func(c *cli.Context, q report.Query) error {
 					return report.Usage(c.Context, c.App.Writer, open.opener(c), q)
 				})},
@@ -128,6 +129,12 @@ func reportFlags(defaultBy string) []cli.Flag {
 	return fs
 }
 
+// stateFlag is sacct's --state, for the reports that list jobs.
+func stateFlag() cli.Flag {
+	return &cli.StringSliceFlag{Name: flagReportState, Aliases: []string{"s"},
+		Usage: "only jobs that ended in these states (COMPLETED,TIMEOUT,FAILED,... or CD,TO,F,CA,OOM,...; case-insensitive)"}
+}
+
 func energyFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.Float64Flag{Name: flagReportCost, EnvVars: []string{"STRATA_COST_PER_KWH"},
@@ -161,7 +168,7 @@ func reportQuery(c *cli.Context, now time.Time) (report.Query, error) {
 	return report.Args{Start: c.String(flagReportStart), End: c.String(flagReportEnd), TimeZone: c.String(flagReportTZ),
 		Users: c.StringSlice(flagReportUser), Accounts: c.StringSlice(flagReportAccount),
 		Partitions: c.StringSlice(flagReportPartition), Clusters: c.StringSlice(flagReportClusters),
-		Jobs: c.StringSlice(flagReportJobs), By: c.StringSlice(flagReportBy),
+		Jobs: c.StringSlice(flagReportJobs), By: c.StringSlice(flagReportBy), States: c.StringSlice(flagReportState),
 		Mode: report.OutputMode{Parsable: c.Bool(flagReportParsable), Trailing: c.Bool(flagReportTrailing),
 			NoHeader: c.Bool(flagReportNoHeader), JSON: c.Bool(flagReportJSON), Format: c.String(flagReportFormat),
 			CSV: c.Bool(flagReportCSV), Units: c.String(flagReportUnits), Time: c.String(flagReportTime)},

@@ -83,7 +83,7 @@ func TestReportFlagsMakeTheQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := reporttest.Demo()
-	args := "report energy -P -u alice,bob -A nlp,vision -r gpu -j 13,11 -M demo --by day --by user " +
+	args := "report energy -P -u alice,bob -A nlp,vision -r gpu -j 13,11 -M demo -s cd,Timeout --by day --by user " +
 		"-S 2026-11-20T22:00 -E 2026-11-21 --timezone Europe/Berlin"
 	var nothing *report.NotFoundError // the fixed rows have no day,user group
 	if _, _, err := cliRun(src, strings.Fields(args)...); err != nil && !errors.As(err, &nothing) {
@@ -92,7 +92,7 @@ func TestReportFlagsMakeTheQuery(t *testing.T) {
 	want := []any{db.EnergyQuery{ReportFilter: db.ReportFilter{
 		From: time.Date(2026, 11, 20, 22, 0, 0, 0, berlin), To: time.Date(2026, 11, 21, 0, 0, 0, 0, berlin),
 		Users: []string{"alice", "bob"}, Accounts: []string{"nlp", "vision"}, Partitions: []string{"gpu"},
-		Jobs: []int64{13, 11}, Clusters: []string{"demo"}},
+		Jobs: []int64{13, 11}, Clusters: []string{"demo"}, States: []string{"COMPLETED", "TIMEOUT"}},
 		By: []db.ReportDim{db.DimDay, db.DimUser}, Location: berlin}}
 	zone := cmp.Comparer(func(a, b *time.Location) bool { return a.String() == b.String() })
 	if d := cmp.Diff(want, src.Queries(), zone); d != "" {
@@ -104,6 +104,8 @@ func TestReportRejectsBadInput(t *testing.T) {
 	for _, args := range []string{
 		"report energy --by team",
 		"report energy --by user,user",
+		"report energy --state done",
+		"report usage -s CD,XX",
 		"report energy --format=User,Watts",
 		"report energy --format=User%x",
 		"report energy -S tomorrow-ish",

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/strata-hpc/strata/db"
@@ -18,8 +19,11 @@ type Args struct {
 	Partitions []string
 	Clusters   []string
 	Jobs       []string
-	By         []string
-	Mode       OutputMode
+	// States are sacct --state values: job states, long or short forms,
+	// any case, comma-separated.
+	States []string
+	By     []string
+	Mode   OutputMode
 }
 
 // Query checks a into a Query, relative times anchored at now. Invalid
@@ -35,6 +39,9 @@ func (a Args) Query(now time.Time) (Query, error) {
 	}
 	q.Filter.Users, q.Filter.Accounts, q.Filter.Partitions, q.Filter.Clusters = a.Users, a.Accounts, a.Partitions, a.Clusters
 	if q.Filter.Jobs, err = ParseJobIDs(a.Jobs); err != nil {
+		return q, inputError(err)
+	}
+	if q.Filter.States, err = ParseStates(a.States); err != nil {
 		return q, inputError(err)
 	}
 	if q.By, err = db.ParseReportDims(a.By); err != nil {
@@ -65,4 +72,43 @@ func (a Args) window(now time.Time) (loc *time.Location, from, to time.Time, err
 		return nil, from, to, inputError(fmt.Errorf("--endtime: %w", err))
 	}
 	return loc, from, to, nil
+}
+
+// jobStates maps Slurm's job states and their short forms (as sacct
+// --state accepts them) to the long form the job table stores.
+var jobStates = map[string]string{
+	"BF": "BOOT_FAIL", "CA": "CANCELLED", "CD": "COMPLETED", "DL": "DEADLINE", "F": "FAILED",
+	"NF": "NODE_FAIL", "OOM": "OUT_OF_MEMORY", "PD": "PENDING", "PR": "PREEMPTED", "R": "RUNNING",
+	"RQ": "REQUEUED", "RS": "RESIZING", "RV": "REVOKED", "S": "SUSPENDED", "TO": "TIMEOUT",
+}
+
+// ParseStates reads --state values ("completed,TO", "F") into long upper
+// case state names, in the order given without repeats; an unknown state
+// is an error naming the flag.
+func ParseStates(values []string) ([]string, error) {
+	known := map[string]bool{}
+	for _, long := range jobStates {
+		known[long] = true
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, v := range values {
+		for _, s := range strings.Split(v, ",") {
+			st := strings.ToUpper(strings.TrimSpace(s))
+			if st == "" {
+				continue
+			}
+			if long, ok := jobStates[st]; ok {
+				st = long
+			}
+			if !known[st] {
+				return nil, fmt.Errorf("parse --state %q: want a Slurm job state such as COMPLETED, TIMEOUT, FAILED, CANCELLED (or CD, TO, F, CA)", s)
+			}
+			if !seen[st] {
+				seen[st] = true
+				out = append(out, st)
+			}
+		}
+	}
+	return out, nil
 }

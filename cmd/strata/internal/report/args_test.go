@@ -28,6 +28,7 @@ func TestArgsQuery(t *testing.T) {
 		{"end before start", func(a *Args) { a.Start, a.End = "now", "now-1days" }, "before"},
 		{"bad job", func(a *Args) { a.Jobs = []string{"12x"} }, `parse --jobs "12x"`},
 		{"bad grouping", func(a *Args) { a.By = []string{"planet"} }, "planet"},
+		{"bad state", func(a *Args) { a.States = []string{"cd,DONE"} }, `parse --state "DONE"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,5 +67,30 @@ func TestArgsQueryFills(t *testing.T) {
 	q.Loc = nil // a Location has unexported fields
 	if diff := cmp.Diff(want, q); diff != "" {
 		t.Errorf("query (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseStates(t *testing.T) {
+	tests := []struct {
+		in      []string
+		want    []string
+		wantErr bool
+	}{
+		{nil, nil, false},
+		{[]string{"COMPLETED,TIMEOUT,FAILED"}, []string{"COMPLETED", "TIMEOUT", "FAILED"}, false},
+		{[]string{"cd,to", "F", " ca ", "oom"}, []string{"COMPLETED", "TIMEOUT", "FAILED", "CANCELLED", "OUT_OF_MEMORY"}, false},
+		{[]string{"r,PD,pending"}, []string{"RUNNING", "PENDING"}, false},
+		{[]string{"completed,CD"}, []string{"COMPLETED"}, false},
+		{[]string{"finished"}, nil, true},
+	}
+	for _, tt := range tests {
+		got, err := ParseStates(tt.in)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("ParseStates(%q) error %v, want error %v", tt.in, err, tt.wantErr)
+			continue
+		}
+		if d := cmp.Diff(tt.want, got); d != "" {
+			t.Errorf("ParseStates(%q) (-want +got):\n%s", tt.in, d)
+		}
 	}
 }
