@@ -40,6 +40,8 @@ type restAPI interface {
 	signalJob(ctx context.Context, id int64, signal string) error
 	// setNodeState sets a node's state ("POWER_DOWN", "POWER_UP").
 	setNodeState(ctx context.Context, node, state string) error
+	// clock reads slurmctld's clock (GET /diag's req_time).
+	clock(ctx context.Context) (time.Time, error)
 	// finishedJobs lists slurmdbd's jobs of cluster ("" = any) that were
 	// active in [since, until) (steps left out).
 	finishedJobs(ctx context.Context, cluster string, since, until time.Time) ([]FinishedJob, error)

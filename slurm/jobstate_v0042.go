@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	api "github.com/SlinkyProject/slurm-client/api/v0042"
 
@@ -21,6 +22,11 @@ type jobStatesRespV0042 struct {
 	} `json:"jobs"`
 	Errors   *api.V0042OpenapiErrors   `json:"errors"`
 	Warnings *api.V0042OpenapiWarnings `json:"warnings"`
+}
+
+// clock reads slurmctld's clock (GET /diag's req_time).
+func (v *v0042) clock(ctx context.Context) (time.Time, error) {
+	return readDiagTime(v.raw.SlurmV0042GetDiag(ctx))
 }
 
 // jobStates lists every job's ID and state (slurmctld's light

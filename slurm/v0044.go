@@ -59,6 +59,10 @@ func (v *v0044) job(ctx context.Context, id int64) (planner.Job, error) {
 	return recordOf(id, jobs)
 }
 
+func (v *v0044) clock(ctx context.Context) (time.Time, error) {
+	return readDiagTime(v.raw.SlurmV0044GetDiag(ctx))
+}
+
 func (v *v0044) nodes(ctx context.Context) ([]planner.Node, error) {
 	return readNodes(v.raw.SlurmV0044GetNodes(ctx, nil))
 }

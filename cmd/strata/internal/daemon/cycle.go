@@ -106,6 +106,7 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 		return fail(StageSnapshot, err)
 	}
 	res.Snapshot = snap
+	d.checkClock(ctx, cl)
 	snapped := d.deps.Now()
 	st, err := d.store(ctx)
 	if err != nil && d.opts.Enforce {

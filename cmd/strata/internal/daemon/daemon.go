@@ -34,6 +34,8 @@ type Cluster interface {
 	// AccountingHistory reads slurmdbd through slurmrestd, where it is
 	// served (ServesAccounting false: not served).
 	AccountingHistory
+	// ClockSkew is slurmctld's clock minus this host's.
+	ClockSkew(ctx context.Context) (time.Duration, error)
 }
 
 // Store is what the daemon needs from Postgres; StoreOf adapts *db.Store.
@@ -124,6 +126,7 @@ type Daemon struct {
 	lastStored map[int64]string // job → fingerprint of its last stored decision
 	unsaved    []*db.Cycle      // cycles waiting for Postgres, oldest first
 	lastPrune  time.Time
+	lastSkew   time.Time   // when the clocks were last compared
 	hist       learner     // completed jobs, for the duration predictor
 	calib      calibrator  // finished jobs' measurements, for Snapshot.Calibration
 	trust      trustKeeper // each user's record, for decide.History.Claims

@@ -23,6 +23,8 @@ type fakeCluster struct {
 	failSnapshots int
 	writes        []planner.Decision // decisions really applied
 	applyCalls    int
+	// skew is ClockSkew's answer.
+	skew time.Duration
 	// blackhole: every write fails its read-back (posts counts them).
 	blackhole  bool
 	posts      int
@@ -30,6 +32,9 @@ type fakeCluster struct {
 	onApply    func() // test hook, called unlocked at the start of Apply
 	onWrite    func() // test hook, called (locked) after each applied write
 }
+
+// ClockSkew is the fake slurmctld's clock minus this host's (skew).
+func (f *fakeCluster) ClockSkew(context.Context) (time.Duration, error) { return f.skew, nil }
 
 // ServesAccounting: the fake slurmrestd serves no /slurmdb.
 func (f *fakeCluster) ServesAccounting() bool { return false }

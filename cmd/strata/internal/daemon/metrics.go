@@ -27,6 +27,7 @@ type Metrics struct {
 	lastSuccess   prometheus.Gauge
 	unsaved       prometheus.Gauge
 	ingestLag     prometheus.Gauge
+	clockSkew     prometheus.Gauge
 }
 
 // NewMetrics registers the metrics on a registry of their own (no
@@ -59,9 +60,11 @@ func NewMetrics() *Metrics {
 			Help: "Cycles waiting in memory for Postgres."}),
 		ingestLag: prometheus.NewGauge(prometheus.GaugeOpts{Name: "strata_ingestion_lag_seconds",
 			Help: "Age of the newest GPU sample in Postgres (telemetry ingestion lag)."}),
+		clockSkew: prometheus.NewGauge(prometheus.GaugeOpts{Name: "strata_clock_skew_seconds",
+			Help: "slurmctld's clock minus this host's (GET /diag), measured every 10 minutes."}),
 	}
 	m.reg.MustRegister(m.cycleDuration, m.cycles, m.decisions, m.writes, m.held, m.errors, m.leader,
-		m.enforce, m.pending, m.lastSuccess, m.unsaved, m.ingestLag)
+		m.enforce, m.pending, m.lastSuccess, m.unsaved, m.ingestLag, m.clockSkew)
 	// Every series the documented alerts and dashboards read exists from
 	// the start, at 0: an alert on a rate of failures must have a series
 	// before the first failure.
