@@ -34,7 +34,7 @@ if [ "${1:-}" = slurm-next ]; then
   echo "== go test against $(scripts/slurm-test-cluster.sh exec scontrol --version)" >&2
   go test -p 2 -count=1 -timeout 25m $pkgs
   echo "== go test (tests that need the whole Slurm test cluster, alone)" >&2
-  STRATA_TEST_EXCLUSIVE=1 go test -count=1 -timeout 10m -run '^TestExclusive' $pkgs
+  STRATA_TEST_EXCLUSIVE=1 go test -p 1 -count=1 -timeout 15m -run '^TestExclusive' $pkgs
   exit 0
 fi
 
@@ -53,4 +53,5 @@ CGO_ENABLED=1 go test -race -count=1 -run 'Islands|TopTier|Concurrent' ./planner
 echo "== go test -tags dcgm,nvml (the packaged build: GPU sources refuse clearly where their library is missing)" >&2
 CGO_ENABLED=1 go test -tags dcgm,nvml -count=1 -run 'GPUSource|Replay|Exporter' ./dcgm/ ./cmd/strata/internal/collect/
 echo "== go test (tests that need the whole Slurm test cluster, alone)" >&2
-STRATA_TEST_EXCLUSIVE=1 go test -count=1 -timeout 10m -run '^TestExclusive' ./...
+# -p 1: each of these needs the whole cluster; two packages' tests must never overlap
+STRATA_TEST_EXCLUSIVE=1 go test -p 1 -count=1 -timeout 15m -run '^TestExclusive' ./...
