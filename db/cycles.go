@@ -213,15 +213,7 @@ func (s *Store) RewriteCounts(ctx context.Context, cluster string, jobs map[int6
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]int64, 0, len(jobs))
-	for id := range jobs {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	since := make([]time.Time, len(ids))
-	for i, id := range ids {
-		since[i] = jobs[id]
-	}
+	ids, since := jobsSince(jobs)
 	rows, err := s.pool.Query(ctx, q, cluster, ids, since)
 	if err != nil {
 		return nil, interpretError("count rewrites", err)
@@ -250,15 +242,7 @@ func (s *Store) WriteCounts(ctx context.Context, cluster string, jobs map[int64]
 	if err != nil {
 		return nil, nil, err
 	}
-	ids := make([]int64, 0, len(jobs))
-	for id := range jobs {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	since := make([]time.Time, len(ids))
-	for i, id := range ids {
-		since[i] = jobs[id]
-	}
+	ids, since := jobsSince(jobs)
 	rows, err := s.pool.Query(ctx, q, cluster, ids, since)
 	if err != nil {
 		return nil, nil, interpretError("count writes", err)
@@ -426,4 +410,19 @@ func (s *Store) LatestSampleTime(ctx context.Context, since time.Time) (time.Tim
 		return time.Time{}, interpretError("read latest sample time", err)
 	}
 	return utcOrZero(ts), nil
+}
+
+// jobsSince splits jobs (ID → submit time) into the parallel arrays the
+// per-job count queries take, sorted by ID.
+func jobsSince(jobs map[int64]time.Time) ([]int64, []time.Time) {
+	ids := make([]int64, 0, len(jobs))
+	for id := range jobs {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	since := make([]time.Time, len(ids))
+	for i, id := range ids {
+		since[i] = jobs[id]
+	}
+	return ids, since
 }
