@@ -45,10 +45,12 @@ func TestImportDirection(t *testing.T) {
 				continue
 			}
 			pkg := strings.TrimPrefix(p, module)
-			plannerSide := strings.HasPrefix(rel, "planner/") || strings.HasPrefix(rel, "decide/")
+			plannerSide := strings.HasPrefix(rel, "planner/") || strings.HasPrefix(rel, "decide/") || strings.HasPrefix(rel, "sim/")
 			switch {
 			case plannerSide && !isTest && (pkg == "slurm" || strings.HasPrefix(pkg, "slurm/") || strings.HasPrefix(pkg, "cmd/")):
 				t.Errorf("%s imports %s: the planner's side must not import slurm or cmd", rel, pkg)
+			case strings.HasPrefix(rel, "planner/") && !isTest && (pkg == "decide" || pkg == "sim" || strings.HasPrefix(pkg, "sim/")):
+				t.Errorf("%s imports %s: nothing under planner/ may import decide or the simulator", rel, pkg)
 			case strings.HasPrefix(pkg, "slurm/") && !strings.HasPrefix(rel, "slurm/") && !(isTest && pkg == "slurm/slurmtest"):
 				t.Errorf("%s imports %s: only slurm/ may import slurm's sub-packages", rel, pkg)
 			}

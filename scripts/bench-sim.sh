@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench-sim.sh -- the simulator at site scale (docs/evaluation.md § Scale,
-# "The simulator"): planner/sim's benchmarks on synthetic traces resampled
+# "The simulator"): sim's benchmarks on synthetic traces resampled
 # from the Alibaba and ITP fixtures (synthTrace: 0.9 offered load) on 1,024
 # GPUs (128 nodes × 8), one process per run so that each run's peak RSS is
 # its own. Prints one JSON object per run:
@@ -18,7 +18,7 @@
 #
 # Environment: BENCH_SIM_SIZES (default "10k 30k 100k"), BENCH_SIM_CASES
 #   (default "ideal-smd slurm-smd slurm-alone"), BENCH_SIM_RUNS (runs per
-#   case and size, default 1), BENCH_SIM_TEST (a test binary of planner/sim
+#   case and size, default 1), BENCH_SIM_TEST (a test binary of sim
 #   to run instead of building one: A/B comparisons), GOGC as for any Go
 #   program.
 set -euo pipefail
@@ -32,7 +32,7 @@ trap 'rm -rf "$OUT"' EXIT
 BIN=${BENCH_SIM_TEST:-}
 if [[ -z "$BIN" ]]; then
 	BIN=$OUT/sim.test
-	go test -c -o "$BIN" ./planner/sim
+	go test -c -o "$BIN" ./sim
 fi
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -52,7 +52,7 @@ for size in $SIZES; do
 		name=$(bench_name "$c" "$size")
 		for run in $(seq 1 "$RUNS"); do
 			load=$(cut -d' ' -f1 /proc/loadavg)
-			(cd planner/sim && /usr/bin/time -f '%M %U %S' -o "$OUT/rss" "$BIN" -test.run '^$' \
+			(cd sim && /usr/bin/time -f '%M %U %S' -o "$OUT/rss" "$BIN" -test.run '^$' \
 				-test.bench "^Benchmark$name\$" -test.benchtime 1x) >"$OUT/log" 2>&1 || {
 				cat "$OUT/log" >&2
 				exit 1

@@ -8,8 +8,8 @@ cd "$HERE/.."
 export PATH=/usr/local/go/bin:$PATH
 STRATA=${STRATA:-$PWD/bin/strata}
 # Pollux workload 1 and its scaling curves, kept in the repository (sources
-# and license: planner/sim/testdata/README.md).
-TRACES=${TRACES:-$PWD/planner/sim/testdata}
+# and license: sim/testdata/README.md).
+TRACES=${TRACES:-$PWD/sim/testdata}
 [ -x "$STRATA" ] || { echo "demo.sh: $STRATA is missing: run make demo (it builds it)" >&2; exit 1; }
 [ -f "$TRACES/pollux_workload1.csv" ] || { echo "demo.sh: $TRACES/pollux_workload1.csv is missing; set TRACES=DIR" >&2; exit 1; }
 

@@ -4,7 +4,7 @@
 # Slurm 24.11 test cluster of its own (16 nodes x 4 GPUs, test bed instance
 # "evalslurm") at a reduced time scale -- once with Slurm alone, once with
 # `strata run --enforce --policy smd` in the loop -- and compares each with
-# the simulator (planner/sim, Slurm mode) on the same scaled jobs with the
+# the simulator (sim, Slurm mode) on the same scaled jobs with the
 # same scaled slurmctld settings. Writes docs/evaluation-slurm.json and the
 # generated table of docs/evaluation.d/10-slurm-model.md (appended to docs/evaluation.md), section "Slurm model vs the real
 # Slurm". Long (about 30 min with the defaults); needs root; not part of
@@ -81,7 +81,7 @@ for c in $CONFIGS; do
   say "1. configuration $c: first $JOBS jobs of Pollux workload 1 at scale 1/$SCALE into $OUT"
   mkdir -p "$OUT"
   "$BASE/evalslurm" prepare -dir "$OUT" -jobs "$JOBS" -scale "$SCALE" -label "$c" "${args[@]}" \
-    -trace planner/sim/testdata/pollux_workload1.csv -scaling planner/sim/testdata/pollux_scaling.csv
+    -trace sim/testdata/pollux_workload1.csv -scaling sim/testdata/pollux_scaling.csv
   say "   slurm.conf lines: $(tr '\n' ' ' < "$OUT/slurm.conf.extra")"
   for p in $policies; do
     say "2. $c: replay '$p' on a fresh test bed (16 nodes x 4 GPUs, scaled slurmctld settings)"

@@ -11,7 +11,7 @@ import (
 	"github.com/strata-hpc/strata/cmd/strata/internal/config"
 	"github.com/strata-hpc/strata/cmd/strata/internal/simulate"
 	"github.com/strata-hpc/strata/cmd/strata/internal/term"
-	"github.com/strata-hpc/strata/planner/sim"
+	"github.com/strata-hpc/strata/sim"
 )
 
 func simulateCommand() *cli.Command {

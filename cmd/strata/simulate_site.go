@@ -10,7 +10,7 @@ import (
 
 	"github.com/strata-hpc/strata/cmd/strata/internal/cliflags"
 	"github.com/strata-hpc/strata/cmd/strata/internal/simulate"
-	"github.com/strata-hpc/strata/planner/sim"
+	"github.com/strata-hpc/strata/sim"
 )
 
 // siteIgnores are simulate's flags that shape a trace or its output in

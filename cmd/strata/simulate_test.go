@@ -21,10 +21,10 @@ func runStrata(t *testing.T, args ...string) (string, string, error) {
 	return out.String(), errb.String(), err
 }
 
-const simTiny = "../../planner/sim/testdata/tiny.csv"
+const simTiny = "../../sim/testdata/tiny.csv"
 
 func TestSimulateJSON(t *testing.T) {
-	args := []string{"simulate", "--trace", simTiny, "--scaling", "../../planner/sim/testdata/tiny_scaling.csv",
+	args := []string{"simulate", "--trace", simTiny, "--scaling", "../../sim/testdata/tiny_scaling.csv",
 		"--cluster", "4x4:t4", "--policy", "fifo,smd", "--json"}
 	out, _, err := runStrata(t, args...)
 	if err != nil {
@@ -118,7 +118,7 @@ func TestSimulateBadInput(t *testing.T) {
 // TestSimulateUsesThePlannerSection: simulate reads the same [planner]
 // section as run and plan (here a cap of 1 GPU per job changes SMD's run).
 func TestSimulateUsesThePlannerSection(t *testing.T) {
-	args := []string{"simulate", "--trace", simTiny, "--scaling", "../../planner/sim/testdata/tiny_scaling.csv",
+	args := []string{"simulate", "--trace", simTiny, "--scaling", "../../sim/testdata/tiny_scaling.csv",
 		"--cluster", "4x4:t4", "--policy", "smd", "--gpu-range", "2", "--json"}
 	avg := func(extra ...string) float64 {
 		out, _, err := runStrata(t, append(extra, args...)...)

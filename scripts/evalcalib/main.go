@@ -22,7 +22,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/strata-hpc/strata/planner/sim"
+	"github.com/strata-hpc/strata/sim"
 )
 
 func main() {

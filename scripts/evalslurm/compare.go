@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/strata-hpc/strata/planner"
-	"github.com/strata-hpc/strata/planner/sim"
+	"github.com/strata-hpc/strata/sim"
 )
 
 // Comparison is one policy's replay against the simulator. Times are in

@@ -14,8 +14,8 @@ import (
 func TestCompareIdentical(t *testing.T) {
 	dir := t.TempDir()
 	if err := cmdPrepare([]string{"-dir", dir, "-jobs", "12", "-scale", "60",
-		"-trace", "../../planner/sim/testdata/pollux_workload1.csv",
-		"-scaling", "../../planner/sim/testdata/pollux_scaling.csv"}); err != nil {
+		"-trace", "../../sim/testdata/pollux_workload1.csv",
+		"-scaling", "../../sim/testdata/pollux_scaling.csv"}); err != nil {
 		t.Fatal(err)
 	}
 	var s Settings

@@ -3,7 +3,7 @@
 // replays a trace on the Slurm test cluster at a reduced time scale, once
 // with Slurm alone and once with `strata run --enforce --policy smd` in the
 // loop, and compares each replay with `strata simulate --scheduler slurm`
-// (the planner/sim package) run on the same scaled jobs with the same scaled
+// (the sim package) run on the same scaled jobs with the same scaled
 // slurmctld settings.
 //
 //	evalslurm prepare -trace T.csv -scaling S.csv -jobs N -scale F -dir DIR

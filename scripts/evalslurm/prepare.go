@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/strata-hpc/strata/planner/sim"
+	"github.com/strata-hpc/strata/sim"
 )
 
 // Settings are one evaluation's inputs, in real (replay) seconds unless the
@@ -117,8 +117,8 @@ type Job struct {
 
 func cmdPrepare(args []string) error {
 	fs := flag.NewFlagSet("prepare", flag.ContinueOnError)
-	trace := fs.String("trace", "planner/sim/testdata/pollux_workload1.csv", "trace CSV")
-	scaling := fs.String("scaling", "planner/sim/testdata/pollux_scaling.csv", "scaling curves CSV")
+	trace := fs.String("trace", "sim/testdata/pollux_workload1.csv", "trace CSV")
+	scaling := fs.String("scaling", "sim/testdata/pollux_scaling.csv", "scaling curves CSV")
 	n := fs.Int("jobs", 100, "replay the first N jobs of the trace (0 = all)")
 	scale := fs.Float64("scale", 60, "trace seconds per real second")
 	dir := fs.String("dir", "", "output directory")

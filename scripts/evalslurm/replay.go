@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/strata-hpc/strata/planner/sim"
+	"github.com/strata-hpc/strata/sim"
 )
 
 // Replay is what one replay on the test cluster measured. Times are

@@ -3,6 +3,6 @@
 // power overrides, scaling curves, policies), reads the trace, runs the
 // policies a few at once with a progress bar, and writes the report (table,
 // JSON, SVG plots), or the evaluation tables of saved JSON reports
-// (Markdown). The simulator itself is planner/sim; the flags live in
+// (Markdown). The simulator itself is sim; the flags live in
 // cmd/strata (Options).
 package simulate

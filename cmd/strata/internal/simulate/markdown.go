@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/strata-hpc/strata/planner/sim"
+	"github.com/strata-hpc/strata/sim"
 )
 
 // Markdown writes the evaluation tables of the JSON reports at paths (the

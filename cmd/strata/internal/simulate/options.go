@@ -11,7 +11,7 @@ import (
 	"github.com/strata-hpc/strata/burstbuffer"
 	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
-	"github.com/strata-hpc/strata/planner/sim"
+	"github.com/strata-hpc/strata/sim"
 )
 
 // Options are the settings of one `strata simulate` run, as its flags give

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/strata-hpc/strata/planner"
-	"github.com/strata-hpc/strata/planner/sim"
+	"github.com/strata-hpc/strata/sim"
 )
 
 // PSOptions is the parameter-server what-if (--ps-share, --ps-choice,

@@ -3,7 +3,7 @@ package simulate
 import (
 	"testing"
 
-	"github.com/strata-hpc/strata/planner/sim"
+	"github.com/strata-hpc/strata/sim"
 )
 
 // --ps-share and --ps-choice: checked, Slurm mode only, the choice handed

@@ -14,7 +14,7 @@ import (
 	"github.com/strata-hpc/strata/cmd/strata/internal/report"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/planner/history"
-	"github.com/strata-hpc/strata/planner/sim"
+	"github.com/strata-hpc/strata/sim"
 	"github.com/strata-hpc/strata/slurm"
 )
 

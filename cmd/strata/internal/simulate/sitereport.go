@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/strata-hpc/strata/cmd/strata/internal/term"
-	"github.com/strata-hpc/strata/planner/sim"
+	"github.com/strata-hpc/strata/sim"
 )
 
 // SiteReport is the answer of `strata simulate --from-slurmdbd`: the

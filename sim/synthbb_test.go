@@ -13,7 +13,7 @@ import (
 var updateBB = flag.Bool("update-bb", false, "rewrite testdata/pollux_workload1_bb.csv")
 
 // The fixture is the rule applied to Pollux workload 1 with seed 1; it
-// changes only when the rule does (go test ./planner/sim -run
+// changes only when the rule does (go test ./sim -run
 // SynthBurstBufferFixture -update-bb).
 func TestSynthBurstBufferFixture(t *testing.T) {
 	tr := readTraceFile(t, "testdata/pollux_workload1.csv")

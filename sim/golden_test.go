@@ -64,7 +64,7 @@ func tinyReport(t *testing.T, policies []string, extra ...planner.Policy) ([]byt
 
 // TestGoldenTiny pins the simulator's summary of the baseline policies and
 // of an in-test greedy policy on the tiny trace.
-// Regenerate with: go test ./planner/sim -run Golden -update
+// Regenerate with: go test ./sim -run Golden -update
 func TestGoldenTiny(t *testing.T) {
 	half := greedy{want: func(j *planner.Job) int { return max(1, j.GPUs()/2) }} // elastic starts
 	got, _ := tinyReport(t, goldenPolicies, greedy{}, half)
