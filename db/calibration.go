@@ -20,6 +20,9 @@ type CalibrationJob struct {
 	ModelSeconds, RealSeconds float64
 	// BusyEnergyJ and BusyGPUSeconds sum its GPUs' busy samples.
 	BusyEnergyJ, BusyGPUSeconds float64
+	// TimedOut: Slurm stopped the job at its time limit (TIMEOUT), so
+	// RealSeconds is a lower bound (calib.Job.Censored).
+	TimedOut bool
 }
 
 // CalibrationJobs returns the jobs of cluster ("" = any) that completed
@@ -40,7 +43,7 @@ func (s *Store) CalibrationJobs(ctx context.Context, cluster string, since time.
 		var j CalibrationJob
 		var model *float64
 		if err := rows.Scan(&j.JobID, &j.End, &j.User, &j.Model, &j.GPUType, &model, &j.RealSeconds,
-			&j.BusyEnergyJ, &j.BusyGPUSeconds); err != nil {
+			&j.BusyEnergyJ, &j.BusyGPUSeconds, &j.TimedOut); err != nil {
 			return nil, interpretError("read calibration jobs", err)
 		}
 		if model != nil {

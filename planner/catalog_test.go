@@ -79,7 +79,7 @@ func TestCatalogGenerated(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "catalog_gen.go")
 	cmd := exec.Command("go", "run", "../scripts/gencatalog",
 		"-pipedream", filepath.Join("testdata", "pipedream_layer_profiles_subset.csv"),
-		"-pollux", filepath.Join("sim", "testdata", "pollux_scaling.csv"), "-o", out)
+		"-pollux", filepath.Join("..", "sim", "testdata", "pollux_scaling.csv"), "-o", out)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("gencatalog: %v\n%s", err, b)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/planner/calib"
 )
@@ -80,18 +81,21 @@ type CalibrationStats struct {
 // calibState is a run's online calibration: the jobs finished so far as
 // planner/calib sees them, and the fit the snapshots carry.
 type calibState struct {
-	opts       planner.Options // the policies' options, for the uncalibrated model
-	gpuType    string
-	jobs       []calib.Job
-	cal        *planner.Calibration
-	dirty      bool
+	opts    planner.Options // the policies' options, for the uncalibrated model
+	gpuType string
+	jobs    []calib.Job
+	cal     *planner.Calibration
+	dirty   bool
+	// exclude are the users the calibration leaves out (decide.Records'
+	// unreliable users), set when the records are refitted.
+	exclude    map[string]bool
 	errs, errc []float64
 }
 
 // current is the calibration of the jobs finished so far.
 func (c *calibState) current() *planner.Calibration {
 	if c.dirty {
-		c.cal, c.dirty = calib.Fit(c.jobs, calib.Config{}), false
+		c.cal, c.dirty = decide.Calibrate(c.jobs, c.exclude), false
 	}
 	return c.cal
 }
@@ -110,10 +114,12 @@ func (c *calibState) factor(j *job) float64 {
 	return 1
 }
 
-// finished learns from a job that completed at end: its run time against
-// the uncalibrated time model at the size it ran (jobs that restarted,
-// were killed or are not modelled teach nothing).
-func (c *calibState) finished(j *job, end float64) {
+// ended learns from the first run of a job that ended at end, completed
+// or stopped at its time limit (censored: its run is a lower bound), as
+// the daemon learns from COMPLETED and TIMEOUT jobs: its run time against
+// the uncalibrated time model at the size it ran (later runs of jobs that
+// restarted or were killed, and jobs not modelled, teach nothing).
+func (c *calibState) ended(j *job, end float64, censored bool) {
 	if j.kills > 0 || j.restarts > 0 {
 		return
 	}
@@ -123,9 +129,12 @@ func (c *calibState) finished(j *job, end float64) {
 		return
 	}
 	real := end - j.firstStart
-	c.jobs = append(c.jobs, calib.Job{End: simTime(end), Model: h.Model, GPUType: c.gpuType,
-		Modelled: d, Real: time.Duration(real * float64(time.Second))})
+	c.jobs = append(c.jobs, calib.Job{End: simTime(end), Model: h.Model, GPUType: c.gpuType, User: j.pj.User,
+		Modelled: d, Real: time.Duration(real * float64(time.Second)), Censored: censored})
 	c.dirty = true
+	if censored {
+		return // the model's error is measured on completed runs
+	}
 	c.errs = append(c.errs, math.Abs(math.Log2(real/d.Seconds())))
 	c.errc = append(c.errc, math.Abs(math.Log2(real/(d.Seconds()*j.calibAtStart))))
 }

@@ -142,7 +142,7 @@ func (c Config) withDefaults() Config {
 // objective CostTerms reports (λ_T = 1, λ_E = price / MeanTardinessWeight).
 func PolicyOptions(cfg Config, tr *Trace) planner.Options {
 	cfg = cfg.withDefaults()
-	var o planner.Options
+	o := planner.SiteDefaults() // no site settings: the daemon's defaults
 	if cfg.Planner != nil {
 		o = *cfg.Planner
 	}

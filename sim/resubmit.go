@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/planner/trust"
 )
@@ -38,6 +39,9 @@ func (e *engine) resubmit(s *slurmState, i int) {
 	} else {
 		e.res.lostGPUSeconds += float64(j.gpus) * j.ran
 		j.remaining, j.penalty = 1, 0
+	}
+	if c := e.cfg.calib; c != nil {
+		c.ended(j, t, true)
 	}
 	e.runEnded(i, t, true)
 	e.cl.release(j.slots)
@@ -90,6 +94,9 @@ func (e *engine) predictRun(i int) {
 	v.Claim = planner.Claim{}
 	if d, _, err := planner.EstimateDuration(&v, max(1, j.gpus), 0, e.trust.opts); err == nil && d > 0 {
 		j.predicted = d.Seconds()
+		if c := e.cfg.calib; c != nil { // calibrated, before the user's correction: as the daemon records it
+			j.predicted *= c.factor(j)
+		}
 	}
 }
 
@@ -116,7 +123,12 @@ func (e *engine) claims() map[string]planner.Claim {
 		return nil
 	}
 	if tr.stale {
-		tr.claims, tr.stale = trust.Claims(trust.Fit(tr.outcomes, trust.Config{})), false
+		var unreliable map[string]bool
+		_, tr.claims, unreliable = decide.Records(tr.outcomes)
+		tr.stale = false
+		if c := e.cfg.calib; c != nil { // the shared calibration leaves them out, as the daemon's
+			c.exclude, c.dirty = unreliable, true
+		}
 	}
 	return tr.claims
 }
@@ -204,7 +216,7 @@ func (e *engine) claimStats() *ClaimStats {
 	if tr == nil || len(tr.outcomes) == 0 {
 		return nil
 	}
-	recs := trust.Fit(tr.outcomes, trust.Config{})
+	recs, _, _ := decide.Records(tr.outcomes)
 	c := &ClaimStats{Users: len(recs), Runs: len(tr.outcomes)}
 	for _, r := range recs {
 		switch {

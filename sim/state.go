@@ -199,7 +199,7 @@ func (e *engine) advance(t float64) {
 			e.bbEnded(i, end)
 			j.slots, j.phase, j.end, j.remaining = nil, phaseDone, end, 0
 			if c := e.cfg.calib; c != nil {
-				c.finished(j, end)
+				c.ended(j, end, false)
 			}
 			e.runEnded(i, end, false)
 			if l := e.cfg.learn; l != nil && j.kills == 0 {

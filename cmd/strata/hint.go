@@ -48,10 +48,7 @@ func hintCheck(c *cli.Context) error {
 		return usageError(errors.New("hint check: want one argument: a job script, the comment (quoted), or - for stdin"))
 	}
 	o := hint.Options{JSON: c.Bool("json"), Strict: c.Bool("strict"), Now: time.Now(),
-		Catalog: planner.DefaultCatalog(), Planner: config.Planner{}.Options()}
-	if f := config.FileFrom(c.Context); f != nil {
-		o.Planner = f.Planner.Options()
-	}
+		Catalog: planner.DefaultCatalog(), Planner: config.PlannerOptions(config.FileFrom(c.Context))}
 	arg := c.Args().First()
 	if arg == "" || arg == "-" {
 		b, err := io.ReadAll(os.Stdin)

@@ -100,11 +100,7 @@ func queueSelection(c *cli.Context) (queue.Filter, queue.Format, error) {
 // predictedStarts runs the policy once on the snapshot with the
 // configuration's [planner] settings; nothing is written.
 func predictedStarts(c *cli.Context, snap *planner.Snapshot) (queue.Starts, error) {
-	var sec config.Planner
-	if f := config.FileFrom(c.Context); f != nil {
-		sec = f.Planner
-	}
-	p, err := planner.NewPolicy(c.String(queueFlagPolicy), sec.Options())
+	p, err := planner.NewPolicy(c.String(queueFlagPolicy), config.PlannerOptions(config.FileFrom(c.Context)))
 	if err != nil {
 		return nil, usageError(fmt.Errorf("--policy: %w", err))
 	}

@@ -73,8 +73,16 @@ func seen(g decide.Options, po planner.Options) limitsSeen {
 // Action replaced by f, and returns what f derived.
 func captureLimits(t *testing.T, path, cmd string, f func(*cli.Context) (limitsSeen, error)) limitsSeen {
 	t.Helper()
+	return capture(t, path, cmd, f)
+}
+
+// capture runs `strata [--config path] <cmd>` (no --config when path is
+// empty: no file) with the command's Action replaced by f, and returns
+// what f derived.
+func capture[T any](t *testing.T, path, cmd string, f func(*cli.Context) (T, error)) T {
+	t.Helper()
 	app := newApp(io.Discard, io.Discard)
-	var got limitsSeen
+	var got T
 	found := false
 	for _, c := range app.Commands {
 		if c.Name == cmd {
@@ -89,7 +97,11 @@ func captureLimits(t *testing.T, path, cmd string, f func(*cli.Context) (limitsS
 	if !found {
 		t.Fatalf("no command %q", cmd)
 	}
-	if err := app.RunContext(context.Background(), []string{"strata", "--config", path, cmd}); err != nil {
+	args := []string{"strata", "--config", path, cmd}
+	if path == "" {
+		args = []string{"strata", cmd}
+	}
+	if err := app.RunContext(context.Background(), args); err != nil {
 		t.Fatalf("strata %s: %v", cmd, err)
 	}
 	return got

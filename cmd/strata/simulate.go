@@ -111,10 +111,8 @@ func simulateOptions(c *cli.Context) (simulate.Options, error) {
 		}
 		o.SynthDeadlines = &seed
 	}
-	if f := config.FileFrom(c.Context); f != nil {
-		p := f.Planner.Options()
-		o.Planner = &p
-	}
+	p := config.PlannerOptions(config.FileFrom(c.Context)) // the site's defaults without a file, as strata run
+	o.Planner = &p
 	g := cliflags.WriteLimitOptions(c) // the site's own, as `strata run` writes through them
 	o.Guard = &g
 	return o, nil

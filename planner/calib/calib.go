@@ -32,6 +32,13 @@ type Job struct {
 	// job ran at; Real its measured run time. A job without both gives no
 	// speed factor.
 	Modelled, Real time.Duration
+	// Censored: the run was stopped (at its time limit) before it ended,
+	// so Real is a lower bound of the run it needed. Such a run says the
+	// model is at least Real/Modelled too fast: it votes only when that
+	// is above 1 (a run stopped early says nothing of a model too slow),
+	// and is never left out — a calibration that forgot the runs killed
+	// at their limits would drift towards ever shorter predictions.
+	Censored bool
 	// BusyEnergyJ and BusyGPUSeconds are the energy and GPU time of its
 	// GPUs' busy samples (utilization at or above the idle threshold).
 	BusyEnergyJ, BusyGPUSeconds float64
@@ -98,7 +105,7 @@ func Fit(jobs []Job, c Config) *planner.Calibration {
 	powers := map[string]*power{}
 	for _, j := range js {
 		gt := strings.ToLower(j.GPUType)
-		if j.Model != "" && j.Modelled > 0 && j.Real > 0 && !c.Exclude[j.User] {
+		if j.Model != "" && j.Modelled > 0 && j.Real > 0 && !c.Exclude[j.User] && (!j.Censored || j.Real > j.Modelled) {
 			k := key{j.Model, gt}
 			ratios[k] = append(ratios[k], vote{j.User, j.Real.Seconds() / j.Modelled.Seconds()})
 		}

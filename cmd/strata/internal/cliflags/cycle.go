@@ -124,7 +124,7 @@ func CycleOptions(c *cli.Context, f *config.File) daemon.Options {
 	if f != nil {
 		sec = f.Planner
 	}
-	po := decide.PlannerOptions(sec.Options(), g) // the plan proposes what the guards let through
+	po := decide.PlannerOptions(config.PlannerOptions(f), g) // the plan proposes what the guards let through
 	return daemon.Options{
 		Planner:  po,
 		Settings: sec.Settings(),

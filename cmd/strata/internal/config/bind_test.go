@@ -21,8 +21,8 @@ func TestPlannerBindClaims(t *testing.T) {
 	if err := o.Validate(); err != nil {
 		t.Errorf("validated section refused by the planner: %v", err)
 	}
-	if o := (Planner{}).Options(); !o.BindClaims {
-		t.Error("claims not bound by default (the measured default is on, margin 2)")
+	if o := (Planner{}).Options(); o.BindClaims {
+		t.Error("claims bound by default: no time limit is lowered unless the site asks (issue 30)")
 	}
 	off, err := Load(writeFile(t, "[planner]\nbind-claims = false\n"))
 	if err != nil {

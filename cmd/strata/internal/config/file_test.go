@@ -141,8 +141,7 @@ max-range-factor = 1
 		ReferenceFLOPS: 20e12, NodeGPUs: 4, MaxOptionsPerJob: 6, DefaultDuration: 30 * time.Minute,
 		StarvationAge: 12 * time.Hour, LongJob: 3 * time.Hour, LongJobShare: 0.5,
 		GPUSpeed: map[string]float64{"a100": 2.5}, GPUMemoryMB: map[string]int64{"a100": 40960}, BurstBufferBps: 2e9, BurstBufferPoolBps: 5e9,
-		Limits:     []planner.Limit{{Partition: "gpu", MaxWeight: 4, MaxGPUs: 16}, {Account: "ml", MaxRangeFactor: 1}},
-		BindClaims: true}
+		Limits: []planner.Limit{{Partition: "gpu", MaxWeight: 4, MaxGPUs: 16}, {Account: "ml", MaxRangeFactor: 1}}}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(planner.Options{})); diff != "" {
 		t.Errorf("options (-want +got):\n%s", diff)
 	}

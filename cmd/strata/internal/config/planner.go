@@ -38,7 +38,7 @@ import (
 //	long-job = "2h"
 //	long-job-share = 0.25
 //	top-tier = false               # true: jobs listing several partitions get the cheapest
-//	bind-claims = true             # lower a hint-timed job's time limit to a margin over its prediction (false: never)
+//	bind-claims = false            # true: lower the time limit of a job whose user's record shows understated claims
 //	claim-margin = 2.0             # the bound limit over the prediction (≥ 1)
 //	claim-floor = "30m"            # the least limit a binding writes (≥ 10m)
 //	[planner.gpu-speed]            # GRES type → speed against the reference GPU
@@ -82,8 +82,6 @@ type Planner struct {
 	BindClaims  bool
 	ClaimMargin float64
 	ClaimFloor  time.Duration
-	// bindClaimsSet: the file says bind-claims (else the default, on).
-	bindClaimsSet bool
 	// set holds the keys the file gave, as written, for Settings.
 	set map[string]string
 }
@@ -129,7 +127,7 @@ var plannerKeys = []plannerKey{
 		if !ok {
 			return fmt.Errorf("want true (a hint-timed job's time limit is lowered to claim-margin × its prediction) or false")
 		}
-		p.BindClaims, p.bindClaimsSet = b, true
+		p.BindClaims = b
 		return nil
 	}},
 	{"claim-margin", func(p *Planner, v any) error {
@@ -391,11 +389,12 @@ func str(v any) (string, error) {
 	return s, nil
 }
 
-// Options returns the planner options of the section: the planner's
-// defaults where the file is silent, and the default caps
-// (planner.DefaultLimits) unless the file sets limits.
+// Options returns the planner options of the section: the site's defaults
+// (planner.SiteDefaults) where the file is silent. The zero Planner (no
+// file, or a file without [planner]) gives planner.SiteDefaults() itself.
 func (p Planner) Options() planner.Options {
 	const gbps = 1e9 / 8
+	def := planner.SiteDefaults()
 	o := planner.Options{
 		EnergyWeight: p.EnergyWeight, TardinessWeight: p.TardinessWeight, GPUWatts: p.GPUWatts,
 		TiresiasThreshold: p.TiresiasThresholdGPUHours * 3600,
@@ -412,14 +411,21 @@ func (p Planner) Options() planner.Options {
 	}
 	o.BurstBufferBps, o.BurstBufferPoolBps = p.BurstBufferGbps*gbps, p.BurstBufferPoolGbps*gbps
 	o.TopTier = p.TopTier
-	// Claims bind by default: the simulator measured margin 2 as what keeps
-	// lying from paying at +0.4 % mean JCT (docs/evaluation.md).
-	o.BindClaims = p.BindClaims || !p.bindClaimsSet
+	o.BindClaims = p.BindClaims || def.BindClaims && p.set["bind-claims"] == ""
 	o.ClaimMargin, o.ClaimFloor = p.ClaimMargin, p.ClaimFloor
 	if !p.LimitsSet {
-		o.Limits = planner.DefaultLimits()
+		o.Limits = def.Limits
 	}
 	return o
+}
+
+// PlannerOptions are the planner options of the file f (nil: no file):
+// what every command plans with.
+func PlannerOptions(f *File) planner.Options {
+	if f == nil {
+		return Planner{}.Options()
+	}
+	return f.Planner.Options()
 }
 
 // Settings are the [planner] keys the file set, as written (for the audit

@@ -7,6 +7,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/strata-hpc/strata/db"
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/planner/calib"
 )
@@ -80,9 +81,9 @@ func (c *calibrator) refresh(ctx context.Context, st calibSource, cluster string
 		}
 		in = append(in, calib.Job{End: j.End, Model: j.Model, GPUType: j.GPUType, User: j.User,
 			Modelled: time.Duration(j.ModelSeconds * float64(time.Second)), Real: time.Duration(j.RealSeconds * float64(time.Second)),
-			BusyEnergyJ: j.BusyEnergyJ, BusyGPUSeconds: j.BusyGPUSeconds})
+			BusyEnergyJ: j.BusyEnergyJ, BusyGPUSeconds: j.BusyGPUSeconds, Censored: j.TimedOut})
 	}
-	c.cal = calib.Fit(in, calib.Config{Exclude: c.exclude})
+	c.cal = decide.Calibrate(in, c.exclude)
 	if !c.read {
 		ev := log.Info().Int("jobs", len(in))
 		if c.cal != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/planner/trust"
 )
@@ -76,9 +77,7 @@ func (k *trustKeeper) refresh(ctx context.Context, st trustSource, cluster strin
 	}) {
 		in = append(in, k.outs[key])
 	}
-	k.recs = trust.Fit(in, trust.Config{})
-	k.claims = trust.Claims(k.recs)
-	k.unreliable = trust.Unreliable(k.recs)
+	k.recs, k.claims, k.unreliable = decide.Records(in)
 	if !k.read || len(k.claims) > 0 {
 		ev := log.Info()
 		if k.read {

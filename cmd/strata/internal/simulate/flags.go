@@ -34,7 +34,7 @@ func Flags() []cli.Flag {
 		&cli.BoolFlag{Name: "skip-bad", Usage: "drop malformed trace rows (and report how many) instead of failing"},
 		&cli.DurationFlag{Name: "restart-penalty", Value: 30 * time.Second, Usage: "time a preempted or resized job needs to restart"},
 		&cli.StringFlag{Name: "predictor", Value: "oracle", Usage: "how policies time jobs without a model hint: oracle (the true durations) or history (Helios' estimator, learning online from the jobs that completed earlier in the run, as the daemon learns from Postgres)"},
-		&cli.BoolFlag{Name: "calibrate", Usage: "give smd (and every policy) the calibration fitted online from the modelled jobs finished so far in the run, as strata run fits it from Postgres; the report gives the model's error with and without"},
+		&cli.BoolFlag{Name: "calibrate", Value: true, Usage: "give every policy the calibration fitted online from the modelled jobs finished so far in the run, as strata run fits it from Postgres by default (--calibrate=false: the catalog alone); the report gives the model's error with and without"},
 		&cli.Float64Flag{Name: "speed-error", Value: 1, Usage: "what-if: each model's true run times are SPREAD^u times the trace's (u uniform in [-1,1] per model, --speed-error-seed), unknown to the planner's time model (1 = none)"},
 		&cli.Float64Flag{Name: "speed-noise", Usage: "what-if: each modelled job's true run time is also multiplied by exp(SIGMA·z), z standard normal per job (0 = none)"},
 		&cli.Uint64Flag{Name: "speed-error-seed", Value: 1, Usage: "seed of --speed-error's factors and --speed-noise"},
