@@ -25,7 +25,7 @@ func (s *Store) TrustOutcomes(ctx context.Context, cluster string, since time.Ti
 	for rows.Next() {
 		var o trust.Outcome
 		var pred, real float64
-		if err := rows.Scan(&o.User, &o.Account, &o.JobID, &o.End, &pred, &real, &o.TimedOut); err != nil {
+		if err := rows.Scan(&o.User, &o.Account, &o.JobID, &o.End, &pred, &real, &o.TimedOut, &o.GPUs); err != nil {
 			return nil, interpretError("read trust outcomes", err)
 		}
 		o.End = o.End.UTC()

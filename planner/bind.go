@@ -23,6 +23,12 @@ const (
 	// multiple of the bound limit (3× the prediction at the default
 	// margin), so that small moves of the prediction write nothing.
 	bindTrigger = 1.5
+	// BindRecordFactor: a claim binds only a user whose own record shows
+	// understatement, a correction of at least this factor (Claim.Factor):
+	// the time model's own error (2-3× for a site's own code) must never
+	// end an honest user's job, so a user without such a record is never
+	// bound (issue 30).
+	BindRecordFactor = 1.5
 )
 
 // BoundLimit is the time limit that binds a claim of predicted run time
@@ -40,21 +46,33 @@ func BoundLimit(pred time.Duration, margin float64, floor time.Duration) time.Du
 }
 
 // bindClaim sets d.TimeLimit for a planned pending job whose claim binds
-// it: an update of a rewritable job timed by its hint (duration_modelled,
-// at the decided size, after its user's correction), not distrusted (a
-// distrusted job is timed by its limit already), not preemptible (a job
-// with preempt=yes is checkpointed by preemption instead of being
-// stopped), whose limit is at least bindTrigger × the bound limit.
+// it (only with Options.BindClaims, off by default): an update of a
+// rewritable job timed by its hint (duration_modelled, after its user's
+// correction) whose user's own record shows understatement (Claim.Factor
+// ≥ BindRecordFactor), not distrusted (a distrusted job is timed by its
+// limit already), not preemptible (a job with preempt=yes that Slurm may
+// requeue is checkpointed by preemption instead of being stopped; without
+// requeue the word exempts nothing), whose limit is at least bindTrigger ×
+// the bound limit. The bound is taken at the slowest size the job may
+// start at (the least of its range), so that a later change of its size
+// cannot erode the margin.
 func (c *cycle) bindClaim(pl *planned, d *Decision) {
 	ji, j := pl.ji, pl.ji.job
 	if !c.o.BindClaims || pl.action != ActionUpdate || j.State != JobPending || !ji.hasHint || ji.keep ||
-		ji.hints.Preempt || j.Claim.Distrust || j.TimeLimit <= 0 || pl.dur <= 0 || pl.w <= 0 {
+		ji.hints.Preempt && j.Requeue || j.Claim.Distrust || j.Claim.Factor < BindRecordFactor ||
+		j.TimeLimit <= 0 || pl.dur <= 0 || pl.w <= 0 {
 		return
 	}
 	if _, r := ji.model.claimedDuration(j, pl.w, pl.p, c.nodeGPUs(ji), ji.kappa, c.o); r != ReasonModelled {
 		return
 	}
-	lim := BoundLimit(pl.dur, c.o.ClaimMargin, c.o.ClaimFloor)
+	slowest := pl.dur
+	if w := max(1, ji.gmin); w < pl.w {
+		if raw, r := ji.model.claimedDuration(j, w, pl.p, c.nodeGPUs(ji), ji.kappa, c.o); r == ReasonModelled && raw > 0 {
+			slowest = max(slowest, corrected(j, raw))
+		}
+	}
+	lim := BoundLimit(slowest, c.o.ClaimMargin, c.o.ClaimFloor)
 	if float64(j.TimeLimit) < bindTrigger*float64(lim) {
 		return
 	}
@@ -68,7 +86,7 @@ func (c *cycle) bindClaim(pl *planned, d *Decision) {
 	d.TimeLimit = lim
 	d.Reasons = append(d.Reasons, ReasonClaimBound)
 	d.Detail = joinDetail(d.Detail, fmt.Sprintf("time limit lowered from %s to %s (%g× the predicted run time %s, at least %s)",
-		limitText(j.TimeLimit), limitText(lim), margin, pl.dur.Round(time.Second), limitText(max(floor, MinBoundLimit))))
+		limitText(j.TimeLimit), limitText(lim), margin, slowest.Round(time.Second), limitText(max(floor, MinBoundLimit))))
 }
 
 // claimed sets d.Claimed: the prediction before the user's record

@@ -11,27 +11,42 @@ import (
 )
 
 // TestClaimBinding: with BindClaims, a pending job timed by its hint far
-// below its time limit gets its limit lowered to the margin over the
-// prediction (never under the floor); a preemptible job, a distrusted one,
-// one timed without its hint and a job whose limit is already close keep
-// theirs; without BindClaims nothing is lowered.
+// below its time limit, whose user's own record shows understatement,
+// gets its limit lowered to the margin over the prediction at the slowest
+// size it may start at (never under the floor); a user without such a
+// record (issue 30: the model's error must not end honest work), a
+// preemptible job that Slurm may requeue, a distrusted one, one timed
+// without its hint and a job whose limit is already close keep theirs;
+// preempt=yes without requeue exempts nothing; without BindClaims nothing
+// is lowered.
 func TestClaimBinding(t *testing.T) {
 	limit := func(d time.Duration) func(*planner.Job) { return func(j *planner.Job) { j.TimeLimit = d } }
+	understates := func(j *planner.Job) { j.Claim = planner.Claim{Factor: 2, Note: "x"} }
+	requeue := func(j *planner.Job) { j.Requeue = true }
 	liar := "strata: model=resnet50 batch=1 iters=1"                    // ~ms
 	long := "strata: model=resnet50 batch=64 epochs=10 samples=1281167" // hours on 4 GPUs
 	s := pt.Cluster("bind", t0).Partition("gpu", true).Nodes("n", 2, 4, 64, 512<<10, "gpu", "").
-		Pending(1, 1, liar, limit(48*time.Hour)).
-		Pending(2, 1, liar+" preempt=yes", limit(48*time.Hour)).
+		Pending(1, 1, liar, limit(48*time.Hour), understates).
+		Pending(2, 1, liar+" preempt=yes", limit(48*time.Hour), understates, requeue).
 		Pending(3, 1, liar, limit(48*time.Hour), func(j *planner.Job) { j.Claim = planner.Claim{Distrust: true, Note: "x"} }).
-		Pending(4, 1, "", limit(48*time.Hour)).
-		Pending(5, 1, liar, limit(40*time.Minute)).
-		Pending(6, 4, long, limit(1000*time.Hour)).Build()
+		Pending(4, 1, "", limit(48*time.Hour), understates).
+		Pending(5, 1, liar, limit(40*time.Minute), understates).
+		Pending(6, 4, long, limit(1000*time.Hour), understates).
+		Pending(7, 1, liar, limit(48*time.Hour)).
+		Pending(8, 1, liar+" preempt=yes", limit(48*time.Hour), understates).
+		Pending(9, 4, long+" gpus=1-4", limit(1000*time.Hour), understates).Build()
 	base := plan(t, "smd", planner.Options{}, s)
 	run6 := base[6].PredictedEnd.Sub(base[6].PredictedStart)
 	if run6 < time.Hour {
 		t.Fatalf("job 6 predicted %v: the test wants a job of hours", run6)
 	}
 	want6 := planner.BoundLimit(run6, 3, 0)
+	one := plan(t, "fifo", planner.Options{}, pt.Cluster("bind1", t0).Partition("gpu", true).Nodes("n", 1, 4, 64, 512<<10, "gpu", "").
+		Pending(9, 1, long, limit(1000*time.Hour), understates).Build())
+	want9 := planner.BoundLimit(one[9].PredictedEnd.Sub(one[9].PredictedStart), 3, 0) // at 1 GPU, the slowest of 1-4
+	if w := base[9].Workers; w <= 1 {
+		t.Fatalf("job 9 planned on %d GPUs: the test wants it above the least of its range", w)
+	}
 	for _, tt := range []struct {
 		name string
 		o    planner.Options
@@ -39,9 +54,9 @@ func TestClaimBinding(t *testing.T) {
 	}{
 		{"off by default", planner.Options{}, map[int64]time.Duration{}},
 		{"bound at the floor or the margin", planner.Options{BindClaims: true, ClaimMargin: 3},
-			map[int64]time.Duration{1: 30 * time.Minute, 6: want6}},
+			map[int64]time.Duration{1: 30 * time.Minute, 6: want6, 8: 30 * time.Minute, 9: want9}},
 		{"a floor of an hour", planner.Options{BindClaims: true, ClaimMargin: 3, ClaimFloor: time.Hour},
-			map[int64]time.Duration{1: time.Hour, 6: want6}},
+			map[int64]time.Duration{1: time.Hour, 6: want6, 8: time.Hour, 9: want9}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := map[int64]time.Duration{}

@@ -110,7 +110,7 @@ func (e *engine) runEnded(i int, end float64, timedOut bool) {
 	if tr := e.trust; tr != nil && j.predicted > 0 && j.ran > 0 && j.tj.User != "" {
 		tr.outcomes = append(tr.outcomes, trust.Outcome{User: j.pj.User, Account: j.pj.Account, JobID: int64(i + 1),
 			End: simTime(end), Predicted: time.Duration(j.predicted * float64(time.Second)),
-			Real: time.Duration(j.ran * float64(time.Second)), TimedOut: timedOut})
+			Real: time.Duration(j.ran * float64(time.Second)), TimedOut: timedOut, GPUs: j.gpus})
 		tr.stale = true
 	}
 	j.ran, j.predicted = 0, 0

@@ -4,10 +4,12 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/planner/trust"
 )
 
 // TestResubmitAfterKill: a job killed at its time limit is not done: its
@@ -47,7 +49,7 @@ func TestResubmitAfterKill(t *testing.T) {
 
 // runWithRecords runs a policy in Slurm mode as RunNamed does, with the
 // users' records, and calls hook after each of Strata's cycles.
-func runWithRecords(t *testing.T, cfg Config, tr *Trace, name string, hook func(e *engine, p planner.Plan)) (*engine, *Result) {
+func runWithRecords(t *testing.T, cfg Config, tr *Trace, name string, hook func(e *engine, p planner.Plan), prior ...trust.Outcome) (*engine, *Result) {
 	t.Helper()
 	cfg.Scheduler = SchedulerSlurm
 	cfg = cfg.withDefaults()
@@ -58,7 +60,7 @@ func runWithRecords(t *testing.T, cfg Config, tr *Trace, name string, hook func(
 		t.Fatal(err)
 	}
 	e := newEngine(cfg, tr, name, p)
-	e.trust = &trustState{opts: o}
+	e.trust = &trustState{opts: o, outcomes: prior, stale: len(prior) > 0}
 	if hook != nil {
 		e.afterWrites = func(_ *slurmState, _ float64, p planner.Plan) { hook(e, p) }
 	}
@@ -110,8 +112,9 @@ func TestTrustFedFromFinishedRuns(t *testing.T) {
 }
 
 // TestBoundClaimKilledAndResubmitted: a liar's job (deepspeech2 whose
-// hint claims a hundredth of its 4,172 s) waits behind a job holding the
-// cluster; Strata lowers its limit (2 × 4,172 s) to the 30-minute floor of
+// hint claims a hundredth of its 4,172 s), of a user whose record already
+// shows 3× understatement (binding is only for such users), waits behind
+// a job holding the cluster; Strata lowers its limit (2 × 4,172 s) to the 30-minute floor of
 // margin 2 over its claimed minute; Slurm kills it there; its user
 // resubmits it with the limit asked at first, and by then its record
 // distrusts the claim (timed by that limit, not lowered again): the job
@@ -125,11 +128,12 @@ func TestBoundClaimKilledAndResubmitted(t *testing.T) {
 	cfg := Config{Cluster: ClusterSpec{Nodes: 2, GPUsPerNode: 4, GPUType: "t4"}, Truth: Truth{Scaling: sc}, JobRows: true,
 		Planner: &planner.Options{BindClaims: true, ClaimMargin: 2}}
 	var limits []float64
+	before := []trust.Outcome{{User: "liar", JobID: 100, End: simTime(-3600), Predicted: 20 * time.Minute, Real: time.Hour, GPUs: 4}}
 	e, r := runWithRecords(t, cfg, tr, "smd", func(e *engine, _ planner.Plan) {
 		if j := &e.jobs[1]; len(limits) == 0 || limits[len(limits)-1] != j.limit {
 			limits = append(limits, j.limit)
 		}
-	})
+	}, before...)
 	// 8,400 s asked (2 × 4,172 in whole minutes), 1,800 s bound, 8,400 s
 	// again at the resubmission. (Later ones double: distrusted, the job is
 	// timed by its limit at every size, smd plans it on fewer GPUs, and it

@@ -6,12 +6,13 @@
 -- user, and with what the planner predicted for them at its last decision
 -- before they started: the prediction before the user's record corrected
 -- it (claimed_seconds, else predicted end − predicted start), only when
--- the job ran on the decided number of GPUs. A collector without
+-- the job ran on the decided number of GPUs, and its GPUs (the record
+-- weighs jobs by GPU-hours). A collector without
 -- --cluster stores '' and matches any cluster's cycles.
 SELECT j.user_name, j.account, j.job_id, j.end_time,
        coalesce(pd.claimed_seconds, extract(epoch FROM pd.predicted_end - pd.predicted_start))::float8,
        extract(epoch FROM j.end_time - j.start_time)::float8,
-       j.state = 'TIMEOUT'
+       j.state = 'TIMEOUT', j.gpus
 FROM job j
 JOIN LATERAL (
     SELECT d.claimed_seconds, d.predicted_start, d.predicted_end, d.workers

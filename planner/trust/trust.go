@@ -30,6 +30,14 @@ type Outcome struct {
 	// TimedOut: the job was stopped at its time limit, so Real is a lower
 	// bound of the run it claimed (its claim was broken).
 	TimedOut bool
+	// GPUs it ran on (0 read as 1): a job weighs in the record by its
+	// GPU-hours, so that small honest jobs cannot hide a large lie.
+	GPUs int
+}
+
+// weight is the job's GPU-hours (at least a GPU-minute).
+func (o Outcome) weight() float64 {
+	return float64(max(1, o.GPUs)) * max(o.Real.Hours(), 1.0/60)
 }
 
 // Ratio is Real / Predicted (0 when either is missing).
@@ -55,8 +63,9 @@ type Config struct {
 	// Defaults 0.25 and 10.
 	MinFactor, MaxFactor float64
 	// Forgive is how many of the most recent jobs a broken claim (a job
-	// stopped at its limit after running ≥ 1.5× its prediction) keeps the
-	// user distrusted for. Default 3.
+	// stopped at its limit after running ≥ 1.5× its prediction), or one
+	// job that ran MaxFactor × its prediction or more, keeps the user
+	// distrusted for. Default 3.
 	Forgive int
 }
 
@@ -151,20 +160,30 @@ func fitUser(user string, os []Outcome, c Config) Record {
 	recent := os[max(0, len(os)-c.Recent):]
 	r.Recent = len(recent)
 	logs := make([]float64, len(recent))
+	weights := make([]float64, len(recent))
+	huge := 0 // recent jobs that ran MaxFactor × their prediction or more
 	for i, o := range recent {
-		logs[i] = math.Log(o.Ratio())
+		logs[i], weights[i] = math.Log(o.Ratio()), o.weight()
+		inForgive := i >= len(recent)-c.Forgive
 		if o.TimedOut {
 			r.TimedOut++
-			if o.Ratio() >= brokenRatio && i >= len(recent)-c.Forgive {
+			if o.Ratio() >= brokenRatio && inForgive {
 				r.Broken++
 			}
 		}
+		if o.Ratio() >= c.MaxFactor && inForgive {
+			huge++
+		}
 	}
-	med := median(logs)
+	med := weightedMedian(logs, weights)
 	r.MedianRatio = math.Exp(med)
 	n := float64(len(recent))
 	f := math.Exp(med * n / (n + c.Prior))
 	switch {
+	case huge > 0 && r.Broken == 0:
+		r.Claim = planner.Claim{Distrust: true, Jobs: r.Recent,
+			Note: fmt.Sprintf("%d of your last %d jobs ran %g× or more their predictions: "+
+				"claims are not trusted until %d jobs in a row run as claimed; timed by the time limit", huge, r.Recent, c.MaxFactor, c.Forgive)}
 	case r.Broken > 0:
 		r.Claim = planner.Claim{Distrust: true, Jobs: r.Recent,
 			Note: fmt.Sprintf("%d of your last %d jobs ran past their claimed work and were stopped at their time limit: "+
@@ -181,6 +200,32 @@ func fitUser(user string, os []Outcome, c Config) Record {
 			Note: fmt.Sprintf("prediction ×%.2f: your last %d jobs ran a median %.3g× their predictions", f, r.Recent, r.MedianRatio)}
 	}
 	return r
+}
+
+// weightedMedian is the weighted median of xs (the lower one on a tie of
+// halves is averaged with the next, as median does for equal weights).
+func weightedMedian(xs, ws []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	idx := make([]int, len(xs))
+	var total float64
+	for i := range idx {
+		idx[i] = i
+		total += ws[i]
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(xs[a], xs[b]) })
+	var acc float64
+	for k, i := range idx {
+		acc += ws[i]
+		switch {
+		case acc > total/2:
+			return xs[i]
+		case acc == total/2 && k+1 < len(idx):
+			return (xs[i] + xs[idx[k+1]]) / 2
+		}
+	}
+	return xs[idx[len(idx)-1]]
 }
 
 func median(xs []float64) float64 {

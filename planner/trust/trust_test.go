@@ -35,7 +35,9 @@ func TestFit(t *testing.T) {
 	}{
 		{"a new user starts neutral", nil, got{}},
 		{"accurate jobs: no correction", jobs("a", 1, 1.05, 0.95, 1), got{}},
-		{"one outlier among honest jobs moves nothing", jobs("a", 1, 1, 1, 50, 1, 1), got{}},
+		{"an old outlier among small honest jobs moves nothing", jobs("a", 1, 1, 1, 1, 1, 1, 1, 1, 1, 1.5), got{}},
+		{"a recent 50x run among honest ones distrusts", jobs("a", 1, 1, 1, 50, 1, 1), got{0, true}},
+		{"a first job's 99x lie distrusts at once", jobs("a", 99), got{0, true}},
 		{"one job 4x over: corrected by 2x", jobs("a", 4), got{2, false}},
 		{"a pattern of 3x: caught quickly", jobs("a", 3, 3, 3), got{2.28, false}},
 		{"pessimist: corrected down, not below the floor", jobs("a", 0.5, 0.5, 0.5, 0.5), got{0.57, false}},
@@ -48,6 +50,31 @@ func TestFit(t *testing.T) {
 				t.Errorf("claim (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// TestFitWeighsGPUHours (issue 30): two honest 2-minute jobs before each
+// 3× lie of an hour's claim (the "tiny" tactic) no longer hide the lies:
+// the record weighs each job by its GPU-hours. Counted by jobs, the
+// median was the honest 1.
+func TestFitWeighsGPUHours(t *testing.T) {
+	var in []trust.Outcome
+	for k := range 3 {
+		for i, o := range []trust.Outcome{
+			{Predicted: 2 * time.Minute, Real: 2 * time.Minute, GPUs: 1},
+			{Predicted: 2 * time.Minute, Real: 2 * time.Minute, GPUs: 1},
+			{Predicted: time.Hour, Real: 3 * time.Hour, GPUs: 4},
+		} {
+			o.User, o.JobID, o.End = "a", int64(3*k+i+1), t0.Add(time.Duration(3*k+i)*time.Hour)
+			in = append(in, o)
+		}
+	}
+	recs := trust.Fit(in, trust.Config{})
+	if len(recs) != 1 || recs[0].MedianRatio < 2.9 {
+		t.Fatalf("records %+v: want the lies' ratio 3 as the median", recs)
+	}
+	if c := trust.Claims(recs)["a"]; c.Factor < 2.5 {
+		t.Errorf("claim %+v: want a correction near 3", c)
 	}
 }
 
