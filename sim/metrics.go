@@ -56,10 +56,12 @@ type Result struct {
 	// limit, work unfinished (its user resubmitted it: from its checkpoint
 	// when it checkpoints, else from scratch; its JCT runs until its work
 	// is done); LimitsLowered the time limits Strata lowered to bind a
-	// claim (Decision.TimeLimit).
-	Writes         int `json:"writes,omitempty"`
-	TimeLimitKills int `json:"time_limit_kills,omitempty"`
-	LimitsLowered  int `json:"limits_lowered,omitempty"`
+	// claim (Decision.TimeLimit), and LoweredLimitKills the kills at a
+	// limit Strata had lowered (of TimeLimitKills; never at the user's own).
+	Writes            int `json:"writes,omitempty"`
+	TimeLimitKills    int `json:"time_limit_kills,omitempty"`
+	LimitsLowered     int `json:"limits_lowered,omitempty"`
+	LoweredLimitKills int `json:"lowered_limit_kills,omitempty"`
 	// Resubmits counts the killed jobs' resubmissions (each kill, in this
 	// simulator's runs). Reports written before resubmission existed lack
 	// it: their killed jobs never finished (Lost).

@@ -34,6 +34,9 @@ func (e *engine) resubmit(s *slurmState, i int) {
 	}
 	e.res.TimeLimitKills++
 	e.res.Resubmits++
+	if j.limit < j.userLimit { // a limit Strata lowered
+		e.res.LoweredLimitKills++
+	}
 	if checkpoints(&j.pj) {
 		j.penalty = e.cfg.RestartPenalty.Seconds()
 	} else {
@@ -180,6 +183,9 @@ func (e *engine) honesty() *HonestyStats {
 	var sumH, sumD float64
 	for i := range e.jobs {
 		j := &e.jobs[i]
+		if j.tj.Filler {
+			continue
+		}
 		if !j.tj.Dishonest {
 			if j.phase == phaseDone {
 				h.HonestJobs++

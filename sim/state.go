@@ -179,6 +179,8 @@ func (e *engine) requestView(id int64, tj *TraceJob) planner.Job {
 	if e.cfg.Preemptible { // every job opted in: preempt=yes, requeueable
 		pj.Requeue = true
 		pj.Comment = optIn(pj.Comment)
+	} else if tj.ClaimPreempt { // says it may be preempted, never lets Slurm requeue it
+		pj.Comment = optIn(pj.Comment)
 	}
 	if tj.GPUs%nodes == 0 && tj.GPUs/nodes <= spec.GPUsPerNode {
 		pj.GPUsPerNode = tj.GPUs / nodes

@@ -62,6 +62,11 @@ type TraceJob struct {
 	Dishonest  bool
 	ClaimScale float64
 	NoHint     bool
+	// ClaimPreempt: the hint says preempt=yes but the job is not
+	// requeueable (the liars' TacticPreempt). Filler: a tiny honest job a
+	// liar of TacticTiny submits before each lie (no side of the honesty
+	// statistics).
+	ClaimPreempt, Filler bool
 	// Partition is the Slurm partition field the job was submitted with
 	// (column partition; comma-separated when it listed several; "" =
 	// every partition of the cluster, as sbatch -p a,b,...). Hint is its

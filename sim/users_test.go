@@ -46,8 +46,11 @@ func TestParseHonesty(t *testing.T) {
 		want    Honesty
 		wantErr bool
 	}{
-		{in: "0.1:100", want: Honesty{Fraction: 0.1, Factor: 100}},
-		{in: "0.5:1", want: Honesty{Fraction: 0.5, Factor: 1}},
+		{in: "0.1:100", want: Honesty{Fraction: 0.1, Factor: 100, Tactic: TacticPlain}},
+		{in: "0.5:1", want: Honesty{Fraction: 0.5, Factor: 1, Tactic: TacticPlain}},
+		{in: "0.1:3:tiny", want: Honesty{Fraction: 0.1, Factor: 3, Tactic: TacticTiny}},
+		{in: "0.1:3:preempt", want: Honesty{Fraction: 0.1, Factor: 3, Tactic: TacticPreempt}},
+		{in: "0.1:3:sneaky", wantErr: true},
 		{in: "0.1", wantErr: true},
 		{in: "1.5:10", wantErr: true},
 		{in: "0.1:0.5", wantErr: true},
@@ -145,5 +148,49 @@ func TestWriteHonestyEvaluation(t *testing.T) {
 	}
 	if err := WriteHonestyEvaluation(&b, []*Report{rep("honest", 1000, 500, 0)}); err == nil {
 		t.Error("a base alone: want an error")
+	}
+}
+
+// TestTactics (issue 30.2): the preempt tactic writes preempt=yes on the
+// liars' jobs without making them requeueable; the tiny tactic adds two
+// honest 2-minute jobs of the same model before each lie, also when the
+// factor is 1 (the all-honest twin has the same jobs), in submit order.
+func TestTactics(t *testing.T) {
+	tr := mustTrace(t, "job_id,submit_time,duration_s,gpus,nodes,model,batch_size,iterations,user\n"+
+		"a,0,600,4,1,deepspeech2,320,300,liar\n"+
+		"b,100,600,4,1,deepspeech2,320,300,honest\n"+
+		"c,1000,1200,4,1,deepspeech2,320,600,liar\n")
+	h := Honesty{Fraction: 0.5, Factor: 3, Seed: 1}
+	liars := h.Liars(tr)
+	if len(liars) != 1 {
+		t.Fatalf("liars %v", liars)
+	}
+	for _, factor := range []float64{1, 3} {
+		h.Factor, h.Tactic = factor, TacticTiny
+		got, _ := MakeDishonest(tr, h)
+		var ids []string
+		var fillers int
+		for k, j := range got.Jobs {
+			ids = append(ids, j.ID)
+			if k > 0 && j.Submit < got.Jobs[k-1].Submit {
+				t.Errorf("factor %v: job %s submitted before the one listed ahead of it", factor, j.ID)
+			}
+			if j.Filler {
+				fillers++
+				if j.User != liars[0] || j.Duration != 120 || j.Dishonest || j.ClaimScale != 0 {
+					t.Errorf("factor %v: filler %+v: want an honest 2-minute job of the liar", factor, j)
+				}
+			}
+		}
+		if want := 2 * 2; liars[0] == "liar" && fillers != want || liars[0] == "honest" && fillers != 2 {
+			t.Errorf("factor %v: %d fillers in %v", factor, fillers, ids)
+		}
+	}
+	h.Factor, h.Tactic = 3, TacticPreempt
+	got, _ := MakeDishonest(tr, h)
+	for _, j := range got.Jobs {
+		if j.ClaimPreempt != (j.User == liars[0]) {
+			t.Errorf("job %s of %s: ClaimPreempt %v", j.ID, j.User, j.ClaimPreempt)
+		}
 	}
 }

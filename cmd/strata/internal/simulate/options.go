@@ -3,6 +3,7 @@ package simulate
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -188,6 +189,12 @@ func (o Options) baseConfig() (sim.Config, error) {
 func (o Options) accountability(cfg *sim.Config) error {
 	if o.Users < 0 {
 		return errors.New("--users must be ≥ 0")
+	}
+	if o.SpeedError != 0 && !(o.SpeedError >= 1) || math.IsInf(o.SpeedError, 1) {
+		return fmt.Errorf("--speed-error %v: want a spread ≥ 1 (1: the catalog is right; 3: each model up to 3× off)", o.SpeedError)
+	}
+	if !(o.SpeedNoise >= 0 && o.SpeedNoise <= 3) {
+		return fmt.Errorf("--speed-noise %v: want a sigma from 0 to 3 (0: none; 0.5: a job's run ±65 %% at one sigma)", o.SpeedNoise)
 	}
 	if o.Dishonest != "" {
 		if _, err := sim.ParseHonesty(o.Dishonest); err != nil {
