@@ -51,6 +51,13 @@ func clientFrom(ip string) *http.Client {
 // request on its way (what the proxy's own sign-in does).
 func reverseProxy(t *testing.T, target string, edit func(*http.Request)) string {
 	t.Helper()
+	srv := httptest.NewServer(proxyHandler(t, target, edit))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func proxyHandler(t *testing.T, target string, edit func(*http.Request)) http.Handler {
+	t.Helper()
 	u, err := url.Parse(target)
 	if err != nil {
 		t.Fatal(err)
@@ -64,9 +71,7 @@ func reverseProxy(t *testing.T, target string, edit func(*http.Request)) string 
 			edit(r)
 		}
 	}
-	srv := httptest.NewServer(rp)
-	t.Cleanup(srv.Close)
-	return srv.URL
+	return rp
 }
 
 // getFrom sends GET url from ip with headers (user:pass as basic auth when
