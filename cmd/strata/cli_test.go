@@ -33,6 +33,10 @@ func TestCLIHabits(t *testing.T) {
 			`"errors": [
     "hint check: no job script nosuch.sbatch`, "strata: hint check: no job script nosuch.sbatch", false},
 		{"--json, a directory", []string{"hint", "check", "/", "--json"}, 2, `"valid": false`, "no job script /", false},
+		{"serve: an identity header needs trusted proxies", []string{"serve", "--user-header", "X-Forwarded-User"}, 2, "",
+			"strata: serve: --user-header needs --trusted-proxies", true},
+		{"serve: a bad proxy address", []string{"serve", "--trusted-proxies", "10.0.0.0/33"}, 2, "",
+			`strata: trusted-proxies: "10.0.0.0/33": want an IP address or a CIDR prefix`, true},
 		{"--json, two arguments", []string{"hint", "check", "--json", "a", "b"}, 2, `"valid": false`, "want one argument", false},
 	}
 	for _, tt := range tests {

@@ -38,7 +38,7 @@ func serveCommandWith(open openSourceFunc) *cli.Command {
 		&cli.StringFlag{Name: flagServeTLSCert, EnvVars: []string{"STRATA_TLS_CERT"}, Usage: "TLS certificate (PEM)"},
 		&cli.StringFlag{Name: flagServeTLSKey, EnvVars: []string{"STRATA_TLS_KEY"}, Usage: "TLS private key (PEM)"},
 		&cli.StringSliceFlag{Name: flagServeProxies, EnvVars: []string{"STRATA_TRUSTED_PROXIES"},
-			Usage: "reverse proxies (`ADDR|CIDR`,...) whose X-Forwarded-For and --user-header are believed; from any other address they are ignored"},
+			Usage: "reverse proxies (`ADDR`: an address or CIDR prefix; several comma-separated) whose X-Forwarded-For and --user-header are believed; from any other address they are ignored"},
 		&cli.StringFlag{Name: flagServeUserHdr, EnvVars: []string{"STRATA_USER_HEADER"},
 			Usage: "sign in the identity a trusted proxy passes in this `HEADER` (X-Forwarded-User, Remote-User); needs --trusted-proxies"},
 		&cli.StringSliceFlag{Name: flagServeAdmins, EnvVars: []string{"STRATA_ADMINS"},
