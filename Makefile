@@ -93,6 +93,7 @@ fuzz:            ## run every fuzzer for FUZZTIME each (default 1m), e.g. make f
 	$(GO) test ./planner -run '^$$' -fuzz '^FuzzParseHints$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./burstbuffer -run '^$$' -fuzz '^FuzzParseDirective$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./slurm -run '^$$' -fuzz '^FuzzParseGRES$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./sim -run '^$$' -fuzz '^FuzzReadTrace$$' -fuzztime $(FUZZTIME)
 
 bench:           ## benchmarks (planner, snapshot decode, ingestion); needs the test bed for ingestion
 	scripts/test.sh bench

@@ -152,8 +152,8 @@ func ReadTrace(r io.Reader, o ReadOptions) (*Trace, error) {
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		line, _ := cr.FieldPos(0)
-		if err == nil {
+		if err == nil { // FieldPos only of a record read (a read error's line is in its csv.ParseError)
+			line, _ := cr.FieldPos(0)
 			var j TraceJob
 			j, err = parseRow(rec, len(header), cols, line)
 			if err == nil {

@@ -54,6 +54,9 @@ func (c *Client) readJobList(resp *http.Response, err error) ([]planner.Job, str
 		return body.Errors, body.Warnings
 	})
 	c.jobsBytes.Store(cr.n)
+	if err == nil {
+		err = checkJobList(body.Jobs)
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("list jobs: %w", err)
 	}
@@ -62,6 +65,36 @@ func (c *Client) readJobList(resp *http.Response, err error) ([]planner.Job, str
 		c.log.Warn().Int("jobs", bad).Msg("jobs with unreadable fields are left untouched (strata explain or plan --json shows why)")
 	}
 	return jobs, clusterV0042(body.Meta), nil
+}
+
+// ErrBadAnswer: slurmrestd's answer cannot be what Slurm holds (a job
+// list that is null or missing, a job without an ID or a state, one job ID
+// twice). Planning on it could write twice to one job, or take a broken
+// answer for an empty queue, so the snapshot is refused for the cycle.
+var ErrBadAnswer = errors.New("slurmrestd answer refused")
+
+// checkJobList refuses a job list that cannot be Slurm's: nil (the answer
+// was null, or had no "jobs" member; an empty queue is "jobs": []), a job
+// without job_id or job_state (all its fields null), or a job ID listed
+// twice.
+func checkJobList(jobs []jobWireV0042) error {
+	if jobs == nil {
+		return fmt.Errorf("%w: no \"jobs\" list (an empty queue answers \"jobs\": [])", ErrBadAnswer)
+	}
+	seen := make(map[int64]bool, len(jobs))
+	for i := range jobs {
+		j := &jobs[i]
+		switch {
+		case j.JobID <= 0:
+			return fmt.Errorf("%w: job %d of %d has no job_id", ErrBadAnswer, i+1, len(jobs))
+		case len(j.JobState) == 0:
+			return fmt.Errorf("%w: job %d has no job_state", ErrBadAnswer, j.JobID)
+		case seen[j.JobID]:
+			return fmt.Errorf("%w: job %d is listed twice (its updates would conflict)", ErrBadAnswer, j.JobID)
+		}
+		seen[j.JobID] = true
+	}
+	return nil
 }
 
 // readJobRecords reads GET /job/{id}: every record under the id (one job,
@@ -79,6 +112,9 @@ func readJobRecords(resp *http.Response, err error) ([]planner.Job, int64, error
 	})
 	if err == nil && len(body.Jobs) == 0 {
 		err = ErrNotFound
+	}
+	if err == nil {
+		err = checkJobList(body.Jobs)
 	}
 	if err != nil {
 		return nil, cr.n, err

@@ -15,25 +15,7 @@ import (
 )
 
 func (v *v0042) jobs(ctx context.Context) ([]planner.Job, string, error) {
-	resp, err := v.raw.SlurmV0042GetJobs(ctx, nil)
-	if err != nil {
-		return nil, "", fmt.Errorf("list jobs: %w", err)
-	}
-	cr := &countingReader{r: resp.Body}
-	resp.Body = readCloser{Reader: cr, Closer: resp.Body}
-	var body jobsRespV0042
-	err = decodeV0042(resp, &body, func() (*api.V0042OpenapiErrors, *api.V0042OpenapiWarnings) {
-		return body.Errors, body.Warnings
-	})
-	v.c.jobsBytes.Store(cr.n) // the answer's size, for the snapshot's log line
-	if err != nil {
-		return nil, "", fmt.Errorf("list jobs: %w", err)
-	}
-	jobs, bad := jobsFromV0042(body.Jobs)
-	if bad > 0 {
-		v.c.log.Warn().Int("jobs", bad).Msg("jobs with unreadable fields are left untouched (strata explain or plan --json shows why)")
-	}
-	return jobs, clusterV0042(body.Meta), nil
+	return v.c.readJobList(v.raw.SlurmV0042GetJobs(ctx, nil))
 }
 
 func (v *v0042) job(ctx context.Context, id int64) (planner.Job, error) {

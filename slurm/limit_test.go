@@ -84,7 +84,7 @@ func TestAnswerSizeLimit(t *testing.T) {
 				_, _ = w.Write([]byte(openapiBody))
 				return
 			}
-			_, _ = io.WriteString(w, `{"jobs":[{"job_id":7,"comment":"`+strings.Repeat("y", 1<<20)+`"}]}`)
+			_, _ = io.WriteString(w, `{"jobs":[{"job_id":7,"job_state":["PENDING"],"comment":"`+strings.Repeat("y", 1<<20)+`"}]}`)
 		}))
 		defer hs.Close()
 		jobs, _, err := limitClient(t, hs.URL, "2M").api.jobs(context.Background())

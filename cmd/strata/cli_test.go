@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -26,6 +28,16 @@ func TestCLIHabits(t *testing.T) {
 		{"unknown flag of a subcommand", []string{"hint", "check", "--nosuch", "x=1"}, 2, "", "see `strata hint check --help`", true},
 		{"every error starts with strata:", []string{"hint", "check", "strata: gpus=8-2 color=blue"}, 2, "",
 			"strata: hint color=blue: unknown key", true},
+		// issue 34.4: --json always answers JSON, also where there is nothing to check
+		{"--json, no such script", []string{"hint", "check", "--json", "nosuch.sbatch"}, 2,
+			`"errors": [
+    "hint check: no job script nosuch.sbatch`, "strata: hint check: no job script nosuch.sbatch", false},
+		{"--json, a directory", []string{"hint", "check", "/", "--json"}, 2, `"valid": false`, "no job script /", false},
+		{"serve: an identity header needs trusted proxies", []string{"serve", "--user-header", "X-Forwarded-User"}, 2, "",
+			"strata: serve: --user-header needs --trusted-proxies", true},
+		{"serve: a bad proxy address", []string{"serve", "--trusted-proxies", "10.0.0.0/33"}, 2, "",
+			`strata: trusted-proxies: "10.0.0.0/33": want an IP address or a CIDR prefix`, true},
+		{"--json, two arguments", []string{"hint", "check", "--json", "a", "b"}, 2, `"valid": false`, "want one argument", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -41,6 +53,9 @@ func TestCLIHabits(t *testing.T) {
 				if line != "" && !strings.HasPrefix(line, "strata: ") && !strings.HasPrefix(line, " ") {
 					t.Errorf("stderr line %q does not start with strata:", line)
 				}
+			}
+			if slices.Contains(tt.args, "--json") && !json.Valid(out.Bytes()) {
+				t.Errorf("--json: stdout is not one JSON document: %q", out.String())
 			}
 			if tt.noStdout && out.Len() > 0 {
 				t.Errorf("stdout should be empty, got %d bytes", out.Len())

@@ -44,28 +44,38 @@ func hintCommand() *cli.Command {
 }
 
 func hintCheck(c *cli.Context) error {
-	if c.NArg() > 1 {
-		return usageError(errors.New("hint check: want one argument: a job script, the comment (quoted), or - for stdin"))
-	}
 	o := hint.Options{JSON: c.Bool("json"), Strict: c.Bool("strict"), Now: time.Now(),
 		Catalog: planner.DefaultCatalog(), Planner: config.PlannerOptions(config.FileFrom(c.Context))}
+	// refuse answers what cannot be checked: a usage error (exit 2), and
+	// with --json the same as a JSON document (--json always answers JSON).
+	refuse := func(err error) error {
+		if o.JSON {
+			if werr := hint.WriteRefusal(c.App.Writer, err); werr != nil {
+				return werr
+			}
+		}
+		return usageError(err)
+	}
+	if c.NArg() > 1 {
+		return refuse(errors.New("hint check: want one argument: a job script, the comment (quoted), or - for stdin"))
+	}
 	arg := c.Args().First()
 	if arg == "" || arg == "-" {
 		b, err := io.ReadAll(os.Stdin)
 		if err != nil {
-			return fmt.Errorf("hint check: read stdin: %w", err)
+			return refuse(fmt.Errorf("hint check: read stdin: %w", err))
 		}
 		return hint.CheckScript(c.App.Writer, hint.ReadScript(string(b)), o)
 	}
 	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
 		b, err := os.ReadFile(arg)
 		if err != nil {
-			return usageError(fmt.Errorf("hint check: %w", err))
+			return refuse(fmt.Errorf("hint check: %w", err))
 		}
 		return hint.CheckScript(c.App.Writer, hint.ReadScript(string(b)), o)
 	}
 	if !strings.Contains(arg, "=") && !strings.Contains(strings.ToLower(arg), "strata:") {
-		return usageError(fmt.Errorf("hint check: no job script %s (a comment to check has key=value pairs or strata:; quote it)", arg))
+		return refuse(fmt.Errorf("hint check: no job script %s (a comment to check has key=value pairs or strata:; quote it)", arg))
 	}
 	return hint.Check(c.App.Writer, arg, o)
 }

@@ -18,6 +18,9 @@ const (
 	flagServeAuthFile = "basic-auth-file"
 	flagServeTLSCert  = "tls-cert"
 	flagServeTLSKey   = "tls-key"
+	flagServeProxies  = "trusted-proxies"
+	flagServeUserHdr  = "user-header"
+	flagServeAdmins   = "admins"
 	// flagServeMetrics is --metrics-listen of serve; its first name (the
 	// configuration key, `[serve] metrics-listen`) differs from the
 	// daemon's metrics-listen so that one configuration file can serve both.
@@ -34,6 +37,12 @@ func serveCommandWith(open openSourceFunc) *cli.Command {
 			Usage: "require HTTP basic auth: `FILE` of user:pbkdf2-sha256$... lines (see strata serve passwd)"},
 		&cli.StringFlag{Name: flagServeTLSCert, EnvVars: []string{"STRATA_TLS_CERT"}, Usage: "TLS certificate (PEM)"},
 		&cli.StringFlag{Name: flagServeTLSKey, EnvVars: []string{"STRATA_TLS_KEY"}, Usage: "TLS private key (PEM)"},
+		&cli.StringSliceFlag{Name: flagServeProxies, EnvVars: []string{"STRATA_TRUSTED_PROXIES"},
+			Usage: "reverse proxies (`ADDR`: an address or CIDR prefix; several comma-separated) whose X-Forwarded-For and --user-header are believed; from any other address they are ignored"},
+		&cli.StringFlag{Name: flagServeUserHdr, EnvVars: []string{"STRATA_USER_HEADER"},
+			Usage: "sign in the identity a trusted proxy passes in this `HEADER` (X-Forwarded-User, Remote-User); needs --trusted-proxies"},
+		&cli.StringSliceFlag{Name: flagServeAdmins, EnvVars: []string{"STRATA_ADMINS"},
+			Usage: "logins and site identities (`NAME`,...) that see every job (admin role)"},
 		&cli.StringFlag{Name: flagReportTZ, Value: "Local", EnvVars: []string{"STRATA_TIMEZONE"},
 			Usage: "time zone for times and day buckets (IANA name, Local or UTC)"},
 		&cli.StringFlag{Name: flagServeMetrics, Aliases: []string{"metrics-listen"}, Value: "127.0.0.1:9466",
@@ -68,8 +77,16 @@ func runServe(c *cli.Context, open openSourceFunc) error {
 	if (site.TLSCert == "") != (site.TLSKey == "") {
 		return usageError(errors.New("serve: --tls-cert and --tls-key go together"))
 	}
+	proxies, err := web.ParseProxies(c.StringSlice(flagServeProxies))
+	if err != nil {
+		return usageError(err)
+	}
+	if c.String(flagServeUserHdr) != "" && len(proxies) == 0 {
+		return usageError(errors.New("serve: --user-header needs --trusted-proxies (the proxies allowed to pass an identity)"))
+	}
 	lg := logger(c).With().Str("component", "serve").Logger()
-	cfg := web.Config{Location: loc, Log: lg, Factors: energyFactors(c)}
+	cfg := web.Config{Location: loc, Log: lg, Factors: energyFactors(c), TrustedProxies: proxies,
+		UserHeader: c.String(flagServeUserHdr), Admins: c.StringSlice(flagServeAdmins)}
 	if site.MetricsListen != "" {
 		cfg.Metrics = web.NewMetrics()
 		cfg.Metrics.SetBuildInfo(version, commit)

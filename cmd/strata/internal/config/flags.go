@@ -41,22 +41,39 @@ func Context(app *cli.App, flags []cli.Flag, values, pinned map[string]string, p
 		}
 		if v, ok := values[name]; ok {
 			if err := set.Set(name, v); err != nil {
-				errs = append(errs, fmt.Errorf("key %q = %q: %w", name, v, hint(f, err)))
+				errs = append(errs, fmt.Errorf("key %q = %q: %w", name, v, hint(f, v, err)))
 			}
 		}
 	}
 	return cli.NewContext(app, set, parent), errors.Join(errs...)
 }
 
-// hint says what a flag's type wants when its value did not parse.
-func hint(f cli.Flag, err error) error {
+// hint says what a flag's type wants when its value v did not parse: a
+// value too large for the type is told so.
+func hint(f cli.Flag, v string, err error) error {
 	switch f.(type) {
 	case *cli.BoolFlag:
 		return fmt.Errorf("want true or false")
 	case *cli.DurationFlag:
+		if _, err := parseDuration(v); errors.Is(err, errTooLarge) {
+			return err
+		}
 		return fmt.Errorf("want a duration such as \"30s\" or \"5m\"")
 	case *cli.IntFlag, *cli.Int64Flag:
+		if err := numberRange(v, kindInt); err != nil {
+			return err
+		}
 		return fmt.Errorf("want a whole number")
+	case *cli.UintFlag, *cli.Uint64Flag:
+		if err := numberRange(v, kindUint); err != nil {
+			return err
+		}
+		return fmt.Errorf("want a whole number ≥ 0")
+	case *cli.Float64Flag:
+		if err := numberRange(v, kindFloat); err != nil {
+			return err
+		}
+		return fmt.Errorf("want a number")
 	}
 	return err
 }

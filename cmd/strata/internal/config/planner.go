@@ -284,6 +284,9 @@ func positive(v any) (float64, error) {
 	default:
 		return 0, fmt.Errorf("want a number")
 	}
+	if math.IsInf(f, 1) {
+		return 0, fmt.Errorf("%w: want a number of at most %g", errTooLarge, math.MaxFloat64)
+	}
 	if f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, fmt.Errorf("want a number ≥ 0")
 	}
@@ -323,7 +326,10 @@ func count(field func(*Planner) *int) func(*Planner, any) error {
 func dur(field func(*Planner) *time.Duration) func(*Planner, any) error {
 	return func(p *Planner, v any) error {
 		s, ok := v.(string)
-		d, err := time.ParseDuration(s)
+		d, err := parseDuration(s)
+		if errors.Is(err, errTooLarge) {
+			return err
+		}
 		if !ok || err != nil || d < 0 {
 			return fmt.Errorf("want a duration ≥ 0 such as \"90m\" or \"2h\"")
 		}
@@ -366,7 +372,7 @@ func readLimits(p *Planner, v any) error {
 			case "max-gpus":
 				n, ok := r[k].(int64)
 				if !ok || n < 0 || n > 1<<20 {
-					err = fmt.Errorf("want a whole number ≥ 0")
+					err = fmt.Errorf("want a whole number from 0 to %d", 1<<20)
 				}
 				l.MaxGPUs = int(n)
 			default:

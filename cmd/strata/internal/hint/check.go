@@ -151,6 +151,13 @@ func check(w io.Writer, comment string, s *Script, o Options) error {
 	return nil
 }
 
+// WriteRefusal writes, as --json's document, a check that could not run
+// (no such script, too many arguments): not found, not valid, the reason in
+// errors.
+func WriteRefusal(w io.Writer, err error) error {
+	return writeJSON(w, Result{Errors: []string{err.Error()}})
+}
+
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

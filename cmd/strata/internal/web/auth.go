@@ -32,6 +32,11 @@ const (
 	hashLen        = 32
 )
 
+// NoPassword in a line's hash field: the login cannot sign in with a
+// password; the line gives a role (and Slurm user) to the identity of that
+// name that a trusted proxy signs in (signin.go).
+const NoPassword = "!"
+
 // Htpasswd maps a user to the stored hash line.
 type Htpasswd map[string]string
 
@@ -84,8 +89,9 @@ func ReadUsers(path string) (Users, error) {
 			fields = append(fields, "")
 		}
 		user, hash := fields[0], fields[1]
-		if _, _, _, err := parseHash(hash); len(fields) > 4 || user == "" || err != nil {
-			return Users{}, fmt.Errorf("basic auth file %s line %d: want user:%s$ITER$SALT$HASH[:ROLE[:SLURMUSER]] (see strata serve passwd)", path, n, hashScheme)
+		if _, _, _, err := parseHash(hash); len(fields) > 4 || user == "" || (err != nil && hash != NoPassword) {
+			return Users{}, fmt.Errorf("basic auth file %s line %d: want user:%s$ITER$SALT$HASH[:ROLE[:SLURMUSER]] "+
+				"or user:%s:ROLE[:SLURMUSER] (see strata serve passwd)", path, n, hashScheme, NoPassword)
 		}
 		role, err := ParseRole(fields[2], fields[3])
 		if err != nil {

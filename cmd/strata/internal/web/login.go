@@ -16,9 +16,14 @@ import (
 
 // Limits of password checks (PBKDF2, about 0.1 s of a core each). A check
 // that fails costs its client and the user name it named one token each;
-// a client or a name without a token is answered 429 without hashing. A
-// successful check gives its tokens back, so that people who log in are
-// never limited, however many share an address.
+// a client without a token is answered 429 without hashing. A name without
+// a token refuses no one: a client's check on it still runs, but when it
+// fails it costs the client all its tokens (one guess per client per
+// loginRefill while the name is under attack), so failures on a name from
+// elsewhere never lock its user out. A successful check gives its tokens
+// back, so that people who log in are never limited. The client is the
+// peer address, or behind a trusted proxy the address it forwarded
+// (proxy.go).
 const (
 	loginBurst  = 10              // failed checks in a row, per client and per user name
 	loginRefill = 6 * time.Second // one more failed check per client and name after this
@@ -46,16 +51,12 @@ type login struct {
 
 	mu   sync.Mutex
 	good map[[32]byte]bool
-	// known: client and user name pairs that logged in before; the name's
-	// limit does not apply to them (others' failures do not lock a user
-	// out where she logged in before).
-	known map[[2]string]bool
 }
 
 func newLogin(users Htpasswd, now func() time.Time) *login {
 	return &login{users: users, unknown: decoyHash(users), check: checkPassword, now: now,
 		clients: newBuckets(), names: newBuckets(),
-		hashing: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2)), good: map[[32]byte]bool{}, known: map[[2]string]bool{}}
+		hashing: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2)), good: map[[32]byte]bool{}}
 }
 
 // decoyHash is a stored hash of the iteration count most users' hashes
@@ -77,56 +78,60 @@ func decoyHash(users Htpasswd) string {
 }
 
 // guard answers 401 to a request without valid credentials, 429 (with
-// Retry-After) to one whose client or user name has no check left, and
-// passes the others to h.
+// Retry-After) to one whose client has no check left, and passes the
+// others to h; the client is the peer address.
 func (l *login) guard(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := sha256.Sum256([]byte(r.Header.Get("Authorization")))
-		l.mu.Lock()
-		good := l.good[key]
-		l.mu.Unlock()
-		if !good {
-			user, pass, has := r.BasicAuth()
-			if !has {
-				unauthorized(w)
-				return
-			}
-			ok, wait := l.verify(clientOf(r), user, pass)
-			if wait > 0 {
-				w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-				http.Error(w, "too many failed logins: try again later", http.StatusTooManyRequests)
-				return
-			}
-			if !ok {
-				unauthorized(w)
-				return
-			}
-			l.mu.Lock()
-			if len(l.good) >= goodHeaders {
-				clear(l.good)
-			}
-			l.good[key] = true
-			l.mu.Unlock()
+		if _, ok := l.authenticate(w, r, clientOf(r)); ok {
+			h.ServeHTTP(w, r)
 		}
-		h.ServeHTTP(w, r)
 	})
 }
 
-// verify checks user's password for client: ok, or how long the client or
-// the name must wait (then nothing was hashed).
+// authenticate checks r's basic-auth credentials for client: the user, or
+// false after answering 401 or 429.
+func (l *login) authenticate(w http.ResponseWriter, r *http.Request, client string) (string, bool) {
+	user, pass, has := r.BasicAuth()
+	key := sha256.Sum256([]byte(r.Header.Get("Authorization")))
+	l.mu.Lock()
+	good := l.good[key]
+	l.mu.Unlock()
+	if good {
+		return user, true
+	}
+	if !has {
+		unauthorized(w)
+		return "", false
+	}
+	ok, wait := l.verify(client, user, pass)
+	if wait > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		http.Error(w, "too many failed logins: try again later", http.StatusTooManyRequests)
+		return "", false
+	}
+	if !ok {
+		unauthorized(w)
+		return "", false
+	}
+	l.mu.Lock()
+	if len(l.good) >= goodHeaders {
+		clear(l.good)
+	}
+	l.good[key] = true
+	l.mu.Unlock()
+	return user, true
+}
+
+// verify checks user's password for client: ok, or how long the client
+// must wait (then nothing was hashed). The name's limit never refuses: a
+// failed check on a name without tokens costs the client all of its own.
 func (l *login) verify(client, user, pass string) (ok bool, wait time.Duration) {
 	now := l.now()
 	wait, rested := l.clients.take(client, now)
 	if wait > 0 {
 		return false, wait
 	}
-	l.mu.Lock()
-	trusted := l.known[[2]string{client, user}]
-	l.mu.Unlock()
-	if wait, _ := l.names.take(user, now); wait > 0 && !trusted {
-		l.clients.give(client)
-		return false, wait
-	}
+	nameWait, _ := l.names.take(user, now)
 	stored, known := l.users[user]
 	if !known {
 		stored = l.unknown
@@ -136,15 +141,14 @@ func (l *login) verify(client, user, pass string) (ok bool, wait time.Duration) 
 		defer func() { <-l.hashing }()
 	}
 	match := l.check(stored, pass)
-	if ok = known && match; ok {
+	switch ok = known && match; {
+	case ok:
 		l.clients.give(client)
-		l.names.give(user)
-		l.mu.Lock()
-		if len(l.known) >= loginKeys {
-			clear(l.known)
+		if nameWait == 0 {
+			l.names.give(user)
 		}
-		l.known[[2]string{client, user}] = true
-		l.mu.Unlock()
+	case nameWait > 0: // a guess at a name under attack
+		l.clients.drain(client)
 	}
 	return ok, 0
 }
@@ -154,8 +158,8 @@ func unauthorized(w http.ResponseWriter) {
 	http.Error(w, "authentication required", http.StatusUnauthorized)
 }
 
-// clientOf is the request's peer address without its port. Behind a
-// reverse proxy every client is the proxy: its limit is then shared.
+// clientOf is the request's peer address without its port (no proxy is
+// trusted).
 func clientOf(r *http.Request) string {
 	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
 		return host
@@ -209,6 +213,15 @@ func (b *buckets) give(key string) {
 	defer b.mu.Unlock()
 	if k := b.m[key]; k != nil {
 		k.tokens = min(loginBurst, k.tokens+1)
+	}
+}
+
+// drain spends all of key's tokens (it exists: take made it).
+func (b *buckets) drain(key string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if k := b.m[key]; k != nil {
+		k.tokens = 0
 	}
 }
 

@@ -88,20 +88,16 @@ func (r Role) String() string {
 	return r.Kind
 }
 
-// scopeOf is the scope of the request's login: everything without basic
-// auth (a page on loopback for its admin), else the login's role (a user's
-// when the file gives none).
+// scopeOf is the scope of the request's principal (signin.go): everything
+// when no sign-in is configured (a page on loopback for its admin), else
+// the principal's role.
 func (s *server) scopeOf(r *http.Request) db.Scope {
-	if s.cfg.Users == nil {
+	if !s.cfg.signs() {
 		return db.Scope{}
 	}
-	login, _, ok := r.BasicAuth()
-	if !ok { // the guard lets no such request through; refuse to widen
+	p, ok := principalOf(r)
+	if !ok { // signIn lets no such request through; refuse to widen
 		return db.Scope{Limited: true}
 	}
-	role, ok := s.cfg.Roles[login]
-	if !ok {
-		role = Role{Kind: RoleUser, Default: true}
-	}
-	return role.Scope(login)
+	return p.role.Scope(p.login)
 }

@@ -73,13 +73,14 @@ func Run(ctx context.Context, s Site, open report.Opener, cfg Config) error {
 		reg = cfg.Metrics.Registry()
 	}
 	lg, users := cfg.Log, cfg.Users
-	if users == nil && !IsLoopback(ln.Addr()) {
+	if !cfg.signs() && !IsLoopback(ln.Addr()) {
 		lg.Warn().Str("addr", ln.Addr().String()).Msg("serving without authentication on a non-loopback address")
 	}
 	if users != nil && s.TLSCert == "" && !IsLoopback(ln.Addr()) {
 		lg.Warn().Msg("basic auth without TLS sends passwords in clear text; set --tls-cert/--tls-key")
 	}
-	lg.Info().Str("addr", ln.Addr().String()).Bool("tls", tlsCfg != nil).Bool("auth", users != nil).Msg("serving")
+	lg.Info().Str("addr", ln.Addr().String()).Bool("tls", tlsCfg != nil).Bool("auth", users != nil).
+		Str("user_header", cfg.UserHeader).Int("trusted_proxies", len(cfg.TrustedProxies)).Msg("serving")
 	return promserve.RunWith(ctx, mln, reg, lg, func(ctx context.Context) error { return Serve(ctx, ln, h, tlsCfg) })
 }
 

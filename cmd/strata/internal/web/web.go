@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -30,8 +31,17 @@ type Config struct {
 	// Users enables basic auth when non-nil.
 	Users Htpasswd
 	// Roles are the logins' roles (Role); a login without one has a
-	// user's scope. Without Users every request sees everything.
+	// user's scope. Without Users or UserHeader every request sees
+	// everything.
 	Roles map[string]Role
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For (and
+	// UserHeader) are believed (proxy.go).
+	TrustedProxies []netip.Prefix
+	// UserHeader, when set, signs requests from TrustedProxies in as the
+	// identity in this header (signin.go).
+	UserHeader string
+	// Admins are the logins and identities with the admin role.
+	Admins []string
 	// Now is the clock for relative windows (nil: time.Now).
 	Now func() time.Time
 	// Metrics, when set, count requests by kind of path and status.
@@ -74,12 +84,15 @@ func New(cfg Config) (http.Handler, error) {
 	mux.HandleFunc("GET /api/usage", s.apiUsage)
 	mux.HandleFunc("GET /api/decisions", s.apiDecisions)
 	mux.HandleFunc("GET /api/job/{id}", s.apiJob)
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.Handle("GET /static/", http.StripPrefix("/static/", staticHandler(http.FileServerFS(static))))
-	var h http.Handler = logRequests(cfg.Log, securityHeaders(mux))
-	if cfg.Users != nil {
-		h = basicAuth(cfg.Users, h)
+	var h http.Handler = mux
+	if cfg.signs() {
+		h = s.signIn(h)
 	}
+	top := http.NewServeMux() // /healthz is open: load balancers probe it, and it says nothing secret
+	top.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	top.Handle("/", h)
+	h = logRequests(cfg.Log, securityHeaders(top))
 	if cfg.Metrics != nil { // outermost: refused logins count too
 		h = countRequests(cfg.Metrics, h)
 	}
