@@ -132,7 +132,7 @@ func TestEstimateDurationFallbacks(t *testing.T) {
 func TestEstimateDurationPollux(t *testing.T) {
 	var n int
 	var worst float64
-	f, err := os.Open(filepath.Join("sim", "testdata", "pollux_workload1.csv"))
+	f, err := os.Open(filepath.Join("..", "sim", "testdata", "pollux_workload1.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
