@@ -5,6 +5,7 @@ package planner
 import (
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -292,4 +293,25 @@ func (c *Catalog) CurveRange(model string) (int, int, bool) {
 		return 0, 0, false
 	}
 	return cs[0].Batch, cs[len(cs)-1].Batch, true
+}
+
+// SuggestModels is the did-you-mean for an unknown model name: every model
+// of the family it names or starts (llama → llama-7b, llama-13b, ...), else
+// the closest name; nil when none is close.
+func (c *Catalog) SuggestModels(name string) []string {
+	name = strings.ToLower(name)
+	var out []string
+	for _, m := range c.Models() {
+		mi, sized := c.sized[m]
+		if sized && mi.Family == name || len(name) >= 3 && strings.HasPrefix(m, name) {
+			out = append(out, m)
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	if s := Suggest(name, c.Models()); s != "" {
+		return []string{s}
+	}
+	return nil
 }

@@ -36,6 +36,7 @@ func hintCommand() *cli.Command {
 				"invalid or a missing script. --json always answers with one JSON document.",
 			Flags: []cli.Flag{
 				&cli.BoolFlag{Name: "json", Usage: "print the result as JSON (also for an invalid hint)"},
+				&cli.StringFlag{Name: "gpu-type", Usage: "the GPU type (Slurm GRES type, e.g. a100) to time a comment on; a script's --gres/--gpus type wins"},
 				&cli.BoolFlag{Name: "strict", Usage: "exit 1 when there are warnings (a time limit shorter than the run, a deadline that cannot be met)"},
 			},
 			Action: hintCheck,
@@ -48,7 +49,7 @@ func hintCheck(c *cli.Context) error {
 		return usageError(errors.New("hint check: want one argument: a job script, the comment (quoted), or - for stdin"))
 	}
 	o := hint.Options{JSON: c.Bool("json"), Strict: c.Bool("strict"), Now: time.Now(),
-		Catalog: planner.DefaultCatalog(), Planner: config.Planner{}.Options()}
+		Catalog: planner.DefaultCatalog(), Planner: config.Planner{}.Options(), GPUType: c.String("gpu-type")}
 	if f := config.FileFrom(c.Context); f != nil {
 		o.Planner = f.Planner.Options()
 	}

@@ -45,19 +45,24 @@ type Options struct {
 	// Planner are the site's planner options: its caps (Limits) and GPU
 	// speeds, as strata run applies them.
 	Planner planner.Options
+	// GPUType is the GPU type to time the job on when the script names
+	// none (--gpu-type; a comment checked alone).
+	GPUType string
 }
 
 // Result is what a check found; --json prints it, valid or not.
 type Result struct {
-	Found    bool          `json:"found"`
-	Valid    bool          `json:"valid"`
-	Hints    planner.Hints `json:"hints"`
-	Script   *ScriptInfo   `json:"script,omitempty"`
-	GPUs     string        `json:"gpus,omitempty"` // the counts the planner may choose, after the site's caps
-	Caps     []string      `json:"caps,omitempty"`
-	Runs     []Run         `json:"modelled_runs,omitempty"`
-	Errors   []string      `json:"errors,omitempty"`
-	Warnings []string      `json:"warnings,omitempty"`
+	Found  bool          `json:"found"`
+	Valid  bool          `json:"valid"`
+	Hints  planner.Hints `json:"hints"`
+	Script *ScriptInfo   `json:"script,omitempty"`
+	GPUs   string        `json:"gpus,omitempty"` // the counts the planner may choose, after the site's caps
+	Caps   []string      `json:"caps,omitempty"`
+	Runs   []Run         `json:"modelled_runs,omitempty"`
+	// TimedBy is the catalog row or rule that timed the runs, and its source.
+	TimedBy  *planner.TimingBasis `json:"timed_by,omitempty"`
+	Errors   []string             `json:"errors,omitempty"`
+	Warnings []string             `json:"warnings,omitempty"`
 }
 
 // ScriptInfo is what the script asks of Slurm.
@@ -103,8 +108,14 @@ func check(w io.Writer, comment string, s *Script, o Options) error {
 		o.Catalog = planner.DefaultCatalog()
 	}
 	h, ok, errs := planner.ParseHintsAll(comment)
-	if len(errs) == 0 && ok {
+	if s != nil && s.GPUType != "" {
+		o.GPUType = s.GPUType
+	}
+	if ok {
 		if err := checkModel(h, o.Catalog); err != nil {
+			errs = append(errs, err)
+		}
+		if err := checkGPUType(h, o); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -137,12 +148,17 @@ func check(w io.Writer, comment string, s *Script, o Options) error {
 	res.Hints = p.hints
 	runs, why := modelRuns(comment, p, o)
 	res.Runs = runs
+	if len(runs) > 0 {
+		if b, ok := planner.TimingBasisOf(&planner.Job{Comment: comment, GPUType: o.GPUType}, o.Planner); ok {
+			res.TimedBy = &b
+		}
+	}
 	res.Warnings = append(res.Warnings, warnings(h, s, runs, o.Now)...)
 	if o.JSON {
 		if err := writeJSON(w, res); err != nil {
 			return err
 		}
-	} else if err := printText(w, res, ok, s, o.Catalog, why); err != nil {
+	} else if err := printText(w, res, ok, s, o, why); err != nil {
 		return err
 	}
 	if o.Strict && len(res.Warnings) > 0 {
@@ -159,7 +175,8 @@ func writeJSON(w io.Writer, v any) error {
 
 // printText writes the hints, the script's request, the caps, the modelled
 // run times and the warnings.
-func printText(w io.Writer, res Result, ok bool, s *Script, cat *planner.Catalog, why string) error {
+func printText(w io.Writer, res Result, ok bool, s *Script, o Options, why string) error {
+	cat := o.Catalog
 	if !ok {
 		_, err := fmt.Fprintln(w, "no strata: segment: the job keeps its GPU request; only its priority may change")
 		return err
@@ -171,7 +188,7 @@ func printText(w io.Writer, res Result, ok bool, s *Script, cat *planner.Catalog
 	for _, c := range res.Caps {
 		fmt.Fprintf(&b, "site cap: %s\n", c)
 	}
-	b.WriteString(runsLine(res.Hints, res.Runs, why, cat))
+	b.WriteString(runsLine(res.Hints, res.Runs, why, cat, res.TimedBy))
 	for _, wn := range res.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", wn)
 	}
@@ -222,28 +239,43 @@ func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Se
 // fmtDuration prints d as Slurm and sacct do: [D-]HH:MM:SS.
 func fmtDuration(d time.Duration) string { return term.Duration(d) }
 
-// checkModel rejects model names and (for measured curves) batch sizes the
-// catalog does not know, so users see it before submitting.
+// checkModel rejects model names and batch sizes outside the measured
+// curves the catalog does not know, so users see it before submitting.
 func checkModel(h planner.Hints, cat *planner.Catalog) error {
 	if h.Model == "" {
 		return nil
 	}
 	if !cat.Has(h.Model) {
 		fix := "not in the catalog; use one of " + strings.Join(cat.Models(), ", ") + ", or params= with flops="
-		if s := planner.Suggest(h.Model, cat.Models()); s != "" {
-			fix = "not in the catalog; did you mean model=" + s + "? (or params= with flops= for a model the catalog lacks)"
+		if s := cat.SuggestModels(h.Model); len(s) > 0 {
+			fix = "not in the catalog; did you mean model=" + strings.Join(s, " or model=") + "? (or params= with flops= for a model the catalog lacks)"
 		}
 		return &planner.HintError{Field: "model", Value: h.Model, Fix: fix}
 	}
-	if _, layered := cat.Layered(h.Model); !layered && h.Batch > 0 {
-		bs := cat.CurveBatches(h.Model)
-		for _, b := range bs {
-			if b == h.Batch {
-				return nil
-			}
-		}
+	if lo, hi, curve := cat.CurveRange(h.Model); curve && h.Batch > 0 && (h.Batch < lo || h.Batch > hi) {
 		return &planner.HintError{Field: "batch", Value: fmt.Sprint(h.Batch),
-			Fix: fmt.Sprintf("%s is measured at global batch sizes %v; pick one", h.Model, bs)}
+			Fix: fmt.Sprintf("%s is measured at global batch sizes %v; batches between %d and %d are interpolated, others cannot be timed",
+				h.Model, cat.CurveBatches(h.Model), lo, hi)}
 	}
 	return nil
+}
+
+// checkGPUType rejects a GPU type that neither Strata nor the site's
+// [planner] gpu-speed knows, when the hint asks for a modelled run.
+func checkGPUType(h planner.Hints, o Options) error {
+	t := strings.ToLower(o.GPUType)
+	if t == "" || h.Model == "" && h.Params == 0 {
+		return nil
+	}
+	if _, ok := planner.LookupGPU(t); ok {
+		return nil
+	}
+	if _, ok := o.Planner.GPUSpeed[t]; ok {
+		return nil
+	}
+	fix := "not a GPU type Strata knows (" + strings.Join(planner.GPUTypes(), ", ") + "); the site can give its speed in [planner] gpu-speed"
+	if s := planner.Suggest(t, planner.GPUTypes()); s != "" {
+		fix = "did you mean " + s + "? (" + fix + ")"
+	}
+	return &planner.HintError{Field: "gpu type", Value: o.GPUType, Fix: fix}
 }
