@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -125,4 +126,41 @@ func mustHints(t *testing.T, comment string) Hints {
 		t.Fatal(err)
 	}
 	return h
+}
+
+// TestSizedAndInterpolatedModels (issue 32): a 7B fine-tune on 4 A100s is
+// timed at the datasheet peak and a published MFU, not at reference-tflops
+// (4 days before); bert batch=32 lies between measured curves and is timed;
+// (on 2 GPUs: batch 12 was measured on 1-3 GPUs only); a bad precision= makes the hint invalid (the job keeps its history timing).
+func TestSizedAndInterpolatedModels(t *testing.T) {
+	const ft = "strata: params=7B flops=86T batch=4 epochs=1 samples=20000"
+	on := func(comment, gpu string, w int) (time.Duration, Reason, error) {
+		return EstimateDuration(&Job{Comment: comment, GPUsPerJob: w, GPUType: gpu}, w, 0, Options{})
+	}
+	ref, _, err := on(ft, "", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a100, r, err := on(ft, "a100", 4)
+	if err != nil || r != ReasonModelled {
+		t.Fatalf("7B on a100: %v %s %v", a100, r, err)
+	}
+	// 20000 × 86 TFLOP / (4 × 312 TFLOPS × MFU): 1.2 h at 46 %, 2.6 h at 21 %;
+	// the gradient all-reduce of 28 GB per step adds to it.
+	if a100 > 6*time.Hour || a100 < time.Hour || a100 >= ref/4 {
+		t.Errorf("7B fine-tune on 4 A100: %v (reference-tflops: %v)", a100, ref)
+	}
+	b32, r, err := on("strata: model=bert batch=32 iters=1000", "t4", 2)
+	if err != nil || r != ReasonModelled {
+		t.Fatalf("bert batch=32: %v %s %v", b32, r, err)
+	}
+	b12, _, _ := on("strata: model=bert batch=12 iters=1000", "t4", 2)
+	b48, _, _ := on("strata: model=bert batch=48 iters=1000", "t4", 2)
+	if !(b12 < b32 && b32 < b48) {
+		t.Errorf("bert at 12, 32, 48: %v %v %v", b12, b32, b48)
+	}
+	if _, r, err := on("strata: model=resnet50 batch=64 iters=10 precision=fp33", "a100", 1); r != ReasonHintInvalid ||
+		err == nil || !strings.Contains(err.Error(), "did you mean precision=fp32?") {
+		t.Errorf("precision=fp33: %s %v", r, err)
+	}
 }
