@@ -145,7 +145,7 @@ func TestSizedAndInterpolatedModels(t *testing.T) {
 	if err != nil || r != ReasonModelled {
 		t.Fatalf("7B on a100: %v %s %v", a100, r, err)
 	}
-	// 20000 × 86 TFLOP / (4 × 312 TFLOPS × MFU): 1.2 h at 46 %, 2.6 h at 21 %;
+	// 20000 × 86 TFLOP / (4 × 312 TFLOPS × MFU): 0.8 h at 46 %, 1.8 h at 21 %;
 	// the gradient all-reduce of 28 GB per step adds to it.
 	if a100 > 6*time.Hour || a100 < time.Hour || a100 >= ref/4 {
 		t.Errorf("7B fine-tune on 4 A100: %v (reference-tflops: %v)", a100, ref)
