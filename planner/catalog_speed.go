@@ -16,6 +16,11 @@ type TimingBasis struct {
 	Rule      string    `json:"rule"`
 	Source    string    `json:"source,omitempty"`
 	Speed     float64   `json:"speed"`
+	// SpreadLow and SpreadHigh bound the run time as multiples of the
+	// modelled one where the catalog has a published range (the MFU range
+	// for models timed from their size); 0 where it has none.
+	SpreadLow  float64 `json:"spread_low,omitempty"`
+	SpreadHigh float64 `json:"spread_high,omitempty"`
 }
 
 // kappa is the job's speed factor on gpuType (see basis).
@@ -71,6 +76,7 @@ func (m *jobModel) basis(o *Options, gpuType string) TimingBasis {
 		b.Speed = g.Peak(p) * 1e12 * MFUTypical / o.ReferenceFLOPS
 		b.Rule = fmt.Sprintf("%s peak %g TFLOPS (%s) at %.0f %% MFU", g.Name, g.Peak(p), p, 100*MFUTypical)
 		b.Source = mfuSource + "; " + g.Source
+		b.SpreadLow, b.SpreadHigh = MFUTypical/MFUHigh, MFUTypical/MFULow
 		return b
 	}
 	b.Speed, b.Rule, b.Source = profileSpeed(m.refGPU, g, p, o)

@@ -103,3 +103,45 @@ func TestCheckInterpolatedBatch(t *testing.T) {
 		t.Errorf("batch=4: %v; want the measured range", err)
 	}
 }
+
+// TestCheckSpreadAndConfidentWarnings (issue 32.3): a run timed at a
+// typical MFU shows the published MFU range, and a time limit only warns
+// when even the fast end of it is too long; a flops= below 6 × params warns.
+func TestCheckSpreadAndConfidentWarnings(t *testing.T) {
+	const hint = "params=7B flops=86T batch=4 epochs=1 samples=20000"
+	check := func(limit, extra string) Result {
+		t.Helper()
+		script := "#SBATCH --gres=gpu:a100:4 --time=" + limit + "\n#SBATCH --comment='strata: " + hint + extra + "'\n"
+		var out strings.Builder
+		if err := CheckScript(&out, ReadScript(script), Options{JSON: true, Catalog: planner.DefaultCatalog()}); err != nil {
+			t.Fatalf("CheckScript: %v", err)
+		}
+		var res Result
+		if err := jsonDecode([]byte(out.String()), &res); err != nil || len(res.Runs) != 1 {
+			t.Fatalf("%v %v", err, res.Runs)
+		}
+		return res
+	}
+	res := check("10:00:00", "")
+	r := res.Runs[0]
+	if !(r.LowSeconds > 0 && r.LowSeconds < r.Seconds && r.Seconds < r.HighSeconds) {
+		t.Fatalf("run %+v: want low < modelled < high", r)
+	}
+	between := seconds((r.LowSeconds + r.Seconds) / 2)
+	if w := check(fmtDuration(between), "").Warnings; len(w) != 0 {
+		t.Errorf("limit %v inside the spread: warnings %v, want none", between, w)
+	}
+	below := seconds(r.LowSeconds / 2)
+	if w := check(fmtDuration(below), "").Warnings; len(w) != 1 || !strings.Contains(w[0], "is shorter than the modelled run") {
+		t.Errorf("limit %v below the spread: warnings %v, want one", below, w)
+	}
+	res = check("10:00:00", "")
+	if len(res.Warnings) != 0 {
+		t.Errorf("warnings %v", res.Warnings)
+	}
+	var out strings.Builder
+	if err := Check(&out, "params=7B flops=14G batch=4 iters=10", Options{Catalog: planner.DefaultCatalog()}); err != nil ||
+		!strings.Contains(out.String(), "flops=1.4e+10 is below 6 × params=7000000000") {
+		t.Errorf("flops below 6 × params: %v\n%s", err, out.String())
+	}
+}

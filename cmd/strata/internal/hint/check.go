@@ -78,6 +78,10 @@ type ScriptInfo struct {
 type Run struct {
 	GPUs    int     `json:"gpus"`
 	Seconds float64 `json:"seconds"`
+	// LowSeconds..HighSeconds is the published spread around Seconds
+	// (TimedBy's spread; absent where the catalog has none).
+	LowSeconds  float64 `json:"low_seconds,omitempty"`
+	HighSeconds float64 `json:"high_seconds,omitempty"`
 }
 
 // Check parses comment (a bare "key=value ..." text is read as the strata:
@@ -151,8 +155,14 @@ func check(w io.Writer, comment string, s *Script, o Options) error {
 	if len(runs) > 0 {
 		if b, ok := planner.TimingBasisOf(&planner.Job{Comment: comment, GPUType: o.GPUType}, o.Planner); ok {
 			res.TimedBy = &b
+			for i := range runs {
+				if b.SpreadLow > 0 {
+					runs[i].LowSeconds, runs[i].HighSeconds = runs[i].Seconds*b.SpreadLow, runs[i].Seconds*b.SpreadHigh
+				}
+			}
 		}
 	}
+	res.Warnings = append(res.Warnings, flopsWarning(h)...)
 	res.Warnings = append(res.Warnings, warnings(h, s, runs, o.Now)...)
 	if o.JSON {
 		if err := writeJSON(w, res); err != nil {
@@ -203,7 +213,11 @@ func warnings(h planner.Hints, s *Script, runs []Run, now time.Time) []string {
 	if s != nil && s.TimeLimit > 0 {
 		var over []string
 		for _, r := range runs {
-			if d := seconds(r.Seconds); d > s.TimeLimit {
+			low := r.Seconds
+			if r.LowSeconds > 0 {
+				low = r.LowSeconds // warn only when even the fast end of the spread is too long
+			}
+			if d := seconds(r.Seconds); seconds(low) > s.TimeLimit {
 				over = append(over, fmt.Sprintf("%d GPUs %s", r.GPUs, fmtDuration(d)))
 			}
 		}
@@ -232,6 +246,18 @@ func warnings(h planner.Hints, s *Script, runs []Run, now time.Time) []string {
 		}
 	}
 	return out
+}
+
+// flopsWarning flags a flops= below 6 × params: training one token costs
+// 6 FLOPs per parameter (forward 2, backward 4; Kaplan et al. 2020), so a
+// smaller figure is the forward pass alone or per token, and the run would
+// model too short.
+func flopsWarning(h planner.Hints) []string {
+	if h.Params == 0 || h.FLOPs >= 6*float64(h.Params) {
+		return nil
+	}
+	return []string{fmt.Sprintf("flops=%g is below 6 × params=%d: training a sample costs at least 6 FLOPs per parameter per token (forward and backward); give the training FLOPs of one whole sample",
+		h.FLOPs, h.Params)}
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -112,6 +112,9 @@ func runsLine(h planner.Hints, runs []Run, why string, cat *planner.Catalog, by 
 	slower := false
 	for i, r := range runs {
 		parts[i] = fmt.Sprintf("%d GPUs %s", r.GPUs, fmtDuration(seconds(r.Seconds)))
+		if r.LowSeconds > 0 {
+			parts[i] += fmt.Sprintf(" (%s–%s)", fmtDuration(seconds(r.LowSeconds)), fmtDuration(seconds(r.HighSeconds)))
+		}
 		slower = slower || i > 0 && r.Seconds > runs[i-1].Seconds+1
 	}
 	var line string
