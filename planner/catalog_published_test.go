@@ -164,3 +164,18 @@ func TestSizedAndInterpolatedModels(t *testing.T) {
 		t.Errorf("precision=fp33: %s %v", r, err)
 	}
 }
+
+// TestUnknownGPUType (issue 32): a job on a GPU type neither built in nor
+// in gpu-speed is timed from its time limit (no history here) and says why;
+// the site's gpu-speed makes the type known again.
+func TestUnknownGPUType(t *testing.T) {
+	j := &Job{Comment: "strata: model=resnet50 batch=256 iters=1000", GPUsPerJob: 4, GPUType: "bigcard", TimeLimit: 5 * time.Hour}
+	d, r, err := EstimateDuration(j, 4, 0, Options{})
+	if err != nil || r != ReasonGPUUnknown || d != 5*time.Hour {
+		t.Errorf("unknown GPU type: %v %s %v; want the time limit, %s", d, r, err, ReasonGPUUnknown)
+	}
+	d, r, err = EstimateDuration(j, 4, 0, Options{GPUSpeed: map[string]float64{"bigcard": 2}})
+	if err != nil || r != ReasonModelled || d >= 5*time.Hour {
+		t.Errorf("bigcard in gpu-speed: %v %s %v; want modelled", d, r, err)
+	}
+}

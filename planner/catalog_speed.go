@@ -23,8 +23,18 @@ type TimingBasis struct {
 	SpreadHigh float64 `json:"spread_high,omitempty"`
 }
 
-// kappa is the job's speed factor on gpuType (see basis).
-func (m *jobModel) kappa(o *Options, gpuType string) float64 {
+// onGPU binds the model to the job's GPU type and returns its speed factor
+// (see basis). A typed GPU that is neither built in nor in [planner]
+// gpu-speed turns the model opaque: the job is timed from history or its
+// time limit (ReasonGPUUnknown), as a job without a model.
+func (m *jobModel) onGPU(o *Options, gpuType string) float64 {
+	if m.kind != kindOpaque && gpuType != "" {
+		_, site := o.GPUSpeed[strings.ToLower(gpuType)]
+		if _, known := LookupGPU(gpuType); !known && !site {
+			m.kind, m.reason, m.summary, m.curve = kindOpaque, ReasonGPUUnknown, nil, nil
+			return 1
+		}
+	}
 	b := m.basis(o, gpuType)
 	return b.Speed
 }
@@ -48,8 +58,8 @@ func (m *jobModel) basis(o *Options, gpuType string) TimingBasis {
 	}
 	g, ok := LookupGPU(gpuType)
 	if !ok {
-		b.Speed = speed(o, gpuType, m.refGPU)
-		b.Rule = fmt.Sprintf("GPU type %q is not built in and has no [planner] gpu-speed: timed as the catalog's reference GPU", gpuType)
+		b.Speed = 1
+		b.Rule = fmt.Sprintf("GPU type %q is neither built in nor in [planner] gpu-speed: the planner times the job from history or its time limit", gpuType)
 		return b
 	}
 	p := g.Effective(m.prec)

@@ -278,7 +278,7 @@ func EstimateDuration(j *Job, workers, ps int, o Options) (time.Duration, Reason
 		return 0, ReasonHintInvalid, fmt.Errorf("estimate duration of job %d: %w", j.ID, err)
 	}
 	m := newJobModel(h, ok, &o)
-	d, r := m.duration(j, workers, ps, o.NodeGPUs, m.kappa(&o, j.GPUType), &o)
+	d, r := m.duration(j, workers, ps, o.NodeGPUs, m.onGPU(&o, j.GPUType), &o)
 	return d, r, nil
 }
 
@@ -328,8 +328,8 @@ func (m *jobModel) claimedDuration(j *Job, w, p, nodeGPUs int, kappa float64, o 
 		return base, ReasonModelUnknown
 	}
 	d, r := baseDuration(j, w, o)
-	if m.reason == ReasonModelUnknown {
-		r = ReasonModelUnknown
+	if m.reason == ReasonModelUnknown || m.reason == ReasonGPUUnknown {
+		r = m.reason
 	}
 	return d, r
 }
