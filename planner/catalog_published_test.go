@@ -179,3 +179,22 @@ func TestUnknownGPUType(t *testing.T) {
 		t.Errorf("bigcard in gpu-speed: %v %s %v; want modelled", d, r, err)
 	}
 }
+
+func TestSuggestModels(t *testing.T) {
+	c := DefaultCatalog()
+	tests := []struct {
+		name string
+		want []string
+	}{
+		{"llama2", []string{"llama2-13b", "llama2-70b", "llama2-7b"}},
+		{"gpt2", []string{"gpt2-large", "gpt2-medium", "gpt2-small", "gpt2-xl"}},
+		{"bert-bse", []string{"bert-base"}},
+		{"resnet-50", []string{"resnet50"}},
+		{"zzzzzz", nil},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, c.SuggestModels(tt.name)); diff != "" {
+			t.Errorf("SuggestModels(%q) (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
