@@ -5,6 +5,7 @@ package planner
 import (
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -69,19 +70,24 @@ type hullPoint struct{ a, b float64 } // a: s per sample of backward prefix; b: 
 type Catalog struct {
 	layered map[string]*modelSummary
 	curves  map[string][]*ScalingCurve // by model, sorted by batch
+	sized   map[string]ModelInfo       // timed from parameters and FLOPs
 }
 
 // defaultCatalog is built once from the generated constant tables.
 var defaultCatalog = sync.OnceValue(func() *Catalog { return NewCatalog(pipedreamModels, polluxCurves) })
 
-// DefaultCatalog returns the embedded catalog (14 PipeDream models and the
-// Pollux curves of bert, cifar10, deepspeech2, imagenet, ncf and yolov3).
+// DefaultCatalog returns the embedded catalog (14 PipeDream models, the
+// Pollux curves of bert, cifar10, deepspeech2, imagenet, ncf and yolov3, and
+// the models timed from their size, catalog_published.go).
 // The returned catalog must not be modified.
 func DefaultCatalog() *Catalog { return defaultCatalog() }
 
 // NewCatalog builds a catalog from profiles and curves (names lower case).
 func NewCatalog(models []LayeredModel, curves []ScalingCurve) *Catalog {
-	c := &Catalog{layered: map[string]*modelSummary{}, curves: map[string][]*ScalingCurve{}}
+	c := &Catalog{layered: map[string]*modelSummary{}, curves: map[string][]*ScalingCurve{}, sized: map[string]ModelInfo{}}
+	for _, mi := range sizedModels {
+		c.sized[mi.Name] = mi
+	}
 	for i := range models {
 		c.layered[models[i].Name] = summarize(&models[i])
 	}
@@ -170,6 +176,11 @@ func (c *Catalog) Models() []string {
 			out = append(out, n)
 		}
 	}
+	for n := range c.sized {
+		if _, dup := c.layered[n]; !dup {
+			out = append(out, n)
+		}
+	}
 	sort.Strings(out)
 	return out
 }
@@ -190,7 +201,15 @@ func (c *Catalog) RefGPU(model string) string {
 func (c *Catalog) Has(model string) bool {
 	_, l := c.layered[model]
 	_, cv := c.curves[model]
-	return l || cv
+	_, sz := c.sized[model]
+	return l || cv || sz
+}
+
+// Sized returns the model's size basis when the catalog times it from its
+// parameters and FLOPs.
+func (c *Catalog) Sized(model string) (ModelInfo, bool) {
+	mi, ok := c.sized[model]
+	return mi, ok
 }
 
 // CurveBatches lists the batch sizes with a scaling curve for the model.
@@ -238,4 +257,61 @@ func (cv *ScalingCurve) stepSeconds(gpus int) (float64, bool) {
 	lo, hi := p[i-1], p[i]
 	f := float64(gpus-lo.GPUs) / float64(hi.GPUs-lo.GPUs)
 	return lo.StepSeconds + f*(hi.StepSeconds-lo.StepSeconds), true
+}
+
+// curveAt is the curve of (model, batch): measured, or interpolated
+// linearly in the batch size between the two measured batches around it
+// (at the GPU counts both measured); nil outside the measured batches.
+func (c *Catalog) curveAt(model string, batch int) *ScalingCurve {
+	if cv := c.curve(model, batch); cv != nil {
+		return cv
+	}
+	cs := c.curves[model]
+	i := sort.Search(len(cs), func(i int) bool { return cs[i].Batch >= batch })
+	if i == 0 || i == len(cs) {
+		return nil
+	}
+	lo, hi := cs[i-1], cs[i]
+	f := float64(batch-lo.Batch) / float64(hi.Batch-lo.Batch)
+	out := &ScalingCurve{Model: model, Batch: batch, RefGPU: lo.RefGPU}
+	for _, p := range lo.Points {
+		if s, ok := hi.stepSeconds(p.GPUs); ok {
+			out.Points = append(out.Points, CurvePoint{GPUs: p.GPUs, StepSeconds: p.StepSeconds + f*(s-p.StepSeconds), Approx: true})
+		}
+	}
+	if len(out.Points) == 0 {
+		return nil
+	}
+	return out
+}
+
+// CurveRange is the smallest and largest measured batch of a curve model
+// (false for models without curves): batches between them are interpolated.
+func (c *Catalog) CurveRange(model string) (int, int, bool) {
+	cs := c.curves[model]
+	if len(cs) == 0 {
+		return 0, 0, false
+	}
+	return cs[0].Batch, cs[len(cs)-1].Batch, true
+}
+
+// SuggestModels is the did-you-mean for an unknown model name: every model
+// of the family it names or starts (llama → llama-7b, llama-13b, ...), else
+// the closest name; nil when none is close.
+func (c *Catalog) SuggestModels(name string) []string {
+	name = strings.ToLower(name)
+	var out []string
+	for _, m := range c.Models() {
+		mi, sized := c.sized[m]
+		if sized && mi.Family == name || len(name) >= 3 && strings.HasPrefix(m, name) {
+			out = append(out, m)
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	if s := Suggest(name, c.Models()); s != "" {
+		return []string{s}
+	}
+	return nil
 }

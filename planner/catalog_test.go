@@ -14,9 +14,11 @@ import (
 
 func TestDefaultCatalogContents(t *testing.T) {
 	c := DefaultCatalog()
-	want := []string{"alexnet", "bert", "cifar10", "deepspeech2", "densenet121", "gnmt", "gnmt_large", "imagenet",
-		"inception_v3", "nasnetalarge", "nasnetamobile", "ncf", "resnet101", "resnet18", "resnet50", "resnext101",
-		"resnext50", "squeezenet1_0", "vgg16", "yolov3"}
+	want := []string{"alexnet", "bert", "bert-base", "bert-large", "cifar10", "deepspeech2", "densenet121",
+		"efficientnet-b0", "efficientnet-b4", "gnmt", "gnmt_large", "gpt2-large", "gpt2-medium", "gpt2-small", "gpt2-xl",
+		"imagenet", "inception_v3", "llama-13b", "llama-65b", "llama-7b", "llama2-13b", "llama2-70b", "llama2-7b",
+		"nasnetalarge", "nasnetamobile", "ncf", "resnet101", "resnet18", "resnet50", "resnext101",
+		"resnext50", "squeezenet1_0", "vgg16", "vit-b16", "yolov3"}
 	if diff := cmp.Diff(want, c.Models()); diff != "" {
 		t.Errorf("models mismatch (-want +got):\n%s", diff)
 	}

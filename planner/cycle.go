@@ -466,7 +466,7 @@ func (c *cycle) staticJobInfoIn(j *Job, isl *island) *jobInfo {
 	if gt == "" && ji.isl != nil {
 		gt = ji.isl.gpuType
 	}
-	ji.kappa = speed(c.o, gt, ji.model.refGPU)
+	ji.kappa = ji.model.onGPU(c.o, gt)
 	c.calibrate(ji, gt)
 	if have := c.o.GPUMemoryMB[strings.ToLower(gt)]; have > 0 {
 		if need, ok := ji.model.gpuMemBytes(); ok && need>>20 > have {

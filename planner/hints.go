@@ -37,6 +37,9 @@ type Hints struct {
 	// (forward + backward); used together instead of Model.
 	Params int64   `json:"params,omitempty"`
 	FLOPs  float64 `json:"flops,omitempty"`
+	// Precision is the precision= hint: fp32, tf32 or amp (bf16, fp16 and
+	// mixed read as amp); unset means the GPU's default (GPUSpec.DefaultPrecision).
+	Precision Precision `json:"precision,omitempty"`
 	// Batch is the mini-batch size per worker (for Pollux curve models: the
 	// global batch size the curve was measured at).
 	Batch int `json:"batch,omitempty"`
@@ -222,7 +225,7 @@ func isClock(s string) bool {
 }
 
 // hintKeys are the keys the grammar knows, for suggestions.
-var hintKeys = []string{"model", "params", "flops", "batch", "epochs", "samples", "iters", "gpus", "arch", "ps",
+var hintKeys = []string{"model", "params", "flops", "precision", "batch", "epochs", "samples", "iters", "gpus", "arch", "ps",
 	"deadline", "weight", "energy", "bb", "mem", "rewrite", "preempt", "signal", "restart"}
 
 // Suggest returns the candidate closest to s (edit distance at most 2, or
@@ -297,6 +300,18 @@ var hintSetters = map[string]func(h *Hints, val string) string{
 		if h.FLOPs, err = parseCount(v); err != nil || h.FLOPs <= 0 {
 			return "want training FLOPs per sample such as 12G (forward+backward; K/M/G/T/P = 10^3..10^15)"
 		}
+		return ""
+	},
+	"precision": func(h *Hints, v string) string {
+		p, ok := precisionWords[strings.ToLower(v)]
+		if !ok {
+			fix := "want fp32, tf32, amp, bf16 or fp16 (bf16/fp16 are amp: 16-bit mixed precision)"
+			if s := Suggest(v, PrecisionWords()); s != "" {
+				fix = "did you mean precision=" + s + "? (" + fix + ")"
+			}
+			return fix
+		}
+		h.Precision = p
 		return ""
 	},
 	"batch":   positiveSetter(func(h *Hints, n int) { h.Batch = n }, 1<<24, "want the per-worker mini-batch size, a whole number ≥ 1"),

@@ -41,6 +41,10 @@ const (
 	// batch size has no measured curve); the duration comes from the
 	// predictor or the time limit.
 	ReasonModelUnknown Reason = "model_unknown"
+	// ReasonGPUUnknown: the job's GPU type is neither built in
+	// (catalog_gpus.go) nor in [planner] gpu-speed; the duration comes from
+	// the predictor or the time limit.
+	ReasonGPUUnknown Reason = "gpu_type_unknown"
 	// ReasonPredicted: no training description; the duration comes from
 	// the history predictor.
 	ReasonPredicted Reason = "duration_predicted"
@@ -193,6 +197,7 @@ var reasonText = map[Reason]string{
 	ReasonBurstBufferFull:     "the burst-buffer pool has not enough free capacity for the job's data; Slurm gives it space as soon as enough frees (ranked with the starts when nothing else holds it back)",
 	ReasonRunning:             "the job is running; Strata never changes running jobs",
 	ReasonModelUnknown:        "the model/batch in the hint is not in the catalog, so the duration comes from history or the time limit",
+	ReasonGPUUnknown:          "the job's GPU type is neither built in nor in the site's [planner] gpu-speed, so the duration comes from history or the time limit",
 	ReasonPredicted:           "the duration is predicted from the history of similar jobs",
 	ReasonTimeLimit:           "the duration is taken from the job's time limit",
 	ReasonDurationDefault:     "the job has no hint, history or time limit, so a default duration is assumed",

@@ -69,6 +69,10 @@ type jobModel struct {
 	summary *modelSummary // layered or aggregate
 	curve   *ScalingCurve
 	refGPU  string
+	// name is the catalog model ("" for params=/flops=); prec the
+	// precision= hint (unset: the GPU's default).
+	name string
+	prec Precision
 	// iters is the fixed iteration count (iters=); samples the total
 	// samples (epochs × samples) when given; both 0 = no work amount, and
 	// the duration scales a base prediction by relative throughput.
@@ -88,17 +92,20 @@ func newJobModel(h Hints, hasHints bool, o *Options) jobModel {
 	m.iters = float64(h.Iters)
 	m.samples = float64(h.Epochs) * float64(h.Samples)
 	m.reason = ReasonModelUnknown
+	m.name, m.prec = h.Model, h.Precision
 	switch {
 	case h.Model != "":
 		if s, ok := o.Catalog.layered[h.Model]; ok && h.Batch > 0 {
 			m.kind, m.summary, m.refGPU = kindLayered, s, s.RefGPU
-		} else if cv := o.Catalog.curve(h.Model, h.Batch); cv != nil {
+		} else if mi, ok := o.Catalog.sized[h.Model]; ok && h.Batch > 0 {
+			m.kind, m.summary = kindAggregate, aggregateSummary(mi.Name, mi.Params, mi.FLOPs, o.ReferenceFLOPS)
+		} else if cv := o.Catalog.curveAt(h.Model, h.Batch); cv != nil {
 			m.kind, m.curve, m.refGPU = kindCurve, cv, cv.RefGPU
 		} else {
 			return m
 		}
 	case h.Params > 0 && h.Batch > 0:
-		m.kind, m.summary = kindAggregate, aggregateSummary(h, o.ReferenceFLOPS)
+		m.kind, m.summary = kindAggregate, aggregateSummary("params+flops", float64(h.Params), h.FLOPs, o.ReferenceFLOPS)
 	default:
 		m.reason = ReasonFixedGPUs
 		return m
@@ -111,14 +118,15 @@ func newJobModel(h Hints, hasHints bool, o *Options) jobModel {
 	return m
 }
 
-// aggregateSummary models params+flops as one layer: forward 1/3 and
-// backward 2/3 of the training FLOPs, fp32 parameters.
-func aggregateSummary(h Hints, flops float64) *modelSummary {
-	perSample := h.FLOPs / flops
+// aggregateSummary models a model given by its size as one layer: forward
+// 1/3 and backward 2/3 of the training FLOPs per sample at refFLOPS, fp32
+// parameters (and gradients).
+func aggregateSummary(name string, params, flops, refFLOPS float64) *modelSummary {
+	perSample := flops / refFLOPS
 	s := &modelSummary{
-		LayeredModel: &LayeredModel{Name: "params+flops", ProfileBatch: 1},
+		LayeredModel: &LayeredModel{Name: name, ProfileBatch: 1},
 		fwdPerSample: perSample / 3, bwdPerSample: perSample * 2 / 3,
-		paramBytes: 4 * float64(h.Params),
+		paramBytes: 4 * params,
 	}
 	s.hull = []hullPoint{{a: s.bwdPerSample, b: s.paramBytes}}
 	return s
@@ -270,7 +278,7 @@ func EstimateDuration(j *Job, workers, ps int, o Options) (time.Duration, Reason
 		return 0, ReasonHintInvalid, fmt.Errorf("estimate duration of job %d: %w", j.ID, err)
 	}
 	m := newJobModel(h, ok, &o)
-	d, r := m.duration(j, workers, ps, o.NodeGPUs, speed(&o, j.GPUType, m.refGPU), &o)
+	d, r := m.duration(j, workers, ps, o.NodeGPUs, m.onGPU(&o, j.GPUType), &o)
 	return d, r, nil
 }
 
@@ -320,8 +328,8 @@ func (m *jobModel) claimedDuration(j *Job, w, p, nodeGPUs int, kappa float64, o 
 		return base, ReasonModelUnknown
 	}
 	d, r := baseDuration(j, w, o)
-	if m.reason == ReasonModelUnknown {
-		r = ReasonModelUnknown
+	if m.reason == ReasonModelUnknown || m.reason == ReasonGPUUnknown {
+		r = m.reason
 	}
 	return d, r
 }

@@ -36,6 +36,7 @@ func hintCommand() *cli.Command {
 				"invalid or a missing script. --json always answers with one JSON document.",
 			Flags: []cli.Flag{
 				&cli.BoolFlag{Name: "json", Usage: "print the result as JSON (also for an invalid hint)"},
+				&cli.StringFlag{Name: "gpu-type", Usage: "the GPU type (Slurm GRES type, e.g. a100) to time a comment on; a script's --gres/--gpus type wins"},
 				&cli.BoolFlag{Name: "strict", Usage: "exit 1 when there are warnings (a time limit shorter than the run, a deadline that cannot be met)"},
 			},
 			Action: hintCheck,
@@ -45,7 +46,7 @@ func hintCommand() *cli.Command {
 
 func hintCheck(c *cli.Context) error {
 	o := hint.Options{JSON: c.Bool("json"), Strict: c.Bool("strict"), Now: time.Now(),
-		Catalog: planner.DefaultCatalog(), Planner: config.PlannerOptions(config.FileFrom(c.Context))}
+		Catalog: planner.DefaultCatalog(), Planner: config.PlannerOptions(config.FileFrom(c.Context)), GPUType: c.String("gpu-type")}
 	// refuse answers what cannot be checked: a usage error (exit 2), and
 	// with --json the same as a JSON document (--json always answers JSON).
 	refuse := func(err error) error {

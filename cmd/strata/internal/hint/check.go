@@ -45,19 +45,24 @@ type Options struct {
 	// Planner are the site's planner options: its caps (Limits) and GPU
 	// speeds, as strata run applies them.
 	Planner planner.Options
+	// GPUType is the GPU type to time the job on when the script names
+	// none (--gpu-type; a comment checked alone).
+	GPUType string
 }
 
 // Result is what a check found; --json prints it, valid or not.
 type Result struct {
-	Found    bool          `json:"found"`
-	Valid    bool          `json:"valid"`
-	Hints    planner.Hints `json:"hints"`
-	Script   *ScriptInfo   `json:"script,omitempty"`
-	GPUs     string        `json:"gpus,omitempty"` // the counts the planner may choose, after the site's caps
-	Caps     []string      `json:"caps,omitempty"`
-	Runs     []Run         `json:"modelled_runs,omitempty"`
-	Errors   []string      `json:"errors,omitempty"`
-	Warnings []string      `json:"warnings,omitempty"`
+	Found  bool          `json:"found"`
+	Valid  bool          `json:"valid"`
+	Hints  planner.Hints `json:"hints"`
+	Script *ScriptInfo   `json:"script,omitempty"`
+	GPUs   string        `json:"gpus,omitempty"` // the counts the planner may choose, after the site's caps
+	Caps   []string      `json:"caps,omitempty"`
+	Runs   []Run         `json:"modelled_runs,omitempty"`
+	// TimedBy is the catalog row or rule that timed the runs, and its source.
+	TimedBy  *planner.TimingBasis `json:"timed_by,omitempty"`
+	Errors   []string             `json:"errors,omitempty"`
+	Warnings []string             `json:"warnings,omitempty"`
 }
 
 // ScriptInfo is what the script asks of Slurm.
@@ -73,6 +78,10 @@ type ScriptInfo struct {
 type Run struct {
 	GPUs    int     `json:"gpus"`
 	Seconds float64 `json:"seconds"`
+	// LowSeconds..HighSeconds is the published spread around Seconds
+	// (TimedBy's spread; absent where the catalog has none).
+	LowSeconds  float64 `json:"low_seconds,omitempty"`
+	HighSeconds float64 `json:"high_seconds,omitempty"`
 }
 
 // Check parses comment (a bare "key=value ..." text is read as the strata:
@@ -103,8 +112,14 @@ func check(w io.Writer, comment string, s *Script, o Options) error {
 		o.Catalog = planner.DefaultCatalog()
 	}
 	h, ok, errs := planner.ParseHintsAll(comment)
-	if len(errs) == 0 && ok {
+	if s != nil && s.GPUType != "" {
+		o.GPUType = s.GPUType
+	}
+	if ok {
 		if err := checkModel(h, o.Catalog); err != nil {
+			errs = append(errs, err)
+		}
+		if err := checkGPUType(h, o); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -137,12 +152,23 @@ func check(w io.Writer, comment string, s *Script, o Options) error {
 	res.Hints = p.hints
 	runs, why := modelRuns(comment, p, o)
 	res.Runs = runs
+	if len(runs) > 0 {
+		if b, ok := planner.TimingBasisOf(&planner.Job{Comment: comment, GPUType: o.GPUType}, o.Planner); ok {
+			res.TimedBy = &b
+			for i := range runs {
+				if b.SpreadLow > 0 {
+					runs[i].LowSeconds, runs[i].HighSeconds = runs[i].Seconds*b.SpreadLow, runs[i].Seconds*b.SpreadHigh
+				}
+			}
+		}
+	}
+	res.Warnings = append(res.Warnings, flopsWarning(h)...)
 	res.Warnings = append(res.Warnings, warnings(h, s, runs, o.Now)...)
 	if o.JSON {
 		if err := writeJSON(w, res); err != nil {
 			return err
 		}
-	} else if err := printText(w, res, ok, s, o.Catalog, why); err != nil {
+	} else if err := printText(w, res, ok, s, o, why); err != nil {
 		return err
 	}
 	if o.Strict && len(res.Warnings) > 0 {
@@ -166,7 +192,8 @@ func writeJSON(w io.Writer, v any) error {
 
 // printText writes the hints, the script's request, the caps, the modelled
 // run times and the warnings.
-func printText(w io.Writer, res Result, ok bool, s *Script, cat *planner.Catalog, why string) error {
+func printText(w io.Writer, res Result, ok bool, s *Script, o Options, why string) error {
+	cat := o.Catalog
 	if !ok {
 		_, err := fmt.Fprintln(w, "no strata: segment: the job keeps its GPU request; only its priority may change")
 		return err
@@ -178,7 +205,7 @@ func printText(w io.Writer, res Result, ok bool, s *Script, cat *planner.Catalog
 	for _, c := range res.Caps {
 		fmt.Fprintf(&b, "site cap: %s\n", c)
 	}
-	b.WriteString(runsLine(res.Hints, res.Runs, why, cat))
+	b.WriteString(runsLine(res.Hints, res.Runs, why, cat, res.TimedBy))
 	for _, wn := range res.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", wn)
 	}
@@ -193,7 +220,11 @@ func warnings(h planner.Hints, s *Script, runs []Run, now time.Time) []string {
 	if s != nil && s.TimeLimit > 0 {
 		var over []string
 		for _, r := range runs {
-			if d := seconds(r.Seconds); d > s.TimeLimit {
+			low := r.Seconds
+			if r.LowSeconds > 0 {
+				low = r.LowSeconds // warn only when even the fast end of the spread is too long
+			}
+			if d := seconds(r.Seconds); seconds(low) > s.TimeLimit {
 				over = append(over, fmt.Sprintf("%d GPUs %s", r.GPUs, fmtDuration(d)))
 			}
 		}
@@ -224,33 +255,60 @@ func warnings(h planner.Hints, s *Script, runs []Run, now time.Time) []string {
 	return out
 }
 
+// flopsWarning flags a flops= below 6 × params: training one token costs
+// 6 FLOPs per parameter (forward 2, backward 4; Kaplan et al. 2020), so a
+// smaller figure is the forward pass alone or per token, and the run would
+// model too short.
+func flopsWarning(h planner.Hints) []string {
+	if h.Params == 0 || h.FLOPs >= 6*float64(h.Params) {
+		return nil
+	}
+	return []string{fmt.Sprintf("flops=%g is below 6 × params=%d: training a sample costs at least 6 FLOPs per parameter per token (forward and backward); give the training FLOPs of one whole sample",
+		h.FLOPs, h.Params)}
+}
+
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // fmtDuration prints d as Slurm and sacct do: [D-]HH:MM:SS.
 func fmtDuration(d time.Duration) string { return term.Duration(d) }
 
-// checkModel rejects model names and (for measured curves) batch sizes the
-// catalog does not know, so users see it before submitting.
+// checkModel rejects model names and batch sizes outside the measured
+// curves the catalog does not know, so users see it before submitting.
 func checkModel(h planner.Hints, cat *planner.Catalog) error {
 	if h.Model == "" {
 		return nil
 	}
 	if !cat.Has(h.Model) {
 		fix := "not in the catalog; use one of " + strings.Join(cat.Models(), ", ") + ", or params= with flops="
-		if s := planner.Suggest(h.Model, cat.Models()); s != "" {
-			fix = "not in the catalog; did you mean model=" + s + "? (or params= with flops= for a model the catalog lacks)"
+		if s := cat.SuggestModels(h.Model); len(s) > 0 {
+			fix = "not in the catalog; did you mean model=" + strings.Join(s, " or model=") + "? (or params= with flops= for a model the catalog lacks)"
 		}
 		return &planner.HintError{Field: "model", Value: h.Model, Fix: fix}
 	}
-	if _, layered := cat.Layered(h.Model); !layered && h.Batch > 0 {
-		bs := cat.CurveBatches(h.Model)
-		for _, b := range bs {
-			if b == h.Batch {
-				return nil
-			}
-		}
+	if lo, hi, curve := cat.CurveRange(h.Model); curve && h.Batch > 0 && (h.Batch < lo || h.Batch > hi) {
 		return &planner.HintError{Field: "batch", Value: fmt.Sprint(h.Batch),
-			Fix: fmt.Sprintf("%s is measured at global batch sizes %v; pick one", h.Model, bs)}
+			Fix: fmt.Sprintf("%s is measured at global batch sizes %v; batches between %d and %d are interpolated, others cannot be timed",
+				h.Model, cat.CurveBatches(h.Model), lo, hi)}
 	}
 	return nil
+}
+
+// checkGPUType rejects a GPU type that neither Strata nor the site's
+// [planner] gpu-speed knows, when the hint asks for a modelled run.
+func checkGPUType(h planner.Hints, o Options) error {
+	t := strings.ToLower(o.GPUType)
+	if t == "" || h.Model == "" && h.Params == 0 {
+		return nil
+	}
+	if _, ok := planner.LookupGPU(t); ok {
+		return nil
+	}
+	if _, ok := o.Planner.GPUSpeed[t]; ok {
+		return nil
+	}
+	fix := "not a GPU type Strata knows (" + strings.Join(planner.GPUTypes(), ", ") + "); the site can give its speed in [planner] gpu-speed"
+	if s := planner.Suggest(t, planner.GPUTypes()); s != "" {
+		fix = "did you mean " + s + "? (" + fix + ")"
+	}
+	return &planner.HintError{Field: "gpu type", Value: o.GPUType, Fix: fix}
 }

@@ -90,7 +90,7 @@ func modelRuns(comment string, p sized, o Options) ([]Run, string) {
 		if h.EffectiveArch(p.hi) == planner.ArchPS {
 			ps = max(1, g/2)
 		}
-		d, r, err := planner.EstimateDuration(&planner.Job{Comment: comment, GPUsPerJob: g}, g, ps, o.Planner)
+		d, r, err := planner.EstimateDuration(&planner.Job{Comment: comment, GPUsPerJob: g, GPUType: o.GPUType}, g, ps, o.Planner)
 		if err != nil {
 			return nil, err.Error()
 		}
@@ -102,8 +102,9 @@ func modelRuns(comment string, p sized, o Options) ([]Run, string) {
 	return runs, ""
 }
 
-// runsLine is the modelled run-time line of the text output.
-func runsLine(h planner.Hints, runs []Run, why string, cat *planner.Catalog) string {
+// runsLine is the modelled run-time line of the text output, with the
+// catalog row or rule that timed it.
+func runsLine(h planner.Hints, runs []Run, why string, cat *planner.Catalog, by *planner.TimingBasis) string {
 	if len(runs) == 0 {
 		return fmt.Sprintf("modelled run time: none (%s)\n", why)
 	}
@@ -111,10 +112,21 @@ func runsLine(h planner.Hints, runs []Run, why string, cat *planner.Catalog) str
 	slower := false
 	for i, r := range runs {
 		parts[i] = fmt.Sprintf("%d GPUs %s", r.GPUs, fmtDuration(seconds(r.Seconds)))
+		if r.LowSeconds > 0 {
+			parts[i] += fmt.Sprintf(" (%s–%s)", fmtDuration(seconds(r.LowSeconds)), fmtDuration(seconds(r.HighSeconds)))
+		}
 		slower = slower || i > 0 && r.Seconds > runs[i-1].Seconds+1
 	}
-	line := fmt.Sprintf("modelled run time on the catalog's reference GPU (%s; other GPU types scale by [planner] gpu-speed): %s\n",
-		refGPU(h, cat), strings.Join(parts, ", "))
+	var line string
+	if by != nil && by.GPU != "" {
+		line = fmt.Sprintf("modelled run time on %s (%s): %s\ntimed by: %s\n", by.GPU, by.Precision, strings.Join(parts, ", "), by.Rule)
+		if by.Source != "" {
+			line += "source: " + by.Source + "\n"
+		}
+	} else {
+		line = fmt.Sprintf("modelled run time on the catalog's reference GPU (%s; name a GPU type with --gres=gpu:TYPE:N or --gpu-type): %s\n",
+			refGPU(h, cat), strings.Join(parts, ", "))
+	}
 	if slower {
 		line += "(more GPUs can be slower: gradients are exchanged every step, and past some count that costs more than the extra GPUs save)\n"
 	}
@@ -126,5 +138,5 @@ func refGPU(h planner.Hints, cat *planner.Catalog) string {
 	if g := cat.RefGPU(h.Model); g != "" {
 		return g
 	}
-	return "the catalog's reference GPU"
+	return "reference-tflops"
 }

@@ -25,7 +25,7 @@ func humanBytes(n int64) string {
 // steps); the layered and params= models train each worker on its own batch
 // (more GPUs, more samples per step, the same number of steps).
 func iterationsText(h planner.Hints, cat *planner.Catalog) string {
-	if _, layered := cat.Layered(h.Model); h.Model != "" && !layered {
+	if _, _, curve := cat.CurveRange(h.Model); curve {
 		return fmt.Sprintf("%d (steps of the global batch of %d, split across the GPUs: more GPUs make each step shorter)", h.Iters, h.Batch)
 	}
 	return fmt.Sprintf("%d (each worker runs them on its own batch of %d: more GPUs train more samples per step, in as many steps)", h.Iters, h.Batch)
@@ -39,6 +39,12 @@ func printHints(w io.Writer, h planner.Hints, gpus string, s *Script, cat *plann
 	row := func(k string, v any) { fmt.Fprintf(tw, "%s\t%v\n", k, v) }
 	if h.Model != "" {
 		row("model", h.Model)
+	}
+	if mi, ok := cat.Sized(h.Model); ok {
+		row("sample", mi.Sample)
+	}
+	if h.Precision != "" {
+		row("precision", h.Precision)
 	}
 	if h.Params > 0 {
 		row("params", h.Params)
