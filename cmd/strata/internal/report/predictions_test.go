@@ -57,10 +57,12 @@ func TestPredictionsByUserRecord(t *testing.T) {
 		r.Note = ""
 		got[g.Group] = r
 	}
+	// The median weighs each job by its GPU-hours (issue 30): of two jobs,
+	// the longer run's ratio.
 	want := map[string]UserRecord{
-		"alice":   {Jobs: 2, Recent: 2, ClaimRatio: 1, Correction: "none"},
+		"alice":   {Jobs: 2, Recent: 2, ClaimRatio: 3700.0 / 3600, Correction: "none"},
 		"bob":     {Jobs: 1, Recent: 1, ClaimRatio: 3, Correction: "×1.73"},
-		"mallory": {Jobs: 2, Recent: 2, ClaimRatio: 54.77, TimedOut: 1, Broken: 1, Correction: "distrusted"},
+		"mallory": {Jobs: 2, Recent: 2, ClaimRatio: 100, TimedOut: 1, Broken: 1, Correction: "distrusted"},
 	}
 	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0.01, 0)); diff != "" {
 		t.Errorf("records (-want +got):\n%s", diff)
