@@ -205,10 +205,10 @@ Over the six workloads the average JCT is 4,477 s without binding, 4,570 s at ma
 binding, 159 lowered) and 4,502 s at margin 3 (+0.5 %, 4 killed, 114 lowered). Against the 100-fold
 lie every margin does the same (the 30-minute floor decides: a hundredth of the work times 1.5 or 3
 is still below it); against the 3-fold lie margin 2 catches the liars of workload 2 (1.16 × their
-honest JCT, against 0.88 at margin 3, where a 3× lie on a long job runs to its end). **Recommended default: bind claims, margin 2** (`[planner]` bind-claims on, claim-margin 2):
-it costs honest users nothing measurable here (the same kills as without binding) while 1.5 kills
-twice as many of their jobs, it catches 3-fold lies that margin 3 lets through, and with it the
-100-fold liars gain nothing and honest users stay within 1.05 × on every workload, which records
-alone miss on workload 2.
+honest JCT, against 0.88 at margin 3, where a 3× lie on a long job runs to its end). These runs
+draw hint errors of 12 % only. Under the errors a site's catalog makes on users' own code (§
+Prediction error: per-job σ 0.5, models up to 3× off) binding everyone killed honest jobs at the
+limits it lowered, so **binding is off by default** (issue 30) and, where a site turns it on,
+binds only users whose own record shows understated claims; margin 2 stays its default.
 ## end-margin-reading
 PROSE

@@ -71,7 +71,12 @@ func runCommand() *cli.Command {
 			"break the limits (--max-rewrites-*, hysteresis, rewrite=no, held or running jobs), apply (shadow\n" +
 			"mode unless --enforce) and record the cycle in Postgres for `strata explain`. One daemon per\n" +
 			"cluster writes: others wait in standby on a Postgres advisory lock and take over when it dies.\n" +
-			"SIGTERM/SIGINT stop cleanly (exit 0), SIGHUP reloads the configuration, SIGUSR1 runs a cycle now.",
+			"SIGTERM/SIGINT stop cleanly (exit 0), SIGHUP reloads the configuration, SIGUSR1 runs a cycle now.\n\n" +
+			"What --enforce writes, to pending jobs only: priority, the GPU request (tres_per_node or\n" +
+			"tres_per_job, with the CPUs, memory and node count scaled with it), begin_time (deferred\n" +
+			"jobs), partition (top-tier, jobs that list several), admin_comment (Strata's segment), and\n" +
+			"time_limit only with [planner] bind-claims = true (off by default). Running jobs that opted in\n" +
+			"(preempt=yes, requeueable) may get a checkpoint signal. docs/slurm.md lists each field.",
 		Flags:  runFlags(),
 		Action: runAction,
 	}

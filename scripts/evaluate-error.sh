@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# evaluate-error.sh -- docs/evaluation.d/accountability/20-prediction-error.md
+# (issue 30): what the time model's error costs with the daemon's defaults
+# and with claim binding switched on, and whether lying pays.
+#
+# Simulates the six Pollux workloads in Slurm mode with realistic knowledge,
+# 20 users, under per-job noise sigma 0.15 / 0.3 / 0.5 / 0.7 and a per-model
+# error of up to 3x (--speed-error 3 with sigma 0.5), seeds 1-3, first with
+# no configuration file (the daemon's defaults) and then with
+# bind-claims = true; then liars (a tenth of the users, 3x and 100x, tactics
+# plain, preempt, tiny) against their all-honest twins. JSON results go to
+# docs/img/eval/error/, the tables to the Markdown file; the reading of
+# them is kept by hand in 21-prediction-error-reading.md.
+#
+# Environment: STRATA_TRACES (folder with peers/pollux_workload*.csv),
+# STRATA_BIN, SEEDS (default "1 2 3").
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+peers=${STRATA_TRACES:-../shared/traces}/peers
+[[ -f "$peers/pollux_scaling.csv" ]] || { echo "evaluate-error: set STRATA_TRACES to the folder holding peers/pollux_scaling.csv" >&2; exit 1; }
+seeds=${SEEDS:-1 2 3}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+bin=${STRATA_BIN:-}
+if [[ -z "$bin" ]]; then
+	go build -o "$tmp/strata" ./cmd/strata
+	bin=$tmp/strata
+fi
+printf '[planner]\nbind-claims = true\n' >"$tmp/bind.toml"
+img=docs/img/eval/error
+rm -rf "$img" && mkdir -p "$img"
+sim() { # sim OUT CONFIG ARGS...
+	local out=$1 cfg=$2
+	shift 2
+	local c=()
+	[[ $cfg == none ]] || c=(--config "$cfg")
+	"$bin" "${c[@]}" simulate --json --parallel 1 --scheduler slurm --cluster 16x4:t4 --interval 60s --users 20 \
+		--knowledge realistic --scaling "$peers/pollux_scaling.csv" "$@" >"$out"
+}
+n=0
+for w in 1 2 3 4 5 6; do
+	for s in $seeds; do
+		echo "evaluate-error: workload $w seed $s" >&2
+		tr=(--trace "$peers/pollux_workload$w.csv" --knowledge-seed "$s" --speed-error-seed "$s")
+		for e in "0.15 1" "0.3 1" "0.5 1" "0.7 1" "0.5 3"; do
+			read -r sigma spread <<<"$e"
+			for mode in default bind; do
+				cfg=none
+				[[ $mode == bind ]] && cfg=$tmp/bind.toml
+				sim "$img/err-w$w-s$s-n$sigma-e$spread-$mode.json" "$cfg" "${tr[@]}" --speed-noise "$sigma" --speed-error "$spread" --policy slurm,smd
+				n=$((n + 1))
+			done
+		done
+		for tac in plain preempt tiny; do
+			sim "$img/lie-w$w-s$s-x1-$tac.json" none "${tr[@]}" --speed-noise 0.5 --speed-error 3 --policy smd --dishonest "0.1:1:$tac"
+			for x in 3 100; do
+				sim "$img/lie-w$w-s$s-x$x-$tac.json" none "${tr[@]}" --speed-noise 0.5 --speed-error 3 --policy smd --dishonest "0.1:$x:$tac"
+				n=$((n + 1))
+			done
+		done
+	done
+done
+echo "evaluate-error: $n runs; rendering" >&2
+go run ./scripts/evalerror -dir "$img" -seeds "$seeds" >docs/evaluation.d/accountability/20-prediction-error.md
+echo "evaluate-error: wrote docs/evaluation.d/accountability/20-prediction-error.md" >&2
