@@ -191,7 +191,7 @@ func (c *cycle) andreasJobs(isl *island, elastic bool) ([]*planned, []*aJob) {
 	prof := c.islandProfile(isl)
 	for k, ji := range isl.jobs {
 		pl := c.newPlanned(ji)
-		d, r := c.durationAt(ji, max(1, ji.size), psFor(ji, ji.size))
+		d, r := c.runAt(ji, max(1, ji.size), psFor(ji, ji.size))
 		pl.dur, pl.key = d, float64(len(isl.jobs)+k)
 		pl.reasons = append(sizeReasons(ji, ji.size), r)
 		out = append(out, pl)
@@ -262,10 +262,14 @@ func (c *cycle) andreasConfigs(ji *jobInfo, aj *aJob, tw float64, prof *gpuProfi
 	}
 	if tl := ji.job.TimeLimit; tl > 0 && len(all) > 1 && !running { // Slurm kills a job at its limit
 		kept := slices.DeleteFunc(slices.Clone(all), func(cf aConfig) bool { return cf.dur > tl })
-		if len(kept) == 0 {
-			kept = []aConfig{slices.MinFunc(all, func(a, b aConfig) int { return lessInt(a.dur < b.dur) })}
+		if len(kept) == 0 { // every size outruns the limit: the fastest, planned to end at the limit
+			f := slices.MinFunc(all, func(a, b aConfig) int { return lessInt(a.dur < b.dur) })
+			f.dur = capAtLimit(ji.job, f.dur)
+			kept = []aConfig{f}
 		}
 		all = kept
+	} else if !running && len(all) == 1 {
+		all[0].dur = capAtLimit(ji.job, all[0].dur)
 	}
 	now := c.s.Now
 	var onTime, late []aConfig

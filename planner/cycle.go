@@ -501,3 +501,23 @@ func (c *cycle) durationAt(ji *jobInfo, w, p int) (time.Duration, Reason) {
 	}
 	return ji.model.duration(ji.job, w, p, gpn, ji.kappa, c.o)
 }
+
+// runAt is the run the plan gives a pending job on w workers and p
+// servers: its modelled run (durationAt), never past its time limit
+// (issue 30). Slurm ends the job at its limit whatever the model says, so
+// a job modelled longer holds its GPUs until its limit and no longer, and
+// the jobs planned behind it are not pushed past Slurm's own estimate.
+// Sizes are chosen on the modelled run (durationAt): the cap must not
+// make a slow size look as good as a fast one.
+func (c *cycle) runAt(ji *jobInfo, w, p int) (time.Duration, Reason) {
+	d, r := c.durationAt(ji, w, p)
+	return capAtLimit(ji.job, d), r
+}
+
+// capAtLimit is d, at most the job's time limit (none: d).
+func capAtLimit(j *Job, d time.Duration) time.Duration {
+	if tl := j.TimeLimit; tl > 0 && d > tl {
+		return tl
+	}
+	return d
+}

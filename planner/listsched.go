@@ -28,7 +28,7 @@ func (lp *listPolicy) plan(ctx context.Context, s *Snapshot) (Plan, error) {
 func (lp *listPolicy) planIsland(c *cycle, isl *island) []*planned {
 	var queue []*planned
 	for _, ji := range isl.jobs {
-		d, r := c.durationAt(ji, max(1, ji.size), psFor(ji, ji.size))
+		d, r := c.runAt(ji, max(1, ji.size), psFor(ji, ji.size))
 		pl := c.newPlanned(ji)
 		pl.dur = d
 		pl.reasons = append(append(sizeReasons(ji, ji.size), r), lp.extra...)

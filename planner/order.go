@@ -475,6 +475,9 @@ func (c *cycle) runningEnd(ji *jobInfo) time.Time {
 	if f := c.workLeft(ji); f < 1 { // restarted: what is left of its work
 		end = c.s.Now.Add(seconds(d.Seconds() * f))
 	}
+	if tl := ji.job.TimeLimit; tl > 0 && !ji.job.StartTime.IsZero() && end.After(ji.job.StartTime.Add(tl)) {
+		end = ji.job.StartTime.Add(tl) // Slurm ends it there at the latest
+	}
 	if min := c.s.Now.Add(c.o.Interval); end.Before(min) {
 		end = min
 	}

@@ -202,8 +202,12 @@ func (c *cycle) timedOptions(ji *jobInfo, grid, dst []option, left float64) []op
 				kept = append(kept, o)
 			}
 		}
-		if len(kept) == 0 {
-			kept = append(kept, fastest(out))
+		if len(kept) == 0 { // every size outruns the limit: the fastest, planned to end at the limit
+			f := fastest(out)
+			if ji.job.State == JobPending {
+				f.dur = capAtLimit(ji.job, f.dur)
+			}
+			kept = append(kept, f)
 		}
 		out = kept
 	}

@@ -84,7 +84,7 @@ func (p *Tiresias) planIsland(c *cycle, isl *island) []*planned {
 			out = append(out, pl)
 			continue
 		}
-		d, r := c.durationAt(ji, max(1, ji.size), psFor(ji, ji.size))
+		d, r := c.runAt(ji, max(1, ji.size), psFor(ji, ji.size))
 		pl := c.newPlanned(ji)
 		pl.dur, pl.key = d, float64(k)
 		pl.reasons = append(sizeReasons(ji, ji.size), r)
