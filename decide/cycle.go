@@ -118,9 +118,6 @@ func PlannerOptions(po planner.Options, o Options) planner.Options {
 	return po
 }
 
-// preemptWindow is the period the daily preemption cap counts over.
-const preemptWindow = 24 * time.Hour
-
 // PreemptSince is the start of the window History.Preempts counts over for
-// a snapshot taken at now.
-func PreemptSince(now time.Time) time.Time { return now.Add(-preemptWindow) }
+// a snapshot taken at now (planner.PreemptWindow).
+func PreemptSince(now time.Time) time.Time { return now.Add(-planner.PreemptWindow) }

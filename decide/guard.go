@@ -130,7 +130,7 @@ func PlanWith(p planner.Plan, jobs map[int64]*planner.Job, hist History, now tim
 		if d.Action == planner.ActionPreempt {
 			v = preempt(d, j, resizes[d.JobID], preempts[d.JobID], now, o)
 			if v.Write {
-				h := DisturbedGPUHours(j, now)
+				h := planner.DisturbedGPUHours(j, now)
 				if disturbed+h > o.MaxDisturbedGPUHours {
 					v.Write, v.Outcome, v.Guard = false, Held, DisturbCap
 				} else if sent < o.MaxPerCycle {
@@ -191,16 +191,6 @@ func (v Verdict) RestartsResized() bool {
 	return v.Write && v.Send.Action == planner.ActionPreempt && v.Send.GPUsPerNode > 0
 }
 
-// DisturbedGPUHours is what preempting running job j at now disturbs: its
-// GPUs × the hours it has run since it last started (the running work that
-// rides on its checkpoint). 0 for a job that is not running.
-func DisturbedGPUHours(j *planner.Job, now time.Time) float64 {
-	if j == nil || j.State != planner.JobRunning || j.StartTime.IsZero() || !now.After(j.StartTime) {
-		return 0
-	}
-	return float64(j.GPUs()) * now.Sub(j.StartTime).Hours()
-}
-
 // preempt decides whether a preempt decision may be sent (the job signalled
 // to checkpoint and requeue itself), before the per-cycle limits: only a
 // preemptible running job not signalled yet, that ran at least
@@ -223,7 +213,7 @@ func preempt(d planner.Decision, j *planner.Job, resized, preempted int, now tim
 	switch {
 	case !j.Signalled.IsZero():
 		v.Guard = AlreadySignalled
-	case now.Sub(j.StartTime) < o.MinRunBeforePreempt || j.StartTime.IsZero():
+	case !planner.RanLongEnough(j, now, o.MinRunBeforePreempt):
 		v.Guard = MinRun
 	case preempted >= o.MaxPreemptPerDay:
 		v.Guard = PreemptCap
@@ -331,13 +321,13 @@ func hysteresis(v Verdict, j planner.Job, resized int, now time.Time, o Options)
 	beginChange := deferral(d, j, now, o)
 	// A bound time limit only ever lowers the job's own, never under the
 	// least a binding may write (planner.MinBoundLimit).
-	limitChange := d.TimeLimit > 0 && j.TimeLimit > 0 && d.TimeLimit < j.TimeLimit && d.TimeLimit >= planner.MinBoundLimit
+	limitChange := planner.LowersLimit(j.TimeLimit, d.TimeLimit)
 	if !limitChange {
 		d.TimeLimit = 0
 	}
 	w, ok := ParseAdminComment(j.AdminComment)
 	commentChange := !ok || w.Workers != d.Workers || w.PS != d.PS
-	partChange := d.Partition != "" && d.Partition != j.Partition
+	partChange := planner.ChangesPartition(j.Partition, d.Partition)
 	if !gpuChange && !prioChange && !beginChange && !commentChange && !partChange && !limitChange {
 		v.Write, v.Outcome = false, Unchanged
 		if v.Guard == JobCap {

@@ -229,7 +229,7 @@ func TestPlanDisturbedCap(t *testing.T) {
 		jobs[id] = &planner.Job{ID: id, State: planner.JobRunning, GPUsPerNode: 16, Nodes: 1, Requeue: true,
 			StartTime: now.Add(-2 * time.Hour), Comment: "strata: preempt=yes"}
 	}
-	if h := DisturbedGPUHours(jobs[1], now); h != 32 {
+	if h := planner.DisturbedGPUHours(jobs[1], now); h != 32 {
 		t.Errorf("DisturbedGPUHours = %v, want 32", h)
 	}
 	var got []Name

@@ -374,7 +374,7 @@ func (c *cycle) mayPreempt(ji *jobInfo) bool {
 		!j.Signalled.IsZero() || j.PreemptsToday >= c.o.MaxPreemptPerDay {
 		return false
 	}
-	return c.o.MinRunBeforePreempt < 0 || j.StartTime.IsZero() || c.s.Now.Sub(j.StartTime) >= c.o.MinRunBeforePreempt
+	return RanLongEnough(j, c.s.Now, c.o.MinRunBeforePreempt)
 }
 
 // workLeft is the fraction of a restarted job's work still to do, from

@@ -103,13 +103,8 @@ func (s *smdIsland) preemptions(items []*smdItem) []*planned {
 }
 
 // disturbedGPUHours is what preempting running job ji disturbs, as the
-// writer's guard counts it: its GPUs × the hours since it last started.
-func (c *cycle) disturbedGPUHours(ji *jobInfo) float64 {
-	if ji.job.StartTime.IsZero() || !c.s.Now.After(ji.job.StartTime) {
-		return 0
-	}
-	return float64(ji.req) * c.s.Now.Sub(ji.job.StartTime).Hours()
-}
+// writer's guard counts it (DisturbedGPUHours).
+func (c *cycle) disturbedGPUHours(ji *jobInfo) float64 { return DisturbedGPUHours(ji.job, c.s.Now) }
 
 // remainingSeconds is the predicted time until a running job ends.
 func (c *cycle) remainingSeconds(ji *jobInfo) float64 {

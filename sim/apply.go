@@ -51,7 +51,7 @@ func (e *engine) snapshot(k int64, t float64, ss *slurmState) *planner.Snapshot 
 				e.slurmPending(v, ss, e.pending[p], t)
 			} else {
 				e.pendingView(v, e.pending[p])
-				v.PreemptsToday = e.jobs[e.pending[p]].preemptsSince(t - 86400)
+				v.PreemptsToday = e.jobs[e.pending[p]].preemptsSince(t - planner.PreemptWindow.Seconds())
 			}
 			p++
 		} else {
@@ -59,7 +59,7 @@ func (e *engine) snapshot(k int64, t float64, ss *slurmState) *planner.Snapshot 
 			if slurm {
 				e.slurmRunning(ss, v, e.running[r], t)
 			} else {
-				v.PreemptsToday = e.jobs[e.running[r]].preemptsSince(t - 86400)
+				v.PreemptsToday = e.jobs[e.running[r]].preemptsSince(t - planner.PreemptWindow.Seconds())
 			}
 			r++
 		}

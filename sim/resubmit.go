@@ -139,7 +139,7 @@ func (e *engine) claims() map[string]planner.Claim {
 // bindLimit applies a lowered time limit of a written decision to pending
 // job j (Slurm kills by it).
 func (e *engine) bindLimit(j *job, d planner.Decision) {
-	if d.TimeLimit > 0 && d.TimeLimit.Seconds() < j.limit {
+	if planner.LowersLimit(time.Duration(j.limit*float64(time.Second)), d.TimeLimit) {
 		j.limit = d.TimeLimit.Seconds()
 		j.pj.TimeLimit = d.TimeLimit
 		e.res.LimitsLowered++

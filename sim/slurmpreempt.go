@@ -108,7 +108,7 @@ func (e *engine) requeueDue(s *slurmState, t float64) int {
 func (e *engine) preemptCounts(t float64) map[int64]int {
 	out := map[int64]int{}
 	for _, i := range e.running {
-		if n := e.jobs[i].preemptsSince(t - 86400); n > 0 {
+		if n := e.jobs[i].preemptsSince(t - planner.PreemptWindow.Seconds()); n > 0 {
 			out[int64(i+1)] = n
 		}
 	}
@@ -135,7 +135,7 @@ func (e *engine) preemptView(s *slurmState, v *planner.Job, i int, t float64) {
 	if !math.IsInf(j.requeueAt, 1) {
 		v.Signalled = simTime(j.preempts[len(j.preempts)-1])
 	}
-	v.PreemptsToday = j.preemptsSince(t - 86400)
+	v.PreemptsToday = j.preemptsSince(t - planner.PreemptWindow.Seconds())
 }
 
 // resize rewrites a pending job's request to the decision's shape, as

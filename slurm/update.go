@@ -65,7 +65,7 @@ func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64, now time.Tim
 	}
 	// A claim binds the job: its limit is lowered, never raised, and the
 	// admin comment keeps the limit the user asked for (the first one).
-	if m := limitMinutes(d.TimeLimit); m > 0 && cur.TimeLimit > 0 && time.Duration(m)*time.Minute < cur.TimeLimit {
+	if m := limitMinutes(d.TimeLimit); m > 0 && planner.LowersLimit(cur.TimeLimit, time.Duration(m)*time.Minute) {
 		u.TimeLimitMinutes, changed = m, true
 		if w.Limit == 0 {
 			w.Limit = cur.TimeLimit
@@ -74,7 +74,7 @@ func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64, now time.Tim
 	if d.Partition != "" && len(cur.Partitions) > 1 { // the user's list, for moving the job again
 		w.Parts = cur.Partitions
 	}
-	if d.Partition != "" && d.Partition != cur.Partition {
+	if planner.ChangesPartition(cur.Partition, d.Partition) {
 		p := d.Partition
 		u.Partition, changed = &p, true
 	}
