@@ -105,6 +105,8 @@ func sizeReasons(ji *jobInfo, w int) []Reason {
 		return []Reason{ReasonRewriteOptOut}
 	case !ji.hasHint:
 		return []Reason{ReasonNoHint}
+	case ji.job.Claim.Distrust:
+		return []Reason{ReasonSizeKeptDistrusted}
 	case ji.job.SizeLocked:
 		return []Reason{ReasonSizeLocked}
 	case ji.fixed:

@@ -110,6 +110,10 @@ const (
 	// ReasonSizeLocked: the job's GPU request was changed the most times
 	// the site allows (--max-rewrites-per-job); its size is kept.
 	ReasonSizeLocked Reason = "size_locked"
+	// ReasonSizeKeptDistrusted: the user's claims are distrusted
+	// (ReasonClaimDistrusted), so the job keeps the GPU count it asked for:
+	// a claim timed by the time limit at every size cannot choose one.
+	ReasonSizeKeptDistrusted Reason = "size_kept_distrusted"
 	// ReasonPartitionChosen: the job lists several partitions and the plan
 	// puts it in the one where it is predicted to cost least (toptier.go).
 	ReasonPartitionChosen Reason = "partition_chosen"
@@ -215,6 +219,7 @@ var reasonText = map[Reason]string{
 	ReasonArrayJob:            "the job is a job array (or one of its tasks): one write would change every remaining task, so Strata leaves it to Slurm",
 	ReasonCalibrated:          "the run time or energy estimate uses factors measured on finished jobs of the same model and GPU type (the detail gives them)",
 	ReasonSizeLocked:          "the job's GPU request was already changed the most times allowed (--max-rewrites-per-job), so its size is kept; only its priority may change",
+	ReasonSizeKeptDistrusted:  "your recent jobs ran far longer than their hints claimed, so this job keeps the GPU count you asked for; only its priority may change",
 	ReasonHetJob:              "the job is a heterogeneous job component, which Strata leaves to Slurm",
 	ReasonUnreadable:          "part of the job's Slurm record could not be read (the detail says what), so Strata leaves the job untouched",
 	ReasonCapped:              "a site limit cut the weight or GPU range the hint asks for (the detail says which)",
