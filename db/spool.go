@@ -64,8 +64,10 @@ type Batch struct {
 //     error; kept out of the way so the batches behind them go on
 //     (KeepRejected).
 //   - P.damaged: bytes that do not decode as a batch (a torn append from a
-//     crash, disk damage), moved aside with a log line and counted in Stats;
-//     the intact batches around them are drained.
+//     crash, disk damage), and samples no source produces (null, no time,
+//     no GPU: dcgm.Sample.Check), moved aside with a log line and counted in
+//     Stats; the intact batches and samples around them are drained.
+//   - P.lock: the PID of the one process that holds the spool (spool_lock.go).
 //
 // A spool written by an older strata (P alone, one batch per line) is read
 // as an active segment.
@@ -80,6 +82,8 @@ type Spool struct {
 	ckpt    checkpoint // zero seq: none
 	damaged SpoolStats // the damage and rejection counters only
 	reserve int64      // bytes under maxBytes only reduced batches may use
+
+	lockFile *os.File // P.lock, flocked while this process holds the spool
 }
 
 type segment struct {
@@ -127,7 +131,9 @@ func WithSegmentBytes(n int64) SpoolOption {
 }
 
 // OpenSpool returns a spool at path holding at most maxBytes (≤ 0: 1 GiB).
-// Existing segments are kept: their batches are replayed first.
+// Existing segments are kept: their batches are replayed first. The spool
+// is this process's until Close: while another process holds it, OpenSpool
+// returns a *SpoolLockedError (ErrSpoolLocked).
 func OpenSpool(path string, maxBytes int64, opts ...SpoolOption) (*Spool, error) {
 	if maxBytes <= 0 {
 		maxBytes = 1 << 30
@@ -140,7 +146,11 @@ func OpenSpool(path string, maxBytes int64, opts ...SpoolOption) (*Spool, error)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("open spool: %w", err)
 	}
+	if err := s.lock(); err != nil {
+		return nil, err
+	}
 	if err := s.load(); err != nil {
+		s.Close()
 		return nil, fmt.Errorf("open spool %s: %w", path, err)
 	}
 	return s, nil
@@ -402,6 +412,9 @@ func (s *Spool) drainSegment(seg segment, off int64, write func(Batch) error) (i
 			}
 		}
 		if rec.ok {
+			if err := s.dropInvalid(name, pos, &rec.batch); err != nil {
+				return n, err
+			}
 			if err := write(rec.batch); err != nil {
 				return n, err
 			}

@@ -169,14 +169,19 @@ func openReplay(cfg Config, in *Input) (*Input, error) {
 // An unreachable database only delays the writes (batches are spooled); a
 // schema that is not current stops it at once.
 func Run(ctx context.Context, cfg Config, in *Input, st *db.Store, log zerolog.Logger) error {
+	// The spool first: a second collector on it stops at once (exit 2).
+	spool, err := db.OpenSpool(cfg.SpoolFile, cfg.SpoolMax, db.WithSpoolLogger(log))
+	if errors.Is(err, db.ErrSpoolLocked) {
+		return &ConfigError{fmt.Errorf("--spool-file: %w", err)}
+	}
+	if err != nil {
+		return err
+	}
+	defer spool.Close()
 	if err := st.CheckSchema(ctx); errors.Is(err, db.ErrSchemaBehind) || errors.Is(err, db.ErrSchemaAhead) {
 		return &ConfigError{fmt.Errorf("collect: %w", err)}
 	} else if err != nil {
 		log.Warn().Err(err).Msg("database not reachable at start; spooling until it is")
-	}
-	spool, err := db.OpenSpool(cfg.SpoolFile, cfg.SpoolMax, db.WithSpoolLogger(log))
-	if err != nil {
-		return err
 	}
 	ingest := db.NewIngester(st, spool)
 	// What the spool holds goes first: the open assignments and the
