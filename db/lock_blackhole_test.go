@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -40,9 +37,9 @@ func TestLockBlackHoledLeaderHandsOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	target := fmt.Sprintf("%s:%d", cfg.Host, cfg.Port)
-	proxy := newBlackHole(t, target)
+	proxy := dbtest.NewBlackHole(t, target)
 	ctx := context.Background()
-	leader, err := db.Open(ctx, db.Config{URL: strings.Replace(url, target, proxy.addr, 1), MaxConns: 2})
+	leader, err := db.Open(ctx, db.Config{URL: strings.Replace(url, target, proxy.Addr(), 1), MaxConns: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +85,7 @@ func TestLockBlackHoledLeaderHandsOver(t *testing.T) {
 	}()
 	time.Sleep(1500 * time.Millisecond)
 	blackHoled := time.Now()
-	proxy.silence()
+	proxy.Silence()
 
 	var taken time.Time
 	for taken.IsZero() && time.Since(blackHoled) < takeoverBound+10*time.Second {
@@ -118,7 +115,7 @@ func TestLockBlackHoledLeaderHandsOver(t *testing.T) {
 			end.lastOK, end.lost, taken)
 	}
 	// The leader's network comes back: the lock is still lost to it.
-	proxy.restore()
+	proxy.Restore()
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := lock.Check(cctx); !errors.Is(err, db.ErrLockLost) {
@@ -126,79 +123,5 @@ func TestLockBlackHoledLeaderHandsOver(t *testing.T) {
 	}
 	if _, ok, err := leader.TryLock(cctx, name); err != nil || ok {
 		t.Errorf("the old leader's TryLock while the standby holds it: %v %v, want false", ok, err)
-	}
-}
-
-// blackHole is a TCP proxy on 127.0.0.1 that can go silent as a network
-// that drops every packet does: nothing is forwarded either way, and a side
-// that closes its end is not told to the other (no FIN or reset crosses
-// it, unlike slurmtest.Proxy, which passes closes on). Connections live
-// until the test ends.
-type blackHole struct {
-	addr   string
-	target string
-	silent atomic.Bool
-	mu     sync.Mutex
-	conns  []net.Conn
-}
-
-func newBlackHole(t *testing.T, target string) *blackHole {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &blackHole{addr: ln.Addr().String(), target: target}
-	t.Cleanup(func() {
-		ln.Close()
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		for _, c := range p.conns {
-			c.Close()
-		}
-	})
-	go func() {
-		for {
-			in, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			out, err := net.Dial("tcp", target)
-			if err != nil {
-				in.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, in, out)
-			p.mu.Unlock()
-			go p.pipe(out, in)
-			go p.pipe(in, out)
-		}
-	}()
-	return p
-}
-
-// silence stops forwarding; restore forwards again (what was swallowed is
-// lost, as on a network).
-func (p *blackHole) silence() { p.silent.Store(true) }
-func (p *blackHole) restore() { p.silent.Store(false) }
-
-// pipe copies src to dst while not silent; an end of src is passed on
-// (closing dst) only while not silent.
-func (p *blackHole) pipe(dst, src net.Conn) {
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := src.Read(buf)
-		if n > 0 && !p.silent.Load() {
-			if _, werr := dst.Write(buf[:n]); werr != nil {
-				return
-			}
-		}
-		if err != nil {
-			if !p.silent.Load() {
-				dst.Close()
-			}
-			return
-		}
 	}
 }
