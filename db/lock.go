@@ -58,26 +58,24 @@ func (s *Store) TryLock(ctx context.Context, name string) (*Lock, bool, error) {
 	if err != nil {
 		return nil, false, interpretError("try lock "+name, err)
 	}
+	key := LockKey(name)
+	var ok bool
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&ok); err != nil {
+		conn.Release()
+		return nil, false, interpretError("try lock "+name, err)
+	}
+	if !ok {
+		conn.Release()
+		return nil, false, nil
+	}
 	// The session is the lock's alone from now on (Release closes it), so
 	// its idle timeout touches no other query.
 	lease := strconv.Itoa(int(LockLease/time.Millisecond)) + "ms"
 	if _, err := conn.Exec(ctx, "SELECT set_config('idle_session_timeout', $1, false)", lease); err != nil &&
 		!isUndefinedParameter(err) { // Postgres 13: keepalives alone
-		_ = conn.Conn().Close(ctx)
+		_ = conn.Conn().Close(ctx) // ends the session, and the lock with it
 		conn.Release()
 		return nil, false, interpretError("try lock "+name, err)
-	}
-	key := LockKey(name)
-	var ok bool
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&ok); err != nil {
-		_ = conn.Conn().Close(ctx)
-		conn.Release()
-		return nil, false, interpretError("try lock "+name, err)
-	}
-	if !ok {
-		_ = conn.Conn().Close(ctx)
-		conn.Release()
-		return nil, false, nil
 	}
 	return &Lock{conn: conn, name: name, key: key}, true, nil
 }
