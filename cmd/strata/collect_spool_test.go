@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/strata-hpc/strata/db"
@@ -151,4 +152,26 @@ func countSamples(t *testing.T, url string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// The default spool names the instance (issue 34.1: every collector of a
+// host shared one default spool): collectors of two clusters, or of two
+// sources, never share one.
+func TestDefaultSpoolPathNamesTheInstance(t *testing.T) {
+	tests := []struct {
+		name, stateDir, cluster, source, want string
+	}{
+		{"source only", "", "", "exporter", "/var/lib/strata/collect-spool-exporter.jsonl"},
+		{"cluster and source", "", "alpha", "dcgm", "/var/lib/strata/collect-spool-alpha-dcgm.jsonl"},
+		{"systemd state directory", "/run/state", "beta", "nvml", "/run/state/collect-spool-beta-nvml.jsonl"},
+		{"a cluster name that is no file name", "", "../a b/c", "replay", "/var/lib/strata/collect-spool-_a_b_c-replay.jsonl"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("STATE_DIRECTORY", tt.stateDir)
+			if d := cmp.Diff(tt.want, defaultSpoolPath(tt.cluster, tt.source)); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
 }
