@@ -82,7 +82,8 @@ type Spool struct {
 	damaged SpoolStats // the damage and rejection counters only
 	reserve int64      // bytes under maxBytes only reduced batches may use
 
-	lockFile *os.File // P.lock, flocked while this process holds the spool
+	lockFile  *os.File   // P.lock, flocked while this process holds the spool
+	invalidAt checkpoint // the batch whose invalid samples were last moved aside
 }
 
 type segment struct {
@@ -411,7 +412,7 @@ func (s *Spool) drainSegment(seg segment, off int64, write func(Batch) error) (i
 			}
 		}
 		if rec.ok {
-			if err := s.dropInvalid(name, pos, &rec.batch); err != nil {
+			if err := s.dropInvalid(name, checkpoint{seg.seq, pos}, &rec.batch); err != nil {
 				return n, err
 			}
 			if err := write(rec.batch); err != nil {

@@ -21,10 +21,13 @@ type damagedSamples struct {
 	Samples []dcgm.Sample `json:"samples"`
 }
 
-// dropInvalid takes the invalid samples out of b, appends them to
-// DamagedPath (fsynced), logs and counts them: they are never stored. A
-// crash before the batch is recorded as stored may append them twice.
-func (s *Spool) dropInvalid(segment string, off int64, b *Batch) error {
+// dropInvalid takes the invalid samples out of the batch at (seq, off) of
+// segment, appends them to DamagedPath (fsynced), logs and counts them: they
+// are never stored. A batch whose write fails is read again by the next
+// drain: its samples are moved aside once per process (a restart before the
+// batch is stored may append them a second time).
+func (s *Spool) dropInvalid(segment string, at checkpoint, b *Batch) error {
+	off := at.off
 	rec := damagedSamples{Segment: segment, Offset: off}
 	kept := b.Samples[:0:0]
 	for _, smp := range b.Samples {
@@ -39,6 +42,9 @@ func (s *Spool) dropInvalid(segment string, off int64, b *Batch) error {
 		return nil
 	}
 	b.Samples = kept
+	if s.invalidAt == at {
+		return nil // moved aside by an earlier drain of this batch
+	}
 	rec.Time = time.Now().UTC()
 	line, err := json.Marshal(rec)
 	if err != nil {
@@ -60,6 +66,7 @@ func (s *Spool) dropInvalid(segment string, off int64, b *Batch) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("spool quarantine: %w", err)
 	}
+	s.invalidAt = at
 	s.damaged.DamagedRecords += int64(len(rec.Samples))
 	s.damaged.DamagedBytes += int64(len(line))
 	s.log.Error().Str("segment", segment).Int64("offset", off).Int("samples", len(rec.Samples)).
