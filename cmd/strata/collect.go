@@ -169,6 +169,9 @@ func runCollect(c *cli.Context) error {
 	if c.String(flagSpoolFile) == "" {
 		warnOldSpool(lg, cfg.SpoolFile)
 	}
+	if err := collect.CheckSpool(cfg); err != nil {
+		return err
+	}
 	if c.Bool(flagSlurmMapping) {
 		cl, err := cliflags.ConnectSlurm(c, cliflags.WithoutPools)
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,9 +48,10 @@ func TestTwoCollectorsOneSpool(t *testing.T) {
 		t.Fatal(err)
 	}
 	dead := deadDatabaseURL(t)
+	metrics := freeAddr(t) // both told the same: the spool is named first
 	collect := func(rec string, out *bytes.Buffer) *exec.Cmd {
 		c := exec.Command(bin, "--log-level", "info", "collect", "--source", "replay", "--replay-file", rec,
-			"--replay-speed", "60", "--batch-samples", "8", "--spool-file", spool, "--metrics-listen", "")
+			"--replay-speed", "60", "--batch-samples", "8", "--spool-file", spool, "--metrics-listen", metrics)
 		c.Env = append(os.Environ(), "STRATA_DATABASE_URL="+dead)
 		c.Stdout, c.Stderr = out, out
 		return c
@@ -112,14 +112,7 @@ func TestTwoCollectorsOneSpool(t *testing.T) {
 
 // deadDatabaseURL is a Postgres URL on a local port nobody listens on.
 func deadDatabaseURL(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return "postgres://strata@" + addr + "/strata?sslmode=disable&connect_timeout=1"
+	return "postgres://strata@" + freeAddr(t) + "/strata?sslmode=disable&connect_timeout=1"
 }
 
 // waitForHolder waits until the spool lock names pid (the collector holds
