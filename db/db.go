@@ -178,6 +178,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	// the job lookup per rollup row: a 0.2 s report took minutes on its
 	// sixth run on the same connection (measured by make bench-store).
 	pc.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
+	setLiveness(pc)
 	q, err := loadQueries()
 	if err != nil {
 		return nil, err

@@ -139,6 +139,7 @@ func TestSpoolReplayAfterCrashStoresOnce(t *testing.T) {
 			return nil
 		})
 	}()
+	sp.Close() // the crashed collector's lock goes with it
 	restarted, err := db.OpenSpool(path, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -5,9 +5,26 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"strconv"
 	"sync"
+	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// LockLease is how long Postgres keeps the session of a lock whose holder
+// has gone silent: the lock's session ends (and the lock is released) once
+// it has been idle this long (idle_session_timeout, Postgres 14+; before,
+// the TCP keepalives of liveness.go alone). A holder keeps it by calling
+// Check more often (the daemon: every LockHeartbeat while it waits, and
+// before every write). Check accepts an answer only within LockFence of
+// sending its query, so a holder that writes right after a Check that
+// succeeded writes before Postgres can have given the lock to another.
+const (
+	LockLease     = 30 * time.Second
+	LockFence     = LockLease / 2
+	LockHeartbeat = LockLease / 3
 )
 
 // ErrLockLost: the session holding a Lock ended (Postgres restarted, the
@@ -20,10 +37,11 @@ var ErrLockLost = errors.New("advisory lock lost")
 // a standby can take over from a daemon that died. A held Lock keeps its
 // connection out of the pool: Release it before closing the Store.
 type Lock struct {
-	mu   sync.Mutex
-	conn *pgxpool.Conn // nil once released or lost
-	name string
-	key  int64
+	mu            sync.Mutex
+	conn          *pgxpool.Conn // nil once released or lost
+	name          string
+	key           int64
+	check, unlock string // queries CheckAdvisoryLock and AdvisoryUnlock
 }
 
 // LockKey maps a lock name to the 64-bit advisory-lock key (FNV-1a).
@@ -34,15 +52,23 @@ func LockKey(name string) int64 {
 }
 
 // TryLock tries once to take the advisory lock called name. It returns
-// (nil, false, nil) when another session holds it.
+// (nil, false, nil) when another session holds it. The lock's session ends
+// after LockLease without a Check (see LockLease).
 func (s *Store) TryLock(ctx context.Context, name string) (*Lock, bool, error) {
+	var q [4]string
+	for i, n := range []string{"TryAdvisoryLock", "SetLockLease", "CheckAdvisoryLock", "AdvisoryUnlock"} {
+		var err error
+		if q[i], err = s.q.get(n); err != nil {
+			return nil, false, fmt.Errorf("try lock %s: %w", name, err)
+		}
+	}
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return nil, false, interpretError("try lock "+name, err)
 	}
 	key := LockKey(name)
 	var ok bool
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&ok); err != nil {
+	if err := conn.QueryRow(ctx, q[0], key).Scan(&ok); err != nil {
 		conn.Release()
 		return nil, false, interpretError("try lock "+name, err)
 	}
@@ -50,24 +76,34 @@ func (s *Store) TryLock(ctx context.Context, name string) (*Lock, bool, error) {
 		conn.Release()
 		return nil, false, nil
 	}
-	return &Lock{conn: conn, name: name, key: key}, true, nil
+	// The session is the lock's alone from now on (Release closes it), so
+	// its idle timeout touches no other query.
+	lease := strconv.Itoa(int(LockLease/time.Millisecond)) + "ms"
+	if _, err := conn.Exec(ctx, q[1], lease); err != nil &&
+		!isUndefinedParameter(err) { // Postgres 13: keepalives alone
+		_ = conn.Conn().Close(ctx) // ends the session, and the lock with it
+		conn.Release()
+		return nil, false, interpretError("try lock "+name, err)
+	}
+	return &Lock{conn: conn, name: name, key: key, check: q[2], unlock: q[3]}, true, nil
 }
 
 // Check verifies that the lock is still held: its session answers and
 // still owns the lock. Any failure wraps ErrLockLost, also a check that
 // did not answer before ctx ended (a black-holed or stalled Postgres): the
 // lock is then dropped (its connection closed, so that a standby can take
-// it over) and must not be used to write. Give ctx a deadline.
+// it over) and must not be used to write. An answer is awaited LockFence at
+// most, whatever ctx allows.
 func (l *Lock) Check(ctx context.Context) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, LockFence)
+	defer cancel()
 	if l.conn == nil {
 		return fmt.Errorf("check lock %s: %w", l.name, ErrLockLost)
 	}
 	var held bool
-	err := l.conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks
-		WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted
-		  AND ((classid::bigint << 32) | objid::bigint) = $1)`, l.key).Scan(&held)
+	err := l.conn.QueryRow(ctx, l.check, l.key).Scan(&held)
 	if err == nil && held {
 		return nil
 	}
@@ -98,12 +134,17 @@ func (l *Lock) Release(ctx context.Context) error {
 	if l.conn == nil {
 		return nil
 	}
-	_, err := l.conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", l.key)
+	_, err := l.conn.Exec(ctx, l.unlock, l.key)
+	l.drop() // the session has the lease's idle timeout: it goes with the lock
 	if err != nil {
-		l.drop()
 		return interpretError("release lock "+l.name, err)
 	}
-	l.conn.Release()
-	l.conn = nil
 	return nil
+}
+
+// isUndefinedParameter reports Postgres's "unrecognized configuration
+// parameter" (SQLSTATE 42704).
+func isUndefinedParameter(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "42704"
 }

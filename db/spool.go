@@ -2,7 +2,6 @@ package db
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -64,8 +63,10 @@ type Batch struct {
 //     error; kept out of the way so the batches behind them go on
 //     (KeepRejected).
 //   - P.damaged: bytes that do not decode as a batch (a torn append from a
-//     crash, disk damage), moved aside with a log line and counted in Stats;
-//     the intact batches around them are drained.
+//     crash, disk damage), and samples no source produces (null, no time,
+//     no GPU: dcgm.Sample.Check), moved aside with a log line and counted in
+//     Stats; the intact batches and samples around them are drained.
+//   - P.lock: the PID of the one process that holds the spool (spool_lock.go).
 //
 // A spool written by an older strata (P alone, one batch per line) is read
 // as an active segment.
@@ -80,6 +81,9 @@ type Spool struct {
 	ckpt    checkpoint // zero seq: none
 	damaged SpoolStats // the damage and rejection counters only
 	reserve int64      // bytes under maxBytes only reduced batches may use
+
+	lockFile  *os.File   // P.lock, flocked while this process holds the spool
+	invalidAt checkpoint // the batch whose invalid samples were last moved aside
 }
 
 type segment struct {
@@ -127,7 +131,9 @@ func WithSegmentBytes(n int64) SpoolOption {
 }
 
 // OpenSpool returns a spool at path holding at most maxBytes (≤ 0: 1 GiB).
-// Existing segments are kept: their batches are replayed first.
+// Existing segments are kept: their batches are replayed first. The spool
+// is this process's until Close: while another process holds it, OpenSpool
+// returns a *SpoolLockedError (ErrSpoolLocked).
 func OpenSpool(path string, maxBytes int64, opts ...SpoolOption) (*Spool, error) {
 	if maxBytes <= 0 {
 		maxBytes = 1 << 30
@@ -140,7 +146,11 @@ func OpenSpool(path string, maxBytes int64, opts ...SpoolOption) (*Spool, error)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("open spool: %w", err)
 	}
+	if err := s.lock(); err != nil {
+		return nil, err
+	}
 	if err := s.load(); err != nil {
+		s.Close()
 		return nil, fmt.Errorf("open spool %s: %w", path, err)
 	}
 	return s, nil
@@ -402,6 +412,9 @@ func (s *Spool) drainSegment(seg segment, off int64, write func(Batch) error) (i
 			}
 		}
 		if rec.ok {
+			if err := s.dropInvalid(name, checkpoint{seg.seq, pos}, &rec.batch); err != nil {
+				return n, err
+			}
 			if err := write(rec.batch); err != nil {
 				return n, err
 			}
@@ -415,135 +428,6 @@ func (s *Spool) drainSegment(seg segment, off int64, write func(Batch) error) (i
 			return n, nil
 		}
 	}
-}
-
-// record is one decoded spool line: a batch (ok), after damaged leading
-// bytes when damaged > 0.
-type record struct {
-	batch   Batch
-	ok      bool
-	damaged int
-}
-
-// batchStarts are how a marshalled Batch can begin (its first non-empty
-// field); no nested object begins so.
-var batchStarts = [][]byte{[]byte(`{"samples":`), []byte(`{"assignments":`), []byte(`{"cluster":`),
-	[]byte(`{"jobs":`), []byte(`{"job_ends":`), []byte(`{"reduced":`), []byte(`{}`)}
-
-// decodeLine decodes one line. A line that does not decode is damaged, up
-// to the last batch start from which the rest decodes: a partial batch
-// (torn by a crash) followed on the same line by an intact one, as strata
-// before the segmented spool wrote after a crash, keeps the intact one.
-func decodeLine(line []byte) record {
-	body := bytes.TrimRight(line, "\r\n")
-	if len(bytes.TrimSpace(body)) == 0 {
-		return record{}
-	}
-	var rec record
-	if body[0] == '{' && json.Unmarshal(body, &rec.batch) == nil {
-		rec.ok = true
-		return rec
-	}
-	for i := 1; i < len(body); i++ {
-		if body[i] != '{' || !startsBatch(body[i:]) {
-			continue
-		}
-		var b Batch
-		if json.Unmarshal(body[i:], &b) == nil {
-			return record{batch: b, ok: true, damaged: i}
-		}
-	}
-	return record{damaged: len(line)}
-}
-
-func startsBatch(b []byte) bool {
-	for _, p := range batchStarts {
-		if bytes.HasPrefix(b, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// quarantine appends damaged bytes (as one line) to DamagedPath, fsynced,
-// logs and counts them (a line end is not counted).
-func (s *Spool) quarantine(segment string, off int64, raw []byte) error {
-	path := s.DamagedPath()
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return fmt.Errorf("spool quarantine: %w", err)
-	}
-	raw = bytes.TrimSuffix(raw, []byte{'\n'}) // the line's end is not damage
-	if _, err := f.Write(append(raw[:len(raw):len(raw)], '\n')); err != nil {
-		f.Close()
-		return fmt.Errorf("spool quarantine: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("spool quarantine: fsync: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("spool quarantine: %w", err)
-	}
-	s.damaged.DamagedRecords++
-	s.damaged.DamagedBytes += int64(len(raw))
-	s.log.Error().Str("segment", segment).Int64("offset", off).Int("bytes", len(raw)).Str("moved_to", path).
-		Int64("damaged_total", s.damaged.DamagedRecords).
-		Msg("spool: bytes that are not a batch (torn append or disk damage) moved aside; the batches around them are kept")
-	return nil
-}
-
-// readCheckpoint reads the checkpoint (zero when there is none). An
-// unreadable one is removed: replaying its segment from the start loses
-// nothing.
-func (s *Spool) readCheckpoint() (checkpoint, error) {
-	b, err := os.ReadFile(s.ckptPath())
-	if errors.Is(err, os.ErrNotExist) {
-		return checkpoint{}, nil
-	}
-	if err != nil {
-		return checkpoint{}, fmt.Errorf("read spool checkpoint: %w", err)
-	}
-	var ck checkpoint
-	if _, err := fmt.Sscanf(string(b), "%d %d", &ck.seq, &ck.off); err != nil || ck.seq <= 0 || ck.off < 0 {
-		s.log.Warn().Str("file", s.ckptPath()).Msg("unreadable spool checkpoint removed; its segment is replayed from the start")
-		return checkpoint{}, s.removeCheckpoint()
-	}
-	return ck, nil
-}
-
-// writeCheckpoint replaces the checkpoint atomically (temporary file,
-// fsync, rename, directory fsync).
-func (s *Spool) writeCheckpoint(ck checkpoint) error {
-	tmp := s.ckptPath() + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-	if err != nil {
-		return fmt.Errorf("spool checkpoint: %w", err)
-	}
-	if _, err := fmt.Fprintf(f, "%d %d\n", ck.seq, ck.off); err != nil {
-		f.Close()
-		return fmt.Errorf("spool checkpoint: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("spool checkpoint: fsync: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("spool checkpoint: %w", err)
-	}
-	if err := os.Rename(tmp, s.ckptPath()); err != nil {
-		return fmt.Errorf("spool checkpoint: %w", err)
-	}
-	s.ckpt = ck
-	return syncDir(filepath.Dir(s.path))
-}
-
-func (s *Spool) removeCheckpoint() error {
-	if err := os.Remove(s.ckptPath()); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("spool checkpoint: %w", err)
-	}
-	s.ckpt = checkpoint{}
-	return nil
 }
 
 func syncDir(dir string) error {

@@ -181,6 +181,9 @@ func TestSpoolRecoversIntactBatches(t *testing.T) {
 				t.Errorf("%d error log lines, want one per damaged record:\n%s", n, logs.String())
 			}
 			// Nothing is left but the quarantine.
+			if err := sp.Close(); err != nil {
+				t.Fatal(err)
+			}
 			left, _ := filepath.Glob(path + "*")
 			if tt.damaged != nil {
 				want := []string{sp.DamagedPath()}
@@ -323,11 +326,15 @@ func TestSpoolResumesAfterCrash(t *testing.T) {
 			if tt.crashAt > 0 {
 				drainThenCrash(t, sp, &stored, tt.crashAt)
 			}
+			sp.Close() // the crashed collector's lock goes with it
 			restarted, err := db.OpenSpool(path, 0, db.WithSegmentBytes(seg))
 			if err != nil {
 				t.Fatal(err)
 			}
 			stored = append(stored, drainAll(t, restarted, 0)...)
+			if err := restarted.Close(); err != nil {
+				t.Fatal(err)
+			}
 			if d := cmp.Diff(tt.want, stored); d != "" {
 				t.Errorf("stored (-want +got):\n%s", d)
 			}

@@ -5,9 +5,13 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
 
 	"github.com/strata-hpc/strata/cmd/strata/internal/cliflags"
@@ -74,8 +78,9 @@ func collectFlags() []cli.Flag {
 		&cli.StringFlag{Name: flagDCGMAddress, Usage: "nv-hostengine address for --source dcgm (empty: embedded)"},
 		&cli.IntFlag{Name: flagBatchSamples, Value: 10000, Usage: "write a batch once it holds this many samples"},
 		&cli.DurationFlag{Name: flagFlushEvery, Value: 30 * time.Second, Usage: "write a batch at least this often"},
-		&cli.StringFlag{Name: flagSpoolFile, Value: defaultSpoolPath(), EnvVars: []string{"STRATA_SPOOL_FILE"},
-			Usage: "local spool for batches while Postgres is unreachable"},
+		&cli.StringFlag{Name: flagSpoolFile, EnvVars: []string{"STRATA_SPOOL_FILE"},
+			Usage: "local spool for batches while Postgres is unreachable, one collector's (default: " +
+				"$STATE_DIRECTORY or /var/lib/strata, collect-spool-<cluster>-<source>.jsonl)"},
 		&cli.Int64Flag{Name: flagSpoolMax, Value: 1 << 30, Usage: "spool size bound in bytes"},
 		&cli.DurationFlag{Name: flagRollupEvery, Value: 5 * time.Minute, Usage: "refresh per-job energy rollups this often"},
 		&cli.StringFlag{Name: flagCluster, EnvVars: []string{"STRATA_CLUSTER"}, Usage: "Slurm cluster name stored with jobs"},
@@ -85,11 +90,46 @@ func collectFlags() []cli.Flag {
 	}
 }
 
-func defaultSpoolPath() string {
+// defaultSpoolPath is --spool-file when none is given: the state directory
+// (systemd's StateDirectory=, else /var/lib/strata) and a name that holds
+// the instance, its cluster and source, so that the collectors of two
+// clusters, or of two sources, on one host never share a spool (a spool is
+// one process's: a second collector on it stops with exit status 2).
+func defaultSpoolPath(cluster, source string) string {
+	dir := "/var/lib/strata"
 	if d := os.Getenv("STATE_DIRECTORY"); d != "" { // systemd StateDirectory=
-		return d + "/collect-spool.jsonl"
+		dir = d
 	}
-	return "/var/lib/strata/collect-spool.jsonl"
+	name := "collect-spool"
+	for _, part := range []string{cluster, source} {
+		if part = spoolNamePart(part); part != "" {
+			name += "-" + part
+		}
+	}
+	return filepath.Join(dir, name+".jsonl")
+}
+
+// warnOldSpool warns when the default spool of strata before the instance
+// was in its name still holds batches: they are replayed only by a
+// collector told --spool-file with that path.
+func warnOldSpool(lg zerolog.Logger, spool string) {
+	old := filepath.Join(filepath.Dir(spool), "collect-spool.jsonl")
+	segs, _ := filepath.Glob(old + ".[0-9]*")
+	if st, err := os.Stat(old); (err == nil && st.Size() > 0) || len(segs) > 0 {
+		lg.Warn().Str("old_spool", old).Str("spool", spool).
+			Msg("an old default spool holds batches: replay them with strata collect --spool-file " + old)
+	}
+}
+
+// spoolNamePart keeps the letters, digits, '.', '_' and '-' of s (a
+// cluster name is the admin's), the others becoming '_'.
+func spoolNamePart(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("._-", r)) {
+			return r
+		}
+		return '_'
+	}, strings.TrimLeft(s, "."))
 }
 
 // slurmMapperFlags are collect's flags for the Slurm mapping.
@@ -102,6 +142,10 @@ func slurmMapperFlags() []cli.Flag {
 
 // collectConfig reads the collect flags of c.
 func collectConfig(c *cli.Context) collect.Config {
+	spoolFile := c.String(flagSpoolFile)
+	if spoolFile == "" {
+		spoolFile = defaultSpoolPath(c.String(flagCluster), c.String(flagCollectSource))
+	}
 	return collect.Config{
 		Source: c.String(flagCollectSource), Interval: c.Duration(flagCollectInterval),
 		ExporterURLs: c.StringSlice(flagExporterURL),
@@ -109,7 +153,7 @@ func collectConfig(c *cli.Context) collect.Config {
 		Schedule: c.String(flagSchedule), MappingDir: c.String(flagMappingDir),
 		Host: c.String(flagCollectHost), DCGMAddress: c.String(flagDCGMAddress),
 		BatchSamples: c.Int(flagBatchSamples), FlushEvery: c.Duration(flagFlushEvery),
-		SpoolFile: c.String(flagSpoolFile), SpoolMax: c.Int64(flagSpoolMax),
+		SpoolFile: spoolFile, SpoolMax: c.Int64(flagSpoolMax),
 		RollupEvery: c.Duration(flagRollupEvery), Cluster: c.String(flagCluster),
 	}
 }
@@ -122,6 +166,12 @@ func runCollect(c *cli.Context) error {
 		return usageError(fmt.Errorf("--%s is required: exporter, replay, dcgm or nvml (a flag, STRATA_COLLECT_SOURCE, or source = \"...\" in the configuration file)", flagCollectSource))
 	}
 	cfg := collectConfig(c)
+	if c.String(flagSpoolFile) == "" {
+		warnOldSpool(lg, cfg.SpoolFile)
+	}
+	if err := collect.CheckSpool(cfg); err != nil {
+		return err
+	}
 	if c.Bool(flagSlurmMapping) {
 		cl, err := cliflags.ConnectSlurm(c, cliflags.WithoutPools)
 		if err != nil {

@@ -286,6 +286,7 @@ func (b *bench) spool(ctx context.Context, path string) (spoolR, error) {
 		return r, err
 	}
 	defer st.Close()
+	sp.Close() // the restarted collector takes the spool over
 	sp2, err := db.OpenSpool(path, b.o.spoolBytes)
 	if err != nil {
 		return r, err

@@ -164,19 +164,41 @@ func openReplay(cfg Config, in *Input) (*Input, error) {
 	return in, nil
 }
 
+// CheckSpool fails with a ConfigError (exit 2) naming the holder when
+// another process holds cfg's spool, so that a second collector on it stops
+// before anything else can fail (its metrics port, for one). Run takes the
+// spool for good.
+func CheckSpool(cfg Config) error {
+	spool, err := openSpool(cfg, zerolog.Nop())
+	if err != nil {
+		return err
+	}
+	return spool.Close()
+}
+
+func openSpool(cfg Config, log zerolog.Logger) (*db.Spool, error) {
+	spool, err := db.OpenSpool(cfg.SpoolFile, cfg.SpoolMax, db.WithSpoolLogger(log))
+	if errors.Is(err, db.ErrSpoolLocked) {
+		return nil, &ConfigError{fmt.Errorf("--spool-file: %w", err)}
+	}
+	return spool, err
+}
+
 // Run samples in into st until ctx ends or a finite source is exhausted,
 // then writes what is left and refreshes the rollups of the jobs it saw.
 // An unreachable database only delays the writes (batches are spooled); a
 // schema that is not current stops it at once.
 func Run(ctx context.Context, cfg Config, in *Input, st *db.Store, log zerolog.Logger) error {
+	// The spool first: a second collector on it stops at once (exit 2).
+	spool, err := openSpool(cfg, log)
+	if err != nil {
+		return err
+	}
+	defer spool.Close()
 	if err := st.CheckSchema(ctx); errors.Is(err, db.ErrSchemaBehind) || errors.Is(err, db.ErrSchemaAhead) {
 		return &ConfigError{fmt.Errorf("collect: %w", err)}
 	} else if err != nil {
 		log.Warn().Err(err).Msg("database not reachable at start; spooling until it is")
-	}
-	spool, err := db.OpenSpool(cfg.SpoolFile, cfg.SpoolMax, db.WithSpoolLogger(log))
-	if err != nil {
-		return err
 	}
 	ingest := db.NewIngester(st, spool)
 	// What the spool holds goes first: the open assignments and the

@@ -122,6 +122,8 @@ type Daemon struct {
 	lock     Lock
 	lockName string
 	standby  bool // logged "standby" already
+	// heartbeatPeriod overrides db.LockHeartbeat (tests); see lease.go.
+	heartbeatPeriod time.Duration
 
 	lastStored map[int64]string // job → fingerprint of its last stored decision
 	unsaved    []*db.Cycle      // cycles waiting for Postgres, oldest first
@@ -225,16 +227,21 @@ func (d *Daemon) Run(ctx context.Context) error {
 }
 
 // wait sleeps for dur; SIGHUP reloads the configuration and SIGUSR1 cuts
-// the wait short. It returns false when ctx ends.
+// the wait short. A leader keeps its lock's lease meanwhile (lease.go). It
+// returns false when ctx ends.
 func (d *Daemon) wait(ctx context.Context, dur time.Duration) bool {
 	t := time.NewTimer(dur)
 	defer t.Stop()
+	beat := time.NewTicker(d.heartbeatEvery())
+	defer beat.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return false
 		case <-t.C:
 			return true
+		case <-beat.C:
+			d.heartbeat(ctx)
 		case s := <-d.deps.Signals:
 			if s == syscall.SIGHUP {
 				d.reload()
