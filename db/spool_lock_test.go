@@ -96,6 +96,9 @@ func TestSpoolIsOneProcess(t *testing.T) {
 // to .damaged and counted, never stored; the valid samples of the same
 // batch are (a real Postgres).
 func TestSpoolInvalidSamplesDamaged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Postgres")
+	}
 	const good = `{"time":"2026-11-20T12:00:00Z","host":"h","uuid":"GPU-ok","util_gpu":50,"power_w":100,"source":"replay"}`
 	tests := []struct {
 		name    string
