@@ -179,16 +179,9 @@ func writeCap(j *planner.Job, h History, o Options) Name {
 
 // Resizes reports whether a verdict changes the job's GPU request (what the
 // per-job cap counts): an update with a new shape. A preempt's restart
-// size is written later, after the requeue (RestartsResized).
+// size is written later, after the requeue, and counted then.
 func (v Verdict) Resizes() bool {
 	return v.Write && v.Send.Action != planner.ActionPreempt && v.Send.GPUsPerNode > 0
-}
-
-// RestartsResized reports a preempt verdict whose job restarts at another
-// size (its request is rewritten after the requeue, which the per-job cap
-// counts then).
-func (v Verdict) RestartsResized() bool {
-	return v.Write && v.Send.Action == planner.ActionPreempt && v.Send.GPUsPerNode > 0
 }
 
 // preempt decides whether a preempt decision may be sent (the job signalled

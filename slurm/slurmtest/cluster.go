@@ -4,7 +4,6 @@
 package slurmtest
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -85,22 +84,6 @@ func scriptPath() (string, error) {
 		return "", fmt.Errorf("test cluster script: %w", err)
 	}
 	return p, nil
-}
-
-func readEnvFile(path string) (map[string]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	env := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(strings.TrimPrefix(sc.Text(), "export "), "="); ok {
-			env[k] = strings.Trim(v, `"'`)
-		}
-	}
-	return env, sc.Err()
 }
 
 // Exec runs a command inside the cluster's chroot (sbatch, scontrol, ...)

@@ -32,11 +32,8 @@ type Proxy struct {
 func (p *Proxy) Addr() string { return p.addr }
 
 // Stall swallows everything from now on, in both directions, without
-// closing anything; Resume forwards again (bytes swallowed are lost).
+// closing anything.
 func (p *Proxy) Stall() { p.stall.Store(true) }
-
-// Resume ends a Stall.
-func (p *Proxy) Resume() { p.stall.Store(false) }
 
 // copyUnlessStalled copies src to dst, dropping what arrives while stalled.
 func (p *Proxy) copyUnlessStalled(dst io.Writer, src io.Reader) {

@@ -47,37 +47,6 @@ func roundEnergyRow(r db.EnergyRow) db.EnergyRow {
 	return r
 }
 
-// RoundEnergy returns a rounded copy of rows for a JSON document.
-func RoundEnergy(rows []EnergyOut) []EnergyOut {
-	out := make([]EnergyOut, len(rows))
-	for i, r := range rows {
-		r.EnergyRow = roundEnergyRow(r.EnergyRow)
-		r.GPUHours = Round(r.GPUHours, decHours)
-		r.EnergyKWh = Round(r.EnergyKWh, decKWh)
-		r.IdleGPUHours = Round(r.IdleGPUHours, decHours)
-		r.IdleEnergyKWh = Round(r.IdleEnergyKWh, decKWh)
-		r.IdlePct = Round(r.IdlePct, decPct)
-		r.Cost = roundPtr(r.Cost, decHours)
-		r.CO2Kg = roundPtr(r.CO2Kg, decKWh)
-		out[i] = r
-	}
-	return out
-}
-
-// RoundUsage returns a rounded copy of rows for a JSON document.
-func RoundUsage(rows []UsageOut) []UsageOut {
-	out := make([]UsageOut, len(rows))
-	for i, r := range rows {
-		r.GPUSeconds = Round(r.GPUSeconds, decRaw)
-		r.MeanWaitSec = Round(r.MeanWaitSec, decRaw)
-		r.MaxWaitSec = Round(r.MaxWaitSec, decRaw)
-		r.MeanJCTSec = Round(r.MeanJCTSec, decRaw)
-		r.GPUHours = Round(r.GPUHours, decHours)
-		out[i] = r
-	}
-	return out
-}
-
 // RoundJob returns a copy of a job page's data rounded for JSON: its
 // totals as an energy row, utilization and power of its series to 1 decimal.
 func RoundJob(jr db.JobReport) db.JobReport {
