@@ -121,6 +121,34 @@ func sizeReasons(ji *jobInfo, w int) []Reason {
 // Plan. Ranked plans are ordered by (start now first, aged first, key,
 // job ID); rank r gets PriorityBase + (N−r)·PriorityStep.
 func (c *cycle) finalize(name string, pls []*planned) Plan {
+	ranked := c.rank(pls)
+	c.predictStarts(ranked)
+	c.deferWaiting(ranked)
+	n := int64(len(ranked))
+	// Order the plans as the Decisions are sorted, (rank, job ID), by
+	// sorting indices with the same algorithm and comparisons: the same
+	// permutation, without moving the large Decisions.
+	idx := make([]int32, len(pls))
+	for k := range idx {
+		idx[k] = int32(k)
+	}
+	slices.SortFunc(idx, func(a, b int32) int {
+		x, y := pls[a], pls[b]
+		if c := cmp.Compare(x.rank, y.rank); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.ji.job.ID, y.ji.job.ID)
+	})
+	out := Plan{SnapshotID: c.s.ID, Policy: name, Decisions: make([]Decision, len(pls))}
+	for k, i := range idx {
+		c.decide(pls[i], n, &out.Decisions[k])
+	}
+	return out
+}
+
+// rank orders the ranked plans by (start now first, aged first, key, job
+// ID) and numbers them from 1; the others get rank 0.
+func (c *cycle) rank(pls []*planned) []*planned {
 	// Sort copies of the keys (the same comparisons as on the plans, so
 	// the same order) to keep the sort's memory accesses local.
 	var keys []rankKey
@@ -141,93 +169,74 @@ func (c *cycle) finalize(name string, pls []*planned) Plan {
 		ranked[r] = k.pl
 		k.pl.rank = r + 1
 	}
-	c.predictStarts(ranked)
-	c.deferWaiting(ranked)
-	n := int64(len(ranked))
-	// Order the plans as the Decisions are sorted, (rank, job ID), by
-	// sorting indices with the same algorithm and comparisons: the same
-	// permutation, without moving the large Decisions.
-	idx := make([]int32, len(pls))
-	for k := range idx {
-		idx[k] = int32(k)
+	return ranked
+}
+
+// decide writes pl's Decision into d: what to do, its size and place, its
+// rank and priority among the n ranked, its predicted times, and the
+// reasons and details that explain it.
+func (c *cycle) decide(pl *planned, n int64, d *Decision) {
+	*d = Decision{JobID: pl.ji.job.ID, Action: pl.action, Start: pl.start, Workers: pl.w, PS: pl.p,
+		GPUsPerNode: pl.sh.gpn, NodeCount: pl.sh.nodes, Placement: c.nodeNames(pl.nodes),
+		Reasons: pl.reasons, Detail: pl.detail}
+	if len(d.Placement) == 0 {
+		d.Placement = nil
 	}
-	slices.SortFunc(idx, func(a, b int32) int {
-		x, y := pls[a], pls[b]
-		if c := cmp.Compare(x.rank, y.rank); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.ji.job.ID, y.ji.job.ID)
-	})
-	out := Plan{SnapshotID: c.s.ID, Policy: name, Decisions: make([]Decision, len(pls))}
-	for k, i := range idx {
-		pl := pls[i]
-		d := &out.Decisions[k]
-		*d = Decision{JobID: pl.ji.job.ID, Action: pl.action, Start: pl.start, Workers: pl.w, PS: pl.p,
-			GPUsPerNode: pl.sh.gpn, NodeCount: pl.sh.nodes, Placement: c.nodeNames(pl.nodes),
-			Reasons: pl.reasons, Detail: pl.detail}
-		if len(d.Placement) == 0 {
-			d.Placement = nil
-		}
-		if r := pl.rank; r > 0 {
-			d.Rank = r
-			d.Priority = c.o.PriorityBase + (n-int64(r))*c.o.PriorityStep
-			if pl.ji.aged {
-				d.Reasons = append(d.Reasons, ReasonAged)
-			}
-		}
-		d.NotBefore = pl.notBefore
-		if pl.ji.hints.MemBytes > 0 && pl.sh.gpn > 0 && pl.action == ActionUpdate {
-			d.MemoryPerNodeMB = int64(pl.sh.gpn) * pl.ji.memPerW
-		}
-		taskLayout(d, pl.sh, pl.ji.memPerW)
-		if note := pl.ji.calibNote; note != "" && calibrationUsed(pl, d) {
-			d.Reasons = append(d.Reasons, ReasonCalibrated)
-			if d.Detail != "" {
-				note = d.Detail + "; " + note
-			}
-			d.Detail = note
-		}
-		if c := pl.ji.job.Claim; !c.IsZero() {
-			r := ReasonPredictionCorrected
-			if c.Distrust {
-				r = ReasonClaimDistrusted
-			}
-			d.Reasons = append(d.Reasons, r)
-			note := c.Note
-			if d.Detail != "" {
-				note = d.Detail + "; " + note
-			}
-			d.Detail = note
-		}
-		if pl.ji.deadlinePast {
-			d.Reasons = append(d.Reasons, ReasonDeadlinePast)
-			d.Detail = joinDetail(d.Detail, "deadline "+pl.ji.hints.Deadline.UTC().Format("2006-01-02T15:04")+" was past at submission: ignored")
-		}
-		if note := pl.ji.capped; note != "" && pl.action == ActionUpdate {
-			d.Reasons = append(d.Reasons, ReasonCapped)
-			if d.Detail != "" {
-				note = d.Detail + "; " + note
-			}
-			d.Detail = note
-		}
-		if pl.ji.chosen {
-			d.Partition = partitionToWrite(pl.ji, d, pl.dur)
-			d.Reasons = append(d.Reasons, ReasonPartitionChosen)
-			d.Detail = joinDetail(d.Detail, pl.ji.choice)
-		}
-		if st := pl.predStart; pl.hasStart && pl.dur > 0 {
-			d.PredictedStart, d.PredictedEnd = st, st.Add(pl.dur)
-			if dl := pl.ji.deadline; !dl.IsZero() && d.PredictedEnd.After(dl) {
-				d.Reasons = append(d.Reasons, ReasonDeadlineRisk)
-			}
-		}
-		c.claimed(pl, d)
-		c.bindClaim(pl, d)
-		if len(d.Reasons) == 0 {
-			d.Reasons = []Reason{ReasonWaitResources}
+	if r := pl.rank; r > 0 {
+		d.Rank = r
+		d.Priority = c.o.PriorityBase + (n-int64(r))*c.o.PriorityStep
+		if pl.ji.aged {
+			d.Reasons = append(d.Reasons, ReasonAged)
 		}
 	}
-	return out
+	d.NotBefore = pl.notBefore
+	if pl.ji.hints.MemBytes > 0 && pl.sh.gpn > 0 && pl.action == ActionUpdate {
+		d.MemoryPerNodeMB = int64(pl.sh.gpn) * pl.ji.memPerW
+	}
+	taskLayout(d, pl.sh, pl.ji.memPerW)
+	c.explain(pl, d)
+	if st := pl.predStart; pl.hasStart && pl.dur > 0 {
+		d.PredictedStart, d.PredictedEnd = st, st.Add(pl.dur)
+		if dl := pl.ji.deadline; !dl.IsZero() && d.PredictedEnd.After(dl) {
+			d.Reasons = append(d.Reasons, ReasonDeadlineRisk)
+		}
+	}
+	c.claimed(pl, d)
+	c.bindClaim(pl, d)
+	if len(d.Reasons) == 0 {
+		d.Reasons = []Reason{ReasonWaitResources}
+	}
+}
+
+// explain adds to d the reasons and details of what shaped pl beyond its
+// size and order: calibration, the user's record, a past deadline, the
+// site's caps, the partition chosen.
+func (c *cycle) explain(pl *planned, d *Decision) {
+	if note := pl.ji.calibNote; note != "" && calibrationUsed(pl, d) {
+		d.Reasons = append(d.Reasons, ReasonCalibrated)
+		d.Detail = joinDetail(d.Detail, note)
+	}
+	if cl := pl.ji.job.Claim; !cl.IsZero() {
+		r := ReasonPredictionCorrected
+		if cl.Distrust {
+			r = ReasonClaimDistrusted
+		}
+		d.Reasons = append(d.Reasons, r)
+		d.Detail = joinDetail(d.Detail, cl.Note)
+	}
+	if pl.ji.deadlinePast {
+		d.Reasons = append(d.Reasons, ReasonDeadlinePast)
+		d.Detail = joinDetail(d.Detail, "deadline "+pl.ji.hints.Deadline.UTC().Format("2006-01-02T15:04")+" was past at submission: ignored")
+	}
+	if note := pl.ji.capped; note != "" && pl.action == ActionUpdate {
+		d.Reasons = append(d.Reasons, ReasonCapped)
+		d.Detail = joinDetail(d.Detail, note)
+	}
+	if pl.ji.chosen {
+		d.Partition = partitionToWrite(pl.ji, d, pl.dur)
+		d.Reasons = append(d.Reasons, ReasonPartitionChosen)
+		d.Detail = joinDetail(d.Detail, pl.ji.choice)
+	}
 }
 
 // joinDetail appends sentence b to detail a.

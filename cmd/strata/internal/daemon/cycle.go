@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -90,24 +91,69 @@ func (d *Daemon) timedCycle(ctx context.Context) (Result, cycleStatus, error) {
 	return res, st, err
 }
 
-// cycle is snapshot → leadership → plan → guards → apply → save.
+// cycle is prepare (snapshot, leadership, what was learned, history) →
+// decide (plan and guards, package decide) → submit (writer lock, apply)
+// → record (audit, metrics).
 func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 	var res Result
-	fail := func(stage Stage, err error) (Result, cycleStatus, error) {
-		return res, cycleFailed, &stageError{stage, err}
+	in, status, err := d.prepare(ctx, &res)
+	if status != cycleOK || err != nil {
+		return res, status, err
+	}
+	dec, err := decide.Decide(ctx, d.policy, in.scoped, in.hist, d.opts.Guard)
+	if err != nil {
+		return res, cycleFailed, &stageError{StagePlan, err}
+	}
+	in.planned = d.deps.Now()
+	if dec.Plan.Policy == "" {
+		dec.Plan.Policy = d.opts.Policy
+	}
+	res.Plan, res.Verdicts = dec.Plan, dec.Verdicts
+	rep, applyErr := d.submit(ctx, in, dec)
+	if errors.Is(applyErr, errLockLost) {
+		return res, cycleFailed, &stageError{StageLock, applyErr}
+	}
+	res.Report = rep
+	res.Record = d.recordCycle(ctx, in, dec, rep)
+	if applyErr != nil && ctx.Err() == nil {
+		return res, cycleFailed, &stageError{StageApply, applyErr}
+	}
+	return res, cycleOK, nil
+}
+
+// cycleInput is what prepare hands to the rest of a cycle.
+type cycleInput struct {
+	cl      Cluster
+	snap    *planner.Snapshot // the whole queue
+	scoped  *planner.Snapshot // what this daemon plans (Options.Scope)
+	inScope int
+	hist    decide.History
+	id      int64 // the cycle's audit ID (0: unrecorded)
+	// start, snapped, planned and applied time the stages.
+	start, snapped, planned, applied time.Time
+}
+
+// prepare takes the snapshot, settles leadership, refreshes what Strata
+// learns from ended runs (history, users' records, calibration) and reads
+// the audit history of the jobs in scope. A standby's status is
+// cycleStandby.
+func (d *Daemon) prepare(ctx context.Context, res *Result) (cycleInput, cycleStatus, error) {
+	var in cycleInput
+	fail := func(stage Stage, err error) (cycleInput, cycleStatus, error) {
+		return in, cycleFailed, &stageError{stage, err}
 	}
 	cl, err := d.cluster(ctx)
 	if err != nil {
 		return fail(StageConnect, err)
 	}
-	start := d.deps.Now()
+	in.cl, in.start = cl, d.deps.Now()
 	snap, err := cl.Snapshot(ctx)
 	if err != nil {
 		return fail(StageSnapshot, err)
 	}
-	res.Snapshot = snap
+	in.snap, res.Snapshot = snap, snap
 	d.checkClock(ctx, cl)
-	snapped := d.deps.Now()
+	in.snapped = d.deps.Now()
 	st, err := d.store(ctx)
 	if err != nil && d.opts.Enforce {
 		return fail(StageDatabase, err)
@@ -117,9 +163,30 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 		status, err := d.lead(lctx, st, snap.Cluster)
 		cancel()
 		if status != cycleOK || err != nil {
-			return res, status, err
+			return in, status, err
 		}
 	}
+	d.learn(ctx, cl, st, snap)
+	in.scoped, in.inScope = d.opts.Scope.apply(snap)
+	hctx, cancel := d.dbContext(ctx)
+	in.hist, in.id, err = d.history(hctx, st, in.scoped)
+	cancel()
+	if err != nil {
+		if d.opts.Enforce {
+			return fail(StageDatabase, err)
+		}
+		d.m.errors.WithLabelValues(string(StageDatabase)).Inc()
+		d.log.Warn().Err(err).Msg("database unavailable: shadow cycle goes on unrecorded for now")
+		in.hist, in.id = decide.History{}, 0
+	}
+	in.hist.Claims = d.trust.claims
+	return in, cycleOK, nil
+}
+
+// learn refreshes what the cycle learns from ended runs: the history of
+// unhinted jobs, the users' records and the calibration (which leaves the
+// unreliable users out: decide.Records, decide.Calibrate).
+func (d *Daemon) learn(ctx context.Context, cl Cluster, st Store, snap *planner.Snapshot) {
 	d.learnHistory(ctx, cl, st, snap.Cluster, snap.Now)
 	if st != nil {
 		lctx, cancel := d.dbContext(ctx)
@@ -135,29 +202,16 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 	if d.opts.Calibrate {
 		snap.Calibration = d.calib.cal
 	}
-	scoped, inScope := d.opts.Scope.apply(snap)
-	hctx, cancel := d.dbContext(ctx)
-	hist, id, err := d.history(hctx, st, scoped)
-	cancel()
-	if err != nil {
-		if d.opts.Enforce {
-			return fail(StageDatabase, err)
-		}
-		d.m.errors.WithLabelValues(string(StageDatabase)).Inc()
-		d.log.Warn().Err(err).Msg("database unavailable: shadow cycle goes on unrecorded for now")
-		hist, id = decide.History{}, 0
-	}
-	hist.Claims = d.trust.claims
-	dec, err := decide.Decide(ctx, d.policy, scoped, hist, d.opts.Guard)
-	if err != nil {
-		return fail(StagePlan, err)
-	}
-	plan, jobs, verdicts := dec.Plan, dec.Jobs, dec.Verdicts
-	planned := d.deps.Now()
-	if plan.Policy == "" {
-		plan.Policy = d.opts.Policy
-	}
-	res.Plan, res.Verdicts = plan, verdicts
+}
+
+// errLockLost: the writer lock could not be confirmed before writing.
+var errLockLost = errors.New("writer lock lost")
+
+// submit hands the decisions the guards let through to the writer: in
+// enforce mode under the writer lock, checked before the cycle writes and
+// again before every write (a fence), after marking the jobs that ignored
+// their checkpoint signal; otherwise as a dry run.
+func (d *Daemon) submit(ctx context.Context, in cycleInput, dec decide.Result) (slurm.ApplyReport, error) {
 	var fence func(context.Context) error
 	if d.opts.Enforce {
 		lctx, cancel := d.dbContext(ctx)
@@ -165,9 +219,9 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 		cancel()
 		if err != nil {
 			d.loseLock()
-			return fail(StageLock, err)
+			return slurm.ApplyReport{}, fmt.Errorf("%w: %w", errLockLost, err)
 		}
-		d.followSignalled(ctx, cl, snap)
+		d.followSignalled(ctx, in.cl, in.snap)
 		// Every write re-checks the lock: a daemon that loses it in the
 		// middle of a cycle stops writing at once, not a cycle later.
 		lock := d.lock
@@ -177,32 +231,32 @@ func (d *Daemon) cycle(ctx context.Context) (Result, cycleStatus, error) {
 			return lock.Check(fctx)
 		}
 	}
-	var rep slurm.ApplyReport
-	applyErr := ctx.Err() // stopping before Apply: abandon, record the decisions as not sent
-	if applyErr == nil {
-		actx, release := applyContext(ctx)
-		rep, applyErr = cl.Apply(actx, dec.Send(), slurm.ApplyOptions{DryRun: !d.opts.Enforce, Cycle: id,
-			Nodes: snap.Nodes, Now: snap.Now, Fence: fence, Preemptible: preemptible})
-		release()
-		if fenced(rep) {
-			d.loseLock()
-		}
+	if err := ctx.Err(); err != nil { // stopping before Apply: abandon, record the decisions as not sent
+		return slurm.ApplyReport{}, err
 	}
-	res.Report = rep
-	applied := d.deps.Now()
-	rec := d.record(snap, plan, jobs, verdicts, rep, id, start)
-	rec.Inputs.InScope = inScope
-	res.Record = rec
-	d.account(rec, len(plan.Decisions))
-	d.addAlternatives(ctx, scoped, rec)
+	actx, release := applyContext(ctx)
+	defer release()
+	rep, err := in.cl.Apply(actx, dec.Send(), slurm.ApplyOptions{DryRun: !d.opts.Enforce, Cycle: in.id,
+		Nodes: in.snap.Nodes, Now: in.snap.Now, Fence: fence, Preemptible: preemptible})
+	if fenced(rep) {
+		d.loseLock()
+	}
+	return rep, err
+}
+
+// recordCycle builds the cycle's audit record, accounts for it in the
+// metrics, saves it and does the housekeeping.
+func (d *Daemon) recordCycle(ctx context.Context, in cycleInput, dec decide.Result, rep slurm.ApplyReport) *db.Cycle {
+	in.applied = d.deps.Now()
+	rec := d.record(in.snap, dec.Plan, dec.Jobs, dec.Verdicts, rep, in.id, in.start)
+	rec.Inputs.InScope = in.inScope
+	d.account(rec, len(dec.Plan.Decisions))
+	d.addAlternatives(ctx, in.scoped, rec)
 	d.save(ctx, rec)
-	d.log.Debug().Dur("snapshot_ms", snapped.Sub(start)).Dur("plan_ms", planned.Sub(snapped)).
-		Dur("write_ms", applied.Sub(planned)).Dur("audit_ms", d.deps.Now().Sub(applied)).Msg("cycle stages")
+	d.log.Debug().Dur("snapshot_ms", in.snapped.Sub(in.start)).Dur("plan_ms", in.planned.Sub(in.snapped)).
+		Dur("write_ms", in.applied.Sub(in.planned)).Dur("audit_ms", d.deps.Now().Sub(in.applied)).Msg("cycle stages")
 	d.housekeeping(ctx)
-	if applyErr != nil && ctx.Err() == nil {
-		return fail(StageApply, applyErr)
-	}
-	return res, cycleOK, nil
+	return rec
 }
 
 // followSignalled marks the jobs that were sent their checkpoint signal
