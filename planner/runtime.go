@@ -1,0 +1,87 @@
+package planner
+
+import (
+	"math"
+	"time"
+)
+
+// The run times the plan gives jobs: the modelled run at a size, capped by
+// the time limit where Slurm ends a job, what is left of a restarted job's
+// work, and when a waiting job has waited too long.
+
+// durationAt is the job's predicted run time on (w, p) in its island.
+func (c *cycle) durationAt(ji *jobInfo, w, p int) (time.Duration, Reason) {
+	gpn := c.o.NodeGPUs
+	if ji.isl != nil && ji.isl.maxGPN > 0 {
+		gpn = ji.isl.maxGPN
+	}
+	return ji.model.duration(ji.job, w, p, gpn, ji.kappa, c.o)
+}
+
+// workLeft is the fraction of a restarted job's work still to do, from
+// the GPU service it attained (Job.AttainedGPUSeconds, over all its runs).
+// The estimate is conservative: the service includes each restart's
+// checkpoint and start-up (taken off at the restart cost per restart on
+// its current GPUs), and the sizes it ran at are not known, so the rest is
+// valued at the least efficient size of its range (the most GPU time for
+// the whole work). So a restart is never sized too slow for its time
+// limit. 1 for a job that never restarted, and in the simulator's ideal
+// mode (Options.Reshape), whose policies keep their published behaviour.
+func (c *cycle) workLeft(ji *jobInfo) float64 {
+	j := ji.job
+	if c.o.Reshape || j.Restarts == 0 || j.AttainedGPUSeconds <= 0 || ji.req == 0 || ji.isl == nil {
+		return 1
+	}
+	most := 0.0 // GPU-seconds of the whole work at the least efficient size
+	for _, w := range append(workerGrid(ji, ji.isl.maxGPN, c.o.MaxOptionsPerJob), ji.req) {
+		d, _ := c.durationAt(ji, w, max(1, ji.pmin))
+		most = max(most, d.Seconds()*float64(w))
+	}
+	if most <= 0 {
+		return 1
+	}
+	useful := j.AttainedGPUSeconds - float64(j.Restarts*ji.req)*JobRestartCost(ji.hints, *c.o).Seconds()
+	return math.Min(1, math.Max(0.05, 1-useful/most))
+}
+
+// starved says whether a pending job waited long enough to be promoted
+// ahead of the plan's order: longer than StarvationAge, and either longer
+// than StarvationMaxWait or StarvationStretch times its own modelled run
+// time. Relative to the job's length, so that a queue in which every job
+// waits a day does not turn into age order (short jobs are promoted long
+// before long ones), and bounded, so that no job waits forever.
+func (c *cycle) starved(ji *jobInfo) bool {
+	j := ji.job
+	if j.State != JobPending || j.SubmitTime.IsZero() {
+		return false
+	}
+	wait := c.s.Now.Sub(j.SubmitTime)
+	if wait <= c.o.StarvationAge {
+		return false
+	}
+	if wait >= c.o.StarvationMaxWait || c.o.StarvationStretch < 0 {
+		return true
+	}
+	d, _ := c.durationAt(ji, max(1, ji.size), 0)
+	return float64(wait) >= c.o.StarvationStretch*float64(d)
+}
+
+// runAt is the run the plan gives a pending job on w workers and p
+// servers: its modelled run (durationAt), never past its time limit
+// (issue 30). Slurm ends the job at its limit whatever the model says, so
+// a job modelled longer holds its GPUs until its limit and no longer, and
+// the jobs planned behind it are not pushed past Slurm's own estimate.
+// Sizes are chosen on the modelled run (durationAt): the cap must not
+// make a slow size look as good as a fast one.
+func (c *cycle) runAt(ji *jobInfo, w, p int) (time.Duration, Reason) {
+	d, r := c.durationAt(ji, w, p)
+	return capAtLimit(ji.job, d), r
+}
+
+// capAtLimit is d, at most the job's time limit (none: d).
+func capAtLimit(j *Job, d time.Duration) time.Duration {
+	if tl := j.TimeLimit; tl > 0 && d > tl {
+		return tl
+	}
+	return d
+}
