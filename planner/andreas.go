@@ -222,55 +222,7 @@ func (c *cycle) andreasJobs(isl *island, elastic bool) ([]*planned, []*aJob) {
 // for smd, configurations longer than the job's time limit are left out
 // (Slurm would kill the job), unless all are: then the fastest is kept.
 func (c *cycle) andreasConfigs(ji *jobInfo, aj *aJob, tw float64, prof *gpuProfile, frac float64) {
-	running := ji.job.State == JobRunning
-	ws := []int{ji.size}
-	if running {
-		ws = []int{ji.req}
-	}
-	if !ji.fixed {
-		ws = ws[:0]
-		for w := ji.gmin; w <= ji.gmax; w++ {
-			ws = append(ws, w)
-		}
-	}
-	var all []aConfig
-	for _, w := range ws {
-		var sh shape
-		var ok bool
-		switch {
-		case running && w == ji.req:
-			sh, ok = c.jobShape(ji)
-		case ji.fixed:
-			sh, ok = c.sizeShape(ji)
-		default:
-			sh, ok = c.shapeFor(ji.isl, w, ji.cpuPerW, ji.memPerW)
-		}
-		if !ok {
-			continue
-		}
-		p := psFor(ji, w)
-		if !running {
-			if sh, p, ok = c.withServers(ji, sh, p); !ok {
-				continue
-			}
-		}
-		d, r := c.durationAt(ji, w, p)
-		if running { // the work left, and a restart when the size changes
-			d = seconds(d.Seconds()*frac + resizeSeconds(w != ji.req))
-		}
-		all = append(all, aConfig{w: w, p: p, sh: sh, dur: d, r: r})
-	}
-	if tl := ji.job.TimeLimit; tl > 0 && len(all) > 1 && !running { // Slurm kills a job at its limit
-		kept := slices.DeleteFunc(slices.Clone(all), func(cf aConfig) bool { return cf.dur > tl })
-		if len(kept) == 0 { // every size outruns the limit: the fastest, planned to end at the limit
-			f := slices.MinFunc(all, func(a, b aConfig) int { return lessInt(a.dur < b.dur) })
-			f.dur = capAtLimit(ji.job, f.dur)
-			kept = []aConfig{f}
-		}
-		all = kept
-	} else if !running && len(all) == 1 {
-		all[0].dur = capAtLimit(ji.job, all[0].dur)
-	}
+	all := c.andreasSizes(ji, frac)
 	now := c.s.Now
 	var onTime, late []aConfig
 	fastest, slowest := math.Inf(1), 0.0
@@ -405,4 +357,72 @@ func (c *cycle) restoreIsland(isl *island, saved []nodeState, bb []int64) {
 		c.nodes[i] = saved[k]
 	}
 	copy(c.bbFree, bb)
+}
+
+// withinLimit keeps a pending job's configurations that end within its
+// time limit (Slurm kills a job at its limit); when none does, the
+// fastest, planned to end at the limit.
+func withinLimit(j *Job, all []aConfig) []aConfig {
+	tl := j.TimeLimit
+	if tl <= 0 || len(all) == 0 {
+		return all
+	}
+	if len(all) > 1 {
+		kept := slices.DeleteFunc(slices.Clone(all), func(cf aConfig) bool { return cf.dur > tl })
+		if len(kept) > 0 {
+			return kept
+		}
+		all = []aConfig{slices.MinFunc(all, func(a, b aConfig) int { return lessInt(a.dur < b.dur) })}
+	}
+	all[0].dur = capAtLimit(j, all[0].dur)
+	return all
+}
+
+// andreasSizes are job ji's configurations (workers, servers, shape, run)
+// andreas chooses among: its request when it keeps its size (a running job
+// with frac of its work left, restarted when resized), else each size of
+// its range; a pending job's within its time limit (withinLimit).
+func (c *cycle) andreasSizes(ji *jobInfo, frac float64) []aConfig {
+	running := ji.job.State == JobRunning
+	ws := []int{ji.size}
+	if running {
+		ws = []int{ji.req}
+	}
+	if !ji.fixed {
+		ws = ws[:0]
+		for w := ji.gmin; w <= ji.gmax; w++ {
+			ws = append(ws, w)
+		}
+	}
+	var all []aConfig
+	for _, w := range ws {
+		var sh shape
+		var ok bool
+		switch {
+		case running && w == ji.req:
+			sh, ok = c.jobShape(ji)
+		case ji.fixed:
+			sh, ok = c.sizeShape(ji)
+		default:
+			sh, ok = c.shapeFor(ji.isl, w, ji.cpuPerW, ji.memPerW)
+		}
+		if !ok {
+			continue
+		}
+		p := psFor(ji, w)
+		if !running {
+			if sh, p, ok = c.withServers(ji, sh, p); !ok {
+				continue
+			}
+		}
+		d, r := c.durationAt(ji, w, p)
+		if running { // the work left, and a restart when the size changes
+			d = seconds(d.Seconds()*frac + resizeSeconds(w != ji.req))
+		}
+		all = append(all, aConfig{w: w, p: p, sh: sh, dur: d, r: r})
+	}
+	if !running {
+		all = withinLimit(ji.job, all)
+	}
+	return all
 }

@@ -136,6 +136,18 @@ func Advise(history Series, nodes []Node, now time.Time, cfg Config, fc Forecast
 	} else {
 		up = min(d.target-a.Powered, len(off))
 	}
+	a.Nodes = a.nodeActions(ns, spare[:down], off[:up], pred, idleSince)
+	a.PowerDown, a.PowerUp = down, up
+	a.SavedW = float64(down) * cfg.IdleWatts
+	return a, nil
+}
+
+// nodeActions says what to do with each node: power up those of wake,
+// power down those of sleep (each with when it is wanted back by the
+// forecast pred, and what that saves), keep the rest; it adds the savings
+// to a.SavedKWh.
+func (a *Advice) nodeActions(ns []Node, sleep, wake []int, pred []float64, idleSince func(Node) time.Time) []NodeAdvice {
+	cfg, now, down := a.Config, a.Now, len(sleep)
 	act := make([]NodeAdvice, len(ns))
 	for k, n := range ns {
 		act[k] = NodeAdvice{Name: n.Name, Action: ActionKeep}
@@ -148,13 +160,13 @@ func Advise(history Series, nodes []Node, now time.Time, cfg Config, fc Forecast
 			act[k].IdleFor = max(0, now.Sub(idleSince(n)))
 		}
 	}
-	for _, k := range off[:up] {
+	for _, k := range wake {
 		act[k].Action = ActionPowerUp
 	}
 	kept := a.Powered - down
 	// The node powered down last (the most recently used of them) is the
 	// first wanted back: wake rank r needs demand above kept + r.
-	for j, k := range spare[:down] {
+	for j, k := range sleep {
 		r := down - 1 - j
 		act[k].Action = ActionPowerDown
 		offFor := time.Duration(len(pred)) * cfg.Step
@@ -168,8 +180,5 @@ func Advise(history Series, nodes []Node, now time.Time, cfg Config, fc Forecast
 		act[k].SavedKWh = cfg.IdleWatts * offFor.Hours() / 1000
 		a.SavedKWh += act[k].SavedKWh
 	}
-	a.PowerDown, a.PowerUp = down, up
-	a.SavedW = float64(down) * cfg.IdleWatts
-	a.Nodes = act
-	return a, nil
+	return act
 }

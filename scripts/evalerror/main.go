@@ -96,6 +96,13 @@ func render(w io.Writer, dir string, seeds []string) error {
 			fmt.Fprintf(w, "| %s | %s | %d | %d | %.0f | %.3f | %.3f |\n", label, setting, lowered, kills, lost, sum/float64(n), worst)
 		}
 	}
+	return renderLiars(w, dir, seeds)
+}
+
+// renderLiars writes the liars' table: per lie and tactic, each
+// workload's liars' JCT over their honest twin's, and the honest users'
+// worst ratio.
+func renderLiars(w io.Writer, dir string, seeds []string) error {
 	fmt.Fprintf(w, "\n**Liars** (the daemon's defaults, σ 0.5 and per model ×3): a tenth of the users understate every\n")
 	fmt.Fprintf(w, "hint 3× or 100×, with a tactic — *plain*; *preempt* (writes `preempt=yes` without `--requeue`);\n")
 	fmt.Fprintf(w, "*tiny* (two honest 2-minute jobs before each lie). Each cell is the liars' average JCT over their\n")
