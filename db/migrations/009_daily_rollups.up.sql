@@ -1,0 +1,40 @@
+-- 009_daily_rollups: job_gpu_day, the hourly rollups (job_gpu_hour) summed
+-- per UTC day, so that a report over weeks or a year reads one row per job,
+-- GPU and day instead of 24. Maintained with the hourly rows: every refresh
+-- of hours (Store.RefreshReportRollups) rebuilds the days they touch from
+-- job_gpu_hour in the same transaction, so job_gpu_day is derived data and
+-- never read alone: ReportEnergyDaily (db/queries/reports.sql) reads it for
+-- the whole UTC days of a window and the hourly rows for the partial days
+-- at its edges. t_hi_min and t_hi_max bound the hours' t_hi: a report uses a
+-- day row only when one job owns all its hours (the reports' rule,
+-- migration 004: the owner of an hour is chosen by its t_hi), else that
+-- day's hourly rows. `strata report refresh` compares the days it refreshes
+-- with their hours and rebuilds (and logs) any that disagree.
+CREATE TABLE job_gpu_day (
+    day              timestamptz      NOT NULL,  -- UTC midnight
+    cluster          text             NOT NULL,
+    job_id           bigint           NOT NULL,
+    gpu_uuid         text             NOT NULL,
+    host             text             NOT NULL,
+    t_hi_min         timestamptz      NOT NULL,  -- least t_hi of the day's hourly rows
+    t_hi_max         timestamptz      NOT NULL,  -- greatest t_hi
+    hours            integer          NOT NULL,  -- hourly rows summed
+    gpu_seconds      double precision NOT NULL,
+    energy_j         double precision NOT NULL,
+    util_gpu_seconds double precision NOT NULL,
+    sampled_seconds  double precision NOT NULL,
+    idle_gpu_seconds double precision NOT NULL,
+    idle_energy_j    double precision NOT NULL,
+    counter_resets   integer          NOT NULL,
+    PRIMARY KEY (day, cluster, job_id, gpu_uuid, host)
+);
+CREATE INDEX job_gpu_day_job_idx ON job_gpu_day (job_id);
+COMMENT ON TABLE job_gpu_day IS
+    'job_gpu_hour summed per UTC day (derived: rebuilt with the hours it sums; reports read it for whole days)';
+
+INSERT INTO job_gpu_day
+SELECT date_trunc('day', hour AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', cluster, job_id, gpu_uuid, host,
+       min(t_hi), max(t_hi), count(*), sum(gpu_seconds), sum(energy_j), sum(util_gpu_seconds),
+       sum(sampled_seconds), sum(idle_gpu_seconds), sum(idle_energy_j), sum(counter_resets)
+FROM job_gpu_hour
+GROUP BY 1, 2, 3, 4, 5;
