@@ -38,3 +38,29 @@ SELECT date_trunc('day', hour AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', cluster, j
        sum(sampled_seconds), sum(idle_gpu_seconds), sum(idle_energy_j), sum(counter_resets)
 FROM job_gpu_hour
 GROUP BY 1, 2, 3, 4, 5;
+
+-- Whoever reads the hourly rollups reads the daily ones (the read-only role
+-- of docs/operations.md, when the default privileges did not cover a table
+-- created by the migrating role).
+DO $$
+DECLARE r text;
+BEGIN
+    FOR r IN SELECT DISTINCT grantee FROM information_schema.role_table_grants
+             WHERE table_schema = 'public' AND table_name = 'job_gpu_hour' AND privilege_type = 'SELECT'
+               AND grantee <> current_user AND grantee <> 'PUBLIC'
+    LOOP
+        EXECUTE format('GRANT SELECT ON public.job_gpu_day TO %I', r);
+    END LOOP;
+END $$;
+
+-- A per-user role (migration 008) reads the daily rows of exactly the hours
+-- its view of job_gpu_hour shows (the hours' owners in its scope), summed
+-- per day: the same answers as the hours, without their speed.
+CREATE VIEW strata_user.job_gpu_day WITH (security_barrier) AS
+SELECT date_trunc('day', hour AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS day, cluster, job_id, gpu_uuid, host,
+       min(t_hi) AS t_hi_min, max(t_hi) AS t_hi_max, count(*)::integer AS hours,
+       sum(gpu_seconds) AS gpu_seconds, sum(energy_j) AS energy_j, sum(util_gpu_seconds) AS util_gpu_seconds,
+       sum(sampled_seconds) AS sampled_seconds, sum(idle_gpu_seconds) AS idle_gpu_seconds,
+       sum(idle_energy_j) AS idle_energy_j, sum(counter_resets)::integer AS counter_resets
+FROM strata_user.job_gpu_hour
+GROUP BY 1, 2, 3, 4, 5;
