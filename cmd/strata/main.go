@@ -126,6 +126,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		OnUsageError:   cliargs.OnUsageError(usageError),
 		Commands:       cliargs.WithUsageErrors(config.Wrap(withVerbose(commands())), usageError),
 	}
+	// -v is --verbose (as in most CLIs), not urfave/cli's --version alias.
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
 	cli.VersionPrinter = func(c *cli.Context) {
 		fmt.Fprintf(c.App.Writer, "strata %s (commit %s)\n", version, commit)
 	}
