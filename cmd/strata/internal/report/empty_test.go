@@ -1,11 +1,15 @@
 package report
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
+	"github.com/strata-hpc/strata/cmd/strata/internal/report/reporttest"
 	"github.com/strata-hpc/strata/db"
 )
 
@@ -63,6 +67,41 @@ func TestEmptyReportsSayWhy(t *testing.T) {
 				if !strings.Contains(notes.String()+out.String(), w) {
 					t.Errorf("lacks %q:\nstdout %s\nstderr %s", w, out.String(), notes.String())
 				}
+			}
+		})
+	}
+}
+
+// dayRefresher is a refresher whose daily rollups disagree on days.
+type dayRefresher struct {
+	refresher
+	days []time.Time
+}
+
+func (r *dayRefresher) CheckDayRollups(_ context.Context, from, to time.Time) ([]time.Time, error) {
+	return r.days, nil
+}
+
+// TestRefreshLogsRebuiltDays (issue 35.1, bad input): `strata report
+// refresh` checks the daily rollups of its days and logs each one that
+// disagreed with its hourly rows and was rebuilt; none, nothing.
+func TestRefreshLogsRebuiltDays(t *testing.T) {
+	day := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		days []time.Time
+		want int
+	}{{"all agree", nil, 0}, {"two rebuilt", []time.Time{day, day.Add(24 * time.Hour)}, 2}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &dayRefresher{days: tc.days}
+			var log bytes.Buffer
+			open := func() (Source, func(), error) { return r, func() {}, nil }
+			if err := Refresh(context.Background(), open, reporttest.DemoStart, reporttest.DemoEnd, 5, zerolog.New(&log)); err != nil {
+				t.Fatal(err)
+			}
+			got := strings.Count(log.String(), `"level":"warn","day":"2026-11-2`)
+			if got != tc.want || tc.want > 0 && !strings.Contains(log.String(), "rebuilt from them") {
+				t.Errorf("%d warnings, want %d:\n%s", got, tc.want, log.String())
 			}
 		})
 	}
