@@ -124,11 +124,24 @@ func (s *Store) energyReport(ctx context.Context, q EnergyQuery, hourlyOnly bool
 		hasDim(q.By, DimPartition), hasDim(q.By, DimNode), bucket, tz, f[4])
 	args = append(args, scopeArgs(q.Scope)...)
 	args = append(args, nonNil(q.States))
-	rows, err := s.pool.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, interpretError("energy report", err)
-	}
-	out, err := pgx.CollectRows(rows, scanEnergyRow)
+	var out []EnergyRow
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		// The report joins and sorts hundreds of thousands of per-job rows
+		// for a month: in memory, and without seconds of JIT compilation
+		// (measured: 1.3 s of a month's report by user).
+		if _, err := tx.Exec(ctx, "SET LOCAL work_mem = '64MB'"); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "SET LOCAL jit = off"); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, sql, args...)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, scanEnergyRow)
+		return err
+	})
 	return out, interpretError("energy report", err)
 }
 

@@ -17,14 +17,14 @@ func dayBounds(lo, hi time.Time) (time.Time, time.Time) {
 	return lo.UTC().Truncate(day), hi.UTC().Add(-time.Nanosecond).Truncate(day).Add(day)
 }
 
-// rebuildDays rebuilds the daily rollups (job_gpu_day) of the UTC days that
+// rebuildDays rebuilds the daily rollups (job_host_day) of the UTC days that
 // [lo, hi) touches from their hourly rows, in tx.
 func (s *Store) rebuildDays(ctx context.Context, tx pgx.Tx, lo, hi time.Time) error {
-	del, err := s.q.get("DeleteJobGPUDays")
+	del, err := s.q.get("DeleteJobHostDays")
 	if err != nil {
 		return err
 	}
-	ins, err := s.q.get("InsertJobGPUDays")
+	ins, err := s.q.get("InsertJobHostDays")
 	if err != nil {
 		return err
 	}

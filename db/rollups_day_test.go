@@ -204,9 +204,9 @@ func TestDayRollupMismatchRebuilt(t *testing.T) {
 		sql string
 		day time.Time
 	}{
-		{"UPDATE job_gpu_day SET energy_j = energy_j + 5000 WHERE day = $1", day(2)},
-		{"DELETE FROM job_gpu_day WHERE ctid = (SELECT ctid FROM job_gpu_day WHERE day = $1 LIMIT 1)", day(9)},
-		{"INSERT INTO job_gpu_day VALUES ($1, 'a', 1, 'GPU-x', 'node0', $1, $1, 1, 3600, 1e6, 0, 0, 0, 0, 0)", day(20)},
+		{"UPDATE job_host_day SET energy_j = energy_j + 5000 WHERE day = $1", day(2)},
+		{"DELETE FROM job_host_day WHERE ctid = (SELECT ctid FROM job_host_day WHERE day = $1 LIMIT 1)", day(9)},
+		{"INSERT INTO job_host_day VALUES ($1, 'a', 1, 'node0', $1, $1, 1, 3600, 1e6, 0, 0, 0, 0, 0)", day(20)},
 	} {
 		if _, err := conn.Exec(ctx, stmt.sql, stmt.day); err != nil {
 			t.Fatal(err)

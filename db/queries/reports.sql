@@ -140,33 +140,47 @@ ORDER BY 8, 1, 3, CASE WHEN $7::bool THEN j.submit_time END, 4, 5, 6, 7;
 
 -- name: ReportEnergyDaily
 -- ReportEnergy's answer (same parameters and rows), reading the daily
--- rollups (job_gpu_day, migration 009) for the whole UTC days of the window
+-- rollups (job_host_day, migration 009) for the whole UTC days of the window
 -- and the hourly rows for the partial days at its edges. Only for reports
--- without buckets or with UTC day buckets (Store.EnergyReport chooses). A
--- day row is used only when one job owns all its hours (the owner at its
--- least t_hi owns it at its greatest, hence at every hour between); else
--- that day's hourly rows of that job id and GPU are read, as ReportEnergy
--- reads them. Whole days are hours with frac 1, so the sums are the same
--- (up to the order of the additions).
-WITH b AS (
-    SELECT CASE WHEN date_trunc('day', $1::timestamptz AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' = $1::timestamptz
-                THEN $1::timestamptz
-                ELSE (date_trunc('day', $1::timestamptz AT TIME ZONE 'UTC') AT TIME ZONE 'UTC') + interval '24 hours'
-           END AS dlo,
-           date_trunc('day', $2::timestamptz AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS dhi
-),
-d AS (
-    SELECT d.* FROM job_gpu_day d, b
-    WHERE d.day >= b.dlo AND d.day < b.dhi
+-- without buckets or with UTC day buckets (Store.EnergyReport chooses).
+-- Whole days are hours with frac 1, so the sums are the same (up to the
+-- order of the additions). The day rows are first summed per job (and per
+-- node and day when the report groups by them: da); such a sum is used
+-- when one job owns all its hours (the owner at its least t_hi owns it at
+-- its greatest, hence at every hour between), else its day rows are, each
+-- under the same rule, else that day's hourly rows, as ReportEnergy reads
+-- them.
+--
+-- d: the day rows of the whole UTC days of the window, from the first
+-- midnight at or after $1 to the last at or before $2 (none when the first
+-- is after the last).
+WITH d AS (
+    SELECT d.* FROM job_host_day d
+    WHERE d.day >= date_trunc('day', ($1::timestamptz - interval '1 microsecond') AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '24 hours'
+      AND d.day < date_trunc('day', $2::timestamptz AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
       AND (cardinality($6::bigint[]) = 0 OR d.job_id = ANY ($6::bigint[]))
       AND (cardinality($14::text[]) = 0 OR d.cluster = ANY ($14::text[]))
 ),
+da AS (
+    SELECT cluster, job_id, CASE WHEN $11::bool THEN host END AS host,
+           CASE WHEN $12::text = 'day' THEN day END AS day,
+           min(t_hi_min) AS t_hi_min, max(t_hi_max) AS t_hi_max,
+           sum(gpu_seconds) AS gpu_seconds, sum(energy_j) AS energy_j, sum(util_gpu_seconds) AS util_gpu_seconds,
+           sum(sampled_seconds) AS sampled_seconds, sum(idle_gpu_seconds) AS idle_gpu_seconds, sum(idle_energy_j) AS idle_energy_j
+    FROM d GROUP BY 1, 2, 3, 4
+),
+-- The hours outside the whole days, as two ranges of the hour index: up to
+-- the first whole day, and from the end of the last (all of the window's
+-- hours once when it has no whole day). The bounds are written out, not
+-- taken from a CTE, so that the planner sees constants for the index.
 h AS (
     SELECT h.cluster, h.job_id, h.host, h.hour, h.t_lo, h.t_hi, h.gpu_seconds, h.energy_j,
            h.util_gpu_seconds, h.sampled_seconds, h.idle_gpu_seconds, h.idle_energy_j
-    FROM job_gpu_hour h, b
-    WHERE h.hour >= date_trunc('hour', $1::timestamptz) AND h.hour < $2::timestamptz
-      AND NOT (h.hour >= b.dlo AND h.hour < b.dhi)
+    FROM job_gpu_hour h
+    WHERE ((h.hour >= date_trunc('hour', $1::timestamptz)
+            AND h.hour < least($2::timestamptz, date_trunc('day', ($1::timestamptz - interval '1 microsecond') AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '24 hours'))
+           OR (h.hour >= greatest(date_trunc('day', $2::timestamptz AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', date_trunc('day', ($1::timestamptz - interval '1 microsecond') AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '24 hours')
+               AND h.hour < $2::timestamptz))
       AND (cardinality($6::bigint[]) = 0 OR h.job_id = ANY ($6::bigint[]))
       AND (cardinality($14::text[]) = 0 OR h.cluster = ANY ($14::text[]))
 ),
@@ -174,25 +188,43 @@ ji AS (
     SELECT j.cluster, j.job_id, j.submit_time, j.name, j.user_name, j.account, j.partition, j.state,
            row_number() OVER w = 1 AS first, lead(j.submit_time) OVER w AS next_submit
     FROM job j
-    WHERE (j.cluster, j.job_id) IN (SELECT cluster, job_id FROM d UNION SELECT cluster, job_id FROM h)
+    WHERE (j.cluster, j.job_id) IN (SELECT cluster, job_id FROM da UNION SELECT cluster, job_id FROM h)
     WINDOW w AS (PARTITION BY j.cluster, j.job_id ORDER BY j.submit_time)
+),
+-- A sum (or a day row) belongs to the job that owns its greatest t_hi, and
+-- has one owner when that job owns its least t_hi too (or no job has a row).
+daj AS (
+    SELECT da.*, j.submit_time, j.name, j.user_name, j.account, j.partition, j.state,
+           (j.cluster IS NULL OR ((j.first OR j.submit_time <= da.t_hi_min)
+                                  AND (j.next_submit IS NULL OR j.next_submit > da.t_hi_min))) AS one_owner
+    FROM da LEFT JOIN ji j
+      ON j.cluster = da.cluster AND j.job_id = da.job_id
+     AND (j.first OR j.submit_time <= da.t_hi_max) AND (j.next_submit IS NULL OR j.next_submit > da.t_hi_max)
 ),
 dj AS (
     SELECT d.*, j.submit_time, j.name, j.user_name, j.account, j.partition, j.state,
            (j.cluster IS NULL OR ((j.first OR j.submit_time <= d.t_hi_min)
                                   AND (j.next_submit IS NULL OR j.next_submit > d.t_hi_min))) AS one_owner
-    FROM d LEFT JOIN ji j
+    FROM daj JOIN d
+      ON d.cluster = daj.cluster AND d.job_id = daj.job_id
+     AND (daj.host IS NULL OR d.host = daj.host) AND (daj.day IS NULL OR d.day = daj.day)
+    LEFT JOIN ji j
       ON j.cluster = d.cluster AND j.job_id = d.job_id
      AND (j.first OR j.submit_time <= d.t_hi_max) AND (j.next_submit IS NULL OR j.next_submit > d.t_hi_max)
+    WHERE NOT daj.one_owner
 ),
 hr AS (
     SELECT * FROM h
     UNION ALL
     SELECT h.cluster, h.job_id, h.host, h.hour, h.t_lo, h.t_hi, h.gpu_seconds, h.energy_j,
            h.util_gpu_seconds, h.sampled_seconds, h.idle_gpu_seconds, h.idle_energy_j
-    FROM dj JOIN job_gpu_hour h
-      ON h.hour >= dj.day AND h.hour < dj.day + interval '24 hours' AND h.cluster = dj.cluster
-     AND h.job_id = dj.job_id AND h.gpu_uuid = dj.gpu_uuid AND h.host = dj.host
+    FROM dj CROSS JOIN LATERAL (
+        -- OFFSET 0 keeps this an index lookup per day row with two owners
+        -- (rare: an id reused within a day), never a scan of every hour.
+        SELECT * FROM job_gpu_hour h
+        WHERE h.hour >= dj.day AND h.hour < dj.day + interval '24 hours' AND h.cluster = dj.cluster
+          AND h.job_id = dj.job_id AND h.host = dj.host
+        OFFSET 0) h
     WHERE NOT dj.one_owner
 ),
 r AS (
@@ -211,6 +243,10 @@ x AS (
       ON j.cluster = r.cluster AND j.job_id = r.job_id
      AND (j.first OR j.submit_time <= r.t_hi) AND (j.next_submit IS NULL OR j.next_submit > r.t_hi)
     WHERE r.frac > 0
+    UNION ALL
+    SELECT cluster, job_id, host, day, submit_time, name, user_name, account, partition, state,
+           gpu_seconds, energy_j, util_gpu_seconds, sampled_seconds, idle_gpu_seconds, idle_energy_j
+    FROM daj WHERE one_owner
     UNION ALL
     SELECT cluster, job_id, host, day, submit_time, name, user_name, account, partition, state,
            gpu_seconds, energy_j, util_gpu_seconds, sampled_seconds, idle_gpu_seconds, idle_energy_j

@@ -21,21 +21,21 @@ SELECT (hour AT TIME ZONE 'UTC')::date AS day,
 FROM job_gpu_hour WHERE job_id = $1
 GROUP BY 1 ORDER BY 1;
 
--- Daily rollups (job_gpu_day, migration 009): the hourly rows summed per
--- UTC day, rebuilt from job_gpu_hour with the hours they sum. $1, $2: UTC
--- midnights.
+-- Daily rollups (job_host_day, migration 009): the hourly rows summed per
+-- UTC day and node, rebuilt from job_gpu_hour with the hours they sum.
+-- $1, $2: UTC midnights.
 
--- name: DeleteJobGPUDays
-DELETE FROM job_gpu_day WHERE day >= $1::timestamptz AND day < $2::timestamptz;
+-- name: DeleteJobHostDays
+DELETE FROM job_host_day WHERE day >= $1::timestamptz AND day < $2::timestamptz;
 
--- name: InsertJobGPUDays
-INSERT INTO job_gpu_day
-SELECT date_trunc('day', hour AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', cluster, job_id, gpu_uuid, host,
+-- name: InsertJobHostDays
+INSERT INTO job_host_day
+SELECT date_trunc('day', hour AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', cluster, job_id, host,
        min(t_hi), max(t_hi), count(*), sum(gpu_seconds), sum(energy_j), sum(util_gpu_seconds),
        sum(sampled_seconds), sum(idle_gpu_seconds), sum(idle_energy_j), sum(counter_resets)
 FROM job_gpu_hour
 WHERE hour >= $1::timestamptz AND hour < $2::timestamptz
-GROUP BY 1, 2, 3, 4, 5;
+GROUP BY 1, 2, 3, 4;
 
 -- name: DayRollupMismatches
 -- The UTC days of [$1, $2) whose daily rows disagree with their hourly
@@ -43,21 +43,21 @@ GROUP BY 1, 2, 3, 4, 5;
 -- bounds, or a sum off by more than a millionth (the sums may add in
 -- another order).
 WITH h AS (
-    SELECT date_trunc('day', hour AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS day, cluster, job_id, gpu_uuid, host,
+    SELECT date_trunc('day', hour AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS day, cluster, job_id, host,
            min(t_hi) AS t_hi_min, max(t_hi) AS t_hi_max, count(*) AS hours,
            sum(gpu_seconds) AS gpu_seconds, sum(energy_j) AS energy_j, sum(util_gpu_seconds) AS util_gpu_seconds,
            sum(sampled_seconds) AS sampled_seconds, sum(idle_gpu_seconds) AS idle_gpu_seconds,
            sum(idle_energy_j) AS idle_energy_j, sum(counter_resets) AS counter_resets
     FROM job_gpu_hour
     WHERE hour >= $1::timestamptz AND hour < $2::timestamptz
-    GROUP BY 1, 2, 3, 4, 5
+    GROUP BY 1, 2, 3, 4
 ),
 d AS (
-    SELECT * FROM job_gpu_day WHERE day >= $1::timestamptz AND day < $2::timestamptz
+    SELECT * FROM job_host_day WHERE day >= $1::timestamptz AND day < $2::timestamptz
 )
 SELECT DISTINCT coalesce(h.day, d.day) AS day
 FROM h FULL JOIN d
-  ON d.day = h.day AND d.cluster = h.cluster AND d.job_id = h.job_id AND d.gpu_uuid = h.gpu_uuid AND d.host = h.host
+  ON d.day = h.day AND d.cluster = h.cluster AND d.job_id = h.job_id AND d.host = h.host
 WHERE h.day IS NULL OR d.day IS NULL
    OR h.hours <> d.hours OR h.t_hi_min <> d.t_hi_min OR h.t_hi_max <> d.t_hi_max
    OR h.counter_resets <> d.counter_resets
