@@ -26,7 +26,11 @@ NFPM           := $(GO) run github.com/goreleaser/nfpm/v2/cmd/nfpm@$(NFPM_VERSIO
 GOARCH         ?= $(shell $(GO) env GOARCH)
 DEB_ARCH       ?= $(GOARCH)
 DEB_VERSION    ?= $(shell scripts/deb-version.sh)
-DEB_MAINTAINER ?= Strata developers <strata@localhost>
+# Maintainer and Homepage fields: the site that builds the package sets
+# them (docs/operations.md, "Packages"). The maintainer defaults to Debian's
+# DEBFULLNAME/DEBEMAIL, else the builder's git identity.
+DEB_MAINTAINER ?= $(if $(DEBEMAIL),$(or $(DEBFULLNAME),$(shell git config user.name)) <$(DEBEMAIL)>,$(shell git config user.name) <$(shell git config user.email)>)
+DEB_HOMEPAGE   ?= https://github.com/strata-hpc/strata
 DIST           := out/package
 # STAGE is also named in packaging/nfpm.yaml.
 STAGE          := $(DIST)/stage
@@ -34,6 +38,8 @@ DEB             = $(DIST)/strata_$(DEB_VERSION)_$(DEB_ARCH).deb
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 
 package:         ## build out/package/strata_VERSION_ARCH.deb with nfpm (binary, units, timers, man page, completions, dashboards, docs)
+	$(if $(and $(findstring <,$(DEB_MAINTAINER)),$(findstring @,$(DEB_MAINTAINER)),$(findstring >,$(DEB_MAINTAINER))),,$(error DEB_MAINTAINER is "$(DEB_MAINTAINER)": set it to "Name <mail>", or set DEBFULLNAME and DEBEMAIL))
+	$(if $(filter http://% https://%,$(DEB_HOMEPAGE)),,$(error DEB_HOMEPAGE is "$(DEB_HOMEPAGE)": set it to the http(s) URL of your site's Strata page))
 	rm -rf $(STAGE) && mkdir -p $(STAGE)
 	@echo "building strata with the dcgm and nvml sources (cgo; their libraries are loaded at run time)"
 	CGO_ENABLED=1 GOOS=linux GOARCH=$(GOARCH) $(GO) build -trimpath -tags dcgm,nvml \
@@ -43,7 +49,7 @@ package:         ## build out/package/strata_VERSION_ARCH.deb with nfpm (binary,
 	awk '/^```toml$$/ {f = 1; next} f && /^```$$/ {exit} f' docs/operations.md > $(STAGE)/strata.toml.example
 	grep -q '^\[database\]' $(STAGE)/strata.toml.example
 	rm -f $(DEB)
-	DEB_VERSION=$(DEB_VERSION) DEB_ARCH=$(DEB_ARCH) DEB_MAINTAINER="$(DEB_MAINTAINER)" \
+	DEB_VERSION=$(DEB_VERSION) DEB_ARCH=$(DEB_ARCH) DEB_MAINTAINER="$(DEB_MAINTAINER)" DEB_HOMEPAGE="$(DEB_HOMEPAGE)" \
 		SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) $(NFPM) package --config packaging/nfpm.yaml --packager deb --target $(DEB)
 	@echo "built $(DEB)"
 

@@ -7,3 +7,9 @@ import "context"
 func (s *Store) QueryRowForTest(ctx context.Context, q string, dest ...any) error {
 	return s.pool.QueryRow(ctx, q).Scan(dest...)
 }
+
+// EnergyReportHourlyOnly is EnergyReport reading only the hourly rollups
+// (ReportEnergy), as every report did before the daily rollups.
+func (s *Store) EnergyReportHourlyOnly(ctx context.Context, q EnergyQuery) ([]EnergyRow, error) {
+	return s.energyReport(ctx, q, true)
+}

@@ -103,8 +103,21 @@ func (e *APIError) Error() string {
 	for _, p := range e.Warnings {
 		b.WriteString("; warning: " + p.String())
 	}
+	if e.Status == http.StatusUnauthorized || e.Status == statusNetworkAuthRequired {
+		b.WriteString("; " + RenewTokenHint)
+	}
 	return b.String()
 }
+
+// statusNetworkAuthRequired is HTTP 511, slurmrestd's answer to a JWT that
+// expired or does not verify ("Protocol authentication error").
+const statusNetworkAuthRequired = 511
+
+// RenewTokenHint is what an error of a refused token adds: how to get a
+// new one.
+const RenewTokenHint = "slurmrestd refused the token (expired, or not valid for this cluster): " +
+	"get a new one with `scontrol token` (`export $(scontrol token)` sets SLURM_JWT; " +
+	"`scontrol token lifespan=SECONDS` for a longer one), or renew the file of --slurm-token-file"
 
 // Unwrap returns the sentinel this answer means, if any.
 func (e *APIError) Unwrap() error { return interpretError(e) }
@@ -132,7 +145,7 @@ func interpretError(e *APIError) error {
 		}
 	}
 	switch e.Status {
-	case http.StatusUnauthorized, http.StatusForbidden, 511:
+	case http.StatusUnauthorized, http.StatusForbidden, statusNetworkAuthRequired:
 		return ErrAuth
 	case http.StatusNotFound:
 		return ErrNotFound

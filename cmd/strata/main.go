@@ -114,7 +114,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			if err := config.Start(c, c.String(cliflags.FlagConfig), []string{cliflags.FlagLogLevel, cliflags.FlagLogFormat}); err != nil {
 				return err
 			}
-			lg, err := cliflags.NewLogger(c.String(cliflags.FlagLogLevel), c.String(cliflags.FlagLogFormat), stderr)
+			lg, err := appLogger(c, stderr)
 			if err != nil {
 				return err
 			}
@@ -124,8 +124,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		// Errors (and exit codes) are reported once, by main.
 		ExitErrHandler: func(*cli.Context, error) {},
 		OnUsageError:   cliargs.OnUsageError(usageError),
-		Commands:       cliargs.WithUsageErrors(config.Wrap(commands()), usageError),
+		Commands:       cliargs.WithUsageErrors(config.Wrap(withVerbose(commands())), usageError),
 	}
+	// -v is --verbose (as in most CLIs), not urfave/cli's --version alias.
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
 	cli.VersionPrinter = func(c *cli.Context) {
 		fmt.Fprintf(c.App.Writer, "strata %s (commit %s)\n", version, commit)
 	}

@@ -42,7 +42,7 @@ func queueCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: queueFlagStates, Aliases: []string{"t"}, Usage: "only jobs in these states: PD, R, S or all"},
 			&cli.StringSliceFlag{Name: queueFlagJobs, Aliases: []string{"j"}, Usage: "only these job IDs"},
 			&cli.StringFlag{Name: queueFlagFormat, Aliases: []string{"o"},
-				Usage: "squeue-style format: %i %P %j %u %t %T %b %D %Q %r %V %S %l %h (hint); %.N right-aligns to N"},
+				Usage: "squeue-style format: %i %P %j %u %t %T %b %D %Q %r %V %S %l %h (hint); %.N right-aligns to N; help lists the fields"},
 			&cli.BoolFlag{Name: queueFlagStart, Usage: "pending jobs with the start time Strata predicts (runs --policy on the queue; writes nothing)"},
 			&cli.StringFlag{Name: queueFlagPolicy, Value: "smd", Usage: "policy whose predicted starts --start shows"},
 		}, cliflags.Slurm()...),
@@ -51,6 +51,9 @@ func queueCommand() *cli.Command {
 }
 
 func runQueue(c *cli.Context) error {
+	if c.String(queueFlagFormat) == "help" {
+		return queue.WriteFormatHelp(c.App.Writer)
+	}
 	cl, err := cliflags.ConnectSlurm(c)
 	if err != nil {
 		return err

@@ -30,11 +30,11 @@ func TestQueueParsable(t *testing.T) {
 	}
 	// The HINT column is compared up to the planner's wording of the fix.
 	want := []string{
-		"JOBID|PARTITION|NAME|USER|ST|GPUS|PRIORITY|DECISION|START|HINT",
-		"1|gpu|cap-run2|root|R|2|26|-|2026-11-22T02:06:50|ERROR hint workers=1-4: unknown key",
-		"3|gpu|cap-bb2|alice|PD|1|26|-|-|strata: model=gpt2 gpus=1-2",
-		"4|gpu|cap-pend|root|PD|2x4|53|-|-|ERROR hint workers=8: unknown key",
-		"5|gpu|cap-perjob|root|PD|3/job|26|-|-|-",
+		"JOBID|PARTITION|NAME|USER|ST|GPUS|PRIORITY|TIME_LIMIT|DECISION|START|HINT",
+		"1|gpu|cap-run2|root|R|2|26|UNLIMITED|-|2026-11-22T02:06:50|ERROR hint workers=1-4: unknown key",
+		"3|gpu|cap-bb2|alice|PD|1|26|UNLIMITED|-|-|strata: model=gpt2 gpus=1-2",
+		"4|gpu|cap-pend|root|PD|2x4|53|00:30:00|-|-|ERROR hint workers=8: unknown key",
+		"5|gpu|cap-perjob|root|PD|3/job|26|UNLIMITED|-|-|-",
 	}
 	got := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	for i := range got {

@@ -80,7 +80,7 @@ func reportCommandWith(open openSourceFunc) *cli.Command {
 						return report.PredictionFieldHelp(c.App.Writer, c.String(flagReportBy))
 					}
 					return withStore(true, func(c *cli.Context, st *db.Store) error {
-						return report.Predictions(c.Context, c.App.Writer, st, q.Filter, c.String(flagReportBy), q.Mode)
+						return report.Predictions(c.Context, c.App.Writer, c.App.ErrWriter, st, q.Filter, c.String(flagReportBy), q.Mode)
 					})(c)
 				})},
 			{Name: "calibration", Usage: report.CalibrationUsage, Description: report.CalibrationDescription, Flags: reportFlags(""),
@@ -89,7 +89,7 @@ func reportCommandWith(open openSourceFunc) *cli.Command {
 						return report.CalibrationFieldHelp(c.App.Writer)
 					}
 					return withStore(true, func(c *cli.Context, st *db.Store) error {
-						return report.Calibration(c.Context, c.App.Writer, st, q.Filter, q.Mode)
+						return report.Calibration(c.Context, c.App.Writer, c.App.ErrWriter, st, q.Filter, q.Mode)
 					})(c)
 				})},
 			jobCommand(open),

@@ -138,6 +138,145 @@ WHERE r.frac > 0
 GROUP BY 1, 3, CASE WHEN $7::bool THEN j.submit_time END, 4, 5, 6, 7, 8
 ORDER BY 8, 1, 3, CASE WHEN $7::bool THEN j.submit_time END, 4, 5, 6, 7;
 
+-- name: ReportEnergyDaily
+-- ReportEnergy's answer (same parameters and rows), reading the daily
+-- rollups (job_host_day, migration 009) for the whole UTC days of the window
+-- and the hourly rows for the partial days at its edges. Only for reports
+-- without buckets or with UTC day buckets (Store.EnergyReport chooses).
+-- Whole days are hours with frac 1, so the sums are the same (up to the
+-- order of the additions). The day rows are first summed per job (and per
+-- node and day when the report groups by them: da); such a sum is used
+-- when one job owns all its hours (the owner at its least t_hi owns it at
+-- its greatest, hence at every hour between), else its day rows are, each
+-- under the same rule, else that day's hourly rows, as ReportEnergy reads
+-- them.
+--
+-- d: the day rows of the whole UTC days of the window, from the first
+-- midnight at or after $1 to the last at or before $2 (none when the first
+-- is after the last).
+WITH d AS (
+    SELECT d.* FROM job_host_day d
+    WHERE d.day >= date_trunc('day', ($1::timestamptz - interval '1 microsecond') AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '24 hours'
+      AND d.day < date_trunc('day', $2::timestamptz AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
+      AND (cardinality($6::bigint[]) = 0 OR d.job_id = ANY ($6::bigint[]))
+      AND (cardinality($14::text[]) = 0 OR d.cluster = ANY ($14::text[]))
+),
+da AS (
+    SELECT cluster, job_id, CASE WHEN $11::bool THEN host END AS host,
+           CASE WHEN $12::text = 'day' THEN day END AS day,
+           min(t_hi_min) AS t_hi_min, max(t_hi_max) AS t_hi_max,
+           sum(gpu_seconds) AS gpu_seconds, sum(energy_j) AS energy_j, sum(util_gpu_seconds) AS util_gpu_seconds,
+           sum(sampled_seconds) AS sampled_seconds, sum(idle_gpu_seconds) AS idle_gpu_seconds, sum(idle_energy_j) AS idle_energy_j
+    FROM d GROUP BY 1, 2, 3, 4
+),
+-- The hours outside the whole days, as two ranges of the hour index: up to
+-- the first whole day, and from the end of the last (all of the window's
+-- hours once when it has no whole day). The bounds are written out, not
+-- taken from a CTE, so that the planner sees constants for the index.
+h AS (
+    SELECT h.cluster, h.job_id, h.host, h.hour, h.t_lo, h.t_hi, h.gpu_seconds, h.energy_j,
+           h.util_gpu_seconds, h.sampled_seconds, h.idle_gpu_seconds, h.idle_energy_j
+    FROM job_gpu_hour h
+    WHERE ((h.hour >= date_trunc('hour', $1::timestamptz)
+            AND h.hour < least($2::timestamptz, date_trunc('day', ($1::timestamptz - interval '1 microsecond') AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '24 hours'))
+           OR (h.hour >= greatest(date_trunc('day', $2::timestamptz AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', date_trunc('day', ($1::timestamptz - interval '1 microsecond') AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '24 hours')
+               AND h.hour < $2::timestamptz))
+      AND (cardinality($6::bigint[]) = 0 OR h.job_id = ANY ($6::bigint[]))
+      AND (cardinality($14::text[]) = 0 OR h.cluster = ANY ($14::text[]))
+),
+ji AS (
+    SELECT j.cluster, j.job_id, j.submit_time, j.name, j.user_name, j.account, j.partition, j.state,
+           row_number() OVER w = 1 AS first, lead(j.submit_time) OVER w AS next_submit
+    FROM job j
+    WHERE (j.cluster, j.job_id) IN (SELECT cluster, job_id FROM da UNION SELECT cluster, job_id FROM h)
+    WINDOW w AS (PARTITION BY j.cluster, j.job_id ORDER BY j.submit_time)
+),
+-- A sum (or a day row) belongs to the job that owns its greatest t_hi, and
+-- has one owner when that job owns its least t_hi too (or no job has a row).
+daj AS (
+    SELECT da.*, j.submit_time, j.name, j.user_name, j.account, j.partition, j.state,
+           (j.cluster IS NULL OR ((j.first OR j.submit_time <= da.t_hi_min)
+                                  AND (j.next_submit IS NULL OR j.next_submit > da.t_hi_min))) AS one_owner
+    FROM da LEFT JOIN ji j
+      ON j.cluster = da.cluster AND j.job_id = da.job_id
+     AND (j.first OR j.submit_time <= da.t_hi_max) AND (j.next_submit IS NULL OR j.next_submit > da.t_hi_max)
+),
+dj AS (
+    SELECT d.*, j.submit_time, j.name, j.user_name, j.account, j.partition, j.state,
+           (j.cluster IS NULL OR ((j.first OR j.submit_time <= d.t_hi_min)
+                                  AND (j.next_submit IS NULL OR j.next_submit > d.t_hi_min))) AS one_owner
+    FROM daj JOIN d
+      ON d.cluster = daj.cluster AND d.job_id = daj.job_id
+     AND (daj.host IS NULL OR d.host = daj.host) AND (daj.day IS NULL OR d.day = daj.day)
+    LEFT JOIN ji j
+      ON j.cluster = d.cluster AND j.job_id = d.job_id
+     AND (j.first OR j.submit_time <= d.t_hi_max) AND (j.next_submit IS NULL OR j.next_submit > d.t_hi_max)
+    WHERE NOT daj.one_owner
+),
+hr AS (
+    SELECT * FROM h
+    UNION ALL
+    SELECT h.cluster, h.job_id, h.host, h.hour, h.t_lo, h.t_hi, h.gpu_seconds, h.energy_j,
+           h.util_gpu_seconds, h.sampled_seconds, h.idle_gpu_seconds, h.idle_energy_j
+    FROM dj CROSS JOIN LATERAL (
+        -- OFFSET 0 keeps this an index lookup per day row with two owners
+        -- (rare: an id reused within a day), never a scan of every hour.
+        SELECT * FROM job_gpu_hour h
+        WHERE h.hour >= dj.day AND h.hour < dj.day + interval '24 hours' AND h.cluster = dj.cluster
+          AND h.job_id = dj.job_id AND h.host = dj.host
+        OFFSET 0) h
+    WHERE NOT dj.one_owner
+),
+r AS (
+    SELECT hr.cluster, hr.job_id, hr.host, hr.hour, hr.gpu_seconds, hr.energy_j, hr.util_gpu_seconds,
+           hr.sampled_seconds, hr.idle_gpu_seconds, hr.idle_energy_j, hr.t_hi, coalesce(
+               greatest(0, date_part('epoch', least(hr.t_hi, $2::timestamptz) - greatest(hr.t_lo, $1::timestamptz)))
+               / nullif(date_part('epoch', hr.t_hi - hr.t_lo), 0), 0) AS frac
+    FROM hr
+),
+x AS (
+    SELECT r.cluster, r.job_id, r.host, r.hour, j.submit_time, j.name, j.user_name, j.account, j.partition,
+           j.state, r.gpu_seconds * r.frac AS gpu_seconds, r.energy_j * r.frac AS energy_j,
+           r.util_gpu_seconds * r.frac AS util_gpu_seconds, r.sampled_seconds * r.frac AS sampled_seconds,
+           r.idle_gpu_seconds * r.frac AS idle_gpu_seconds, r.idle_energy_j * r.frac AS idle_energy_j
+    FROM r LEFT JOIN ji j
+      ON j.cluster = r.cluster AND j.job_id = r.job_id
+     AND (j.first OR j.submit_time <= r.t_hi) AND (j.next_submit IS NULL OR j.next_submit > r.t_hi)
+    WHERE r.frac > 0
+    UNION ALL
+    SELECT cluster, job_id, host, day, submit_time, name, user_name, account, partition, state,
+           gpu_seconds, energy_j, util_gpu_seconds, sampled_seconds, idle_gpu_seconds, idle_energy_j
+    FROM daj WHERE one_owner
+    UNION ALL
+    SELECT cluster, job_id, host, day, submit_time, name, user_name, account, partition, state,
+           gpu_seconds, energy_j, util_gpu_seconds, sampled_seconds, idle_gpu_seconds, idle_energy_j
+    FROM dj WHERE one_owner
+)
+SELECT CASE WHEN $7::bool THEN x.job_id END AS job_id,
+       CASE WHEN $7::bool THEN max(coalesce(x.name, '')) END AS job_name,
+       CASE WHEN $7::bool THEN x.cluster END AS cluster,
+       CASE WHEN $8::bool OR $7::bool THEN coalesce(x.user_name, '') END AS user_name,
+       CASE WHEN $9::bool OR $7::bool THEN coalesce(x.account, '') END AS account,
+       CASE WHEN $10::bool OR $7::bool THEN coalesce(x.partition, '') END AS partition,
+       CASE WHEN $11::bool THEN x.host END AS host,
+       CASE $12::text WHEN 'day' THEN date_trunc('day', x.hour AT TIME ZONE $13::text) AT TIME ZONE $13::text
+                      WHEN 'hour' THEN x.hour END AS bucket,
+       count(DISTINCT (x.cluster, x.job_id, x.submit_time)) AS jobs,
+       sum(x.gpu_seconds) AS gpu_seconds,
+       sum(x.energy_j) AS energy_j,
+       sum(x.util_gpu_seconds) AS util_gpu_seconds,
+       sum(x.sampled_seconds) AS sampled_seconds,
+       sum(x.idle_gpu_seconds) AS idle_gpu_seconds,
+       sum(x.idle_energy_j) AS idle_energy_j
+FROM x
+WHERE (cardinality($3::text[]) = 0 OR x.user_name = ANY ($3::text[]))
+  AND (cardinality($4::text[]) = 0 OR x.account = ANY ($4::text[]))
+  AND (cardinality($5::text[]) = 0 OR x.partition = ANY ($5::text[]))
+  AND (NOT $15::bool OR x.user_name = ANY ($16::text[]) OR x.account = ANY ($17::text[]))
+  AND (cardinality($18::text[]) = 0 OR x.state = ANY ($18::text[]))
+GROUP BY 1, 3, CASE WHEN $7::bool THEN x.submit_time END, 4, 5, 6, 7, 8
+ORDER BY 8, 1, 3, CASE WHEN $7::bool THEN x.submit_time END, 4, 5, 6, 7;
+
 -- name: ReportUsageCompleted
 -- Jobs that ended inside the window: count, wait and JCT per group.
 -- $1, $2: window; $3..$6: filters; $7..$9: group by user/account/partition;

@@ -1,5 +1,6 @@
--- Per-job energy (db/rollups.go) read from job_gpu_hour, the one rollup
--- (InsertJobGPUHours in reports.sql defines it); nothing here recomputes it.
+-- Per-job energy (db/rollups.go) read from job_gpu_hour, the hourly rollup
+-- (InsertJobGPUHours in reports.sql defines it), and the daily rollup summed
+-- from it; nothing here recomputes energy from samples.
 
 -- name: JobsTouchedSince
 SELECT DISTINCT job_id FROM gpu_assignment
@@ -19,3 +20,51 @@ SELECT (hour AT TIME ZONE 'UTC')::date AS day,
        sum(idle_energy_j), sum(sampled_seconds), sum(counter_resets)
 FROM job_gpu_hour WHERE job_id = $1
 GROUP BY 1 ORDER BY 1;
+
+-- Daily rollups (job_host_day, migration 009): the hourly rows summed per
+-- UTC day and node, rebuilt from job_gpu_hour with the hours they sum.
+-- $1, $2: UTC midnights.
+
+-- name: DeleteJobHostDays
+DELETE FROM job_host_day WHERE day >= $1::timestamptz AND day < $2::timestamptz;
+
+-- name: InsertJobHostDays
+INSERT INTO job_host_day
+SELECT date_trunc('day', hour AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', cluster, job_id, host,
+       min(t_hi), max(t_hi), count(*), sum(gpu_seconds), sum(energy_j), sum(util_gpu_seconds),
+       sum(sampled_seconds), sum(idle_gpu_seconds), sum(idle_energy_j), sum(counter_resets)
+FROM job_gpu_hour
+WHERE hour >= $1::timestamptz AND hour < $2::timestamptz
+GROUP BY 1, 2, 3, 4;
+
+-- name: DayRollupMismatches
+-- The UTC days of [$1, $2) whose daily rows disagree with their hourly
+-- rows: a row missing on either side, another count of hours or t_hi
+-- bounds, or a sum off by more than a millionth (the sums may add in
+-- another order).
+WITH h AS (
+    SELECT date_trunc('day', hour AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS day, cluster, job_id, host,
+           min(t_hi) AS t_hi_min, max(t_hi) AS t_hi_max, count(*) AS hours,
+           sum(gpu_seconds) AS gpu_seconds, sum(energy_j) AS energy_j, sum(util_gpu_seconds) AS util_gpu_seconds,
+           sum(sampled_seconds) AS sampled_seconds, sum(idle_gpu_seconds) AS idle_gpu_seconds,
+           sum(idle_energy_j) AS idle_energy_j, sum(counter_resets) AS counter_resets
+    FROM job_gpu_hour
+    WHERE hour >= $1::timestamptz AND hour < $2::timestamptz
+    GROUP BY 1, 2, 3, 4
+),
+d AS (
+    SELECT * FROM job_host_day WHERE day >= $1::timestamptz AND day < $2::timestamptz
+)
+SELECT DISTINCT coalesce(h.day, d.day) AS day
+FROM h FULL JOIN d
+  ON d.day = h.day AND d.cluster = h.cluster AND d.job_id = h.job_id AND d.host = h.host
+WHERE h.day IS NULL OR d.day IS NULL
+   OR h.hours <> d.hours OR h.t_hi_min <> d.t_hi_min OR h.t_hi_max <> d.t_hi_max
+   OR h.counter_resets <> d.counter_resets
+   OR abs(h.gpu_seconds - d.gpu_seconds) > 1e-6 * greatest(1, abs(h.gpu_seconds))
+   OR abs(h.energy_j - d.energy_j) > 1e-6 * greatest(1, abs(h.energy_j))
+   OR abs(h.util_gpu_seconds - d.util_gpu_seconds) > 1e-6 * greatest(1, abs(h.util_gpu_seconds))
+   OR abs(h.sampled_seconds - d.sampled_seconds) > 1e-6 * greatest(1, abs(h.sampled_seconds))
+   OR abs(h.idle_gpu_seconds - d.idle_gpu_seconds) > 1e-6 * greatest(1, abs(h.idle_gpu_seconds))
+   OR abs(h.idle_energy_j - d.idle_energy_j) > 1e-6 * greatest(1, abs(h.idle_energy_j))
+ORDER BY 1;

@@ -17,7 +17,7 @@ SELECT pg_database_size(current_database());
 
 -- name: Analyze
 -- What autovacuum would have done by the time anyone reads a report.
-ANALYZE job, job_gpu_hour, gpu_assignment, gpu;
+ANALYZE job, job_gpu_hour, job_host_day, gpu_assignment, gpu;
 
 -- name: EnsurePartition
 SELECT strata_ensure_sample_partition($1::date);

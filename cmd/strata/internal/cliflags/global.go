@@ -18,16 +18,41 @@ const (
 	FlagLogLevel  = "log-level"
 	FlagLogFormat = "log-format"
 	FlagConfig    = "config"
+	FlagVerbose   = "verbose"
 )
 
+// daemons are the commands whose log is their output: they log at info
+// unless --log-level says otherwise. Every other command (queue, explain,
+// hint, report, ...) is a client at a person's terminal: it logs warnings
+// and errors only, and info lines with -v.
+var daemons = map[string]bool{"run": true, "collect": true, "serve": true, "db": true, "report refresh": true}
+
+// DefaultLogLevel is the log level of the command path (e.g. ["report",
+// "refresh"]) when --log-level is not set: info for the daemons and the
+// admin's batch commands, warn for client commands unless verbose.
+func DefaultLogLevel(path []string, verbose bool) string {
+	if verbose || len(path) > 0 && daemons[path[0]] || len(path) > 1 && daemons[path[0]+" "+path[1]] {
+		return "info"
+	}
+	return "warn"
+}
+
+// VerboseFlag is -v, which every command accepts (after its name too).
+func VerboseFlag() cli.Flag {
+	return &cli.BoolFlag{Name: FlagVerbose, Aliases: []string{"v"},
+		Usage: "log info lines too (client commands log only warnings and errors unless --log-level is set)"}
+}
+
+// Global returns the flags every command accepts before its name.
 func Global() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: FlagLogLevel, Value: "info", EnvVars: []string{"STRATA_LOG_LEVEL"},
-			Usage: "log level: trace, debug, info, warn, error"},
+		&cli.StringFlag{Name: FlagLogLevel, EnvVars: []string{"STRATA_LOG_LEVEL"},
+			Usage: "log level: trace, debug, info, warn, error (default: info for run, collect, serve, db and report refresh; warn for the other commands, info with -v)"},
 		&cli.StringFlag{Name: FlagLogFormat, Value: "logfmt", EnvVars: []string{"STRATA_LOG_FORMAT"},
 			Usage: "log format on stderr: logfmt (human) or json (for log shippers)"},
 		&cli.StringFlag{Name: FlagConfig, EnvVars: []string{"STRATA_CONFIG"},
 			Usage: "configuration file (TOML); flags and environment override it"},
+		VerboseFlag(),
 	}
 }
 

@@ -77,14 +77,23 @@ func WriteJSON(w io.Writer, snap *planner.Snapshot, rows []Row) error {
 	}{snap.ID, snap.Now, snap.Cluster, snap.Nodes, rows})
 }
 
-var header = []string{"JOBID", "PARTITION", "NAME", "USER", "ST", "GPUS", "PRIORITY", "DECISION", "START", "HINT"}
+var header = []string{"JOBID", "PARTITION", "NAME", "USER", "ST", "GPUS", "PRIORITY", "TIME_LIMIT", "DECISION", "START", "HINT"}
 
 // fields are a row's columns, each on one line (a job name's line break
 // would forge a row); names are clipped to width runes (0: not clipped).
 func fields(r Row, width int) []string {
 	return []string{strconv.FormatInt(r.ID, 10), r.Partition, clip(term.OneLine(r.Name), width), clip(term.OneLine(r.User), width),
-		stateCode(r.State), gpuShape(r.Job), strconv.FormatInt(r.Priority, 10), decisionText(r), startText(r),
+		stateCode(r.State), gpuShape(r.Job), strconv.FormatInt(r.Priority, 10), timeLimitText(r), decisionText(r), startText(r),
 		term.OneLine(hintText(r, 0))}
+}
+
+// timeLimitText is the TIME_LIMIT column, as squeue's %l: days-hh:mm:ss,
+// or UNLIMITED.
+func timeLimitText(r Row) string {
+	if r.TimeLimit <= 0 {
+		return "UNLIMITED"
+	}
+	return term.Duration(r.TimeLimit)
 }
 
 // decisionText is the DECISION column: the why= codes Strata wrote, "rank

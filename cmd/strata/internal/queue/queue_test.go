@@ -57,7 +57,7 @@ func TestHintTextFindsTheSegmentAsWritten(t *testing.T) {
 func TestWriters(t *testing.T) {
 	rows := Rows([]planner.Job{
 		{ID: 7, Partition: "gpu", Name: "a-very|long-job-name", User: "alice", State: planner.JobPending,
-			GPUsPerNode: 2, Nodes: 1, Priority: 10, Comment: "notes; strata:  gpus=1-2"},
+			GPUsPerNode: 2, Nodes: 1, Priority: 10, TimeLimit: 26 * time.Hour, Comment: "notes; strata:  gpus=1-2"},
 		{ID: 8, Partition: "gpu", Name: "b", User: "bob", State: planner.JobRunning, GPUsPerNode: 4, Nodes: 2, Priority: 5},
 	})
 	forged := Rows([]planner.Job{{ID: 9, Partition: "gpu", Name: "x\n10|gpu|evil|root|R|1|1|-", User: "mallory",
@@ -67,23 +67,23 @@ func TestWriters(t *testing.T) {
 		write func(*strings.Builder) error
 		want  string
 	}{
-		{"table on a 100-column terminal", func(b *strings.Builder) error { return WriteTable(b, rows, true, 100) },
-			"JOBID  PARTITION  NAME          USER   ST  GPUS  PRIORITY  DECISION  START  HINT\n" +
-				"7      gpu        a-very|long…  alice  PD  2     10        -         -      strata: gpus=1-2\n" +
-				"8      gpu        b             bob    R   2x4   5         -         -      -\n"},
-		{"table on a narrow terminal: the hint is cut to the line", func(b *strings.Builder) error { return WriteTable(b, rows[:1], false, 58) },
-			"7  gpu  a-very|long…  alice  PD  2  10  -  -  strata: gpu…\n"},
+		{"table on a 120-column terminal", func(b *strings.Builder) error { return WriteTable(b, rows, true, 120) },
+			"JOBID  PARTITION  NAME          USER   ST  GPUS  PRIORITY  TIME_LIMIT  DECISION  START  HINT\n" +
+				"7      gpu        a-very|long…  alice  PD  2     10        1-02:00:00  -         -      strata: gpus=1-2\n" +
+				"8      gpu        b             bob    R   2x4   5         UNLIMITED   -         -      -\n"},
+		{"table on a narrow terminal: the hint is cut to the line", func(b *strings.Builder) error { return WriteTable(b, rows[:1], false, 70) },
+			"7  gpu  a-very|long…  alice  PD  2  10  1-02:00:00  -  -  strata: gpu…\n"},
 		{"table piped: nothing cut (issue 26.7)", func(b *strings.Builder) error { return WriteTable(b, rows, true, 0) },
-			"JOBID  PARTITION  NAME                  USER   ST  GPUS  PRIORITY  DECISION  START  HINT\n" +
-				"7      gpu        a-very|long-job-name  alice  PD  2     10        -         -      strata: gpus=1-2\n" +
-				"8      gpu        b                     bob    R   2x4   5         -         -      -\n"},
+			"JOBID  PARTITION  NAME                  USER   ST  GPUS  PRIORITY  TIME_LIMIT  DECISION  START  HINT\n" +
+				"7      gpu        a-very|long-job-name  alice  PD  2     10        1-02:00:00  -         -      strata: gpus=1-2\n" +
+				"8      gpu        b                     bob    R   2x4   5         UNLIMITED   -         -      -\n"},
 		{"parsable without header", func(b *strings.Builder) error { return WriteParsable(b, rows, false) },
-			"7|gpu|a-very/long-job-name|alice|PD|2|10|-|-|strata: gpus=1-2\n" +
-				"8|gpu|b|bob|R|2x4|5|-|-|-\n"},
+			"7|gpu|a-very/long-job-name|alice|PD|2|10|1-02:00:00|-|-|strata: gpus=1-2\n" +
+				"8|gpu|b|bob|R|2x4|5|UNLIMITED|-|-|-\n"},
 		{"a name with a line break forges no row (issue 23.9)", func(b *strings.Builder) error { return WriteParsable(b, forged, true) },
-			"JOBID|PARTITION|NAME|USER|ST|GPUS|PRIORITY|DECISION|START|HINT\n9|gpu|x\\n10/gpu/evil/root/R/1/1/-|mallory|PD|1|1|-|-|-\n"},
+			"JOBID|PARTITION|NAME|USER|ST|GPUS|PRIORITY|TIME_LIMIT|DECISION|START|HINT\n9|gpu|x\\n10/gpu/evil/root/R/1/1/-|mallory|PD|1|1|UNLIMITED|-|-|-\n"},
 		{"nor in the table", func(b *strings.Builder) error { return WriteTable(b, forged, false, 0) },
-			"9  gpu  x\\n10|gpu|evil|root|R|1|1|-  mallory  PD  1  1  -  -  -\n"},
+			"9  gpu  x\\n10|gpu|evil|root|R|1|1|-  mallory  PD  1  1  UNLIMITED  -  -  -\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,11 +118,11 @@ func TestDecisionAndStartColumns(t *testing.T) {
 	if err := WriteParsable(&b, rows, true); err != nil {
 		t.Fatal(err)
 	}
-	want := "JOBID|PARTITION|NAME|USER|ST|GPUS|PRIORITY|DECISION|START|HINT\n" +
-		"7|gpu|rn50|alice|PD|2|100030|deferred,allocation_changed|2026-11-24T12:20:00|strata: gpus=1-4\n" +
-		"8|gpu|old|bob|PD|1|100020|rank 2|2026-11-24T12:30:00|-\n" +
-		"9|gpu|run|bob|R|4|1|admitted|2026-11-24T11:58:00|-\n" +
-		"10|gpu|mine|carol|PD|1|1|-|-|strata: rewrite=no\n"
+	want := "JOBID|PARTITION|NAME|USER|ST|GPUS|PRIORITY|TIME_LIMIT|DECISION|START|HINT\n" +
+		"7|gpu|rn50|alice|PD|2|100030|UNLIMITED|deferred,allocation_changed|2026-11-24T12:20:00|strata: gpus=1-4\n" +
+		"8|gpu|old|bob|PD|1|100020|UNLIMITED|rank 2|2026-11-24T12:30:00|-\n" +
+		"9|gpu|run|bob|R|4|1|UNLIMITED|admitted|2026-11-24T11:58:00|-\n" +
+		"10|gpu|mine|carol|PD|1|1|UNLIMITED|-|-|strata: rewrite=no\n"
 	if d := cmp.Diff(want, b.String()); d != "" {
 		t.Errorf("queue -P (-want +got):\n%s", d)
 	}

@@ -93,7 +93,56 @@ type formatPart struct {
 
 var fieldRE = regexp.MustCompile(`%([.-]?)(\d*)([a-zA-Z])`)
 
-const formatFields = "iPjutTbDQrVSlh"
+// FormatField is one field of --format: its letter, header and meaning.
+type FormatField struct {
+	Code   byte
+	Header string
+	Help   string
+}
+
+// FormatFields are the fields of --format, in the order `-o help` lists
+// them.
+var FormatFields = []FormatField{
+	{'i', "JOBID", "job ID"},
+	{'P', "PARTITION", "partition"},
+	{'j', "NAME", "job name"},
+	{'u', "USER", "user"},
+	{'t', "ST", "compact state (PD, R, S, CG)"},
+	{'T', "STATE", "state (PENDING, RUNNING, ...)"},
+	{'b', "GPUS", "GPUs: N, NxM (nodes x per node) or N/job"},
+	{'D', "NODES", "nodes"},
+	{'Q', "PRIORITY", "priority"},
+	{'r', "REASON", "why a pending job waits (Slurm's reason)"},
+	{'V', "SUBMIT_TIME", "submit time"},
+	{'S', "START_TIME", "start: actual (running), predicted (--start) or planned by Strata (pending)"},
+	{'l', "TIME_LIMIT", "time limit, days-hh:mm:ss or UNLIMITED"},
+	{'h', "HINT", "the strata: hint, or its error"},
+}
+
+// fieldList is " %i %P ..." for error messages.
+func fieldList() string {
+	var b strings.Builder
+	for _, f := range FormatFields {
+		fmt.Fprintf(&b, " %%%c", f.Code)
+	}
+	return b.String()
+}
+
+// WriteFormatHelp writes `strata queue -o help`: every field with its
+// header and meaning, and how widths are written.
+func WriteFormatHelp(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "FIELD\tHEADER\tMEANING")
+	for _, f := range FormatFields {
+		fmt.Fprintf(tw, "%%%c\t%s\t%s\n", f.Code, f.Header, f.Help)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%%.N right-aligns and cuts to N characters, %%N left-aligns; other text is copied.\n"+
+		"Default with --start: %q\n", StartFormat)
+	return err
+}
 
 // ParseFormat reads an squeue -o style format.
 func ParseFormat(s string) (Format, error) {
@@ -104,8 +153,8 @@ func ParseFormat(s string) (Format, error) {
 			f.parts = append(f.parts, formatPart{lit: s[last:m[0]]})
 		}
 		c := s[m[6]]
-		if !strings.ContainsRune(formatFields, rune(c)) {
-			return Format{}, fmt.Errorf("--format: %%%c is not a field; use %%i %%P %%j %%u %%t %%T %%b %%D %%Q %%r %%V %%S %%l %%h", c)
+		if fieldHeader[c] == "" {
+			return Format{}, fmt.Errorf("--format: %%%c is not a field; use%s (-o help lists them)", c, fieldList())
 		}
 		p := formatPart{field: c, right: s[m[2]:m[3]] == "."}
 		if m[4] < m[5] {
@@ -118,14 +167,18 @@ func ParseFormat(s string) (Format, error) {
 		f.parts = append(f.parts, formatPart{lit: s[last:]})
 	}
 	if !slices.ContainsFunc(f.parts, func(p formatPart) bool { return p.field != 0 }) {
-		return Format{}, fmt.Errorf("--format %q: no fields; e.g. \"%%.8i %%.9P %%.20j %%.8u %%.2t %%.6b %%S %%h\"", s)
+		return Format{}, fmt.Errorf("--format %q: no fields; e.g. \"%%.8i %%.9P %%.20j %%.8u %%.2t %%.6b %%l %%S %%h\" (-o help lists them)", s)
 	}
 	return f, nil
 }
 
-var fieldHeader = map[byte]string{'i': "JOBID", 'P': "PARTITION", 'j': "NAME", 'u': "USER", 't': "ST", 'T': "STATE",
-	'b': "GPUS", 'D': "NODES", 'Q': "PRIORITY", 'r': "REASON", 'V': "SUBMIT_TIME", 'S': "START_TIME",
-	'l': "TIME_LIMIT", 'h': "HINT"}
+var fieldHeader = func() map[byte]string {
+	m := map[byte]string{}
+	for _, f := range FormatFields {
+		m[f.Code] = f.Header
+	}
+	return m
+}()
 
 // Starts are the start times to show for pending jobs (predicted by a plan).
 type Starts map[int64]time.Time
@@ -166,10 +219,7 @@ func (p formatPart) value(r Row, starts Starts) string {
 		}
 		return "N/A"
 	case 'l':
-		if r.TimeLimit <= 0 {
-			return "UNLIMITED"
-		}
-		return term.Duration(r.TimeLimit)
+		return timeLimitText(r)
 	case 'h':
 		return hintText(r, 0)
 	}

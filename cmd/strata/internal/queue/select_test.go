@@ -2,6 +2,7 @@ package queue
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,5 +74,39 @@ func TestFormatTimeLimitAsSqueue(t *testing.T) {
 	want := "1 a\\nb 1-02:00:00\n2 c 00:01:30\n3 d UNLIMITED\n"
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("format output (-want +got):\n%s", diff)
+	}
+}
+
+// TestFormatHelp (issue 35.6): `-o help` lists every field --format
+// accepts, each of which parses and has a header, and a format without a
+// field points to it.
+func TestFormatHelp(t *testing.T) {
+	var b strings.Builder
+	if err := WriteFormatHelp(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	var listed []string
+	for _, l := range lines[1:] {
+		if len(l) > 2 && l[0] == '%' && l[2] == ' ' {
+			listed = append(listed, strings.Fields(l)[0]+" "+strings.Fields(l)[1])
+		}
+	}
+	var want []string
+	for _, c := range "iPjutTbDQrVSlh" {
+		f, err := ParseFormat("%" + string(c))
+		if err != nil {
+			t.Errorf("%%%c: %v", c, err)
+			continue
+		}
+		want = append(want, "%"+string(c)+" "+fieldHeader[f.parts[0].field])
+	}
+	if d := cmp.Diff(want, listed); d != "" {
+		t.Errorf("fields listed by -o help (-want +got):\n%s", d)
+	}
+	for _, bad := range []string{"help me", "%z"} {
+		if _, err := ParseFormat(bad); err == nil || !strings.Contains(err.Error(), "-o help lists them") {
+			t.Errorf("ParseFormat(%q) = %v; want an error pointing to -o help", bad, err)
+		}
 	}
 }

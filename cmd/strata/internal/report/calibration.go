@@ -53,7 +53,9 @@ type CalibrationOut struct {
 
 // Calibration prints the calibration the jobs that completed in the
 // window support.
-func Calibration(ctx context.Context, w io.Writer, src CalibrationSource, f db.ReportFilter, m OutputMode) error {
+// An empty report also writes why it is empty and what to run on notes
+// (stderr; its table keeps its header), and in its JSON as "note".
+func Calibration(ctx context.Context, w, notes io.Writer, src CalibrationSource, f db.ReportFilter, m OutputMode) error {
 	if err := f.Validate(); err != nil {
 		return err
 	}
@@ -82,11 +84,25 @@ func Calibration(ctx context.Context, w io.Writer, src CalibrationSource, f db.R
 		}
 	}
 	out := CalibrationRows(jobs)
+	note := ""
+	if len(out) == 0 {
+		note = fmt.Sprintf("no calibration from %s to %s: no job completed in the window after a decision of the planner "+
+			"that named its GPU type. Calibration fits the jobs `strata run` decided on (shadow mode is enough; with "+
+			"--database-url it stores its decisions) and that `strata collect` recorded as completed, with their GPUs' "+
+			"energy: run both for a while, or widen -S/-E (e.g. -S now-30days)",
+			f.From.UTC().Format(time.RFC3339), f.To.UTC().Format(time.RFC3339))
+	}
 	if m.JSON {
 		return WriteJSON(w, struct {
 			Window Window           `json:"window"`
 			Rows   []CalibrationOut `json:"rows"`
-		}{Window{f.From, f.To}, out})
+			Note   string           `json:"note,omitempty"`
+		}{Window{f.From, f.To}, out, note})
+	}
+	if note != "" {
+		if _, err := fmt.Fprintln(notes, "strata: "+note); err != nil {
+			return err
+		}
 	}
 	cols, err := SelectFields(calibrationFields(), m.Format,
 		[]string{"kind", "model", "gputype", "jobs", "used", "applies", "factor", "errbefore", "errafter", "watts"})

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -69,7 +70,7 @@ func TestCalibrationOutput(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
-			if err := Calibration(context.Background(), &b, calSource(calJobs()), f, tc.mode); err != nil {
+			if err := Calibration(context.Background(), &b, io.Discard, calSource(calJobs()), f, tc.mode); err != nil {
 				t.Fatal(err)
 			}
 			for _, w := range tc.want {

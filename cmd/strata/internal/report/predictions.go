@@ -79,7 +79,9 @@ var PredictionBy = []string{"source", "user", "partition", "all"}
 // Predictions prints, per group (by: source, user, partition or all), the
 // error distribution of the run times the planner predicted, against the
 // real ones of the jobs that completed in the window.
-func Predictions(ctx context.Context, w io.Writer, src PredictionSource, f db.ReportFilter, by string, m OutputMode) error {
+// An empty report also writes why it is empty and what to run on notes
+// (stderr; its table keeps its header), and in its JSON as "note".
+func Predictions(ctx context.Context, w, notes io.Writer, src PredictionSource, f db.ReportFilter, by string, m OutputMode) error {
 	if !slices.Contains(PredictionBy, by) {
 		return fmt.Errorf("--by %q: choose one of %s", by, strings.Join(PredictionBy, ", "))
 	}
@@ -88,12 +90,22 @@ func Predictions(ctx context.Context, w io.Writer, src PredictionSource, f db.Re
 		return err
 	}
 	out := PredictionGroups(rows, by)
+	note := ""
+	if len(out) == 0 {
+		note = emptyPredictions(f, len(rows))
+	}
 	if m.JSON {
 		return WriteJSON(w, struct {
 			Window Window          `json:"window"`
 			By     string          `json:"by"`
 			Rows   []PredictionOut `json:"rows"`
-		}{Window{f.From, f.To}, by, out})
+			Note   string          `json:"note,omitempty"`
+		}{Window{f.From, f.To}, by, out, note})
+	}
+	if note != "" {
+		if _, err := fmt.Fprintln(notes, "strata: "+note); err != nil {
+			return err
+		}
 	}
 	def := []string{"group", "jobs", "median", "p10", "p90", "within2x", "abslog2"}
 	if by == "user" {
@@ -104,6 +116,20 @@ func Predictions(ctx context.Context, w io.Writer, src PredictionSource, f db.Re
 		return err
 	}
 	return WriteTable(w, cols, out, m)
+}
+
+// emptyPredictions says why the prediction report of window f has no
+// group (n jobs completed, none with a usable run time) and what to run.
+func emptyPredictions(f db.ReportFilter, n int) string {
+	win := fmt.Sprintf("from %s to %s", f.From.UTC().Format(time.RFC3339), f.To.UTC().Format(time.RFC3339))
+	if n > 0 {
+		return fmt.Sprintf("no predictions to compare %s: the %d job(s) that completed had no real or predicted run time to compare "+
+			"(timed out, or predicted 0); widen -S/-E", win, n)
+	}
+	return "no predictions to compare " + win + ": no job completed in the window after a decision of the planner. " +
+		"The report pairs the run times `strata run` predicted (shadow mode is enough; with --database-url it stores " +
+		"its decisions) with the real ones of the jobs `strata collect` recorded as completed: run both for a while, " +
+		"or widen -S/-E (e.g. -S now-30days)"
 }
 
 // PredictionGroups aggregates rows by the grouping, groups in name order.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -68,7 +69,7 @@ func TestPredictionsByUserRecord(t *testing.T) {
 		t.Errorf("records (-want +got):\n%s", diff)
 	}
 	var out strings.Builder
-	if err := Predictions(context.Background(), &out, fixedPredictions(rows), db.ReportFilter{From: end.Add(-time.Hour), To: end.Add(2 * time.Hour)}, "user", OutputMode{}); err != nil {
+	if err := Predictions(context.Background(), &out, io.Discard, fixedPredictions(rows), db.ReportFilter{From: end.Add(-time.Hour), To: end.Add(2 * time.Hour)}, "user", OutputMode{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []string{"Correction", "distrusted", "×1.73"} {

@@ -34,8 +34,10 @@ type rollupRefresher interface {
 	RefreshReportRollups(ctx context.Context, from, to time.Time, idlePct float64) (int64, error)
 }
 
-// Refresh rebuilds the hourly report rollups of from..to, counting an
-// allocated GPU below idlePct utilization as idle, and logs what it did.
+// Refresh rebuilds the hourly report rollups of from..to (and the daily
+// ones of their days), counting an allocated GPU below idlePct utilization
+// as idle, checks the daily rollups of those days against their hours, and
+// logs what it did.
 func Refresh(ctx context.Context, open Opener, from, to time.Time, idlePct float64, log zerolog.Logger) error {
 	src, closeSrc, err := open()
 	if err != nil {
@@ -53,6 +55,31 @@ func Refresh(ctx context.Context, open Opener, from, to time.Time, idlePct float
 	}
 	log.Info().Int64("rows", n).Dur("took_ms", time.Since(t0)).Time("from", from).Time("to", to).
 		Msg("report rollups refreshed")
+	return checkDays(ctx, src, from, to, log)
+}
+
+// dayChecker compares the daily rollups with their hourly rows and rebuilds
+// the days that disagree (*db.Store).
+type dayChecker interface {
+	CheckDayRollups(ctx context.Context, from, to time.Time) ([]time.Time, error)
+}
+
+// checkDays checks the daily rollups of the days of from..to against their
+// hours (the refresh rebuilt the days it touched; a day summed from other
+// hours, written or deleted by hand or by an older Strata, is rebuilt
+// here) and logs each day it rebuilt.
+func checkDays(ctx context.Context, src Source, from, to time.Time, log zerolog.Logger) error {
+	c, ok := src.(dayChecker)
+	if !ok {
+		return nil
+	}
+	days, err := c.CheckDayRollups(ctx, from, to)
+	if err != nil {
+		return err
+	}
+	for _, d := range days {
+		log.Warn().Time("day", d).Msg("daily rollup disagreed with its hourly rows: rebuilt from them")
+	}
 	return nil
 }
 
