@@ -67,6 +67,10 @@ type CycleDecision struct {
 	// Body is the JSON update sent to slurmrestd (or, in shadow mode, that
 	// enforce mode would have sent).
 	Body string `json:"body,omitempty"`
+	// Resized: the write changes the job's GPU request (the guards'
+	// decide.Verdict.Resizes), what the per-job resize cap counts once
+	// applied (RewriteCounts).
+	Resized bool `json:"resized,omitempty"`
 	// OutcomeDetail says why, in words (Apply's detail or the guard's).
 	OutcomeDetail string `json:"outcome_detail,omitempty"`
 	// Alternatives are what other policies would have decided for the job
@@ -125,7 +129,7 @@ var decisionColumns = []string{"cycle_id", "job_id", "user_name", "partition", "
 	"requested_gpus", "cur_priority", "action", "start_now", "workers", "ps", "gpus_per_node",
 	"node_count", "rank", "priority", "predicted_start", "predicted_end", "reasons", "detail",
 	"outcome", "guard", "body", "outcome_detail", "alternatives", "gpu_type", "model", "model_seconds",
-	"claimed_seconds", "time_limit_seconds"}
+	"claimed_seconds", "time_limit_seconds", "resized"}
 
 func decisionRow(id int64, d CycleDecision) ([]any, error) {
 	reasons := make([]string, len(d.Reasons))
@@ -157,7 +161,7 @@ func decisionRow(id int64, d CycleDecision) ([]any, error) {
 	return []any{id, d.JobID, d.User, d.Partition, d.JobName, string(d.State), d.RequestedGPUs,
 		d.CurPriority, string(d.Action), d.Start, d.Workers, d.PS, d.GPUsPerNode, d.NodeCount, d.Rank,
 		d.Priority, timePtr(d.PredictedStart), timePtr(d.PredictedEnd), reasons, d.Detail, d.Outcome,
-		d.Guard, d.Body, d.OutcomeDetail, alts, gpuType, d.Model, modelSeconds, claimed, limit}, nil
+		d.Guard, d.Body, d.OutcomeDetail, alts, gpuType, d.Model, modelSeconds, claimed, limit, d.Resized}, nil
 }
 
 // SaveCycle stores a cycle and its decisions in one transaction (decisions
@@ -325,7 +329,7 @@ func scanStoredDecision(rows pgx.Rows) (StoredDecision, error) {
 	err := rows.Scan(&d.CycleID, &d.Cluster, &d.Policy, &d.Enforce, &d.SnapshotID, &d.DecidedAt,
 		&d.JobID, &d.User, &d.Partition, &d.JobName, &state, &d.RequestedGPUs, &d.CurPriority,
 		&act, &d.Start, &d.Workers, &d.PS, &d.GPUsPerNode, &d.NodeCount, &d.Rank, &d.Priority,
-		&ps, &pe, &reasons, &d.Detail, &d.Outcome, &d.Guard, &d.Body, &d.OutcomeDetail, &alts, &settings, &claimed, &limit)
+		&ps, &pe, &reasons, &d.Detail, &d.Outcome, &d.Guard, &d.Body, &d.OutcomeDetail, &alts, &settings, &claimed, &limit, &d.Resized)
 	if err != nil {
 		return d, err
 	}

@@ -3,6 +3,7 @@ package db_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,7 +23,7 @@ func testCycle(cluster string, at time.Time, outcomes map[int64]decide.Outcome) 
 		if _, ok := outcomes[id]; !ok {
 			continue
 		}
-		c.Decisions = append(c.Decisions, db.CycleDecision{
+		c.Decisions = append(c.Decisions, db.CycleDecision{Resized: true,
 			Decision: planner.Decision{JobID: id, Action: planner.ActionUpdate, Start: true, Workers: 4, PS: 1,
 				GPUsPerNode: 4, NodeCount: 1, Rank: int(id - 6), Priority: 100010,
 				PredictedStart: at.Add(time.Minute), PredictedEnd: at.Add(time.Hour),
@@ -109,8 +110,9 @@ func TestSaveCycleRoundTripAndCounts(t *testing.T) {
 	}
 }
 
-// The per-job cap counts resizes: a write of the priority or the begin time
-// alone is not counted.
+// The per-job cap counts resizes (the stored verdict, issue 33): a write
+// of the priority or the begin time alone is not counted, whatever its
+// body's text.
 func TestRewriteCountsCountResizesOnly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration: needs Postgres (make test)")
@@ -122,6 +124,7 @@ func TestRewriteCountsCountResizesOnly(t *testing.T) {
 		`{"begin_time":{"number":1795525434,"set":true}}`, `{"tres_per_job":"gres/gpu:2"}`} {
 		c := testCycle("resize", at.Add(time.Duration(k)*time.Minute), map[int64]decide.Outcome{7: decide.Applied})
 		c.Decisions[0].Body = body
+		c.Decisions[0].Resized = strings.Contains(body, "tres_per_")
 		if err := st.SaveCycle(ctx, c); err != nil {
 			t.Fatal(err)
 		}

@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -254,8 +253,7 @@ func (p *fakePostgres) RewriteCounts(ctx context.Context, cluster string, jobs m
 	for _, c := range p.cycles {
 		for _, d := range c.Decisions {
 			since, asked := jobs[d.JobID]
-			if asked && c.Cluster == cluster && d.Outcome == decide.Applied && strings.Contains(d.Body, `"gpus_per_node":`) &&
-				!strings.Contains(d.Body, `"gpus_per_node":0`) && !c.StartedAt.Before(since) {
+			if asked && c.Cluster == cluster && d.Outcome == decide.Applied && d.Resized && !c.StartedAt.Before(since) {
 				out[d.JobID]++
 			}
 		}

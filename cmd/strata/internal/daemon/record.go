@@ -29,7 +29,7 @@ func (d *Daemon) record(snap *planner.Snapshot, p planner.Plan, jobs map[int64]*
 	seen := make(map[int64]bool, len(p.Decisions))
 	for i, dc := range p.Decisions {
 		v := verdicts[i]
-		cd := db.CycleDecision{Decision: dc, Outcome: v.Outcome, Guard: v.Guard, OutcomeDetail: v.Guard.Describe()}
+		cd := db.CycleDecision{Decision: dc, Outcome: v.Outcome, Guard: v.Guard, OutcomeDetail: v.Guard.Describe(), Resized: v.Resizes()}
 		if j := jobs[dc.JobID]; j != nil {
 			cd.User, cd.Partition, cd.JobName, cd.State = j.User, j.Partition, j.Name, j.State
 			cd.RequestedGPUs, cd.CurPriority = j.GPUs(), j.Priority
