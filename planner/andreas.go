@@ -362,13 +362,14 @@ func (c *cycle) restoreIsland(isl *island, saved []nodeState, bb []int64) {
 // withinLimit keeps a pending job's configurations that end within its
 // time limit (Slurm kills a job at its limit); when none does, the
 // fastest, planned to end at the limit.
-func withinLimit(j *Job, all []aConfig) []aConfig {
+func withinLimit(ji *jobInfo, all []aConfig) []aConfig {
+	j := ji.job
 	tl := j.TimeLimit
 	if tl <= 0 || len(all) == 0 {
 		return all
 	}
 	if len(all) > 1 {
-		kept := slices.DeleteFunc(slices.Clone(all), func(cf aConfig) bool { return cf.dur > tl })
+		kept := slices.DeleteFunc(slices.Clone(all), func(cf aConfig) bool { return !fitsLimit(ji, cf.w, cf.dur) })
 		if len(kept) > 0 {
 			return kept
 		}
@@ -422,7 +423,7 @@ func (c *cycle) andreasSizes(ji *jobInfo, frac float64) []aConfig {
 		all = append(all, aConfig{w: w, p: p, sh: sh, dur: d, r: r})
 	}
 	if !running {
-		all = withinLimit(ji.job, all)
+		all = withinLimit(ji, all)
 	}
 	return all
 }

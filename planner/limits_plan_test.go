@@ -44,3 +44,36 @@ func TestPlansRespectTimeLimits(t *testing.T) {
 		})
 	}
 }
+
+// TestShrinkKeepsAMarginUnderTheLimit (issue 30): smd shrinks a pending
+// job below its request only when its modelled run on fewer GPUs is at
+// most half its time limit (ShrinkMargin): a model 2-3× off must not end
+// the honest job Strata shrank. With 1 of 4 GPUs free, a job asking for 4
+// (gpus=1-4) starts now on 1 when its limit leaves the margin, and keeps
+// its 4 when the 1-GPU run would take 3/4 of its limit (before: shrunk).
+func TestShrinkKeepsAMarginUnderTheLimit(t *testing.T) {
+	h := "strata: model=resnet50 batch=64 iters=3000 gpus=1-4"
+	probe := plan(t, "smd", planner.Options{}, pt.Cluster("shrink", t0).Partition("gpu", true).Nodes("n", 1, 4, 64, 512<<10, "gpu", "").
+		Pending(1, 1, "strata: model=resnet50 batch=64 iters=3000").Build())
+	one := probe[1].PredictedEnd.Sub(probe[1].PredictedStart) // the run on 1 GPU
+	if one <= 0 {
+		t.Fatal("no modelled run on one GPU")
+	}
+	for _, tc := range []struct {
+		name  string
+		limit time.Duration
+		want  int
+	}{
+		{"room for the margin: shrunk", 3 * one, 1},
+		{"the 1-GPU run at 3/4 of the limit: kept", one * 4 / 3, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := pt.Cluster("shrink", t0).Partition("gpu", true).Nodes("n", 1, 4, 64, 512<<10, "gpu", "").
+				Running(9, 3, "n1", t0.Add(-time.Minute), func(j *planner.Job) { j.TimeLimit = 1000 * time.Hour }).
+				Pending(1, 4, h, func(j *planner.Job) { j.TimeLimit = tc.limit }).Build()
+			if got := plan(t, "smd", planner.Options{}, s)[1].Workers; got != tc.want {
+				t.Errorf("workers %d, want %d", got, tc.want)
+			}
+		})
+	}
+}

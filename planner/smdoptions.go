@@ -198,7 +198,7 @@ func (c *cycle) timedOptions(ji *jobInfo, grid, dst []option, left float64) []op
 	if tl := ji.job.TimeLimit; tl > 0 && len(out) > 1 {
 		kept := out[:0] // in place: writes never pass the read position
 		for _, o := range out {
-			if o.dur <= tl {
+			if fitsLimit(ji, o.w, o.dur) {
 				kept = append(kept, o)
 			}
 		}
