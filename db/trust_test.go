@@ -59,9 +59,9 @@ func TestTrustOutcomes(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []trust.Outcome{
-		{User: "alice", JobID: 5, End: end[5], Predicted: 30 * time.Minute, Real: 33 * time.Minute},
-		{User: "mallory", Account: "lab", JobID: 1, End: end[1], Predicted: time.Minute, Real: time.Hour, TimedOut: true},
-		{User: "mallory", Account: "lab", JobID: 2, End: end[2], Predicted: 36 * time.Second, Real: 2 * time.Hour},
+		{User: "alice", JobID: 5, End: end[5], Predicted: 30 * time.Minute, Real: 33 * time.Minute, GPUs: 1},
+		{User: "mallory", Account: "lab", JobID: 1, End: end[1], Predicted: time.Minute, Real: time.Hour, TimedOut: true, GPUs: 1},
+		{User: "mallory", Account: "lab", JobID: 2, End: end[2], Predicted: 36 * time.Second, Real: 2 * time.Hour, GPUs: 1},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("outcomes (-want +got):\n%s", diff)
