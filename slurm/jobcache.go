@@ -33,12 +33,18 @@ import (
 
 // jobCache is what a client keeps between snapshots for incremental reads.
 type jobCache struct {
-	mu      sync.Mutex
-	every   time.Duration // 0: every snapshot reads every job (the default)
-	jobs    map[int64]planner.Job
-	states  map[string]string // GET /jobs/state when jobs was last brought up to date
-	cluster string
-	fullAt  time.Time
+	mu    sync.Mutex
+	every time.Duration // 0: every snapshot reads every job (unless auto)
+	// autoAbove and autoEvery switch incremental reads on by themselves
+	// (SetJobsIncrementalAbove): while the last full read saw at least
+	// autoAbove jobs, every is autoEvery; lastCount is that read's count.
+	autoAbove int
+	autoEvery time.Duration
+	lastCount int
+	jobs      map[int64]planner.Job
+	states    map[string]string // GET /jobs/state when jobs was last brought up to date
+	cluster   string
+	fullAt    time.Time
 
 	dmu   sync.Mutex
 	dirty map[int64]struct{} // jobs written since the last snapshot
@@ -61,6 +67,28 @@ func (c *Client) SetJobsFullReadEvery(every time.Duration) {
 	c.jobCache.mu.Lock()
 	defer c.jobCache.mu.Unlock()
 	c.jobCache.every = max(0, every)
+}
+
+// SetJobsIncrementalAbove makes reads incremental by themselves on a large
+// queue: while the last full read saw at least above jobs (0: never),
+// snapshots read as with SetJobsFullReadEvery(every); below it every job
+// is read at every snapshot. An explicit SetJobsFullReadEvery wins.
+func (c *Client) SetJobsIncrementalAbove(above int, every time.Duration) {
+	c.jobCache.mu.Lock()
+	defer c.jobCache.mu.Unlock()
+	c.jobCache.autoAbove, c.jobCache.autoEvery = max(0, above), max(0, every)
+}
+
+// effectiveEvery is the full-read interval in force: the one set, else the
+// automatic one while the queue is large, else 0 (every job every time).
+func (jc *jobCache) effectiveEvery() time.Duration {
+	if jc.every > 0 {
+		return jc.every
+	}
+	if jc.autoAbove > 0 && jc.autoEvery > 0 && jc.lastCount >= jc.autoAbove {
+		return jc.autoEvery
+	}
+	return 0
 }
 
 // markDirty notes that job id was written to: the next incremental
@@ -88,10 +116,16 @@ func (jc *jobCache) takeDirty() map[int64]struct{} {
 func (c *Client) readJobs(ctx context.Context) ([]planner.Job, string, jobsRead, error) {
 	jc := &c.jobCache
 	jc.mu.Lock()
-	if jc.every <= 0 { // off: concurrent snapshots read at the same time, as always
+	every := jc.effectiveEvery()
+	if every <= 0 { // off: concurrent snapshots read at the same time, as always
 		jc.jobs = nil
 		jc.mu.Unlock()
 		jobs, cluster, err := c.api.jobs(ctx)
+		if err == nil {
+			jc.mu.Lock()
+			jc.lastCount = len(jobs) // large enough: the next snapshot goes incremental (auto)
+			jc.mu.Unlock()
+		}
 		return jobs, cluster, jobsRead{full: true, bytes: c.jobsBytes.Load()}, err
 	}
 	defer jc.mu.Unlock()
@@ -105,7 +139,7 @@ func (c *Client) readJobs(ctx context.Context) ([]planner.Job, string, jobsRead,
 		return nil, "", jobsRead{}, err
 	}
 	var ids []int64
-	ok := jc.jobs != nil && now.Sub(jc.fullAt) < jc.every
+	ok := jc.jobs != nil && now.Sub(jc.fullAt) < every
 	if ok {
 		ids, ok = changedJobs(jc.states, states, dirty)
 		// Many changes (a burst of submissions): one full read is cheaper
@@ -139,7 +173,7 @@ func (c *Client) readAllJobs(ctx context.Context, states map[string]string, now 
 	for _, j := range jobs {
 		jc.jobs[j.ID] = j
 	}
-	jc.states, jc.cluster, jc.fullAt = states, cluster, now
+	jc.states, jc.cluster, jc.fullAt, jc.lastCount = states, cluster, now, len(jobs)
 	return jc.list(), cluster, jobsRead{full: true, bytes: c.jobsBytes.Load()}, nil
 }
 

@@ -276,3 +276,62 @@ func byID(jobs ...planner.Job) map[int64]planner.Job {
 	}
 	return out
 }
+
+// TestReadJobsIncrementalByThemselves (issue 35.3): with the shipped
+// automatic setting, a small queue is read in full at every snapshot (no
+// GET /jobs/state either); once a full read saw at least the threshold,
+// snapshots go incremental with a full read every interval; when the
+// queue shrinks below it again, reads are full again.
+func TestReadJobsIncrementalByThemselves(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	f := &fakeJobsAPI{queue: map[int64]planner.Job{}}
+	for id := int64(1); id <= 50; id++ {
+		f.queue[id] = planner.Job{ID: id, State: planner.JobPending}
+	}
+	c := &Client{api: f, log: zerolog.Nop(), now: func() time.Time { return now }}
+	c.SetJobsIncrementalAbove(100, 5*time.Minute)
+	read := func() jobsRead {
+		t.Helper()
+		now = now.Add(time.Minute)
+		jobs, _, how, err := c.readJobs(context.Background())
+		if err != nil || len(jobs) != len(f.queue) {
+			t.Fatalf("read %d jobs of %d: %v", len(jobs), len(f.queue), err)
+		}
+		return how
+	}
+	for range 3 {
+		if how := read(); !how.full {
+			t.Fatalf("50 jobs: read %+v, want full", how)
+		}
+	}
+	if f.states != 0 {
+		t.Errorf("%d state reads on a small queue, want none", f.states)
+	}
+	for id := int64(51); id <= 150; id++ {
+		f.set(planner.Job{ID: id, State: planner.JobPending})
+	}
+	if how := read(); !how.full { // saw 150: the next goes incremental
+		t.Fatalf("read %+v, want full", how)
+	}
+	if how := read(); !how.full { // the cache's first read is full
+		t.Fatalf("read %+v, want the cache's full read", how)
+	}
+	f.set(planner.Job{ID: 7, State: planner.JobRunning})
+	if how := read(); how.full || how.reread != 1 {
+		t.Errorf("read %+v on 150 jobs, want incremental with 1 job read again", how)
+	}
+	now = now.Add(5 * time.Minute)
+	if how := read(); !how.full {
+		t.Errorf("read %+v after the interval, want full", how)
+	}
+	for id := int64(11); id <= 150; id++ {
+		f.drop(id)
+	}
+	read() // a full read or an incremental one that sees the jobs gone
+	now = now.Add(5 * time.Minute)
+	read() // full: counts 10
+	before := f.states
+	if how := read(); !how.full || f.states != before {
+		t.Errorf("read %+v after the queue shrank to 10, want full without a state read", how)
+	}
+}

@@ -18,8 +18,15 @@ import (
 	"github.com/strata-hpc/strata/slurm"
 )
 
-// flagSlurmFullReadEvery turns on incremental job reads (slurm.Client.SetJobsFullReadEvery).
-const flagSlurmFullReadEvery = "slurm-full-read-every"
+// flagSlurmFullReadEvery turns on incremental job reads (slurm.Client.SetJobsFullReadEvery);
+// flagSlurmIncrementalAbove turns them on by themselves on a large queue
+// (slurm.Client.SetJobsIncrementalAbove).
+const (
+	flagSlurmFullReadEvery    = "slurm-full-read-every"
+	flagSlurmIncrementalAbove = "slurm-incremental-above"
+	// autoFullReadEvery is the full-read interval of the automatic mode.
+	autoFullReadEvery = 5 * time.Minute
+)
 
 // reloadable are the run flags a SIGHUP re-reads from the configuration
 // file (connections, listen address and lock name need a restart).
@@ -45,7 +52,9 @@ func runFlags() []cli.Flag {
 		&cli.DurationFlag{Name: cliflags.FlagRunAuditRetention, Value: 90 * 24 * time.Hour, EnvVars: cliflags.EnvOf(cliflags.FlagRunAuditRetention),
 			Usage: "delete recorded cycles older than this, hourly (0 = keep all)"},
 		&cli.DurationFlag{Name: flagSlurmFullReadEvery, EnvVars: []string{"STRATA_SLURM_FULL_READ_EVERY"},
-			Usage: "read every job in full only this often; between, read job states and only the jobs that changed state (0 = every cycle; docs/slurm.md)"},
+			Usage: "read every job in full only this often; between, read job states and only the jobs that changed state (0 = every cycle, or automatic: --slurm-incremental-above; docs/slurm.md)"},
+		&cli.IntFlag{Name: flagSlurmIncrementalAbove, Value: 2000, EnvVars: []string{"STRATA_SLURM_INCREMENTAL_ABOVE"},
+			Usage: "on a queue of at least this many jobs, read incrementally with a full read every 5 minutes (a change that keeps a job's state is seen at the next full read); 0 = always full reads unless --slurm-full-read-every"},
 	)
 	return append(append(fs, cliflags.Database()...), cliflags.Slurm()...)
 }
@@ -135,12 +144,13 @@ func daemonDeps(c *cli.Context, log zerolog.Logger) (daemon.Deps, error) {
 		return daemon.Deps{}, exitError{code: 2, err: fmt.Errorf("slurm connection: %w", err)}
 	}
 	deps := daemon.Deps{Connect: daemon.SlurmConnector(scfg, log), Now: time.Now}
-	if every := c.Duration(flagSlurmFullReadEvery); every > 0 {
+	if every, above := c.Duration(flagSlurmFullReadEvery), c.Int(flagSlurmIncrementalAbove); every > 0 || above > 0 {
 		connect := deps.Connect
 		deps.Connect = func(ctx context.Context) (daemon.Cluster, error) {
 			cl, err := connect(ctx)
 			if sc, ok := cl.(*slurm.Client); ok {
 				sc.SetJobsFullReadEvery(every)
+				sc.SetJobsIncrementalAbove(above, autoFullReadEvery)
 			}
 			return cl, err
 		}
