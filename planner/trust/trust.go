@@ -79,6 +79,9 @@ const (
 	// brokenRatio: a timed-out job that ran at least this multiple of its
 	// prediction broke its claim.
 	brokenRatio = 1.5
+	// understated: a correction from which the user's claims count as
+	// understated beyond the model's error, and the correction is squared.
+	understated = 1.5
 )
 
 func (c Config) withDefaults() Config {
@@ -194,6 +197,12 @@ func fitUser(user string, os []Outcome, c Config) Record {
 				r.Recent, r.MedianRatio)}
 	case math.Abs(math.Log(f)) < math.Log(1.1):
 		// within 10 %: no correction
+	case f >= understated:
+		// Understatement beyond the model's own error costs its claimant
+		// more than it could gain: the correction is squared (issue 30).
+		f = min(f*f, c.MaxFactor)
+		r.Claim = planner.Claim{Factor: f, Jobs: r.Recent,
+			Note: fmt.Sprintf("prediction ×%.2f: your last %d jobs ran a median %.3g× their predictions (understated claims are corrected twice over)", f, r.Recent, r.MedianRatio)}
 	default:
 		f = max(f, c.MinFactor)
 		r.Claim = planner.Claim{Factor: f, Jobs: r.Recent,

@@ -38,8 +38,11 @@ func TestFit(t *testing.T) {
 		{"an old outlier among small honest jobs moves nothing", jobs("a", 1, 1, 1, 1, 1, 1, 1, 1, 1, 1.5), got{}},
 		{"a recent 50x run among honest ones distrusts", jobs("a", 1, 1, 1, 50, 1, 1), got{0, true}},
 		{"a first job's 99x lie distrusts at once", jobs("a", 99), got{0, true}},
-		{"one job 4x over: corrected by 2x", jobs("a", 4), got{2, false}},
-		{"a pattern of 3x: caught quickly", jobs("a", 3, 3, 3), got{2.28, false}},
+		// Understatement (a correction of 1.5x or more) is corrected twice
+		// over: lying 3x costs more than it gains (issue 30).
+		{"one job 4x over: corrected by 2x, squared", jobs("a", 4), got{4, false}},
+		{"a pattern of 3x: caught quickly, overcorrected", jobs("a", 3, 3, 3), got{5.2, false}},
+		{"within the model's error: corrected as measured", jobs("a", 1.3, 1.4, 1.3), got{1.22, false}},
 		{"pessimist: corrected down, not below the floor", jobs("a", 0.5, 0.5, 0.5, 0.5), got{0.57, false}},
 		{"one job 100x over: distrusted", jobs("a", 100), got{0, true}},
 		{"liar's pattern: distrusted", jobs("a", 100, 100, 100), got{0, true}},

@@ -62,7 +62,7 @@ func TestPredictionsByUserRecord(t *testing.T) {
 	// the longer run's ratio.
 	want := map[string]UserRecord{
 		"alice":   {Jobs: 2, Recent: 2, ClaimRatio: 3700.0 / 3600, Correction: "none"},
-		"bob":     {Jobs: 1, Recent: 1, ClaimRatio: 3, Correction: "×1.73"},
+		"bob":     {Jobs: 1, Recent: 1, ClaimRatio: 3, Correction: "×3.00"}, // 1.73, understated: squared
 		"mallory": {Jobs: 2, Recent: 2, ClaimRatio: 100, TimedOut: 1, Broken: 1, Correction: "distrusted"},
 	}
 	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0.01, 0)); diff != "" {
@@ -72,7 +72,7 @@ func TestPredictionsByUserRecord(t *testing.T) {
 	if err := Predictions(context.Background(), &out, io.Discard, fixedPredictions(rows), db.ReportFilter{From: end.Add(-time.Hour), To: end.Add(2 * time.Hour)}, "user", OutputMode{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"Correction", "distrusted", "×1.73"} {
+	for _, w := range []string{"Correction", "distrusted", "×3.00"} {
 		if !strings.Contains(out.String(), w) {
 			t.Errorf("table lacks %q:\n%s", w, out.String())
 		}
