@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	api "github.com/SlinkyProject/slurm-client/api/v0042"
@@ -32,23 +31,7 @@ func (v *v0042) clock(ctx context.Context) (time.Time, error) {
 // jobStates lists every job's ID and state (slurmctld's light
 // REQUEST_JOB_STATE: about 80 bytes a job against 8–10 KB in GET /jobs).
 func (v *v0042) jobStates(ctx context.Context) (map[string]string, int64, error) {
-	resp, err := v.raw.SlurmV0042GetJobsState(ctx, nil)
-	if err != nil {
-		return nil, 0, fmt.Errorf("list job states: %w", err)
-	}
-	cr := &countingReader{r: resp.Body}
-	resp.Body = readCloser{Reader: cr, Closer: resp.Body}
-	var body jobStatesRespV0042
-	if err := decodeV0042(resp, &body, func() (*api.V0042OpenapiErrors, *api.V0042OpenapiWarnings) {
-		return body.Errors, body.Warnings
-	}); err != nil {
-		return nil, cr.n, fmt.Errorf("list job states: %w", err)
-	}
-	out := make(map[string]string, len(body.Jobs))
-	for _, j := range body.Jobs {
-		out[j.JobID] = strings.Join(j.State, ",")
-	}
-	return out, cr.n, nil
+	return readJobStates(v.raw.SlurmV0042GetJobsState(ctx, nil))
 }
 
 // jobRecords reads every record slurmctld keeps under job id: the job, or
