@@ -28,6 +28,12 @@ var toJoule = cmpopts.EquateApprox(0, 0.5)
 // (every day disagrees: none exist yet). It returns the store and a
 // connection for SQL of the test's own.
 func synthHistory(t *testing.T) (*db.Store, *pgx.Conn) {
+	s, conn, _ := synthHistoryURL(t)
+	return s, conn
+}
+
+// synthHistoryURL is synthHistory with the database's URL.
+func synthHistoryURL(t *testing.T) (*db.Store, *pgx.Conn, string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("integration test (Postgres)")
@@ -100,7 +106,7 @@ func synthHistory(t *testing.T) (*db.Store, *pgx.Conn) {
 	if len(days) < 38 {
 		t.Fatalf("CheckDayRollups built %d days of a 40-day history", len(days))
 	}
-	return s, conn
+	return s, conn, url
 }
 
 func maxTime(a, b time.Time) time.Time {
@@ -268,5 +274,46 @@ func TestRefreshMaintainsDayRollups(t *testing.T) {
 	}
 	if d := cmp.Diff(want, rows, toJoule); d != "" {
 		t.Errorf("(-hourly +daily):\n%s", d)
+	}
+}
+
+// TestEnergyReportDailyEqualsHourlyScoped (issue 35.1): a per-user role
+// (migration 008's views; its daily rows are summed from the hours it may
+// see) gets, to the joule, the hourly-only answers too, a reused id's day
+// included, and sees only its own jobs.
+func TestEnergyReportDailyEqualsHourlyScoped(t *testing.T) {
+	_, _, u := synthHistoryURL(t)
+	ctx := context.Background()
+	day := func(d int, h time.Duration) time.Time { return dayT0.Add(time.Duration(d)*24*time.Hour + h) }
+	for _, role := range []struct {
+		name, user string
+		accounts   []string
+	}{{"ann", "ann", nil}, {"bio", "", []string{"bio"}}} {
+		s := dbtest.Open(t, scopedRole(t, u, role.name, true, role.user, role.accounts), false)
+		for _, q := range []db.EnergyQuery{
+			{ReportFilter: db.ReportFilter{From: day(0, 0), To: day(30, 0)}, By: []db.ReportDim{db.DimUser}},
+			{ReportFilter: db.ReportFilter{From: day(3, 5*time.Hour+17*time.Minute), To: day(17, 14*time.Hour)}, By: []db.ReportDim{db.DimJob}},
+			{ReportFilter: db.ReportFilter{From: day(4, 0), To: day(7, 0)}, By: []db.ReportDim{db.DimJob, db.DimDay}},
+		} {
+			want, err := s.EnergyReportHourlyOnly(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.EnergyReport(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want) == 0 {
+				t.Fatalf("%s: the hourly report %v is empty: the case tests nothing", role.name, q.By)
+			}
+			if d := cmp.Diff(want, got, toJoule); d != "" {
+				t.Errorf("%s %v: daily rollups answer otherwise (-hourly +daily):\n%s", role.name, q.By, d)
+			}
+			for _, r := range got {
+				if r.User != "" && r.User != role.user && role.user != "" {
+					t.Errorf("%s sees %s's energy: %+v", role.name, r.User, r)
+				}
+			}
+		}
 	}
 }
