@@ -3,6 +3,7 @@ package decide
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/strata-hpc/strata/planner"
@@ -61,8 +62,34 @@ func Decide(ctx context.Context, pol planner.Policy, s *planner.Snapshot, h Hist
 	if err != nil {
 		return Result{}, fmt.Errorf("plan: %w", err)
 	}
+	markNonCooperative(&p, NonCooperative(s, o.RequeueTimeout))
 	jobs := JobIndex(s)
 	return Result{Plan: p, Jobs: jobs, Verdicts: PlanWith(p, jobs, h, s.Now, o)}, nil
+}
+
+// markNonCooperative turns the plan's decision for each marked job into
+// the mark (a running job that ignored its signal is kept otherwise), or
+// adds the mark for a job the plan does not list.
+func markNonCooperative(p *planner.Plan, marks []planner.Decision) {
+	for _, m := range marks {
+		i := slices.IndexFunc(p.Decisions, func(d planner.Decision) bool { return d.JobID == m.JobID })
+		if i < 0 {
+			p.Decisions = append(p.Decisions, m)
+			continue
+		}
+		d := &p.Decisions[i]
+		d.Action = m.Action
+		d.Reasons = append(d.Reasons, m.Reasons...)
+		d.Detail = joinDetail(d.Detail, m.Detail)
+	}
+}
+
+// joinDetail appends sentence b to detail a.
+func joinDetail(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 // Annotate marks, on the snapshot's jobs, what the planner must respect

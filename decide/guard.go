@@ -47,7 +47,14 @@ type Options struct {
 	MinRunBeforePreempt  time.Duration
 	MaxPreemptPerDay     int
 	MaxDisturbedGPUHours float64
+	// RequeueTimeout: a job sent its checkpoint signal that still runs the
+	// same run this long after is marked non-cooperative (never signalled
+	// again: NonCooperative); 0 = DefaultRequeueTimeout.
+	RequeueTimeout time.Duration
 }
+
+// DefaultRequeueTimeout is Options.RequeueTimeout's default.
+const DefaultRequeueTimeout = 5 * time.Minute
 
 // Defaults are the daemon's write limits (its flags' defaults); the
 // preemption limits are the planner's own defaults.
@@ -127,7 +134,16 @@ func PlanWith(p planner.Plan, jobs map[int64]*planner.Job, hist History, now tim
 	for _, d := range p.Decisions {
 		j := jobs[d.JobID]
 		var v Verdict
-		if d.Action == planner.ActionPreempt {
+		switch {
+		case d.Action == planner.ActionMarkNonCooperative: // a record, counted like any write
+			v = Verdict{Send: d, Write: j != nil && j.State == planner.JobRunning, Outcome: Kept}
+			if v.Write {
+				v.Outcome = ""
+				if g := writeCap(j, hist, o); g != "" {
+					v.Write, v.Outcome, v.Guard = false, Held, g
+				}
+			}
+		case d.Action == planner.ActionPreempt:
 			v = preempt(d, j, resizes[d.JobID], preempts[d.JobID], now, o)
 			if v.Write {
 				h := planner.DisturbedGPUHours(j, now)
@@ -137,7 +153,7 @@ func PlanWith(p planner.Plan, jobs map[int64]*planner.Job, hist History, now tim
 					disturbed += h
 				}
 			}
-		} else {
+		default:
 			v = one(d, j, resizes[d.JobID], now, o)
 			if v.Write {
 				if g := writeCap(j, hist, o); g != "" {

@@ -36,6 +36,10 @@ const (
 	ActionPreempt Action = "preempt"
 	// ActionResize changes a running job's allocation (simulation only).
 	ActionResize Action = "resize"
+	// ActionMarkNonCooperative records on a running job that it ignored
+	// its checkpoint signal, so that it is never signalled again (package
+	// decide proposes it, not a policy).
+	ActionMarkNonCooperative Action = "mark_noncooperative"
 )
 
 // Decision is the plan for one job.

@@ -114,6 +114,10 @@ const (
 	// (ReasonClaimDistrusted), so the job keeps the GPU count it asked for:
 	// a claim timed by the time limit at every size cannot choose one.
 	ReasonSizeKeptDistrusted Reason = "size_kept_distrusted"
+	// ReasonNonCooperative: the job still runs the run Strata sent its
+	// checkpoint signal past the requeue timeout; it is marked and never
+	// signalled again (ActionMarkNonCooperative).
+	ReasonNonCooperative Reason = "non_cooperative"
 	// ReasonPartitionChosen: the job lists several partitions and the plan
 	// puts it in the one where it is predicted to cost least (toptier.go).
 	ReasonPartitionChosen Reason = "partition_chosen"
@@ -220,6 +224,7 @@ var reasonText = map[Reason]string{
 	ReasonCalibrated:          "the run time or energy estimate uses factors measured on finished jobs of the same model and GPU type (the detail gives them)",
 	ReasonSizeLocked:          "the job's GPU request was already changed the most times allowed (--max-rewrites-per-job), so its size is kept; only its priority may change",
 	ReasonSizeKeptDistrusted:  "your recent jobs ran far longer than their hints claimed, so this job keeps the GPU count you asked for; only its priority may change",
+	ReasonNonCooperative:      "the job kept running after Strata sent it its checkpoint signal (preempt=yes): it is marked non-cooperative and never signalled again",
 	ReasonHetJob:              "the job is a heterogeneous job component, which Strata leaves to Slurm",
 	ReasonUnreadable:          "part of the job's Slurm record could not be read (the detail says what), so Strata leaves the job untouched",
 	ReasonCapped:              "a site limit cut the weight or GPU range the hint asks for (the detail says which)",

@@ -47,6 +47,12 @@ func (e *engine) strataCycle(ctx context.Context, s *slurmState, t float64) erro
 			continue
 		}
 		i := int(v.Send.JobID) - 1
+		if v.Send.Action == planner.ActionMarkNonCooperative && i >= 0 && i < len(e.jobs) && e.jobs[i].phase == phaseRunning {
+			e.markNonCooperative(i) // as the daemon's writer: noncoop=1, never signalled again
+			s.writes[v.Send.JobID]++
+			e.res.Writes++
+			continue
+		}
 		if v.Send.Action == planner.ActionPreempt && i >= 0 && i < len(e.jobs) && e.jobs[i].phase == phaseRunning {
 			e.signal(i, v.Send, t)
 			e.res.Writes++
@@ -139,4 +145,16 @@ func (tp timedPolicy) Plan(ctx context.Context, s *planner.Snapshot) (planner.Pl
 	tp.res.PlanTime += time.Since(began)
 	tp.res.PlanCalls++
 	return p, err
+}
+
+// markNonCooperative records on running job i what the daemon's writer
+// records in its admin comment (noncoop=1): it is never signalled again.
+// The simulator's jobs requeue on their signal, so this is reached only
+// when a requeue takes longer than the guards' requeue timeout.
+func (e *engine) markNonCooperative(i int) {
+	j := &e.jobs[i]
+	w, _ := decide.ParseAdminComment(j.pj.AdminComment)
+	w.NonCooperative = true
+	j.pj.AdminComment = decide.MergeAdminComment(j.pj.AdminComment, w)
+	j.pj.NonCooperative = true
 }

@@ -82,7 +82,7 @@ func (c *Client) Apply(ctx context.Context, decisions []planner.Decision, opts A
 	nodes := opts.Nodes
 	var fenced error
 	for _, d := range decisions {
-		if d.Action != planner.ActionUpdate && d.Action != planner.ActionPreempt {
+		if d.Action != planner.ActionUpdate && d.Action != planner.ActionPreempt && d.Action != planner.ActionMarkNonCooperative {
 			continue
 		}
 		if fenced != nil {
@@ -99,9 +99,12 @@ func (c *Client) Apply(ctx context.Context, decisions []planner.Decision, opts A
 			}
 		}
 		var r ApplyResult
-		if d.Action == planner.ActionPreempt {
+		switch d.Action {
+		case planner.ActionPreempt:
 			r = c.preemptOne(ctx, d, opts)
-		} else {
+		case planner.ActionMarkNonCooperative:
+			r = c.markOne(ctx, d, opts)
+		default:
 			r = c.applyOne(ctx, d, nodes, opts)
 		}
 		if errors.Is(r.Err, errFenced) {

@@ -121,22 +121,39 @@ func (c *Client) afterAmbiguousSignal(ctx context.Context, cur planner.Job, sigE
 		"counted as signalled and not sent again (if it never got the signal, it is marked non-cooperative after the requeue timeout)"
 }
 
-// MarkNonCooperative records in job id's admin comment that it ignored its
-// checkpoint signal (it is still running the run Strata signalled): it is
-// never signalled again. Other text in the admin comment is kept.
-func (c *Client) MarkNonCooperative(ctx context.Context, id int64) error {
-	cur, err := c.api.job(ctx, id)
-	if err != nil {
-		return fmt.Errorf("mark job %d non-cooperative: %w", id, err)
+// markOne records in the admin comment of a running job that ignored its
+// checkpoint signal (decide.NonCooperative) that it is non-cooperative
+// (noncoop=1): it is never signalled again. It is a write like any other:
+// re-read first, counted (n=), fenced, audited; other text in the admin
+// comment is kept.
+func (c *Client) markOne(ctx context.Context, d planner.Decision, opts ApplyOptions) ApplyResult {
+	cur, res, ok := c.reread(ctx, ApplyResult{JobID: d.JobID})
+	switch {
+	case !ok:
+		return res
+	case cur.State != planner.JobRunning:
+		return skipped(res, decide.SkippedNotRunning, "job is "+string(cur.State)+": it left the run it was signalled in", nil)
 	}
 	w, _ := decide.ParseAdminComment(cur.AdminComment)
 	if w.NonCooperative {
-		return nil
+		return skipped(res, decide.Unchanged, "already marked non-cooperative", nil)
 	}
 	w.NonCooperative = true
+	w.Writes++
 	ac := decide.MergeAdminComment(cur.AdminComment, w)
-	if err := c.api.updateJob(ctx, id, JobUpdate{AdminComment: &ac}); err != nil {
-		return fmt.Errorf("mark job %d non-cooperative: %w", id, err)
+	u := JobUpdate{AdminComment: &ac}
+	body, err := c.api.updateBody(u)
+	if err != nil {
+		return skipped(res, decide.Failed, err.Error(), err)
 	}
-	return nil
+	res.Body = string(body)
+	if stop, ok := holdBack(ctx, res, opts); ok {
+		return stop
+	}
+	if err := c.api.updateJob(ctx, d.JobID, u); err != nil {
+		err = c.explainPermission(err, u)
+		return skipped(res, decide.Failed, err.Error(), err)
+	}
+	res.Outcome, res.Detail = decide.Applied, "marked non-cooperative: never signalled again"
+	return res
 }

@@ -209,8 +209,7 @@ var errLockLost = errors.New("writer lock lost")
 
 // submit hands the decisions the guards let through to the writer: in
 // enforce mode under the writer lock, checked before the cycle writes and
-// again before every write (a fence), after marking the jobs that ignored
-// their checkpoint signal; otherwise as a dry run.
+// again before every write (a fence); otherwise as a dry run.
 func (d *Daemon) submit(ctx context.Context, in cycleInput, dec decide.Result) (slurm.ApplyReport, error) {
 	var fence func(context.Context) error
 	if d.opts.Enforce {
@@ -221,7 +220,6 @@ func (d *Daemon) submit(ctx context.Context, in cycleInput, dec decide.Result) (
 			d.loseLock()
 			return slurm.ApplyReport{}, fmt.Errorf("%w: %w", errLockLost, err)
 		}
-		d.followSignalled(ctx, in.cl, in.snap)
 		// Every write re-checks the lock: a daemon that loses it in the
 		// middle of a cycle stops writing at once, not a cycle later.
 		lock := d.lock
@@ -257,28 +255,6 @@ func (d *Daemon) recordCycle(ctx context.Context, in cycleInput, dec decide.Resu
 		Dur("write_ms", in.applied.Sub(in.planned)).Dur("audit_ms", d.deps.Now().Sub(in.applied)).Msg("cycle stages")
 	d.housekeeping(ctx)
 	return rec
-}
-
-// followSignalled marks the jobs that were sent their checkpoint signal
-// and still run the same run after RequeueTimeout as non-cooperative: they
-// are never signalled again (docs/preemption.md). Enforce mode only, under
-// the writer lock.
-func (d *Daemon) followSignalled(ctx context.Context, cl Cluster, snap *planner.Snapshot) {
-	for _, j := range snap.Jobs {
-		if j.State != planner.JobRunning || j.NonCooperative {
-			continue
-		}
-		w, ok := decide.ParseAdminComment(j.AdminComment)
-		if !ok || w.Signalled.IsZero() || j.StartTime.After(w.Signalled) || snap.Now.Sub(w.Signalled) < d.opts.requeueTimeout() {
-			continue
-		}
-		if err := cl.MarkNonCooperative(ctx, j.ID); err != nil {
-			d.log.Warn().Err(err).Int64("job_id", j.ID).Msg("cannot mark a job that ignored its checkpoint signal")
-			continue
-		}
-		d.log.Warn().Int64("job_id", j.ID).Time("signalled", w.Signalled).
-			Msg("job ignored its checkpoint signal: marked non-cooperative, never signalled again")
-	}
 }
 
 // dbContext bounds one round of database calls (Options.DBTimeout): a

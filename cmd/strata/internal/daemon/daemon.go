@@ -29,8 +29,6 @@ type Cluster interface {
 	Snapshot(ctx context.Context) (*planner.Snapshot, error)
 	// Apply writes (or, with DryRun, computes) the update decisions.
 	Apply(ctx context.Context, ds []planner.Decision, o slurm.ApplyOptions) (slurm.ApplyReport, error)
-	// MarkNonCooperative records that a job ignored its checkpoint signal.
-	MarkNonCooperative(ctx context.Context, id int64) error
 	// AccountingHistory reads slurmdbd through slurmrestd, where it is
 	// served (ServesAccounting false: not served).
 	AccountingHistory

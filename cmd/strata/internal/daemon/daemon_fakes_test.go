@@ -78,6 +78,20 @@ func (f *fakeCluster) Apply(ctx context.Context, ds []planner.Decision, o slurm.
 		switch {
 		case j == nil:
 			r.Outcome, r.Body = decide.SkippedGone, ""
+		case d.Action == planner.ActionMarkNonCooperative: // as slurm.Client.Apply: a write to a running job
+			switch {
+			case j.State != planner.JobRunning:
+				r.Outcome, r.Body = decide.SkippedNotRunning, ""
+			case o.DryRun:
+				r.Outcome = decide.DryRun
+			default:
+				w, _ := decide.ParseAdminComment(j.AdminComment)
+				w.NonCooperative = true
+				j.AdminComment = decide.MergeAdminComment(j.AdminComment, w)
+				j.NonCooperative = true
+				f.writes = append(f.writes, d)
+				r.Outcome = decide.Applied
+			}
 		case d.Action == planner.ActionPreempt: // as slurm.Client.Apply: only opted-in running jobs are signalled
 			_, ok := "", false
 			if o.Preemptible != nil {
@@ -130,20 +144,6 @@ func (f *fakeCluster) Apply(ctx context.Context, ds []planner.Decision, o slurm.
 		rep.Results = append(rep.Results, r)
 	}
 	return rep, nil
-}
-
-func (f *fakeCluster) MarkNonCooperative(ctx context.Context, id int64) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	j := f.job(id)
-	if j == nil {
-		return fmt.Errorf("job %d: %w", id, slurm.ErrNotFound)
-	}
-	w, _ := decide.ParseAdminComment(j.AdminComment)
-	w.NonCooperative = true
-	j.AdminComment = decide.MergeAdminComment(j.AdminComment, w)
-	j.NonCooperative = true
-	return nil
 }
 
 func (f *fakeCluster) job(id int64) *planner.Job {

@@ -550,6 +550,19 @@ func TestDaemonMarksJobsThatIgnoreTheirSignal(t *testing.T) {
 	if !strings.Contains(bed.cl.Job(1).AdminComment, "noncoop=1") {
 		t.Errorf("admin comment %q lacks noncoop=1", bed.cl.Job(1).AdminComment)
 	}
+	// The mark is a write like any other (issue 33.3): through Apply,
+	// audited with its reason.
+	var marked []int64
+	for _, c := range bed.pg.cycles {
+		for _, d := range c.Decisions {
+			if d.Action == planner.ActionMarkNonCooperative && d.Outcome == decide.Applied && slices.Contains(d.Reasons, planner.ReasonNonCooperative) {
+				marked = append(marked, d.JobID)
+			}
+		}
+	}
+	if diff := cmp.Diff([]int64{1}, marked); diff != "" {
+		t.Errorf("audited marks (-want +got):\n%s", diff)
+	}
 }
 
 // TestDaemonPreemptsOnlyOptedInJobs (issue 14): tiresias demotes two long

@@ -35,10 +35,6 @@ type Options struct {
 	// DBTimeout bounds each round of database calls of a cycle (lock,
 	// history, save, housekeeping); 0 = 10 s.
 	DBTimeout time.Duration
-	// RequeueTimeout: a job sent its checkpoint signal that still runs the
-	// same run this long after is marked non-cooperative (never signalled
-	// again); 0 = 5 minutes.
-	RequeueTimeout time.Duration
 	// Calibrate corrects the time model and the GPU power of the energy
 	// term by what finished jobs measured (needs a database; refreshed
 	// every 5 minutes, the last calibration kept while it is unreachable).
@@ -46,13 +42,6 @@ type Options struct {
 	// HistorySource is where the duration predictor learns from:
 	// HistoryAuto (""), HistorySlurmdbd or HistoryStrata (history.go).
 	HistorySource string
-}
-
-func (o Options) requeueTimeout() time.Duration {
-	if o.RequeueTimeout > 0 {
-		return o.RequeueTimeout
-	}
-	return 5 * time.Minute
 }
 
 func (o Options) dbTimeout() time.Duration {
