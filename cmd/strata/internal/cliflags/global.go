@@ -5,6 +5,7 @@ package cliflags
 
 import (
 	"fmt"
+	"github.com/strata-hpc/strata/cmd/strata/internal/inputerr"
 	"io"
 	"strings"
 	"time"
@@ -76,11 +77,4 @@ func NewLogger(level, format string, w io.Writer) (zerolog.Logger, error) {
 	return zerolog.New(out).Level(lvl).With().Timestamp().Logger(), nil
 }
 
-// usageError is invalid input: the CLI exits with status 2.
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-func (e usageError) ExitCode() int { return 2 }
-
-func usageErr(err error) error { return usageError{err} }
+func usageErr(err error) error { return inputerr.Error{Err: err} }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/strata-hpc/strata/cmd/strata/internal/inputerr"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -59,13 +60,7 @@ type Config struct {
 // ConfigError is a configuration that cannot work (an unknown source, a
 // replay without a recording, a database schema that is not current): the
 // CLI exits with status 2.
-type ConfigError struct{ Err error }
-
-func (e *ConfigError) Error() string { return e.Err.Error() }
-func (e *ConfigError) Unwrap() error { return e.Err }
-
-// ExitCode is the CLI's exit status for a configuration error.
-func (e *ConfigError) ExitCode() int { return 2 }
+type ConfigError = inputerr.Error
 
 // Input is where samples come from, and who holds the GPUs.
 type Input struct {
@@ -96,7 +91,7 @@ func OpenInput(cfg Config) (*Input, error) {
 	case "exporter":
 		src, err := dcgm.NewExporterSource(cfg.ExporterURLs, nil)
 		if err != nil {
-			return nil, &ConfigError{fmt.Errorf("--source exporter: %w", err)}
+			return nil, &ConfigError{Err: fmt.Errorf("--source exporter: %w", err)}
 		}
 		if in.mapper == nil {
 			in.mapper = exporterJobsMapper{src: src}
@@ -117,7 +112,7 @@ func OpenInput(cfg Config) (*Input, error) {
 		}
 		in.src, in.close = src, func() { src.Close() }
 	default:
-		return nil, &ConfigError{fmt.Errorf("--source %q: want exporter, replay, dcgm or nvml", s)}
+		return nil, &ConfigError{Err: fmt.Errorf("--source %q: want exporter, replay, dcgm or nvml", s)}
 	}
 	return in, nil
 }
@@ -128,10 +123,10 @@ func OpenInput(cfg Config) (*Input, error) {
 func gpuSourceError(source string, err error) error {
 	switch {
 	case errors.Is(err, dcgm.ErrUnavailable):
-		return &ConfigError{fmt.Errorf("--source %s: %w; this node lacks %s: install it, or collect with --source exporter "+
+		return &ConfigError{Err: fmt.Errorf("--source %s: %w; this node lacks %s: install it, or collect with --source exporter "+
 			"(dcgm-exporter's /metrics, --exporter-url)", source, err, dcgm.Library(source))}
 	case errors.Is(err, dcgm.ErrNotBuilt):
-		return &ConfigError{fmt.Errorf("--source %s: %w; this strata was built without it (the .deb has it; `strata version` "+
+		return &ConfigError{Err: fmt.Errorf("--source %s: %w; this strata was built without it (the .deb has it; `strata version` "+
 			"lists the sources built in): use the packaged binary, or collect with --source exporter", source, err)}
 	}
 	return err
@@ -139,7 +134,7 @@ func gpuSourceError(source string, err error) error {
 
 func openReplay(cfg Config, in *Input) (*Input, error) {
 	if cfg.ReplayFile == "" {
-		return nil, &ConfigError{errors.New("--source replay needs --replay-file")}
+		return nil, &ConfigError{Err: errors.New("--source replay needs --replay-file")}
 	}
 	rc := dcgm.ReplayConfig{Speed: cfg.ReplaySpeed}
 	if cfg.ReplayToNow {
@@ -179,7 +174,7 @@ func CheckSpool(cfg Config) error {
 func openSpool(cfg Config, log zerolog.Logger) (*db.Spool, error) {
 	spool, err := db.OpenSpool(cfg.SpoolFile, cfg.SpoolMax, db.WithSpoolLogger(log))
 	if errors.Is(err, db.ErrSpoolLocked) {
-		return nil, &ConfigError{fmt.Errorf("--spool-file: %w", err)}
+		return nil, &ConfigError{Err: fmt.Errorf("--spool-file: %w", err)}
 	}
 	return spool, err
 }
@@ -196,7 +191,7 @@ func Run(ctx context.Context, cfg Config, in *Input, st *db.Store, log zerolog.L
 	}
 	defer spool.Close()
 	if err := st.CheckSchema(ctx); errors.Is(err, db.ErrSchemaBehind) || errors.Is(err, db.ErrSchemaAhead) {
-		return &ConfigError{fmt.Errorf("collect: %w", err)}
+		return &ConfigError{Err: fmt.Errorf("collect: %w", err)}
 	} else if err != nil {
 		log.Warn().Err(err).Msg("database not reachable at start; spooling until it is")
 	}

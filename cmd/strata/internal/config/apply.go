@@ -3,6 +3,7 @@ package config
 import (
 	"context"
 	"fmt"
+	"github.com/strata-hpc/strata/cmd/strata/internal/inputerr"
 	"os"
 
 	"github.com/urfave/cli/v2"
@@ -11,13 +12,7 @@ import (
 // Error is a configuration file the commands refuse (it does not parse,
 // has problems, or sets a flag to a value it does not take): the CLI exits
 // with status 2.
-type Error struct{ Err error }
-
-func (e Error) Error() string { return e.Err.Error() }
-func (e Error) Unwrap() error { return e.Err }
-
-// ExitCode is the CLI's exit status for a refused configuration.
-func (e Error) ExitCode() int { return 2 }
+type Error = inputerr.Error
 
 // Loaded is the configuration file of this process and what was wrong
 // with it (only `config check` runs with a file that has problems).
@@ -57,13 +52,13 @@ func Start(c *cli.Context, path string, globals []string) error {
 	}
 	f, err := Load(path)
 	if f == nil {
-		return Error{err}
+		return Error{Err: err}
 	}
 	c.Context = context.WithValue(c.Context, loadedKey{}, &Loaded{File: f, Err: err})
 	for _, name := range globals {
 		if v, ok := f.Values[name]; ok && !c.IsSet(name) {
 			if err := c.Set(name, v); err != nil {
-				return Error{fmt.Errorf("configuration %s: key %q: %w", path, name, err)}
+				return Error{Err: fmt.Errorf("configuration %s: key %q: %w", path, name, err)}
 			}
 		}
 	}
@@ -80,7 +75,7 @@ func Apply(c *cli.Context) error {
 		return nil
 	}
 	if l.Err != nil {
-		return Error{fmt.Errorf("%w\n(strata config check lists every problem)", l.Err)}
+		return Error{Err: fmt.Errorf("%w\n(strata config check lists every problem)", l.Err)}
 	}
 	values := ValuesFor(l.File.Values, lineageNames(c), c.Command.Flags)
 	for _, f := range c.Command.Flags {
@@ -90,7 +85,7 @@ func Apply(c *cli.Context) error {
 			continue
 		}
 		if err := c.Set(name, v); err != nil {
-			return Error{fmt.Errorf("configuration %s: key %q = %q: %w", l.File.Path, name, v, err)}
+			return Error{Err: fmt.Errorf("configuration %s: key %q = %q: %w", l.File.Path, name, v, err)}
 		}
 	}
 	return nil

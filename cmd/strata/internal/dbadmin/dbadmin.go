@@ -3,6 +3,7 @@ package dbadmin
 import (
 	"context"
 	"fmt"
+	"github.com/strata-hpc/strata/cmd/strata/internal/inputerr"
 	"io"
 	"strings"
 	"time"
@@ -14,13 +15,7 @@ import (
 
 // RefusedError is a state the admin must fix before strata runs (a schema
 // behind this binary): the CLI exits with status 2.
-type RefusedError struct{ Err error }
-
-func (e RefusedError) Error() string { return e.Err.Error() }
-func (e RefusedError) Unwrap() error { return e.Err }
-
-// ExitCode is the CLI's exit status for a refusal.
-func (e RefusedError) ExitCode() int { return 2 }
+type RefusedError = inputerr.Error
 
 // Migrator applies migrations; *db.Store implements it.
 type Migrator interface {
@@ -68,7 +63,7 @@ func Status(ctx context.Context, w io.Writer, st Inspector) error {
 	fmt.Fprintf(w, "schema version: %d (this strata expects %d)\n", v, want)
 	if v < want {
 		fmt.Fprintln(w, "run `strata db migrate` before starting strata")
-		return RefusedError{db.ErrSchemaBehind}
+		return RefusedError{Err: db.ErrSchemaBehind}
 	}
 	parts, err := st.SamplePartitions(ctx)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/strata-hpc/strata/cmd/strata/internal/inputerr"
 	"io"
 	"strings"
 	"time"
@@ -15,13 +16,7 @@ import (
 // InvalidError is a hint that does not parse or names what the catalog
 // does not know (or a script sbatch would refuse): the CLI exits with
 // status 2.
-type InvalidError struct{ Err error }
-
-func (e InvalidError) Error() string { return e.Err.Error() }
-func (e InvalidError) Unwrap() error { return e.Err }
-
-// ExitCode is the CLI's exit status for an invalid hint.
-func (e InvalidError) ExitCode() int { return 2 }
+type InvalidError = inputerr.Error
 
 // WarningError is a valid hint with warnings (a time limit shorter than
 // the run, a deadline that cannot be met) under Options.Strict: status 1.
@@ -144,7 +139,7 @@ func check(w io.Writer, comment string, s *Script, o Options) error {
 				return err
 			}
 		}
-		return InvalidError{errors.Join(errs...)}
+		return InvalidError{Err: errors.Join(errs...)}
 	}
 	res.Valid = true
 	p := plan(h, ok, s, o)

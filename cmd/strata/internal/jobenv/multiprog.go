@@ -3,6 +3,7 @@ package jobenv
 import (
 	"errors"
 	"fmt"
+	"github.com/strata-hpc/strata/cmd/strata/internal/inputerr"
 	"io"
 	"os"
 	"strconv"
@@ -36,13 +37,11 @@ type Task struct {
 }
 
 // LayoutError says why a job's tasks do not hold its decision's workers and
-// servers.
-type LayoutError struct{ Msg string }
+// servers: a layout that cannot be launched is input the user must fix.
+type LayoutError = inputerr.Error
 
-func (e *LayoutError) Error() string { return "multi-prog: " + e.Msg }
-
-// ExitCode makes a layout that cannot be launched an input error (2).
-func (e *LayoutError) ExitCode() int { return 2 }
+// layoutError is the LayoutError of msg.
+func layoutError(msg string) error { return &LayoutError{Err: errors.New("multi-prog: " + msg)} }
 
 // Layout assigns the roles of decision a over the job's allocation, read
 // from Slurm's job environment (SLURM_JOB_NODELIST, SLURM_TASKS_PER_NODE);
@@ -50,28 +49,28 @@ func (e *LayoutError) ExitCode() int { return 2 }
 func Layout(a decide.Written, getenv func(string) string, basePort int) (Roles, error) {
 	nodes, err := slurm.ExpandHostlist(getenv("SLURM_JOB_NODELIST"))
 	if err != nil || len(nodes) == 0 {
-		return Roles{}, &LayoutError{fmt.Sprintf("SLURM_JOB_NODELIST=%q names no nodes: run inside the job", getenv("SLURM_JOB_NODELIST"))}
+		return Roles{}, layoutError(fmt.Sprintf("SLURM_JOB_NODELIST=%q names no nodes: run inside the job", getenv("SLURM_JOB_NODELIST")))
 	}
 	per, err := tasksPerNode(getenv("SLURM_TASKS_PER_NODE"), len(nodes))
 	if err != nil {
-		return Roles{}, &LayoutError{err.Error()}
+		return Roles{}, layoutError(err.Error())
 	}
 	if a.Workers < 1 || a.Workers%len(nodes) != 0 {
-		return Roles{}, &LayoutError{fmt.Sprintf("%d workers do not divide over %d nodes", a.Workers, len(nodes))}
+		return Roles{}, layoutError(fmt.Sprintf("%d workers do not divide over %d nodes", a.Workers, len(nodes)))
 	}
 	gpn, total := a.Workers/len(nodes), 0
 	for _, t := range per {
 		total += t
 	}
 	if total != a.Workers+a.PS {
-		return Roles{}, &LayoutError{fmt.Sprintf("the job has %d tasks (SLURM_TASKS_PER_NODE=%s), want %d workers + %d servers: "+
-			"Strata has not written its servers as tasks (yet)", total, getenv("SLURM_TASKS_PER_NODE"), a.Workers, a.PS)}
+		return Roles{}, layoutError(fmt.Sprintf("the job has %d tasks (SLURM_TASKS_PER_NODE=%s), want %d workers + %d servers: "+
+			"Strata has not written its servers as tasks (yet)", total, getenv("SLURM_TASKS_PER_NODE"), a.Workers, a.PS))
 	}
 	r := Roles{Workers: a.Workers, Servers: a.PS}
 	rank, w, s := 0, 0, 0
 	for k, t := range per {
 		if t < gpn {
-			return Roles{}, &LayoutError{fmt.Sprintf("node %s has %d tasks, fewer than its %d workers", nodes[k], t, gpn)}
+			return Roles{}, layoutError(fmt.Sprintf("node %s has %d tasks, fewer than its %d workers", nodes[k], t, gpn))
 		}
 		for l := range t {
 			task := Task{Rank: rank, Node: nodes[k], Role: "worker", Index: w, GPU: l}
@@ -122,10 +121,10 @@ func tasksPerNode(s string, n int) ([]int, error) {
 // runs worker or server (a command line; it may not hold a single quote).
 func WriteMultiProg(w io.Writer, r Roles, worker, server string) error {
 	if strings.ContainsRune(worker, '\'') || strings.ContainsRune(server, '\'') {
-		return &LayoutError{"the worker and server commands may not contain a single quote (the file runs each in bash -c '...')"}
+		return layoutError("the worker and server commands may not contain a single quote (the file runs each in bash -c '...')")
 	}
 	if strings.TrimSpace(worker) == "" || strings.TrimSpace(server) == "" {
-		return &LayoutError{"give the worker command (and the server command, when it differs)"}
+		return layoutError("give the worker command (and the server command, when it differs)")
 	}
 	for _, t := range r.Tasks {
 		var line string

@@ -3,6 +3,7 @@ package report
 import (
 	"context"
 	"fmt"
+	"github.com/strata-hpc/strata/cmd/strata/internal/inputerr"
 	"io"
 	"strconv"
 	"strings"
@@ -31,13 +32,7 @@ type Window struct {
 
 // InputError is invalid input (a --format, a grouping a report does not
 // have): the CLI exits with status 2.
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
-
-// ExitCode is the CLI's exit status for invalid input.
-func (e *InputError) ExitCode() int { return 2 }
+type InputError = inputerr.Error
 
 func inputError(err error) error { return &InputError{Err: err} }
 

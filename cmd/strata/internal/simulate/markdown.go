@@ -17,7 +17,7 @@ import (
 // the scheduler of the first report.
 func Markdown(w io.Writer, paths []string, whatIf, honesty bool) error {
 	if len(paths) == 0 {
-		return UsageError{errors.New("--markdown needs JSON report files as arguments")}
+		return UsageError{Err: errors.New("--markdown needs JSON report files as arguments")}
 	}
 	var reps []*sim.Report
 	for _, path := range paths {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/strata-hpc/strata/cmd/strata/internal/inputerr"
 	"io"
 	"os"
 
@@ -15,13 +16,7 @@ import (
 
 // UsageError is invalid input (flags, trace, scaling curves): the CLI exits
 // with status 2.
-type UsageError struct{ Err error }
-
-func (e UsageError) Error() string { return e.Err.Error() }
-func (e UsageError) Unwrap() error { return e.Err }
-
-// ExitCode is the CLI's exit status for invalid input.
-func (e UsageError) ExitCode() int { return 2 }
+type UsageError = inputerr.Error
 
 // Output is where a run writes: the report to Out, the progress bar to
 // Progress (redrawn in place when TTY is set).
@@ -39,11 +34,11 @@ func Run(ctx context.Context, o Options, out Output, log zerolog.Logger) error {
 		var cfg sim.Config
 		if o.SynthDeadlines != nil {
 			if o.Cluster == "" {
-				return UsageError{errors.New("--synth-deadlines needs --cluster (and --scaling) to time the jobs")}
+				return UsageError{Err: errors.New("--synth-deadlines needs --cluster (and --scaling) to time the jobs")}
 			}
 			var err error
 			if cfg, err = o.baseConfig(); err != nil {
-				return UsageError{err}
+				return UsageError{Err: err}
 			}
 		}
 		_, _, err := o.trace(cfg, log)
@@ -51,7 +46,7 @@ func Run(ctx context.Context, o Options, out Output, log zerolog.Logger) error {
 	}
 	cfg, policies, err := o.Config()
 	if err != nil {
-		return UsageError{err}
+		return UsageError{Err: err}
 	}
 	tr, truth, err := o.trace(cfg, log)
 	if err != nil {
@@ -121,16 +116,16 @@ func runAll(ctx context.Context, cfg sim.Config, tr *sim.Trace, policies []strin
 // on its cluster), and writes --write-trace.
 func (o Options) trace(cfg sim.Config, log zerolog.Logger) (*sim.Trace, map[string]float64, error) {
 	if o.Trace == "" {
-		return nil, nil, UsageError{errors.New("simulate needs --trace FILE")}
+		return nil, nil, UsageError{Err: errors.New("simulate needs --trace FILE")}
 	}
 	tr, err := readTrace(o.Trace, o.SkipBad)
 	if err != nil {
-		return nil, nil, UsageError{err}
+		return nil, nil, UsageError{Err: err}
 	}
 	if o.SynthBB != nil {
 		cat, err := sim.PickBBCatalog(tr, o.SynthBBCatalog)
 		if err != nil {
-			return nil, nil, UsageError{fmt.Errorf("--synth-bb-catalog: %w", err)}
+			return nil, nil, UsageError{Err: fmt.Errorf("--synth-bb-catalog: %w", err)}
 		}
 		if u := cat.Unknown(tr); len(u) > 0 {
 			log.Warn().Str("catalog", cat.Name).Strs("models", u).Msg("--synth-bb: jobs of these models get no burst-buffer data or memory")

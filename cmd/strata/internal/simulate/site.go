@@ -50,13 +50,13 @@ type SiteOptions struct {
 // relative to now in loc.
 func ParseSitePeriod(start, end string, now time.Time, loc *time.Location) (from, to time.Time, err error) {
 	if from, err = report.ParseTime(start, now, loc); err != nil {
-		return from, to, UsageError{fmt.Errorf("--starttime: %w", err)}
+		return from, to, UsageError{Err: fmt.Errorf("--starttime: %w", err)}
 	}
 	if to, err = report.ParseTime(end, now, loc); err != nil {
-		return from, to, UsageError{fmt.Errorf("--endtime: %w", err)}
+		return from, to, UsageError{Err: fmt.Errorf("--endtime: %w", err)}
 	}
 	if !from.Before(to) {
-		return from, to, UsageError{fmt.Errorf("--starttime %s is not before --endtime %s", from.Format(time.RFC3339), to.Format(time.RFC3339))}
+		return from, to, UsageError{Err: fmt.Errorf("--starttime %s is not before --endtime %s", from.Format(time.RFC3339), to.Format(time.RFC3339))}
 	}
 	return from, to, nil
 }
@@ -114,7 +114,7 @@ func RunSite(ctx context.Context, src SiteSource, o SiteOptions, out Output, log
 	}
 	policies, err := SitePolicies(o.Policy)
 	if err != nil {
-		return UsageError{err}
+		return UsageError{Err: err}
 	}
 	so := o.Options
 	so.Trace, so.Cluster, so.Policy, so.Scheduler = "slurmdbd", site.Cluster.String(), strings.Join(policies, ","), sim.SchedulerSlurm
@@ -124,7 +124,7 @@ func RunSite(ctx context.Context, src SiteSource, o SiteOptions, out Output, log
 	}
 	cfg, _, err := so.Config()
 	if err != nil {
-		return UsageError{err}
+		return UsageError{Err: err}
 	}
 	cfg.Cluster = site.Cluster // with its partition's name, which the spec's text leaves out
 	if cfg.Predictor == sim.PredictorHistory && o.Prior > 0 {

@@ -4,19 +4,14 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/strata-hpc/strata/cmd/strata/internal/inputerr"
 	"io"
 	"strings"
 )
 
 // InputError is invalid input to `strata serve passwd`: the CLI exits with
 // status 2.
-type InputError struct{ Err error }
-
-func (e InputError) Error() string { return e.Err.Error() }
-func (e InputError) Unwrap() error { return e.Err }
-
-// ExitCode is the CLI's exit status for invalid input.
-func (e InputError) ExitCode() int { return 2 }
+type InputError = inputerr.Error
 
 // PasswdLine reads a password (the first line of r) and returns the
 // basic-auth file line of user with role and Slurm user (see Role; ""
