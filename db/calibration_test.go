@@ -22,6 +22,7 @@ func TestCalibrationJobs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Postgres (skipped only under -short)")
 	}
+	t.Parallel() // a database of its own (dbtest)
 	s := dbtest.Open(t, dbtest.URL(t), true)
 	ctx := context.Background()
 	t0 := synthT0

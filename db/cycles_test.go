@@ -41,6 +41,7 @@ func TestSaveCycleRoundTripAndCounts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Postgres (skipped only under -short)")
 	}
+	t.Parallel() // a database of its own (dbtest)
 	st := dbtest.New(t)
 	ctx := context.Background()
 	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
@@ -117,6 +118,7 @@ func TestRewriteCountsCountResizesOnly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration: needs Postgres (make test)")
 	}
+	t.Parallel() // a database of its own (dbtest)
 	st := dbtest.New(t)
 	ctx := context.Background()
 	at := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)

@@ -102,6 +102,7 @@ func TestSpoolReplayAfterCrashStoresOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test (Postgres)")
 	}
+	t.Parallel() // a database of its own (dbtest)
 	ctx := context.Background()
 	rec, err := dcgmtest.Generate(dcgmtest.Demo())
 	if err != nil {

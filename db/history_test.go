@@ -16,6 +16,7 @@ func TestFinishedJobs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Postgres (skipped only under -short)")
 	}
+	t.Parallel() // a database of its own (dbtest)
 	s := dbtest.Open(t, dbtest.URL(t), true)
 	ctx := context.Background()
 	t0 := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
@@ -59,6 +60,7 @@ func TestPredictionReport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Postgres (skipped only under -short)")
 	}
+	t.Parallel() // a database of its own (dbtest)
 	s := dbtest.Open(t, dbtest.URL(t), true)
 	ctx := context.Background()
 	t0 := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)

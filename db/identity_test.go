@@ -22,6 +22,7 @@ func TestTwoClustersSameJobID(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test (Postgres)")
 	}
+	t.Parallel() // a database of its own (dbtest)
 	ctx := context.Background()
 	s := dbtest.New(t)
 	east := synthJob{cluster: "east", id: 7, user: "alice", gpu: "GPU-E", submit: synthT0.Add(-time.Minute),
@@ -101,6 +102,7 @@ func TestReusedJobIDIsANewJob(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test (Postgres)")
 	}
+	t.Parallel() // a database of its own (dbtest)
 	ctx := context.Background()
 	s := dbtest.New(t)
 	old := synthJob{id: 7, user: "alice", gpu: "GPU-A", submit: synthT0.Add(-time.Minute),
@@ -183,6 +185,7 @@ func TestUpsertJobsIdentity(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test (Postgres)")
 	}
+	t.Parallel() // a database of its own (dbtest)
 	ctx := context.Background()
 	url := dbtest.URL(t)
 	s := dbtest.Open(t, url, true)
@@ -233,6 +236,7 @@ func TestAssignmentsClosedOnlyByTheirCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test (Postgres)")
 	}
+	t.Parallel() // a database of its own (dbtest)
 	ctx := context.Background()
 	s := dbtest.New(t)
 	open := dcgm.Assignment{Job: 7, Host: "n1", UUID: "GPU-E", From: synthT0}

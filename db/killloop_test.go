@@ -69,6 +69,7 @@ func TestSpoolSurvivesSIGKILLLoop(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test (Postgres, child processes)")
 	}
+	t.Parallel() // a database of its own (dbtest)
 	url := dbtest.URL(t)
 	dbtest.Open(t, url, true)
 	cfg, err := pgx.ParseConfig(url)

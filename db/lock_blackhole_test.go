@@ -30,6 +30,7 @@ func TestLockBlackHoledLeaderHandsOver(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Postgres (skipped only under -short)")
 	}
+	t.Parallel() // a database of its own (dbtest)
 	url := dbtest.URL(t)
 	dbtest.Open(t, url, true)
 	cfg, err := pgx.ParseConfig(url)

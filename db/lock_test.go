@@ -22,6 +22,7 @@ func TestLockOneHolderAndTakeover(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Postgres (skipped only under -short)")
 	}
+	t.Parallel() // a database of its own (dbtest)
 	url := dbtest.URL(t)
 	a := dbtest.Open(t, url, true)
 	b := dbtest.Open(t, url, false)
@@ -99,6 +100,7 @@ func TestLockCheckOnABlackHoledPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Postgres (skipped only under -short)")
 	}
+	t.Parallel() // a database of its own (dbtest)
 	url := dbtest.URL(t)
 	dbtest.Open(t, url, true)
 	cfg, err := pgx.ParseConfig(url)

@@ -20,6 +20,7 @@ func TestNodeActivity(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Postgres (skipped only under -short)")
 	}
+	t.Parallel() // a database of its own (dbtest)
 	s := dbtest.New(t)
 	ctx := context.Background()
 	t0 := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)

@@ -29,6 +29,7 @@ func TestSpooledRejectedBatchDoesNotBlock(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test (Postgres)")
 	}
+	t.Parallel() // a database of its own (dbtest)
 	ctx := context.Background()
 	st := dbtest.New(t)
 	var logs bytes.Buffer

@@ -70,6 +70,7 @@ func TestOneEnergyDefinition(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test (Postgres)")
 	}
+	t.Parallel() // a database of its own (dbtest)
 	ctx := context.Background()
 	url := dbtest.URL(t)
 	s := dbtest.Open(t, url, true)

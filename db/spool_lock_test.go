@@ -99,6 +99,7 @@ func TestSpoolInvalidSamplesDamaged(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Postgres")
 	}
+	t.Parallel() // a database of its own (dbtest)
 	const good = `{"time":"2026-11-20T12:00:00Z","host":"h","uuid":"GPU-ok","util_gpu":50,"power_w":100,"source":"replay"}`
 	tests := []struct {
 		name    string

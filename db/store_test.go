@@ -19,6 +19,7 @@ func TestMigrateAndCheckSchema(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test (Postgres)")
 	}
+	t.Parallel() // a database of its own (dbtest)
 	ctx := context.Background()
 	s := dbtest.Open(t, dbtest.URL(t), false)
 	if err := s.CheckSchema(ctx); !errors.Is(err, db.ErrSchemaBehind) {
@@ -57,6 +58,7 @@ func TestMigrateTo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test (Postgres)")
 	}
+	t.Parallel() // a database of its own (dbtest)
 	ctx := context.Background()
 	s := dbtest.Open(t, dbtest.URL(t), false)
 	latest, err := db.LatestVersion()
@@ -107,6 +109,7 @@ func TestJobEnergyMatchesRecording(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test (Postgres)")
 	}
+	t.Parallel() // a database of its own (dbtest)
 	ctx := context.Background()
 	rec, err := dcgmtest.Generate(dcgmtest.Demo())
 	if err != nil {
@@ -151,6 +154,7 @@ func TestInsertSamplesIsIdempotent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test (Postgres)")
 	}
+	t.Parallel() // a database of its own (dbtest)
 	ctx := context.Background()
 	rec, err := dcgmtest.Generate(dcgmtest.Demo())
 	if err != nil {
@@ -181,6 +185,7 @@ func TestRetentionDropsOldDays(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test (Postgres)")
 	}
+	t.Parallel() // a database of its own (dbtest)
 	ctx := context.Background()
 	s := dbtest.New(t)
 	day := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
