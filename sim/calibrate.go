@@ -76,6 +76,23 @@ type CalibrationStats struct {
 	ErrBefore float64               `json:"median_abs_log2_uncalibrated"`
 	ErrAfter  float64               `json:"median_abs_log2_calibrated"`
 	Factors   []planner.SpeedFactor `json:"factors,omitempty"`
+	// Learned is, per model, how far the prediction in force at each run's
+	// start was from the real run once the site had seen the model's first
+	// LearnAfter runs (issue 32: a site teaches the model).
+	Learned []ModelLearning `json:"learned_after_5,omitempty"`
+}
+
+// LearnAfter is the number of a model's ended runs after which
+// CalibrationStats.Learned measures the prediction error.
+const LearnAfter = 5
+
+// ModelLearning is one model's prediction error after the site saw its
+// first LearnAfter runs: the median of |real / predicted − 1| over the
+// later runs, and how many there were.
+type ModelLearning struct {
+	Model     string  `json:"model"`
+	Runs      int     `json:"runs"`
+	MedianErr float64 `json:"median_rel_error"`
 }
 
 // calibState is a run's online calibration: the jobs finished so far as
@@ -90,6 +107,10 @@ type calibState struct {
 	// unreliable users), set when the records are refitted.
 	exclude    map[string]bool
 	errs, errc []float64
+	// seen counts each model's completed runs; later the relative errors
+	// of its runs after the first LearnAfter.
+	seen  map[string]int
+	later map[string][]float64
 }
 
 // current is the calibration of the jobs finished so far.
@@ -137,6 +158,13 @@ func (c *calibState) ended(j *job, end float64, censored bool) {
 	}
 	c.errs = append(c.errs, math.Abs(math.Log2(real/d.Seconds())))
 	c.errc = append(c.errc, math.Abs(math.Log2(real/(d.Seconds()*j.calibAtStart))))
+	if c.seen == nil {
+		c.seen, c.later = map[string]int{}, map[string][]float64{}
+	}
+	if c.seen[h.Model] >= LearnAfter {
+		c.later[h.Model] = append(c.later[h.Model], math.Abs(real/(d.Seconds()*j.calibAtStart)-1))
+	}
+	c.seen[h.Model]++
 }
 
 // stats summarises the run's calibration.
@@ -148,7 +176,11 @@ func (c *calibState) stats() *CalibrationStats {
 		s := slices.Sorted(slices.Values(xs))
 		return math.Round(s[(len(s)-1)/2]*1000) / 1000
 	}
-	return &CalibrationStats{Jobs: len(c.errs), ErrBefore: med(c.errs), ErrAfter: med(c.errc), Factors: speeds(c.current())}
+	st := &CalibrationStats{Jobs: len(c.errs), ErrBefore: med(c.errs), ErrAfter: med(c.errc), Factors: speeds(c.current())}
+	for _, m := range slices.Sorted(maps.Keys(c.later)) {
+		st.Learned = append(st.Learned, ModelLearning{Model: m, Runs: len(c.later[m]), MedianErr: med(c.later[m])})
+	}
+	return st
 }
 
 func newCalibState(o planner.Options, gpuType string) *calibState {
