@@ -53,6 +53,9 @@ type PredictionRow struct {
 	// TimedOut: the job was stopped at its time limit (Slurm's TIMEOUT),
 	// so Actual is a lower bound; SameSize: it ran on the decided GPUs.
 	TimedOut, SameSize bool
+	// Model and GPUType are the decision's catalog model and GPU type (""
+	// when not known: a job timed without a model, or recorded before).
+	Model, GPUType string
 }
 
 // PredictionReport lists, for each job that completed (or timed out) in
@@ -78,7 +81,7 @@ func (s *Store) PredictionReport(ctx context.Context, f ReportFilter) ([]Predict
 		var reasons []string
 		var claimed *float64
 		if err := rows.Scan(&r.User, &r.Partition, &reasons, &r.Predicted, &r.Actual,
-			&r.Account, &r.JobID, &r.End, &claimed, &r.TimedOut, &r.SameSize); err != nil {
+			&r.Account, &r.JobID, &r.End, &claimed, &r.TimedOut, &r.SameSize, &r.Model, &r.GPUType); err != nil {
 			return nil, interpretError("prediction report", err)
 		}
 		if claimed != nil {

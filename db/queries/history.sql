@@ -16,16 +16,18 @@ LIMIT $3;
 -- prediction before its user's record corrected it (NULL: none), and its
 -- real run time, with the decision's reasons (which say where the
 -- prediction came from), its account, id, end time, whether it timed out,
--- and the GPUs it ran on against the decided workers. Filters: users $3, partitions $4,
+-- and the GPUs it ran on against the decided workers, and the decision's catalog
+-- model and GPU type ('' when not known). Filters: users $3, partitions $4,
 -- clusters $5 (empty = all). A collector without --cluster stores '' and
 -- matches any cluster's cycles.
 SELECT j.user_name, j.partition, pd.reasons,
        extract(epoch FROM pd.predicted_end - pd.predicted_start)::float8,
        extract(epoch FROM j.end_time - j.start_time)::float8,
-       j.account, j.job_id, j.end_time, pd.claimed_seconds, j.state = 'TIMEOUT', pd.workers = j.gpus
+       j.account, j.job_id, j.end_time, pd.claimed_seconds, j.state = 'TIMEOUT', pd.workers = j.gpus,
+       coalesce(pd.model, ''), coalesce(pd.gpu_type, '')
 FROM job j
 JOIN LATERAL (
-    SELECT d.reasons, d.predicted_start, d.predicted_end, d.claimed_seconds, d.workers
+    SELECT d.reasons, d.predicted_start, d.predicted_end, d.claimed_seconds, d.workers, d.model, d.gpu_type
     FROM plan_decision d JOIN plan_cycle c ON c.cycle_id = d.cycle_id
     WHERE d.job_id = j.job_id AND (c.cluster = j.cluster OR j.cluster = '')
       AND c.started_at <= j.start_time AND c.started_at >= j.submit_time

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -61,12 +62,13 @@ type UserRecord struct {
 // PredictionsUsage and PredictionsDescription document `strata report
 // predictions`.
 const (
-	PredictionsUsage       = "how close the planner's predicted run times were to the real ones, by source, user or partition"
+	PredictionsUsage       = "how close the planner's predicted run times were to the real ones, by source, user, partition, model or GPU type"
 	PredictionsDescription = "For each job that completed in the window (-S/-E), compares the run time the planner\n" +
 		"predicted at its last decision before it started with the real one (ratio = predicted /\n" +
 		"real): per group the median, P10 and P90 ratio, the share within a factor of two and the\n" +
 		"median |log2 ratio|. --by source shows which source of durations to trust: modelled (the\n" +
-		"hint and the catalog), predicted (the history of similar jobs), time_limit, default.\n" +
+		"hint and the catalog), predicted (the history of similar jobs), time_limit, default;\n" +
+		"--by model and --by gpu-type show where the catalog errs on this site's jobs.\n" +
 		"--by user adds each user's record: their jobs (timed-out ones too), the median real /\n" +
 		"claimed run time (the prediction before any correction of theirs), how many were stopped\n" +
 		"at their time limit and how many of those ran past their claim, and the correction it\n" +
@@ -74,7 +76,7 @@ const (
 )
 
 // PredictionBy are the groupings of the prediction report.
-var PredictionBy = []string{"source", "user", "partition", "all"}
+var PredictionBy = []string{"source", "user", "partition", "model", "gpu-type", "all"}
 
 // Predictions prints, per group (by: source, user, partition or all), the
 // error distribution of the run times the planner predicted, against the
@@ -147,6 +149,10 @@ func PredictionGroups(rows []db.PredictionRow, by string) []PredictionOut {
 			k = r.User
 		case "partition":
 			k = r.Partition
+		case "model":
+			k = cmp.Or(r.Model, "(no model)")
+		case "gpu-type":
+			k = cmp.Or(r.GPUType, "(unknown)")
 		}
 		groups[k] = append(groups[k], r.Predicted/r.Actual)
 	}

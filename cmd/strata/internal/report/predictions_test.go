@@ -84,3 +84,33 @@ type fixedPredictions []db.PredictionRow
 func (f fixedPredictions) PredictionReport(context.Context, db.ReportFilter) ([]db.PredictionRow, error) {
 	return f, nil
 }
+
+// TestPredictionsByModelAndGPUType (issue 32.2): the error of the
+// catalog on this site's jobs, by model and by GPU type; a job timed
+// without a model is grouped apart, and a timed-out run (a lower bound) is
+// left out of the ratios.
+func TestPredictionsByModelAndGPUType(t *testing.T) {
+	rows := []db.PredictionRow{
+		{User: "a", Source: "modelled", Model: "bert", GPUType: "a100", Predicted: 1800, Actual: 3600},
+		{User: "b", Source: "modelled", Model: "bert", GPUType: "a100", Predicted: 1800, Actual: 3600},
+		{User: "a", Source: "modelled", Model: "resnet50", GPUType: "v100", Predicted: 3600, Actual: 3600},
+		{User: "c", Source: "predicted", Predicted: 600, Actual: 1200},
+		{User: "a", Source: "modelled", Model: "bert", GPUType: "a100", Predicted: 60, Actual: 3600, TimedOut: true},
+	}
+	got := map[string][2]float64{} // group: jobs, median ratio
+	for _, g := range PredictionGroups(rows, "model") {
+		got[g.Group] = [2]float64{float64(g.Jobs), g.MedianRatio}
+	}
+	want := map[string][2]float64{"bert": {2, 0.5}, "resnet50": {1, 1}, "(no model)": {1, 0.5}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("by model (-want +got):\n%s", d)
+	}
+	got = map[string][2]float64{}
+	for _, g := range PredictionGroups(rows, "gpu-type") {
+		got[g.Group] = [2]float64{float64(g.Jobs), g.MedianRatio}
+	}
+	want = map[string][2]float64{"a100": {2, 0.5}, "v100": {1, 1}, "(unknown)": {1, 0.5}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("by GPU type (-want +got):\n%s", d)
+	}
+}
