@@ -1,0 +1,65 @@
+package db
+
+import (
+	"context"
+	"time"
+)
+
+// RestorePolicy is the policy of the audit-trail cycles `strata restore`
+// stores: its writes, kept apart from the planner's (RestoreTrail leaves
+// them out).
+const RestorePolicy = "restore"
+
+// JobTrail is what the audit trail holds of one job for `strata restore`:
+// the job as Strata first recorded it (before any write of Strata's) and
+// the bodies of the writes that took effect, oldest first.
+type JobTrail struct {
+	// FirstGPUs, FirstPartition and FirstPriority are the job's GPUs in
+	// total, partition and priority in its first stored decision.
+	FirstGPUs      int    `json:"first_gpus"`
+	FirstPartition string `json:"first_partition"`
+	FirstPriority  int64  `json:"first_priority"`
+	// Applied are the JSON bodies of Strata's applied writes, oldest first.
+	Applied []string `json:"applied,omitempty"`
+}
+
+// RestoreTrail returns, for the given jobs of a cluster (job ID → submit
+// time), what the audit trail recorded of each since its submission (so
+// that a reused job ID does not inherit an older job's trail). Jobs never
+// recorded are absent.
+func (s *Store) RestoreTrail(ctx context.Context, cluster string, jobs map[int64]time.Time) (map[int64]JobTrail, error) {
+	out := map[int64]JobTrail{}
+	if len(jobs) == 0 {
+		return out, nil
+	}
+	q, err := s.q.get("RestoreTrail")
+	if err != nil {
+		return nil, err
+	}
+	ids, since := jobsSince(jobs)
+	rows, err := s.pool.Query(ctx, q, cluster, ids, since)
+	if err != nil {
+		return nil, interpretError("read the audit trail for restore", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			id, cycle, prio int64
+			gpus            int32
+			part, outcome   string
+			body            string
+		)
+		if err := rows.Scan(&id, &cycle, &gpus, &part, &prio, &outcome, &body); err != nil {
+			return nil, interpretError("read the audit trail for restore", err)
+		}
+		t, seen := out[id]
+		if !seen {
+			t = JobTrail{FirstGPUs: int(gpus), FirstPartition: part, FirstPriority: prio}
+		}
+		if outcome == "applied" && body != "" {
+			t.Applied = append(t.Applied, body)
+		}
+		out[id] = t
+	}
+	return out, interpretError("read the audit trail for restore", rows.Err())
+}
