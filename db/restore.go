@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -62,4 +63,28 @@ func (s *Store) RestoreTrail(ctx context.Context, cluster string, jobs map[int64
 		out[id] = t
 	}
 	return out, interpretError("read the audit trail for restore", rows.Err())
+}
+
+// LoweredLimit is Strata's latest write that lowered a job's time limit.
+type LoweredLimit struct {
+	Cycle     int64         `json:"cycle"`
+	WrittenAt time.Time     `json:"written_at"`
+	Limit     time.Duration `json:"limit"`
+	// Detail is the decision's detail, which says from what.
+	Detail string `json:"detail,omitempty"`
+}
+
+// LoweredLimit returns the latest applied write that lowered job id's time
+// limit, unless `strata restore` wrote the job since; ErrNotFound when
+// there is none.
+func (s *Store) LoweredLimit(ctx context.Context, id int64, cluster string) (LoweredLimit, error) {
+	q, err := s.q.get("LoweredLimit")
+	if err != nil {
+		return LoweredLimit{}, err
+	}
+	var ll LoweredLimit
+	var secs float64
+	err = s.pool.QueryRow(ctx, q, id, cluster).Scan(&ll.Cycle, &ll.WrittenAt, &secs, &ll.Detail)
+	ll.Limit = time.Duration(secs * float64(time.Second))
+	return ll, interpretError(fmt.Sprintf("lowered limit of job %d", id), err)
 }

@@ -2,6 +2,7 @@ package db_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -32,7 +33,7 @@ func TestRestoreTrail(t *testing.T) {
 		}
 	}
 	save("c1", "smd", -90, decide.Applied, `{"priority":{"set":true,"number":1}}`, 8) // an older job 7
-	save("c1", "smd", 0, decide.Kept, "", 4)                                         // first record: 4 GPUs
+	save("c1", "smd", 0, decide.Kept, "", 4)                                          // first record: 4 GPUs
 	save("c1", "smd", 1, decide.Applied, `{"tres_per_node":"gres/gpu:2"}`, 4)
 	save("c1", "smd", 2, decide.Failed, `{"tres_per_node":"gres/gpu:1"}`, 2)
 	save("c1", "smd", 3, decide.Applied, `{"priority":{"set":true,"number":88888}}`, 2)
@@ -46,5 +47,38 @@ func TestRestoreTrail(t *testing.T) {
 		Applied: []string{`{"tres_per_node":"gres/gpu:2"}`, `{"priority":{"set":true,"number":88888}}`}}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("trail (-want +got):\n%s", diff)
+	}
+}
+
+// TestLoweredLimit: explain's lowered limit is the latest applied write
+// that lowered it, until strata restore wrote the job (issue 30.4).
+func TestLoweredLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: needs Postgres (make test)")
+	}
+	st := dbtest.New(t)
+	ctx := context.Background()
+	at := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
+	save := func(policy string, minute int, limit time.Duration, detail string) {
+		t.Helper()
+		c := testCycle("c1", at.Add(time.Duration(minute)*time.Minute), map[int64]decide.Outcome{7: decide.Applied})
+		c.Policy, c.Decisions[0].TimeLimit, c.Decisions[0].Detail = policy, limit, detail
+		if err := st.SaveCycle(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := st.LoweredLimit(ctx, 7, "c1"); !errors.Is(err, db.ErrNotFound) {
+		t.Errorf("no write yet: %v, want ErrNotFound", err)
+	}
+	save("smd", 0, 40*time.Minute, "time limit lowered from 02:00:00 to 00:40:00")
+	save("smd", 1, 30*time.Minute, "time limit lowered from 02:00:00 to 00:30:00")
+	save("smd", 2, 0, "")
+	got, err := st.LoweredLimit(ctx, 7, "c1")
+	if err != nil || got.Limit != 30*time.Minute || got.Detail != "time limit lowered from 02:00:00 to 00:30:00" {
+		t.Errorf("lowered limit %+v, %v; want the 30-min write", got, err)
+	}
+	save(db.RestorePolicy, 3, 0, "")
+	if got, err := st.LoweredLimit(ctx, 7, "c1"); !errors.Is(err, db.ErrNotFound) {
+		t.Errorf("after restore: %+v, %v; want ErrNotFound", got, err)
 	}
 }

@@ -17,3 +17,18 @@ FROM (
 ) t
 WHERE n = 1 OR outcome = 'applied'
 ORDER BY job_id, cycle_id;
+
+-- name: LoweredLimit
+-- $1 job id, $2 cluster ('' = any). The latest applied write of Strata's
+-- that lowered the job's time limit (a bound claim), unless `strata restore`
+-- wrote the job since: `strata explain` keeps telling it while it holds.
+SELECT d.cycle_id, c.started_at, d.time_limit_seconds, d.detail
+FROM plan_decision d JOIN plan_cycle c USING (cycle_id)
+WHERE d.job_id = $1 AND ($2 = '' OR c.cluster = $2) AND d.outcome = 'applied'
+  AND d.time_limit_seconds IS NOT NULL AND c.policy <> 'restore'
+  AND NOT EXISTS (
+      SELECT 1 FROM plan_decision r JOIN plan_cycle rc USING (cycle_id)
+      WHERE r.job_id = d.job_id AND rc.cluster = c.cluster AND rc.policy = 'restore'
+        AND r.outcome = 'applied' AND r.cycle_id > d.cycle_id)
+ORDER BY d.cycle_id DESC
+LIMIT 1;
