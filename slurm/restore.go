@@ -70,7 +70,9 @@ func (r RestoreReport) Count(o decide.Outcome) int {
 // audit trail), the priority Slurm's priority plugin computes, the begin
 // time (now, when Strata deferred the job) and the partition list, and it
 // removes Strata's segment of the admin comment (other tools' text kept).
-// Each job is re-read first; one that ended, that Strata never wrote, or
+// A job that started with a limit Strata lowered gets its own limit back
+// (nothing else of a running job can change). Each job is re-read first;
+// one that ended, that Strata never wrote, or
 // whose fields its user or an admin changed since Strata's last write is
 // left alone and reported with the reason. After a write the job is read
 // back and compared, as Apply does. Per-job problems are results; the
@@ -100,8 +102,6 @@ func (c *Client) restoreOne(ctx context.Context, id int64, opts RestoreOptions) 
 		return res
 	case !strata:
 		return restoreSkip(res, decide.Unchanged, "no Strata segment in its admin comment: nothing of Strata's to put back")
-	case cur.State != planner.JobPending:
-		return restoreSkip(res, decide.SkippedNotPending, "job is "+string(cur.State)+": only a pending job's request can be put back")
 	case cur.ArrayJobID != 0 || cur.HetJobID != 0:
 		return restoreSkip(res, decide.Refused, "job array or heterogeneous job: Strata never writes those")
 	}
@@ -109,6 +109,13 @@ func (c *Client) restoreOne(ctx context.Context, id int64, opts RestoreOptions) 
 	if opts.Trails != nil {
 		t := opts.Trails[id] // a job the trail never recorded: nothing Strata wrote is known there
 		trail = &t
+	}
+	switch cur.State {
+	case planner.JobPending:
+	case planner.JobRunning, planner.JobSuspended:
+		return c.restoreRunning(ctx, res, cur, w, trail, opts)
+	default:
+		return restoreSkip(res, decide.SkippedNotPending, "job is "+string(cur.State)+": nothing to put back on an ended job")
 	}
 	p, err := restoreFor(cur, w, trail, opts.Now)
 	res.Restored, res.Notes = p.restored, p.notes
@@ -127,6 +134,38 @@ func (c *Client) restoreOne(ctx context.Context, id int64, opts RestoreOptions) 
 		return restoreSkip(res, decide.DryRun, "not sent (dry run)")
 	}
 	return c.restoreWrite(ctx, res, p.u)
+}
+
+// restoreRunning puts back the time limit of a job that started with a
+// limit Strata lowered: Slurm would end it there. Nothing else of a running
+// job's request can change; its admin comment stays (the daemon's record
+// of signals lives there).
+func (c *Client) restoreRunning(ctx context.Context, res RestoreResult, cur planner.Job, w decide.Written, trail *Trail, opts RestoreOptions) RestoreResult {
+	if w.Limit <= 0 || cur.TimeLimit <= 0 || cur.TimeLimit >= w.Limit {
+		return restoreSkip(res, decide.SkippedNotPending, "job is "+string(cur.State)+" with the time limit it asked for: "+
+			"nothing else of a running job's request can be put back")
+	}
+	if trail != nil {
+		lw, err := trail.last()
+		if err != nil {
+			res.Err = err
+			return restoreSkip(res, decide.Failed, err.Error())
+		}
+		if lw.limitMinutes > 0 && cur.TimeLimit != time.Duration(lw.limitMinutes)*time.Minute {
+			return restoreSkip(res, SkippedChanged, fmt.Sprintf("changed since Strata's last write (time limit %s, Strata wrote %s): left alone",
+				decide.SlurmTime(cur.TimeLimit), decide.SlurmTime(time.Duration(lw.limitMinutes)*time.Minute)))
+		}
+	}
+	u := JobUpdate{TimeLimitMinutes: limitMinutes(w.Limit)}
+	res.Restored = []string{fmt.Sprintf("time limit %s → %s (the user's own; the job is %s: Slurm would end it at the lower one)",
+		decide.SlurmTime(cur.TimeLimit), decide.SlurmTime(w.Limit), cur.State)}
+	if body, err := c.api.updateBody(u); err == nil {
+		res.Body = string(body)
+	}
+	if opts.DryRun {
+		return restoreSkip(res, decide.DryRun, "not sent (dry run)")
+	}
+	return c.restoreWrite(ctx, res, u)
 }
 
 // restoreWrite sends u to the job and reads it back.

@@ -127,3 +127,38 @@ func TestIntegrationRestore(t *testing.T) {
 		t.Errorf("notes %q do not say why the GPU request stays", notes)
 	}
 }
+
+// A job that started with a limit Strata lowered gets its own back, so
+// that Slurm does not end it at Strata's (issue 30.4): the rest of a
+// running job's request stays, and so does its admin comment.
+func TestIntegrationRestoreRunningLimit(t *testing.T) {
+	cl, c := integration(t)
+	ctx := context.Background()
+	gate := cl.Sbatch(t, "-J", tag(t)+"-gate", "--gres=gpu:1", "--begin=now+3600", "--wrap=sleep 30")
+	id := cl.Sbatch(t, "-J", tag(t)+"-run", "--gres=gpu:1", "--time=02:00:00", "--dependency=after:"+strconv.FormatInt(gate, 10),
+		"--comment=strata: gpus=1", "--wrap=sleep 300")
+	s, err := c.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := planner.Decision{JobID: id, Action: planner.ActionUpdate, Workers: 1, GPUsPerNode: 1, NodeCount: 1, Rank: 1,
+		Priority: 88888, TimeLimit: 30 * time.Minute}
+	rep, err := c.Apply(ctx, []planner.Decision{d}, slurm.ApplyOptions{Cycle: 12, Nodes: s.Nodes, Now: s.Now})
+	if err != nil || rep.Count(decide.Applied) != 1 {
+		t.Fatalf("apply: %v %+v", err, rep.Results)
+	}
+	cl.MustExec(t, "scancel", strconv.FormatInt(gate, 10)) // "after": the job may start now
+	cl.WaitState(t, id, "RUNNING", time.Minute)
+	defer cl.MustExec(t, "scancel", strconv.FormatInt(id, 10))
+	comment := cl.ShowJob(t, id)["AdminComment"]
+	trails := map[int64]slurm.Trail{id: {FirstGPUs: 1, Applied: []string{rep.Results[0].Body}}}
+	res, err := c.Restore(ctx, []int64{id}, slurm.RestoreOptions{Now: time.Now(), Trails: trails})
+	if err != nil || res.Count(decide.Applied) != 1 {
+		t.Fatalf("restore: %v %+v", err, res.Results)
+	}
+	kv := cl.ShowJob(t, id)
+	if kv["JobState"] != "RUNNING" || kv["TimeLimit"] != "02:00:00" || kv["AdminComment"] != comment {
+		t.Errorf("running job after restore: state %s, limit %s, admin comment %q (want RUNNING, 02:00:00, %q)",
+			kv["JobState"], kv["TimeLimit"], kv["AdminComment"], comment)
+	}
+}

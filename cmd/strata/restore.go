@@ -35,16 +35,18 @@ func restoreCommand() *cli.Command {
 			"(the admin comment's limit=), the GPU request the user submitted (the audit trail's first\n" +
 			"record of the job; CPUs and memory scaled back with it), the priority Slurm's priority\n" +
 			"plugin computes, the begin time (now, for a job Strata deferred) and the partition list,\n" +
-			"and removes Strata's segment of the admin comment (other tools' text stays).\n\n" +
+			"and removes Strata's segment of the admin comment (other tools' text stays). A job that\n" +
+			"already started with a limit Strata lowered gets its own limit back (nothing else of a\n" +
+			"running job can change), so that Slurm does not end it there.\n\n" +
 			"Stop `strata run --enforce` first, or it writes again. Run without --enforce first: it\n" +
 			"reads every job again and prints what it would write, and writes nothing. Then run it\n" +
 			"with --enforce; each write is read back and compared, and recorded in the audit trail.\n\n" +
-			"Left alone, and said so: jobs that are no longer pending (running or ended), jobs whose\n" +
-			"limit, priority, GPUs, begin time or partition their user or an admin changed since\n" +
-			"Strata's last write, and held jobs' priority (Slurm computes it at the release). Without\n" +
-			"a database (--database-url) the GPU request cannot be known and stays as it is, per job\n" +
-			"in the notes. It needs the token Strata writes with (root's or SlurmUser's: only they\n" +
-			"may raise a time limit or write the admin comment). docs/slurm.md § strata restore.",
+			"Left alone, and said so: jobs that ended, running jobs with the limit they asked for,\n" +
+			"jobs whose limit, priority, GPUs, begin time or partition their user or an admin changed\n" +
+			"since Strata's last write, and held jobs' priority (Slurm computes it at the release).\n" +
+			"Without a database (--database-url) the GPU request cannot be known and stays as it is,\n" +
+			"per job in the notes. It needs the token Strata writes with (root's or SlurmUser's: only\n" +
+			"they may raise a time limit or write the admin comment). docs/slurm.md § Putting it back.",
 		Flags: append(append([]cli.Flag{
 			&cli.BoolFlag{Name: restoreFlagEnforce, Usage: "write (default: dry run, nothing is written)"},
 			&cli.StringSliceFlag{Name: restoreFlagJobs, Aliases: []string{"j"}, Usage: "only these job IDs (comma-separated)"},
