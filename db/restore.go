@@ -4,12 +4,17 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/strata-hpc/strata/planner"
 )
 
 // RestorePolicy is the policy of the audit-trail cycles `strata restore`
 // stores: its writes, kept apart from the planner's (RestoreTrail leaves
 // them out).
 const RestorePolicy = "restore"
+
+// RestoreAction is the action of the decisions `strata restore` stores.
+const RestoreAction planner.Action = "restore"
 
 // JobTrail is what the audit trail holds of one job for `strata restore`:
 // the job as Strata first recorded it (before any write of Strata's) and

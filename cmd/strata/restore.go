@@ -168,7 +168,7 @@ func restoreCycle(snap *planner.Snapshot, rep slurm.RestoreReport, start time.Ti
 		}
 		j := jobs[r.JobID]
 		rec.Decisions = append(rec.Decisions, db.CycleDecision{
-			Decision: planner.Decision{JobID: r.JobID, Action: planner.Action("restore"), Priority: r.Priority,
+			Decision: planner.Decision{JobID: r.JobID, Action: db.RestoreAction, Priority: r.Priority,
 				Detail: strings.Join(r.Restored, "; ")},
 			User: j.User, Partition: j.Partition, JobName: j.Name, State: j.State, RequestedGPUs: j.GPUs(), CurPriority: j.Priority,
 			Outcome: r.Outcome, Body: r.Body, OutcomeDetail: strings.Join(append([]string{r.Detail}, r.Notes...), "; ")})

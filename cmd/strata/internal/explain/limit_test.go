@@ -28,7 +28,7 @@ func TestExplainKeepsTheLoweredLimit(t *testing.T) {
 	bound.TimeLimit, bound.Detail = 30*time.Minute, "time limit lowered from 02:00:00 to 00:30:00 (2× the predicted run time 5m0s, at least 00:30:00)"
 	later := storedRow(5, true, decide.Unchanged, "", "", at.Add(30*time.Minute)) // a later cycle: nothing about the limit
 	restored := storedRow(6, true, decide.Applied, "", `{"priority":{"infinite":true}}`, at.Add(40*time.Minute))
-	restored.Policy, restored.Action = db.RestorePolicy, planner.Action("restore")
+	restored.Policy, restored.Action = db.RestorePolicy, db.RestoreAction
 	job := func(limit time.Duration) slurmJobs {
 		return slurmJobs{7: {ID: 7, State: planner.JobPending, TimeLimit: limit,
 			AdminComment: "strata: workers=4 ps=1 rank=2 cycle=3 limit=02:00:00"}}
@@ -54,6 +54,9 @@ func TestExplainKeepsTheLoweredLimit(t *testing.T) {
 			o := Options{History: 5, Now: now, Slurm: tt.slurm}
 			if err := Explain(context.Background(), &text, src, 7, o); err != nil {
 				t.Fatal(err)
+			}
+			if tt.rows[0].Policy == db.RestorePolicy && !strings.Contains(text.String(), "Decision: put back what Strata wrote (strata restore)") {
+				t.Errorf("the restore is not told:\n%s", text.String())
 			}
 			if got := strings.Contains(text.String(), says); got != (tt.want != nil) {
 				t.Errorf("says %q: %v, want %v\n%s", says, got, tt.want != nil, text.String())

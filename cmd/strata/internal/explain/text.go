@@ -142,6 +142,8 @@ func decisionSummary(d planner.Decision) string {
 			return fmt.Sprintf("leave the GPU request as it is; start order %d", d.Rank)
 		}
 		return "leave the job as it is"
+	case db.RestoreAction:
+		return "put back what Strata wrote (strata restore)"
 	}
 	return string(d.Action)
 }
