@@ -25,7 +25,8 @@ type JobTrail struct {
 	FirstGPUs      int    `json:"first_gpus"`
 	FirstPartition string `json:"first_partition"`
 	FirstPriority  int64  `json:"first_priority"`
-	// Applied are the JSON bodies of Strata's applied writes, oldest first.
+	// Applied are the JSON bodies of Strata's applied writes since the
+	// last `strata restore` of the job, oldest first.
 	Applied []string `json:"applied,omitempty"`
 }
 
@@ -50,19 +51,19 @@ func (s *Store) RestoreTrail(ctx context.Context, cluster string, jobs map[int64
 	defer rows.Close()
 	for rows.Next() {
 		var (
-			id, cycle, prio int64
-			gpus            int32
-			part, outcome   string
-			body            string
+			id, cycle, prio, restored int64
+			gpus                      int32
+			part, outcome             string
+			body                      string
 		)
-		if err := rows.Scan(&id, &cycle, &gpus, &part, &prio, &outcome, &body); err != nil {
+		if err := rows.Scan(&id, &cycle, &gpus, &part, &prio, &outcome, &body, &restored); err != nil {
 			return nil, interpretError("read the audit trail for restore", err)
 		}
 		t, seen := out[id]
 		if !seen {
 			t = JobTrail{FirstGPUs: int(gpus), FirstPartition: part, FirstPriority: prio}
 		}
-		if outcome == "applied" && body != "" {
+		if outcome == "applied" && body != "" && cycle > restored { // writes a restore undid are not Strata's now
 			t.Applied = append(t.Applied, body)
 		}
 		out[id] = t

@@ -37,17 +37,25 @@ func TestRestoreTrail(t *testing.T) {
 	save("c1", "smd", 1, decide.Applied, `{"tres_per_node":"gres/gpu:2"}`, 4)
 	save("c1", "smd", 2, decide.Failed, `{"tres_per_node":"gres/gpu:1"}`, 2)
 	save("c1", "smd", 3, decide.Applied, `{"priority":{"set":true,"number":88888}}`, 2)
-	save("c1", db.RestorePolicy, 4, decide.Applied, `{"priority":{"infinite":true}}`, 2)
 	save("c2", "smd", 1, decide.Applied, `{"tres_per_node":"gres/gpu:3"}`, 4)
-	got, err := st.RestoreTrail(ctx, "c1", map[int64]time.Time{7: at.Add(-time.Minute), 8: at})
-	if err != nil {
-		t.Fatal(err)
+	jobs := map[int64]time.Time{7: at.Add(-time.Minute), 8: at}
+	check := func(what string, applied ...string) {
+		t.Helper()
+		got, err := st.RestoreTrail(ctx, "c1", jobs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[int64]db.JobTrail{7: {FirstGPUs: 4, FirstPartition: "gpu", FirstPriority: 1, Applied: applied}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("trail %s (-want +got):\n%s", what, diff)
+		}
 	}
-	want := map[int64]db.JobTrail{7: {FirstGPUs: 4, FirstPartition: "gpu", FirstPriority: 1,
-		Applied: []string{`{"tres_per_node":"gres/gpu:2"}`, `{"priority":{"set":true,"number":88888}}`}}}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("trail (-want +got):\n%s", diff)
-	}
+	check("before a restore", `{"tres_per_node":"gres/gpu:2"}`, `{"priority":{"set":true,"number":88888}}`)
+	save("c1", db.RestorePolicy, 4, decide.Applied, `{"priority":{"infinite":true}}`, 2)
+	save("c1", "smd", 5, decide.Kept, "", 4)
+	check("after a restore: its writes are undone")
+	save("c1", "smd", 6, decide.Applied, `{"priority":{"set":true,"number":99999}}`, 4)
+	check("with a write since the restore", `{"priority":{"set":true,"number":99999}}`)
 }
 
 // TestLoweredLimit: explain's lowered limit is the latest applied write

@@ -96,19 +96,22 @@ func (c *Client) Restore(ctx context.Context, ids []int64, opts RestoreOptions) 
 func (c *Client) restoreOne(ctx context.Context, id int64, opts RestoreOptions) RestoreResult {
 	cur, ar, ok := c.reread(ctx, ApplyResult{JobID: id})
 	res := RestoreResult{JobID: id, User: cur.User, Outcome: ar.Outcome, Detail: ar.Detail, Err: ar.Err}
-	w, strata := decide.ParseAdminComment(cur.AdminComment)
-	switch {
-	case !ok:
-		return res
-	case !strata:
-		return restoreSkip(res, decide.Unchanged, "no Strata segment in its admin comment: nothing of Strata's to put back")
-	case cur.ArrayJobID != 0 || cur.HetJobID != 0:
-		return restoreSkip(res, decide.Refused, "job array or heterogeneous job: Strata never writes those")
-	}
 	var trail *Trail
 	if opts.Trails != nil {
 		t := opts.Trails[id] // a job the trail never recorded: nothing Strata wrote is known there
 		trail = &t
+	}
+	// A writer that may not write admin comments (an operator) leaves no
+	// segment: the audit trail's writes say what it changed.
+	w, strata := decide.ParseAdminComment(cur.AdminComment)
+	switch {
+	case !ok:
+		return res
+	case !strata && (trail == nil || len(trail.Applied) == 0):
+		return restoreSkip(res, decide.Unchanged, "no Strata segment in its admin comment and no write of Strata's in the "+
+			"audit trail: nothing of Strata's to put back")
+	case cur.ArrayJobID != 0 || cur.HetJobID != 0:
+		return restoreSkip(res, decide.Refused, "job array or heterogeneous job: Strata never writes those")
 	}
 	switch cur.State {
 	case planner.JobPending:

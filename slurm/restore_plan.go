@@ -103,7 +103,7 @@ func restoreFor(cur planner.Job, w decide.Written, trail *Trail, now time.Time) 
 	if len(p.changed) > 0 {
 		return p, nil
 	}
-	p.limit(cur, w)
+	p.limit(cur, w, lw)
 	p.priority(cur, trail, lw)
 	p.gpus(cur, trail, lw)
 	if !w.Defer.IsZero() && cur.DeferredUntil.After(now) {
@@ -115,9 +115,10 @@ func restoreFor(cur planner.Job, w decide.Written, trail *Trail, now time.Time) 
 		p.u.Partition = &all
 		p.restored = append(p.restored, "partition "+cur.Partition+" → "+all+" (the user's list)")
 	}
-	ac := withoutSegment(cur.AdminComment)
-	p.u.AdminComment = &ac
-	p.restored = append(p.restored, "admin comment: Strata's segment removed")
+	if ac := withoutSegment(cur.AdminComment); ac != cur.AdminComment {
+		p.u.AdminComment = &ac
+		p.restored = append(p.restored, "admin comment: Strata's segment removed")
+	}
 	return p, nil
 }
 
@@ -161,7 +162,13 @@ func (p *restorePlan) checkChanged(cur planner.Job, w decide.Written, trail *Tra
 
 // limit puts back the time limit the user asked for (the admin comment's
 // limit=) when Strata lowered it.
-func (p *restorePlan) limit(cur planner.Job, w decide.Written) {
+func (p *restorePlan) limit(cur planner.Job, w decide.Written, lw lastWrite) {
+	if w.Limit <= 0 && lw.limitMinutes > 0 {
+		p.notes = append(p.notes, fmt.Sprintf("time limit: Strata lowered it to %s and no admin comment keeps the user's own "+
+			"(its Slurm user may not write admin comments); left as it is: put it back by hand",
+			decide.SlurmTime(time.Duration(lw.limitMinutes)*time.Minute)))
+		return
+	}
 	if w.Limit <= 0 || cur.TimeLimit >= w.Limit {
 		return
 	}

@@ -77,28 +77,35 @@ func parseRestoreSelection(c *cli.Context) (restoreSelection, error) {
 	return sel, nil
 }
 
-// candidates are the jobs of snap that carry Strata's segment and match
-// sel, and the named jobs slurmctld no longer knows (reported gone).
-func (sel restoreSelection) candidates(snap *planner.Snapshot) ([]int64, map[int64]time.Time) {
-	var ids []int64
-	submitted := map[int64]time.Time{}
+// scope is the jobs of snap that match sel, with their submit times.
+func (sel restoreSelection) scope(snap *planner.Snapshot) map[int64]planner.Job {
+	out := map[int64]planner.Job{}
 	for _, j := range snap.Jobs {
-		if _, ok := decide.ParseAdminComment(j.AdminComment); !ok ||
-			len(sel.jobs) > 0 && !slices.Contains(sel.jobs, j.ID) ||
+		if len(sel.jobs) > 0 && !slices.Contains(sel.jobs, j.ID) ||
 			len(sel.users) > 0 && !slices.Contains(sel.users, j.User) ||
 			len(sel.part) > 0 && !slices.ContainsFunc(strings.Split(j.Partition, ","), func(p string) bool { return slices.Contains(sel.part, p) }) {
 			continue
 		}
-		ids = append(ids, j.ID)
-		submitted[j.ID] = j.SubmitTime
+		out[j.ID] = j
 	}
-	for _, id := range sel.jobs {
-		if _, ok := submitted[id]; !ok {
-			ids = append(ids, id) // re-read by Restore: gone, or nothing of Strata's
+	return out
+}
+
+// candidates are the jobs in scope Strata wrote to — its segment is in
+// the admin comment, or the audit trail (nil: none) holds a write of its
+// (a writer that may not write admin comments leaves no segment) — and
+// every named job (Restore says why it leaves one alone: gone, or nothing
+// of Strata's on it).
+func (sel restoreSelection) candidates(scope map[int64]planner.Job, trails map[int64]slurm.Trail) []int64 {
+	var ids []int64
+	for id, j := range scope {
+		if _, ok := decide.ParseAdminComment(j.AdminComment); ok || len(trails[id].Applied) > 0 {
+			ids = append(ids, id)
 		}
 	}
+	ids = append(ids, sel.jobs...)
 	slices.Sort(ids)
-	return slices.Compact(ids), submitted
+	return slices.Compact(ids)
 }
 
 func restoreAction(c *cli.Context) error {
@@ -114,7 +121,7 @@ func restoreAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("restore: read the queue: %w", err)
 	}
-	ids, submitted := sel.candidates(snap)
+	scope := sel.scope(snap)
 	opts := slurm.RestoreOptions{DryRun: !c.Bool(restoreFlagEnforce), Now: snap.Now}
 	var st *db.Store
 	if c.String(cliflags.FlagDatabaseURL) != "" {
@@ -123,16 +130,11 @@ func restoreAction(c *cli.Context) error {
 				"without GPU requests): %w", cliflags.FlagDatabaseURL, err)
 		}
 		defer st.Close()
-		trails, err := st.RestoreTrail(c.Context, snap.Cluster, submitted)
-		if err != nil {
-			return fmt.Errorf("restore: %w", err)
-		}
-		opts.Trails = map[int64]slurm.Trail{}
-		for id, t := range trails {
-			opts.Trails[id] = slurm.Trail{FirstGPUs: t.FirstGPUs, FirstPartition: t.FirstPartition,
-				FirstPriority: t.FirstPriority, Applied: t.Applied}
+		if opts.Trails, err = readTrails(c, st, snap.Cluster, scope); err != nil {
+			return err
 		}
 	}
+	ids := sel.candidates(scope, opts.Trails)
 	progress := c.App.ErrWriter
 	opts.Progress = func(r slurm.RestoreResult, done, total int) {
 		fmt.Fprintf(progress, "restore: %d/%d job %d %s\n", done, total, r.JobID, r.Outcome)
@@ -151,6 +153,23 @@ func restoreAction(c *cli.Context) error {
 		err = exitError{code: 1, err: fmt.Errorf("restore: %d job(s) failed (see above)", rep.Count(decide.Failed))}
 	}
 	return err
+}
+
+// readTrails reads the audit trail of the jobs in scope.
+func readTrails(c *cli.Context, st *db.Store, cluster string, scope map[int64]planner.Job) (map[int64]slurm.Trail, error) {
+	submitted := make(map[int64]time.Time, len(scope))
+	for id, j := range scope {
+		submitted[id] = j.SubmitTime
+	}
+	trails, err := st.RestoreTrail(c.Context, cluster, submitted)
+	if err != nil {
+		return nil, fmt.Errorf("restore: %w", err)
+	}
+	out := make(map[int64]slurm.Trail, len(trails))
+	for id, t := range trails {
+		out[id] = slurm.Trail{FirstGPUs: t.FirstGPUs, FirstPartition: t.FirstPartition, FirstPriority: t.FirstPriority, Applied: t.Applied}
+	}
+	return out, nil
 }
 
 // restoreCycle is the audit record of a restore run: one row per job
