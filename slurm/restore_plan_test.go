@@ -46,6 +46,9 @@ func TestRestoreFor(t *testing.T) {
 			trail, JobUpdate{}, 1, 0},
 		{"held: priority left to the hold", with(func(j *planner.Job) { j.Priority, j.Reason = 0, "JobHeldUser" }), trail,
 			func() JobUpdate { u := full; u.ResetPriority = false; return u }(), 0, 1},
+		{"no segment (an older operator's write): the limit is named, the rest comes back",
+			with(func(j *planner.Job) { j.AdminComment, j.DeferredUntil = "jobstats: x", time.Time{} }), trail,
+			func() JobUpdate { u := full; u.TimeLimitMinutes, u.BeginTime, u.AdminComment = 0, 0, nil; return u }(), 0, 1},
 		{"limit already the user's", with(func(j *planner.Job) { j.TimeLimit = 2 * time.Hour }), trail,
 			func() JobUpdate { u := full; u.TimeLimitMinutes = 0; return u }(), 0, 0},
 	}
