@@ -72,7 +72,7 @@ func limitInfo(h planner.Hints, ok bool, s *Script, runs []Run, o planner.Option
 		li.BoundS = int64(bound / time.Second)
 		li.Why = fmt.Sprintf("unless your record shows understatement (your jobs ran at least %g× what their hints claimed): "+
 			"then Strata lowers it to at least %s (%g× the prediction corrected by your record; here %s at the slowest size), "+
-			"and Slurm ends the job there", planner.BindRecordFactor, fmtDuration(bound), margin(o), fmtDuration(seconds(slowest)))
+			"and Slurm ends the job there (strata report predictions --by user shows the record)", planner.BindRecordFactor, fmtDuration(bound), margin(o), fmtDuration(seconds(slowest)))
 	}
 	li.Text = fmt.Sprintf("time limit: %s kept: %s", own, li.Why)
 	return li
