@@ -162,3 +162,23 @@ func TestIntegrationRestoreRunningLimit(t *testing.T) {
 			kv["JobState"], kv["TimeLimit"], kv["AdminComment"], comment)
 	}
 }
+
+// A job Strata narrowed to one of the partitions its user listed gets the
+// whole list back (the admin comment's parts=). The narrowed state is set
+// up with scontrol: on this bed slurmctld refuses to narrow a pending
+// multi-partition job (error 11), while widening it works.
+func TestIntegrationRestorePartition(t *testing.T) {
+	cl, c := integration(t)
+	ctx := context.Background()
+	id := cl.Sbatch(t, "-J", tag(t)+"-parts", "-p", "gpub", "--gres=gpu:1", "--begin=now+3600", "--comment=strata: gpus=1",
+		"--wrap=sleep 30")
+	cl.MustExec(t, "scontrol", "update", "jobid="+strconv.FormatInt(id, 10),
+		"admincomment=strata: workers=1 ps=0 rank=1 cycle=13 parts=gpua,gpub why=partition_chosen n=1")
+	res, err := c.Restore(ctx, []int64{id}, slurm.RestoreOptions{Now: time.Now()})
+	if err != nil || res.Count(decide.Applied) != 1 {
+		t.Fatalf("restore: %v %+v", err, res.Results)
+	}
+	if kv := cl.ShowJob(t, id); kv["Partition"] != "gpua,gpub" || kv["AdminComment"] != "" {
+		t.Errorf("after restore: partition %q, admin comment %q; want the user's gpua,gpub and none", kv["Partition"], kv["AdminComment"])
+	}
+}
