@@ -133,6 +133,7 @@ func restoreAction(c *cli.Context) error {
 		if opts.Trails, err = readTrails(c, st, snap.Cluster, scope); err != nil {
 			return err
 		}
+		warnEnforcing(c, st, snap)
 	}
 	ids := sel.candidates(scope, opts.Trails)
 	progress := c.App.ErrWriter
@@ -153,6 +154,18 @@ func restoreAction(c *cli.Context) error {
 		err = exitError{code: 1, err: fmt.Errorf("restore: %d job(s) failed (see above)", rep.Count(decide.Failed))}
 	}
 	return err
+}
+
+// warnEnforcing warns when the cluster's latest cycle enforced recently: a
+// daemon still enforcing writes again at its next cycle.
+func warnEnforcing(c *cli.Context, st *db.Store, snap *planner.Snapshot) {
+	last, err := st.LatestCycle(c.Context, snap.Cluster)
+	if err != nil || !last.Enforce || last.Policy == db.RestorePolicy || snap.Now.Sub(last.StartedAt) > time.Hour {
+		return
+	}
+	fmt.Fprintf(c.App.ErrWriter, "restore: warning: cycle %d at %s enforced: if strata run --enforce still runs, it writes "+
+		"these jobs again at its next cycle (set enforce = false and reload it, or stop it, first)\n",
+		last.ID, last.StartedAt.UTC().Format(time.RFC3339))
 }
 
 // readTrails reads the audit trail of the jobs in scope.

@@ -68,7 +68,7 @@ func TestIntegrationRestoreCommand(t *testing.T) {
 	}
 	job := fmt.Sprint(id)
 	out, err := runStrataDB(t, "restore", "--jobs", job)
-	if err != nil || !strings.Contains(out, "would put back GPUs 1 → 4") || !strings.Contains(out, "would put back time limit 00:30:00 → 02:00:00") ||
+	if err != nil || !strings.Contains(out, "would put back GPUs 1 → 4") || !strings.Contains(out, "it writes these jobs again") || !strings.Contains(out, "would put back time limit 00:30:00 → 02:00:00") ||
 		!strings.Contains(out, "restore: 1 job(s) would be restored") {
 		t.Fatalf("dry run: %v\n%s", err, out)
 	}
