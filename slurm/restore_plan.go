@@ -33,6 +33,8 @@ type lastWrite struct {
 	tresPerNode, tresPerJob *string
 	nodes                   int
 	limitMinutes            int
+	// nice: Strata wrote a nice value (a relative priority) instead.
+	nice bool
 }
 
 // writtenBody is the part of an update body (descV0042) restore compares.
@@ -43,6 +45,7 @@ type writtenBody struct {
 	TresPerNode  *string `json:"tres_per_node"`
 	TresPerJob   *string `json:"tres_per_job"`
 	MinimumNodes *int    `json:"minimum_nodes"`
+	Nice         *int64  `json:"nice"`
 	TimeLimit    *struct {
 		Number *int64 `json:"number"`
 	} `json:"time_limit"`
@@ -68,6 +71,7 @@ func (t Trail) last() (lastWrite, error) {
 		if b.MinimumNodes != nil {
 			lw.nodes = *b.MinimumNodes
 		}
+		lw.nice = lw.nice || b.Nice != nil
 		if b.TimeLimit != nil && b.TimeLimit.Number != nil {
 			lw.limitMinutes = int(*b.TimeLimit.Number)
 		}
@@ -179,13 +183,15 @@ func (p *restorePlan) limit(cur planner.Job, w decide.Written, lw lastWrite) {
 
 // priority hands the priority back to Slurm's priority plugin, unless the
 // job is held (a release is its owner's or an admin's to make) or the
-// audit trail shows Strata never wrote one.
+// audit trail shows Strata never wrote one. The same reset sets a nice
+// value Strata wrote back to 0 (slurmctld resets nice with any priority
+// it is sent).
 func (p *restorePlan) priority(cur planner.Job, trail *Trail, lw lastWrite) {
 	switch {
 	case decide.IsHeld(cur):
 		p.notes = append(p.notes, "priority: the job is held ("+cur.Reason+"); Slurm computes its priority again when it is released")
-	case trail != nil && lw.priority == 0:
-		// Strata never wrote a priority to this job.
+	case trail != nil && lw.priority == 0 && !lw.nice:
+		// Strata never wrote a priority (or nice value) to this job.
 	default:
 		p.u.ResetPriority = true
 		p.restored = append(p.restored, fmt.Sprintf("priority %d → Slurm's own (priority plugin)", cur.Priority))

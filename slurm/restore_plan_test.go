@@ -49,6 +49,12 @@ func TestRestoreFor(t *testing.T) {
 		{"no segment (an older operator's write): the limit is named, the rest comes back",
 			with(func(j *planner.Job) { j.AdminComment, j.DeferredUntil = "jobstats: x", time.Time{} }), trail,
 			func() JobUpdate { u := full; u.TimeLimitMinutes, u.BeginTime, u.AdminComment = 0, 0, nil; return u }(), 0, 1},
+		{"a nice value Strata wrote: reset too", job,
+			&Trail{FirstGPUs: 4, Applied: []string{`{"nice":500,"tres_per_node":"gres/gpu:2","time_limit":{"set":true,"number":30}}`}},
+			full, 0, 0},
+		{"Strata never wrote a priority: none reset", with(func(j *planner.Job) { j.Priority = 5 }),
+			&Trail{FirstGPUs: 4, Applied: []string{`{"tres_per_node":"gres/gpu:2","time_limit":{"set":true,"number":30}}`}},
+			func() JobUpdate { u := full; u.ResetPriority = false; return u }(), 0, 0},
 		{"limit already the user's", with(func(j *planner.Job) { j.TimeLimit = 2 * time.Hour }), trail,
 			func() JobUpdate { u := full; u.TimeLimitMinutes = 0; return u }(), 0, 0},
 	}
