@@ -35,6 +35,8 @@ type lastWrite struct {
 	limitMinutes            int
 	// nice: Strata wrote a nice value (a relative priority) instead.
 	nice bool
+	// tasks: Strata wrote a parameter-server job's task count.
+	tasks bool
 }
 
 // writtenBody is the part of an update body (descV0042) restore compares.
@@ -46,6 +48,7 @@ type writtenBody struct {
 	TresPerJob   *string `json:"tres_per_job"`
 	MinimumNodes *int    `json:"minimum_nodes"`
 	Nice         *int64  `json:"nice"`
+	Tasks        *int    `json:"tasks"`
 	TimeLimit    *struct {
 		Number *int64 `json:"number"`
 	} `json:"time_limit"`
@@ -72,6 +75,7 @@ func (t Trail) last() (lastWrite, error) {
 			lw.nodes = *b.MinimumNodes
 		}
 		lw.nice = lw.nice || b.Nice != nil
+		lw.tasks = lw.tasks || b.Tasks != nil
 		if b.TimeLimit != nil && b.TimeLimit.Number != nil {
 			lw.limitMinutes = int(*b.TimeLimit.Number)
 		}
@@ -216,6 +220,10 @@ func (p *restorePlan) gpus(cur planner.Job, trail *Trail, lw lastWrite) {
 		return
 	case cur.GPUsPerTask > 0:
 		p.notes = append(p.notes, "GPU request: per task, never changed by Strata; left as it is")
+		return
+	case lw.tasks:
+		p.notes = append(p.notes, fmt.Sprintf("GPU request: a parameter-server job whose tasks Strata set (%d tasks now); "+
+			"the audit trail keeps only the user's %d GPUs; left as it is: put it back by hand", cur.Tasks, want))
 		return
 	case lw.nodes > 0:
 		p.notes = append(p.notes, fmt.Sprintf("GPU request: Strata set the node count (%d) and the audit trail keeps "+

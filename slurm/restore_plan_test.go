@@ -55,6 +55,13 @@ func TestRestoreFor(t *testing.T) {
 		{"Strata never wrote a priority: none reset", with(func(j *planner.Job) { j.Priority = 5 }),
 			&Trail{FirstGPUs: 4, Applied: []string{`{"tres_per_node":"gres/gpu:2","time_limit":{"set":true,"number":30}}`}},
 			func() JobUpdate { u := full; u.ResetPriority = false; return u }(), 0, 0},
+		{"parameter-server tasks Strata set: the GPU request is named, not guessed", job,
+			&Trail{FirstGPUs: 4, Applied: []string{`{"priority":{"set":true,"number":88888},"tasks":3,"tres_per_node":"gres/gpu:2","time_limit":{"set":true,"number":30}}`}},
+			func() JobUpdate {
+				u := full
+				u.TresPerNode, u.CPUsPerTask, u.MinimumCPUs, u.MinimumCPUsPerNode, u.MemoryPerNodeMB = nil, 0, 0, 0, 0
+				return u
+			}(), 0, 1},
 		{"limit already the user's", with(func(j *planner.Job) { j.TimeLimit = 2 * time.Hour }), trail,
 			func() JobUpdate { u := full; u.TimeLimitMinutes = 0; return u }(), 0, 0},
 	}
