@@ -174,6 +174,9 @@ func (c *Client) restoreRunning(ctx context.Context, res RestoreResult, cur plan
 // restoreWrite sends u to the job and reads it back.
 func (c *Client) restoreWrite(ctx context.Context, res RestoreResult, u JobUpdate) RestoreResult {
 	sent, err := c.update(ctx, res.JobID, u)
+	for try := 1; try < restoreTries && busy(err) && ctx.Err() == nil; try++ {
+		sent, err = c.update(ctx, res.JobID, u) // every field absolute: sending it again is safe
+	}
 	if body, berr := c.api.updateBody(sent); berr == nil {
 		res.Body = string(body) // what was sent
 	}
@@ -208,6 +211,26 @@ func (c *Client) restoreWrite(ctx context.Context, res RestoreResult, u JobUpdat
 	}
 	res.Outcome = decide.Applied
 	return res
+}
+
+// restoreTries bounds the attempts of one restore write that slurmctld
+// answers "Resource temporarily unavailable": seen on the test cluster for
+// about one partition change in two, each time on a job no one else touched;
+// the same update sent again went through.
+const restoreTries = 5
+
+// busy reports slurmctld's EAGAIN (slurm error 11) for an update.
+func busy(err error) bool {
+	var ae *APIError
+	if !errors.As(err, &ae) {
+		return false
+	}
+	for _, p := range ae.Errors {
+		if p.Number == 11 {
+			return true
+		}
+	}
+	return false
 }
 
 func restoreSkip(r RestoreResult, o decide.Outcome, detail string) RestoreResult {

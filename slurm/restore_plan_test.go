@@ -1,6 +1,8 @@
 package slurm
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -104,5 +106,23 @@ func TestResetPriorityBody(t *testing.T) {
 	b, err := (&v0042{}).updateBody(JobUpdate{ResetPriority: true})
 	if err != nil || string(b) != `{"priority":{"infinite":true}}` {
 		t.Errorf("body %s (%v)", b, err)
+	}
+}
+
+// Only slurmctld's EAGAIN (slurm error 11) makes restore send a write
+// again; a refusal is final.
+func TestRestoreBusy(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		want bool
+	}{
+		{fmt.Errorf("update job 1: %w", &APIError{Status: 500, Errors: []Problem{{Number: 11}}}), true},
+		{fmt.Errorf("update job 1: %w", &APIError{Status: 500, Errors: []Problem{{Number: 2002}}}), false},
+		{errors.New("connection refused"), false},
+		{nil, false},
+	} {
+		if got := busy(tt.err); got != tt.want {
+			t.Errorf("busy(%v) = %v, want %v", tt.err, got, tt.want)
+		}
 	}
 }
