@@ -165,8 +165,9 @@ func TestIntegrationRestoreRunningLimit(t *testing.T) {
 
 // A job Strata narrowed to one of the partitions its user listed gets the
 // whole list back (the admin comment's parts=). The narrowed state is set
-// up with scontrol: on this bed slurmctld refuses to narrow a pending
-// multi-partition job (error 11), while widening it works.
+// up with scontrol: slurmctld answers about one partition change in two
+// with EAGAIN (error 11) on this bed, which Apply does not send again;
+// restore does (busy).
 func TestIntegrationRestorePartition(t *testing.T) {
 	cl, c := integration(t)
 	ctx := context.Background()
