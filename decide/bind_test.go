@@ -70,7 +70,7 @@ func TestPlanBoundLimit(t *testing.T) {
 func TestAdminCommentLimit(t *testing.T) {
 	w := Written{Workers: 1, Rank: 2, Cycle: 9, Limit: 48 * time.Hour, Parts: []string{"a", "b"}}
 	s := w.String()
-	if s != "strata: workers=1 ps=0 rank=2 cycle=9 limit=2880 parts=a,b" {
+	if s != "strata: workers=1 ps=0 rank=2 cycle=9 limit=2-00:00:00 parts=a,b" {
 		t.Errorf("segment %q", s)
 	}
 	back, ok := ParseAdminComment(s)

@@ -18,7 +18,7 @@ import (
 // as the job's partition, and the time limit the user asked for when
 // Strata lowered it (a claim binds the job), and, for the job's owner, why
 // in reason codes and the planned start: "strata: workers=W ps=P rank=R
-// cycle=C [defer=UNIX] [sig=UNIX] [noncoop=1] [limit=MINUTES] [parts=A,B]
+// cycle=C [defer=UNIX] [sig=UNIX] [noncoop=1] [limit=[D-]HH:MM:SS] [parts=A,B]
 // [why=CODE[,CODE]] [start=RFC3339]". why= and start= come last, so that a
 // reader that stops at the first key it does not know (an older Strata)
 // still reads every key before them.
@@ -29,7 +29,9 @@ type Written struct {
 	Signalled         time.Time
 	NonCooperative    bool
 	// Limit is the job's own time limit before Strata lowered it (0:
-	// never lowered).
+	// never lowered). It is written in Slurm's time format ("limit=02:00:00",
+	// "limit=1-12:00:00"); the whole minutes of older segments
+	// ("limit=120") are still read.
 	Limit time.Duration
 	Parts []string
 	// Why is the decision in at most two reason codes (WhyOf): what
@@ -91,7 +93,7 @@ func (w Written) String() string {
 		s += " noncoop=1"
 	}
 	if w.Limit > 0 {
-		s += " limit=" + strconv.FormatInt(int64(w.Limit/time.Minute), 10)
+		s += " limit=" + SlurmTime(w.Limit)
 	}
 	if len(w.Parts) > 0 {
 		s += " parts=" + strings.Join(w.Parts, ",")
@@ -144,14 +146,14 @@ func ParseAdminComment(s string) (Written, bool) {
 			break
 		}
 		switch k {
-		case "parts", "why", "start":
+		case "parts", "why", "start", "limit":
 			if !w.setText(k, v) {
 				return Written{}, false
 			}
 			seen++
 			continue
 		}
-		if k != "workers" && k != "ps" && k != "rank" && k != "cycle" && k != "defer" && k != "sig" && k != "noncoop" && k != "limit" && k != "n" {
+		if k != "workers" && k != "ps" && k != "rank" && k != "cycle" && k != "defer" && k != "sig" && k != "noncoop" && k != "n" {
 			break
 		}
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -173,8 +175,6 @@ func ParseAdminComment(s string) (Written, bool) {
 			w.Signalled = time.Unix(n, 0).UTC()
 		case "noncoop":
 			w.NonCooperative = n != 0
-		case "limit":
-			w.Limit = time.Duration(n) * time.Minute
 		case "n":
 			w.Writes = int(n)
 		}
@@ -199,6 +199,10 @@ func (w *Written) setText(k, v string) bool {
 			w.Why = append(w.Why, planner.Reason(c))
 		}
 		return true
+	case "limit":
+		d, ok := ParseSlurmTime(v)
+		w.Limit = d
+		return ok && d > 0
 	case "start":
 		t, err := time.Parse(time.RFC3339, v)
 		w.Start = t.UTC()
@@ -219,4 +223,47 @@ func partList(v string) []string {
 		}
 	}
 	return parts
+}
+
+// SlurmTime writes a time limit as Slurm does ([D-]HH:MM:SS, rounded to
+// the second): "02:00:00", "1-12:00:00".
+func SlurmTime(d time.Duration) string {
+	s := int64(max(0, d).Round(time.Second) / time.Second)
+	days, s := s/86400, s%86400
+	t := fmt.Sprintf("%02d:%02d:%02d", s/3600, s/60%60, s%60)
+	if days > 0 {
+		return strconv.FormatInt(days, 10) + "-" + t
+	}
+	return t
+}
+
+// ParseSlurmTime reads a limit= value: Slurm's [D-]HH:MM:SS (as SlurmTime
+// writes it) or, as older segments wrote it, whole minutes ("120"); false
+// when it is neither.
+func ParseSlurmTime(v string) (time.Duration, bool) {
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return time.Duration(n) * time.Minute, n >= 0
+	}
+	var days int64
+	if d, rest, ok := strings.Cut(v, "-"); ok {
+		n, err := strconv.ParseInt(d, 10, 64)
+		if err != nil || n < 0 {
+			return 0, false
+		}
+		days, v = n, rest
+	}
+	f := strings.Split(v, ":")
+	if len(f) != 3 {
+		return 0, false
+	}
+	var hms [3]int64
+	for i, x := range f {
+		n, err := strconv.ParseInt(x, 10, 64)
+		if err != nil || n < 0 || i > 0 && (n > 59 || len(x) != 2) {
+			return 0, false
+		}
+		hms[i] = n
+	}
+	secs := days*86400 + hms[0]*3600 + hms[1]*60 + hms[2]
+	return time.Duration(secs) * time.Second, true
 }

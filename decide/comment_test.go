@@ -91,3 +91,42 @@ func TestWhyOf(t *testing.T) {
 		}
 	}
 }
+
+// TestAdminCommentLimitFormat: limit= is written in Slurm's time format
+// ([D-]HH:MM:SS), and the whole minutes older segments wrote are still
+// read (issue 30.4); a limit that is neither does not parse.
+func TestAdminCommentLimitFormat(t *testing.T) {
+	tests := []struct {
+		name   string
+		in     string
+		want   time.Duration
+		wantOK bool
+	}{
+		{"hours", "strata: workers=1 ps=0 rank=1 cycle=2 limit=02:00:00 why=deferred", 2 * time.Hour, true},
+		{"days", "strata: workers=1 ps=0 rank=1 cycle=2 limit=1-12:30:05", 36*time.Hour + 30*time.Minute + 5*time.Second, true},
+		{"old minutes", "strata: workers=1 ps=0 rank=1 cycle=2 limit=120 parts=a,b", 2 * time.Hour, true},
+		{"minutes out of range", "strata: workers=1 ps=0 rank=1 cycle=2 limit=01:60:00", 0, false},
+		{"two fields", "strata: workers=1 ps=0 rank=1 cycle=2 limit=01:30", 0, false},
+		{"words", "strata: workers=1 ps=0 rank=1 cycle=2 limit=two-hours", 0, false},
+		{"zero", "strata: workers=1 ps=0 rank=1 cycle=2 limit=00:00:00", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := ParseAdminComment(tt.in)
+			if ok != tt.wantOK || got.Limit != tt.want {
+				t.Errorf("ParseAdminComment(%q) limit %v (%v), want %v (%v)", tt.in, got.Limit, ok, tt.want, tt.wantOK)
+			}
+		})
+	}
+	for d, want := range map[time.Duration]string{
+		30 * time.Minute: "00:30:00", 48 * time.Hour: "2-00:00:00", 26*time.Hour + time.Second: "1-02:00:01",
+	} {
+		w := Written{Workers: 1, Rank: 1, Cycle: 1, Limit: d}
+		if s := w.String(); !strings.Contains(s, " limit="+want) {
+			t.Errorf("limit %v written as %q, want limit=%s", d, s, want)
+		}
+		if back, ok := ParseAdminComment(w.String()); !ok || back.Limit != d {
+			t.Errorf("limit %v read back as %v (%v)", d, back.Limit, ok)
+		}
+	}
+}

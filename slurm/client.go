@@ -76,6 +76,11 @@ type JobUpdate struct {
 	// TimeLimitMinutes, when set, is the job's new (lower) time limit in
 	// minutes: its claim binds it (Decision.TimeLimit).
 	TimeLimitMinutes int `json:"time_limit,omitempty"`
+	// ResetPriority hands the job's priority back to Slurm's priority
+	// plugin (strata restore): the update sends priority "infinite",
+	// which slurmctld takes as "forget the directly set priority and
+	// compute it again" (never 0: that holds the job).
+	ResetPriority bool `json:"reset_priority,omitempty"`
 }
 
 // adapters maps the OpenAPI versions Strata speaks to their adapters, in

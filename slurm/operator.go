@@ -26,6 +26,9 @@ func (c *Client) update(ctx context.Context, id int64, u JobUpdate) (JobUpdate, 
 		if u.Partition != nil {
 			return u, c.adminCommentError("move a job to one of its partitions (Strata records the user's list there)")
 		}
+		if u.TimeLimitMinutes != 0 {
+			return u, c.adminCommentError("lower a job's time limit (Strata records the user's own there, for strata restore)")
+		}
 		u.AdminComment = nil
 		if u.empty() {
 			return u, nil
@@ -33,7 +36,8 @@ func (c *Client) update(ctx context.Context, id int64, u JobUpdate) (JobUpdate, 
 		return u, c.api.updateJob(ctx, id, u)
 	}
 	err := c.api.updateJob(ctx, id, u)
-	if !errors.Is(err, ErrPermission) || u.AdminComment == nil || u.BeginTime != 0 || u.Partition != nil || !c.accounting {
+	if !errors.Is(err, ErrPermission) || u.AdminComment == nil || u.BeginTime != 0 || u.Partition != nil || u.TimeLimitMinutes != 0 ||
+		!c.accounting {
 		return u, err
 	}
 	bare := u

@@ -14,6 +14,10 @@ func descV0042(u JobUpdate) api.V0042JobDescMsg {
 		set, n := true, int32(min(u.Priority, 1<<31-1))
 		d.Priority = &api.V0042Uint32NoValStruct{Set: &set, Number: &n}
 	}
+	if u.ResetPriority { // INFINITE: slurmctld drops a directly set priority and computes its own
+		inf := true
+		d.Priority = &api.V0042Uint32NoValStruct{Infinite: &inf}
+	}
 	d.TresPerNode, d.TresPerJob, d.AdminComment, d.Partition = u.TresPerNode, u.TresPerJob, u.AdminComment, u.Partition
 	if u.MinimumNodes > 0 {
 		n := int32(u.MinimumNodes)

@@ -7,7 +7,7 @@ import "github.com/urfave/cli/v2"
 // Each is defined in its own file.
 func commands() []*cli.Command {
 	return []*cli.Command{
-		queueCommand(), planCommand(), runCommand(), explainCommand(), envCommand(), hintCommand(),
+		queueCommand(), planCommand(), runCommand(), restoreCommand(), explainCommand(), envCommand(), hintCommand(),
 		collectCommand(), dbCommand(), reportCommand(), serveCommand(),
 		simulateCommand(), configCommand(), versionCommand(), genDocsCommand(),
 	}

@@ -69,6 +69,13 @@ func explainFromDatabase(c *cli.Context, id int64, o explain.Options) error {
 		return err
 	}
 	defer st.Close()
+	if c.String(cliflags.FlagSlurmURL) != "" || c.String(cliflags.FlagSlurmSocket) != "" {
+		// Slurm's record tells whether a time limit Strata lowered still
+		// holds; without it, the audit trail does.
+		if cl, err := cliflags.ConnectSlurm(c, cliflags.WithoutPools); err == nil {
+			o.Slurm = cl
+		}
+	}
 	return explain.Explain(c.Context, c.App.Writer, st, id, o)
 }
 

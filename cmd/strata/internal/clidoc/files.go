@@ -47,6 +47,11 @@ Inside a job script, size the launcher from Strata's decision:
 
     eval "$(strata env)"
 
+After turning enforcement or claim binding off, see what Strata wrote to pending jobs and put it back:
+
+    strata restore
+    strata restore --enforce
+
 Check the configuration, and that slurmrestd and Postgres answer:
 
     strata config check --connect

@@ -25,6 +25,9 @@ type Options struct {
 	History int       // earlier decisions to show
 	JSON    bool      // one JSON document instead of text
 	Now     time.Time // relative times ("5m0s ago") are measured from Now
+	// Slurm, when set, reads the job from Slurm as well: whether a time
+	// limit Strata lowered still holds is read from its record.
+	Slurm JobReader
 }
 
 // Explanation is the --json form.
@@ -35,6 +38,9 @@ type Explanation struct {
 	Reasons   []Reason            `json:"reasons,omitempty"`
 	History   []db.StoredDecision `json:"history,omitempty"`
 	LastCycle *db.Cycle           `json:"last_cycle,omitempty"`
+	// LimitLowered is a time limit Strata lowered that still holds,
+	// whichever cycle lowered it.
+	LimitLowered *Limit `json:"limit_lowered,omitempty"`
 }
 
 // Reason is one reason code of the latest decision with its words.
@@ -62,6 +68,9 @@ func Explain(ctx context.Context, w io.Writer, src Source, id int64, o Options) 
 		for _, r := range ds[0].Reasons {
 			ex.Reasons = append(ex.Reasons, Reason{string(r), r.Describe()})
 		}
+	}
+	if ex.LimitLowered, err = loweredLimit(ctx, src, o, id, ds); err != nil {
+		return fmt.Errorf("explain job %d: %w", id, err)
 	}
 	if o.JSON {
 		enc := json.NewEncoder(w)

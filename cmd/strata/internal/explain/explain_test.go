@@ -100,7 +100,7 @@ func TestExplainText(t *testing.T) {
 			planner.ReasonPredictionCorrected.Describe(), planner.ReasonClaimBound.Describe(),
 			"Detail: prediction ×4.00: your last 3 jobs ran a median 8× their predictions",
 			"the hint (or history) gave a run of 15m0s; planned with 1h0m0s",
-			"Time limit lowered to 2h0m0s",
+			"Time limit lowered by Strata from the limit the job asked for to 02:00:00 (cycle 3",
 		}, nil},
 		{"held by a guard", memDecisions{rows: []db.StoredDecision{storedRow(3, true, "held", decide.JobCap, "", at)}}, []string{
 			"held back: " + decide.JobCap.Describe(),

@@ -50,6 +50,9 @@ type Short struct {
 	// LimitLowered is the time limit the user asked for, when Strata
 	// lowered it (a bound claim).
 	LimitLowered time.Duration `json:"limit_lowered_from,omitempty"`
+	// Limit is that lowered limit, from what to what in Slurm's time
+	// format, while it holds (the job's limit is still below it).
+	Limit *Limit `json:"limit_lowered,omitempty"`
 }
 
 // ExplainFromSlurm reads job id through r and writes the short form of its
@@ -89,7 +92,10 @@ func shortOf(j planner.Job, noDB error) Short {
 	if !ok {
 		return s
 	}
-	s.Found, s.Workers, s.PS, s.Rank, s.Cycle, s.LimitLowered = true, wr.Workers, wr.PS, wr.Rank, wr.Cycle, wr.Limit
+	s.Found, s.Workers, s.PS, s.Rank, s.Cycle = true, wr.Workers, wr.PS, wr.Rank, wr.Cycle
+	if s.Limit = slurmLimit(j); s.Limit != nil {
+		s.LimitLowered = wr.Limit
+	}
 	for _, c := range wr.Why {
 		s.Reasons = append(s.Reasons, Reason{string(c), c.Describe()})
 	}
@@ -142,8 +148,8 @@ func writeShort(w io.Writer, s Short, now time.Time) error {
 		p.f("Strata set the job's begin time to %s: Slurm does not start it before then (squeue shows\n"+
 			"(BeginTime)); Strata moves it earlier when room frees up for it.\n", stamp(s.DeferredUntil, now))
 	}
-	if s.LimitLowered > 0 {
-		p.f("Strata lowered the job's time limit from the %s it asked for (its hint's claim binds it).\n", s.LimitLowered)
+	if s.Limit != nil {
+		p.f("%s\n", limitWords(s.Limit))
 	}
 	return p.err
 }

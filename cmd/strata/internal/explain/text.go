@@ -51,8 +51,10 @@ func writeText(w io.Writer, ex Explanation, now time.Time) error {
 			"(strata report predictions --by user shows the record).\n",
 			d.Claimed.Round(time.Second), d.PredictedEnd.Sub(d.PredictedStart).Round(time.Second))
 	}
-	if d.TimeLimit > 0 {
-		p.f("Time limit lowered to %s: the claim binds the job (bind-claims); a run past it ends there.\n", d.TimeLimit)
+	if l := ex.LimitLowered; l != nil {
+		p.f("%s\n", limitWords(l))
+	} else if d.TimeLimit > 0 && d.Outcome != decide.Applied {
+		p.f("Time limit: this decision would lower it to %s (bind-claims); not written (%s).\n", decide.SlurmTime(d.TimeLimit), d.Outcome)
 	}
 	p.f("\nSlurm: %s\n", outcomeWords(d.CycleDecision))
 	if d.Body != "" {
@@ -140,6 +142,8 @@ func decisionSummary(d planner.Decision) string {
 			return fmt.Sprintf("leave the GPU request as it is; start order %d", d.Rank)
 		}
 		return "leave the job as it is"
+	case db.RestoreAction:
+		return "put back what Strata wrote (strata restore)"
 	}
 	return string(d.Action)
 }
@@ -187,4 +191,14 @@ func alternativeWords(a db.Alternative, now time.Time) string {
 		s += ", start " + stamp(a.PredictedStart, now) + ", end " + stamp(a.PredictedEnd, now)
 	}
 	return s
+}
+
+// limitWords tells a lowered time limit that holds, from what to what.
+func limitWords(l *Limit) string {
+	from := "the limit the job asked for"
+	if l.From != "" {
+		from = l.From + " (the job's own)"
+	}
+	return fmt.Sprintf("Time limit lowered by Strata from %s to %s (cycle %d; its claim binds the job, bind-claims): "+
+		"Slurm ends the job at %s. strata restore puts the job's own back.", from, l.To, l.Cycle, l.To)
 }

@@ -55,9 +55,11 @@ type Result struct {
 	Caps   []string      `json:"caps,omitempty"`
 	Runs   []Run         `json:"modelled_runs,omitempty"`
 	// TimedBy is the catalog row or rule that timed the runs, and its source.
-	TimedBy  *planner.TimingBasis `json:"timed_by,omitempty"`
-	Errors   []string             `json:"errors,omitempty"`
-	Warnings []string             `json:"warnings,omitempty"`
+	TimedBy *planner.TimingBasis `json:"timed_by,omitempty"`
+	// TimeLimit is the time limit the job would get from Strata, and why.
+	TimeLimit *LimitInfo `json:"time_limit,omitempty"`
+	Errors    []string   `json:"errors,omitempty"`
+	Warnings  []string   `json:"warnings,omitempty"`
 }
 
 // ScriptInfo is what the script asks of Slurm.
@@ -157,6 +159,8 @@ func check(w io.Writer, comment string, s *Script, o Options) error {
 			}
 		}
 	}
+	li := limitInfo(p.hints, ok, s, runs, o.Planner)
+	res.TimeLimit = &li
 	res.Warnings = append(res.Warnings, flopsWarning(h)...)
 	res.Warnings = append(res.Warnings, warnings(h, s, runs, o.Now)...)
 	if o.JSON {
@@ -191,6 +195,9 @@ func printText(w io.Writer, res Result, ok bool, s *Script, o Options, why strin
 	cat := o.Catalog
 	if !ok {
 		_, err := fmt.Fprintln(w, "no strata: segment: the job keeps its GPU request; only its priority may change")
+		if err == nil && res.TimeLimit != nil {
+			_, err = fmt.Fprintln(w, res.TimeLimit.Text)
+		}
 		return err
 	}
 	if err := printHints(w, res.Hints, res.GPUs, s, cat); err != nil {
@@ -201,6 +208,9 @@ func printText(w io.Writer, res Result, ok bool, s *Script, o Options, why strin
 		fmt.Fprintf(&b, "site cap: %s\n", c)
 	}
 	b.WriteString(runsLine(res.Hints, res.Runs, why, cat, res.TimedBy))
+	if res.TimeLimit != nil {
+		b.WriteString(res.TimeLimit.Text + "\n")
+	}
 	for _, wn := range res.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", wn)
 	}
