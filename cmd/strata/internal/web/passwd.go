@@ -20,13 +20,13 @@ type InputError = inputerr.Error
 // shorter than 8 characters are an InputError.
 func PasswdLine(user, role, slurmUser string, r io.Reader) (string, error) {
 	if user == "" || strings.ContainsAny(user, ": \t") {
-		return "", InputError{errors.New("serve passwd: give one user name without ':' or spaces")}
+		return "", InputError{Err: errors.New("serve passwd: give one user name without ':' or spaces")}
 	}
 	if role == "" && slurmUser != "" {
 		role = RoleUser
 	}
 	if _, err := ParseRole(role, slurmUser); err != nil {
-		return "", InputError{fmt.Errorf("serve passwd: %w", err)}
+		return "", InputError{Err: fmt.Errorf("serve passwd: %w", err)}
 	}
 	pw, err := bufio.NewReader(r).ReadString('\n')
 	if err != nil && !errors.Is(err, io.EOF) {
@@ -34,7 +34,7 @@ func PasswdLine(user, role, slurmUser string, r io.Reader) (string, error) {
 	}
 	pw = strings.TrimRight(pw, "\r\n")
 	if len(pw) < 8 {
-		return "", InputError{errors.New("serve passwd: password shorter than 8 characters")}
+		return "", InputError{Err: errors.New("serve passwd: password shorter than 8 characters")}
 	}
 	h, err := HashPassword(pw)
 	if err != nil {
