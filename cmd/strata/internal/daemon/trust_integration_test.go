@@ -147,3 +147,44 @@ func slurmDuration(s string) (time.Duration, error) {
 	}
 	return time.Duration(((d*24+h)*60+m)*60+sec) * time.Second, nil
 }
+
+// TestIntegrationHonestJobKeepsItsLimit (issue 30) on the test cluster and
+// a real Postgres, with claim binding switched on: alice's honest job,
+// whose hint predicts minutes and whose --time is two hours, keeps her
+// limit after an enforcing cycle, because she has no record of
+// understated claims. Before, binding lowered it to 30 minutes on the
+// model's word, and a run 3× its hint's prediction was killed there.
+func TestIntegrationHonestJobKeepsItsLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: needs the Slurm test cluster and Postgres")
+	}
+	cl := slurmtest.Connect(t)
+	st := dbtest.Open(t, dbtest.URL(t), true)
+	name := fmt.Sprintf("honest-%d-%d", os.Getpid(), time.Now().UnixNano()%100000)
+	job := cl.SbatchAs(t, "alice", "--gres=gpu:1", "-J", name, "--chdir=/tmp", "-o", "/dev/null", "-t", "02:00:00",
+		"--begin=now+3600", "--comment=strata: model=resnet50 batch=64 iters=300", "--wrap=sleep 1")
+	t.Cleanup(func() { _, _ = cl.Exec("scancel", fmt.Sprint(job)) })
+	o := testOptions()
+	o.Compare, o.Scope.NamePrefix, o.Enforce = nil, name, true
+	o.Planner.BindClaims, o.Planner.ClaimMargin = true, 2
+	log := zerolog.Nop()
+	d, err := New(log, o, Deps{
+		Connect: func(ctx context.Context) (Cluster, error) { return slurm.New(ctx, cl.Config, log) },
+		Open:    func(context.Context) (Store, error) { return keptStore{StoreOf(st)}, nil }}, NewMetrics())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	res, err := d.RunOnce(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dc := range res.Plan.Decisions {
+		if dc.JobID == job && (dc.TimeLimit > 0 || slices.Contains(dc.Reasons, planner.ReasonClaimBound)) {
+			t.Errorf("alice's honest job bound: limit %v, reasons %v", dc.TimeLimit, dc.Reasons)
+		}
+	}
+	if got := cl.ShowJob(t, job)["TimeLimit"]; got != "02:00:00" {
+		t.Errorf("alice's job has time limit %s after an enforcing cycle, want her 02:00:00", got)
+	}
+}
