@@ -102,49 +102,7 @@ func SiteCluster(nodes []SiteNode) (Site, error) {
 	for _, n := range kept {
 		spec.CPUsPerNode, spec.MemoryMBPerNode = min(spec.CPUsPerNode, n.CPUs), min(spec.MemoryMBPerNode, n.MemoryMB)
 	}
-	// Islands: nodes with the same partitions and GPU type, in the order
-	// their first node is listed.
-	keyOf := func(n SiteNode) string {
-		ps := slices.Clone(n.Partitions)
-		slices.Sort(ps)
-		return strings.Join(ps, ",") + "|" + strings.ToLower(n.GPUType)
-	}
-	var keys []string
-	members := map[string][]SiteNode{}
-	partNodes := map[string]int{}
-	for _, n := range kept {
-		k := keyOf(n)
-		if _, ok := members[k]; !ok {
-			keys = append(keys, k)
-		}
-		members[k] = append(members[k], n)
-		for _, p := range n.Partitions {
-			partNodes[p]++
-		}
-	}
-	s.Islands = map[string][]string{}
-	used := map[string]bool{}
-	for i, k := range keys {
-		ns := members[k]
-		name := ""
-		for _, p := range ns[0].Partitions {
-			if partNodes[p] == len(ns) && islandNameRe.MatchString(p) && !used[p] {
-				name = p
-				break
-			}
-		}
-		for j := i + 1; name == ""; j++ {
-			if c := "island" + strconv.Itoa(j); !used[c] && partNodes[c] == 0 {
-				name = c
-			}
-		}
-		used[name] = true
-		typ := strings.ToLower(ns[0].GPUType)
-		spec.Parts = append(spec.Parts, PartSpec{Name: name, Nodes: len(ns), GPUType: typ})
-		for _, p := range ns[0].Partitions {
-			s.Islands[p] = append(s.Islands[p], name)
-		}
-	}
+	s.islands(kept, &spec)
 	if len(spec.Parts) == 1 { // one island: a plain cluster of one partition
 		spec.Partition, spec.GPUType, spec.Parts = spec.Parts[0].Name, spec.Parts[0].GPUType, nil
 	}
@@ -249,4 +207,52 @@ func (s Site) islandsOf(field string) []string {
 		}
 	}
 	return out
+}
+
+// islands groups kept into the islands of spec (nodes with the same
+// partitions and GPU type, in the order their first node is listed), each
+// named after a partition that holds exactly its nodes where there is one,
+// and maps every partition to its islands (s.Islands).
+func (s *Site) islands(kept []SiteNode, spec *ClusterSpec) {
+	keyOf := func(n SiteNode) string {
+		ps := slices.Clone(n.Partitions)
+		slices.Sort(ps)
+		return strings.Join(ps, ",") + "|" + strings.ToLower(n.GPUType)
+	}
+	var keys []string
+	members := map[string][]SiteNode{}
+	partNodes := map[string]int{}
+	for _, n := range kept {
+		k := keyOf(n)
+		if _, ok := members[k]; !ok {
+			keys = append(keys, k)
+		}
+		members[k] = append(members[k], n)
+		for _, p := range n.Partitions {
+			partNodes[p]++
+		}
+	}
+	s.Islands = map[string][]string{}
+	used := map[string]bool{}
+	for i, k := range keys {
+		ns := members[k]
+		name := ""
+		for _, p := range ns[0].Partitions {
+			if partNodes[p] == len(ns) && islandNameRe.MatchString(p) && !used[p] {
+				name = p
+				break
+			}
+		}
+		for j := i + 1; name == ""; j++ {
+			if c := "island" + strconv.Itoa(j); !used[c] && partNodes[c] == 0 {
+				name = c
+			}
+		}
+		used[name] = true
+		typ := strings.ToLower(ns[0].GPUType)
+		spec.Parts = append(spec.Parts, PartSpec{Name: name, Nodes: len(ns), GPUType: typ})
+		for _, p := range ns[0].Partitions {
+			s.Islands[p] = append(s.Islands[p], name)
+		}
+	}
 }

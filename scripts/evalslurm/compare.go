@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -245,65 +244,10 @@ func compareOne(ctx context.Context, dir string, s Settings, jobs []Job, rep Rep
 	for k := range actual.Jobs {
 		byTrace[actual.Jobs[k].ID] = k
 	}
-	var rs, ss, re, se, rSub, sSub, lag, launch, over []float64
-	for _, j := range jobs {
-		rj, ok1 := repBy[j.Index]
-		so, ok2 := simBy[j.TraceID]
-		if so.Killed {
-			c.SimTimeLimitKills++
-		}
-		if !ok1 || !ok2 || rj.Start < 0 || rj.End < 0 || so.Start < 0 || so.End < 0 {
-			c.FailedOrKilled++
-			continue
-		}
-		if rj.State != "COMPLETED" {
-			c.FailedOrKilled++
-		}
-		if rj.State == "TIMEOUT" {
-			c.TimeLimitKills++
-		}
-		if k, ok := byTrace[j.TraceID]; ok {
-			actual.Jobs[k].Submit = rj.Submit
-		}
-		rs, re, rSub = append(rs, rj.Start), append(re, rj.End), append(rSub, rj.Submit)
-		ss, se, sSub = append(ss, so.Start), append(se, so.End), append(sSub, so.Submit)
-		lag = append(lag, rj.Submit-rj.Due)
-		if rj.SlurmStart >= 0 {
-			launch = append(launch, rj.Start-rj.SlurmStart)
-		}
-		over = append(over, rj.End-rj.Start-rj.Slept)
-		if rj.GPUs != so.GPUs {
-			c.GPUMismatch++
-		}
-		if rj.GPUs != j.GPUs {
-			c.ReplayChanged++
-		}
-		if so.GPUs != j.GPUs {
-			c.SimChanged++
-		}
-		if rj.Scheduler == "Backfill" {
-			c.ReplayBackfilled++
-		}
-		c.PerJob = append(c.PerJob, JobPair{TraceID: j.TraceID, Submit: round1(j.Submit * s.Scale),
-			ReplayStart: round1(rj.Start * s.Scale), ReplayEnd: round1(rj.End * s.Scale), ReplayGPUs: rj.GPUs,
-			SimStart: round1(so.Start * s.Scale), SimEnd: round1(so.End * s.Scale), SimGPUs: so.GPUs})
-	}
+	rs, ss, re, se, rSub, sSub, lag, launch, over := c.pairJobs(jobs, repBy, simBy, actual, byTrace, s.Scale)
 	c.Jobs = len(rs)
 	if c.Jobs < 2 {
 		return c, fmt.Errorf("%s: only %d jobs both ran in the replay and in the simulator", rep.Policy, c.Jobs)
-	}
-	diff := func(a, b []float64) []float64 {
-		out := make([]float64, len(a))
-		for i := range a {
-			out[i] = a[i] - b[i]
-		}
-		return out
-	}
-	absd := func(v []float64) []float64 {
-		for i := range v {
-			v[i] = math.Abs(v[i])
-		}
-		return v
 	}
 	sc := s.Scale
 	c.ReplayAvgJCT, c.SimAvgJCT = round1(mean(diff(re, rSub))*sc), round1(mean(diff(se, sSub))*sc)
@@ -317,25 +261,48 @@ func compareOne(ctx context.Context, dir string, s Settings, jobs []Job, rep Rep
 	c.ArrivalStarts, c.CompletionStarts = len(arr), len(comp)
 	c.ArrivalLatencyReal, c.CompletionLatencyReal = round3(median(arr)/sc), round3(median(comp)/sc)
 
-	resA, err := simulate(ctx, cfg, actual, rep.Policy, s.GPUSpeed)
+	return c, c.withActualSubmits(ctx, cfg, actual, rep.Policy, s, rs)
+}
+
+// withActualSubmits simulates the jobs again as they were really submitted
+// (when sbatch returned) and sets the comparison with that run: its average
+// JCT and the rank correlation of starts with the replay's rs.
+func (c *Comparison) withActualSubmits(ctx context.Context, cfg sim.Config, actual *sim.Trace, policy string, s Settings, rs []float64) error {
+	resA, err := simulate(ctx, cfg, actual, policy, s.GPUSpeed)
 	if err != nil {
-		return c, err
+		return err
 	}
 	aBy := map[string]sim.JobOutcome{}
 	for _, o := range resA.Outcomes {
 		aBy[o.ID] = o
 	}
 	var as, ajct []float64
-	for k, p := range c.PerJob {
+	for _, p := range c.PerJob {
 		o := aBy[p.TraceID]
 		as = append(as, o.Start)
 		ajct = append(ajct, o.End-o.Submit)
-		_ = k
 	}
-	c.SimActualAvgJCT = round1(mean(ajct) * sc)
+	c.SimActualAvgJCT = round1(mean(ajct) * s.Scale)
 	c.JCTRatioActual = round3(c.ReplayAvgJCT / c.SimActualAvgJCT)
 	c.SpearmanActual = round3(spearman(rs, as))
-	return c, nil
+	return nil
+}
+
+// diff is a − b element by element.
+func diff(a, b []float64) []float64 {
+	out := make([]float64, len(a))
+	for i := range a {
+		out[i] = a[i] - b[i]
+	}
+	return out
+}
+
+// absd replaces v's elements by their absolute values.
+func absd(v []float64) []float64 {
+	for i := range v {
+		v[i] = math.Abs(v[i])
+	}
+	return v
 }
 
 // startLatencies splits the jobs by what started them in the simulator
@@ -441,126 +408,54 @@ const (
 	genEnd   = "<!-- evaluate-slurm: end of generated table -->"
 )
 
-// updateDoc replaces the generated table of the doc's section (the section
-// is appended with the table alone when missing).
-func updateDoc(path string, ev Evaluation) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	table := genBegin + "\n" + markdownTable(ev) + genEnd
-	i, k := bytes.Index(b, []byte(genBegin)), bytes.Index(b, []byte(genEnd))
-	var out []byte
-	switch {
-	case i >= 0 && k > i:
-		out = append(append(append([]byte{}, b[:i]...), table...), b[k+len(genEnd):]...)
-	case bytes.Contains(b, []byte(docTitle)):
-		return fmt.Errorf("%s: the section %q lacks the generated-table markers", path, docTitle)
-	default:
-		out = append(append(bytes.TrimRight(b, "\n"), "\n\n"+docTitle+"\n\n"...), table+"\n"...)
-	}
-	return os.WriteFile(path, out, 0o644)
-}
-
-// markdownTable renders the comparison (trace seconds).
-func markdownTable(ev Evaluation) string {
-	var b strings.Builder
-	s := ev.Configs[0]
-	fmt.Fprintf(&b, "Measured %s%s: the first %d jobs of `%s`, time scale 1/%g, cluster %s.\n\n",
-		ev.Generated, commitNote(ev.Commit), s.Jobs, filepath.Base(s.Trace), s.Scale, s.Cluster)
-	for _, x := range ev.Configs {
-		fmt.Fprintf(&b, "- configuration **%s**: %s; PriorityWeightJobSize %.0f\n", x.Label, cpuWords(x.JobCPUs), x.PriorityWeightJobSize)
-	}
-	b.WriteString("\n")
-	b.WriteString("| | " + strings.Join(policies(ev), " | ") + " |\n|---|" + strings.Repeat("---|", len(ev.Comparisons)) + "\n")
-	row := func(name string, f func(c Comparison) string) {
-		b.WriteString("| " + name)
-		for _, c := range ev.Comparisons {
-			b.WriteString(" | " + f(c))
+// pairJobs pairs each job's replay with its simulation, counts what
+// differs into c (kills, failures, GPU counts, backfill), sets the actual
+// submit times in actual, and returns the series compareOne needs: replay
+// and simulated starts, ends and submits, submit lag, launch delay and the
+// run's overhead.
+func (c *Comparison) pairJobs(jobs []Job, repBy map[int]RJob, simBy map[string]sim.JobOutcome, actual *sim.Trace,
+	byTrace map[string]int, scale float64) (rs, ss, re, se, rSub, sSub, lag, launch, over []float64) {
+	for _, j := range jobs {
+		rj, ok1 := repBy[j.Index]
+		so, ok2 := simBy[j.TraceID]
+		if so.Killed {
+			c.SimTimeLimitKills++
 		}
-		b.WriteString(" |\n")
-	}
-	num := func(v float64) string { return fmt.Sprintf("%.0f", v) }
-	row("jobs compared", func(c Comparison) string {
-		if c.NeverRunnable > 0 {
-			return fmt.Sprintf("%d (%d never runnable on the real Slurm: left out)", c.Jobs, c.NeverRunnable)
+		if !ok1 || !ok2 || rj.Start < 0 || rj.End < 0 || so.Start < 0 || so.End < 0 {
+			c.FailedOrKilled++
+			continue
 		}
-		return fmt.Sprint(c.Jobs)
-	})
-	row("avg JCT, real Slurm (s)", func(c Comparison) string { return num(c.ReplayAvgJCT) })
-	row("avg JCT, simulator (s)", func(c Comparison) string { return num(c.SimAvgJCT) })
-	row("**JCT ratio real / simulator** (goal 0.9–1.1)", func(c Comparison) string {
-		return fmt.Sprintf("**%.3f** %s", c.JCTRatio, mark(math.Abs(c.JCTRatio-1) <= 0.1))
-	})
-	row("**Spearman ρ of start times** (goal ≥ 0.9)", func(c Comparison) string { return fmt.Sprintf("**%.3f** %s", c.Spearman, mark(c.Spearman >= 0.9)) })
-	row("makespan, real / simulator (s)", func(c Comparison) string { return num(c.ReplayMakespan) + " / " + num(c.SimMakespan) })
-	row("avg wait, real / simulator (s)", func(c Comparison) string { return num(c.ReplayAvgQueue) + " / " + num(c.SimAvgQueue) })
-	row("mean abs. start difference (s)", func(c Comparison) string { return num(c.MeanAbsStartDiff) })
-	row("jobs started on another GPU count than simulated", func(c Comparison) string { return fmt.Sprint(c.GPUMismatch) })
-	row("jobs started on another GPU count than requested, real / simulator", func(c Comparison) string {
-		return fmt.Sprintf("%d / %d", c.ReplayChanged, c.SimChanged)
-	})
-	row("simulator with the real submission times: avg JCT (s), ratio, ρ", func(c Comparison) string {
-		return fmt.Sprintf("%s, %.3f, %.3f", num(c.SimActualAvgJCT), c.JCTRatioActual, c.SpearmanActual)
-	})
-	row("real: jobs Slurm's backfill started", func(c Comparison) string { return fmt.Sprint(c.ReplayBackfilled) })
-	row("real: median start latency after an arrival / a completion (real s; jobs)", func(c Comparison) string {
-		return fmt.Sprintf("%.2f (%d) / %.2f (%d)", c.ArrivalLatencyReal, c.ArrivalStarts, c.CompletionLatencyReal, c.CompletionStarts)
-	})
-	row("real: submission lag / launch / run overhead (real s, mean)", func(c Comparison) string {
-		return fmt.Sprintf("%.2f / %.2f / %.2f", c.SubmitLagReal, c.LaunchReal, c.RunOverReal)
-	})
-	row("real: load average mean / max (2 cores); wall time (s)", func(c Comparison) string {
-		return fmt.Sprintf("%.2f / %.2f; %.0f", c.LoadMean, c.LoadMax, c.WallReal)
-	})
-	row("Strata cycles (mean ms) / writes in the simulator", func(c Comparison) string {
-		if c.Policy != "smd" {
-			return "–"
+		if rj.State != "COMPLETED" {
+			c.FailedOrKilled++
 		}
-		return fmt.Sprintf("%d (%.0f ms) / %d", c.StrataCycles, c.StrataCycleMS, c.StrataWrites)
-	})
-	b.WriteString("\nThe unscaled model (first " + fmt.Sprint(s.Jobs) + " jobs, default settings) with each setting the replay could not scale exactly set to what the replay's value stands for (avg JCT, s):\n\n")
-	b.WriteString("| policy | setting | avg JCT | default |\n|---|---|---|---|\n")
-	for _, x := range ev.Sensitivity {
-		fmt.Fprintf(&b, "| %s | %s | %.0f | %.0f |\n", x.Policy, x.What, x.AvgJCT, x.Default)
-	}
-	return b.String()
-}
-
-func policies(ev Evaluation) []string {
-	var out []string
-	for _, c := range ev.Comparisons {
-		name := c.Policy
-		if name == "slurm" {
-			name = "slurm (Slurm alone)"
-		} else {
-			name += " (strata run --enforce)"
+		if rj.State == "TIMEOUT" {
+			c.TimeLimitKills++
 		}
-		if c.Config != "" {
-			name = c.Config + ": " + name
+		if k, ok := byTrace[j.TraceID]; ok {
+			actual.Jobs[k].Submit = rj.Submit
 		}
-		out = append(out, name)
+		rs, re, rSub = append(rs, rj.Start), append(re, rj.End), append(rSub, rj.Submit)
+		ss, se, sSub = append(ss, so.Start), append(se, so.End), append(sSub, so.Submit)
+		lag = append(lag, rj.Submit-rj.Due)
+		if rj.SlurmStart >= 0 {
+			launch = append(launch, rj.Start-rj.SlurmStart)
+		}
+		over = append(over, rj.End-rj.Start-rj.Slept)
+		if rj.GPUs != so.GPUs {
+			c.GPUMismatch++
+		}
+		if rj.GPUs != j.GPUs {
+			c.ReplayChanged++
+		}
+		if so.GPUs != j.GPUs {
+			c.SimChanged++
+		}
+		if rj.Scheduler == "Backfill" {
+			c.ReplayBackfilled++
+		}
+		c.PerJob = append(c.PerJob, JobPair{TraceID: j.TraceID, Submit: round1(j.Submit * scale),
+			ReplayStart: round1(rj.Start * scale), ReplayEnd: round1(rj.End * scale), ReplayGPUs: rj.GPUs,
+			SimStart: round1(so.Start * scale), SimEnd: round1(so.End * scale), SimGPUs: so.GPUs})
 	}
-	return out
-}
-
-func cpuWords(jobCPUs string) string {
-	if jobCPUs == "per-gpu" {
-		return "jobs ask for 12 CPUs and 48 GiB per GPU (`--cpus-per-gpu`, `--mem-per-gpu`), as the simulator's jobs hold them"
-	}
-	return "jobs ask for GPUs only (Slurm's default of one CPU per task)"
-}
-
-func mark(ok bool) string {
-	if ok {
-		return "(met)"
-	}
-	return "(missed)"
-}
-
-func commitNote(c string) string {
-	if c == "" {
-		return ""
-	}
-	return " at commit " + c
+	return rs, ss, re, se, rSub, sSub, lag, launch, over
 }
