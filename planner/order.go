@@ -117,7 +117,7 @@ func sizeReasons(ji *jobInfo, w int) []Reason {
 
 // finalize assigns ranks, priorities and predicted times, and builds the
 // Plan. Ranked plans are ordered by (start now first, aged first, key,
-// job ID); rank r gets PriorityBase + (N−r)·PriorityStep.
+// job ID); rank r gets its priority or nice (Options.rankWrite).
 func (c *cycle) finalize(name string, pls []*planned) Plan {
 	// Sort copies of the keys (the same comparisons as on the plans, so
 	// the same order) to keep the sort's memory accesses local.
@@ -168,7 +168,7 @@ func (c *cycle) finalize(name string, pls []*planned) Plan {
 		}
 		if r := pl.rank; r > 0 {
 			d.Rank = r
-			d.Priority = c.o.PriorityBase + (n-int64(r))*c.o.PriorityStep
+			d.Priority, d.Nice = c.o.rankWrite(r, n)
 			if pl.ji.aged {
 				d.Reasons = append(d.Reasons, ReasonAged)
 			}

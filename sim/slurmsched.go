@@ -31,7 +31,7 @@ func (e *engine) priority(s *slurmState, j *job, t float64) int64 {
 	age := math.Min(1, math.Max(0, t-accrue)/c.PriorityMaxAge.Seconds())
 	_, nodes, _ := request(j)
 	size := (float64(nodes)/s.nodes + float64(j.pj.CPUs)/s.cpus) / 2
-	return max(1, int64(1+c.PriorityWeightAge*age+c.PriorityWeightJobSize*size))
+	return max(1, int64(1+c.PriorityWeightAge*age+c.PriorityWeightJobSize*size)-j.nice)
 }
 
 // recalcPriorities is priority/multifactor's periodic recalculation

@@ -76,6 +76,13 @@ type JobUpdate struct {
 	// TimeLimitMinutes, when set, is the job's new (lower) time limit in
 	// minutes: its claim binds it (Decision.TimeLimit).
 	TimeLimitMinutes int `json:"time_limit,omitempty"`
+	// Nice, when set, is the job's new nice (the nice priority mode:
+	// planner.Decision.Nice). ReleasePriority sends priority "infinite"
+	// with it: slurmctld then drops a priority set earlier (Strata's
+	// absolute mode), recomputes the multifactor one, and applies the nice,
+	// which it ignores on a job whose priority is fixed.
+	Nice            *int64 `json:"nice,omitempty"`
+	ReleasePriority bool   `json:"release_priority,omitempty"`
 }
 
 // adapters maps the OpenAPI versions Strata speaks to their adapters, in
