@@ -98,6 +98,10 @@ type Result struct {
 	// JobRows are the trace's jobs one by one, in submission order, when
 	// Config.JobRows asked for them (strata simulate --json --jobs).
 	JobRows []JobRow `json:"job_rows,omitempty"`
+	// UserGPUSeconds is each user's GPU-seconds over the run, when the run
+	// models fairshare (SlurmConfig.PriorityWeightFairshare > 0): what the
+	// fairshare error compares with the users' equal shares.
+	UserGPUSeconds map[string]float64 `json:"user_gpu_s,omitempty"`
 
 	// BurstBuffer describes the pool in Slurm mode (nil without one).
 	BurstBuffer *BBStats `json:"burst_buffer,omitempty"`
@@ -180,6 +184,7 @@ func (e *engine) result() *Result {
 		r.JobRows = e.jobRows()
 	}
 	r.Outcomes = e.outcomes()
+	r.UserGPUSeconds = e.userGPUSeconds()
 	r.Honesty, r.Claims = e.honesty(), e.claimStats()
 	first, last := math.Inf(1), math.Inf(-1)
 	var sumJCT, sumQ float64

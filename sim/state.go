@@ -83,6 +83,8 @@ func (j *job) endAt() float64 { return j.lastT + j.penalty + j.remaining*j.dur }
 
 // engine is one run's mutable state.
 type engine struct {
+	fs      *fairshare      // usage per user when the run models fairshare (sitepolicy.go)
+	qos     map[string]bool // users in QOS high (sitepolicy.go)
 	cfg     Config
 	name    string
 	policy  planner.Policy
