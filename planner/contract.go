@@ -26,8 +26,12 @@ import (
 func (c *cycle) deferWaiting(ranked []*planned) {
 	soon := c.s.Now.Add(c.o.Interval)
 	profiles := map[*island]*gpuProfile{}
+	ahead := map[*island]int64{} // the site's highest priority ranked so far (sitepolicy.go)
 	for _, pl := range ranked {
 		ji := pl.ji
+		if c.siteOutranks(ahead, pl) {
+			continue // the site's priority puts it first, further than the nice band reaches
+		}
 		if c.deferStageIn(pl) { // its stage-in is to start later (bbplan.go)
 			rs := slices.DeleteFunc(slices.Clone(pl.reasons), func(r Reason) bool { return r == ReasonWaitResources })
 			pl.reasons = append([]Reason{ReasonDeferred}, rs...)

@@ -50,6 +50,23 @@ func (o *Options) rankWrite(r int, n int64) (priority int64, nice *int64) {
 	return 0, &v
 }
 
+// siteOutranks says, in the nice mode, whether the site's own priority of
+// a ranked job exceeds that of every job ranked ahead of it in its island
+// by more than the nice band's reach (2·band): slurmctld would start it
+// before them whatever nice Strata wrote, so Strata must not hold it back
+// with a begin time either (a deferral would overrule the site). ahead
+// holds the highest site priority ranked so far per island; it is updated
+// with pl.
+func (c *cycle) siteOutranks(ahead map[*island]int64, pl *planned) bool {
+	if c.o.PriorityMode != PriorityNice || c.siteMax <= 0 {
+		return false
+	}
+	isl, p := pl.ji.isl, pl.ji.job.SitePriority
+	most, seen := ahead[isl]
+	ahead[isl] = max(most, p)
+	return seen && p > 0 && p > most+2*c.o.band()
+}
+
 // siteMaxPriority is the largest site priority (Job.SitePriority) of a
 // pending job in s, the scale of siteFactor; 0 in the absolute mode, where
 // Strata's own writes fix the priorities it would read.
