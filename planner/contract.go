@@ -26,10 +26,10 @@ import (
 func (c *cycle) deferWaiting(ranked []*planned) {
 	soon := c.s.Now.Add(c.o.Interval)
 	profiles := map[*island]*gpuProfile{}
-	ahead := map[*island]int64{} // the site's highest priority ranked so far (sitepolicy.go)
+	ahead := map[*island]int64{} // Slurm's highest priority ranked so far (prioritymode.go)
 	for _, pl := range ranked {
 		ji := pl.ji
-		if c.siteOutranks(ahead, pl) {
+		if c.siteOutranks(ahead, pl, int64(len(ranked))) {
 			continue // the site's priority puts it first, further than the nice band reaches
 		}
 		if c.deferStageIn(pl) { // its stage-in is to start later (bbplan.go)

@@ -20,7 +20,7 @@ const (
 
 // DefaultNiceBand is the nice band unless the site sets one: measured in
 // docs/evaluation.d/accountability/30-site-policy.md.
-const DefaultNiceBand int64 = 2000
+const DefaultNiceBand int64 = 4000
 
 // NiceBandNone, as Options.NiceBand, is a band of 0: every ranked job gets
 // nice 0 (Strata shapes jobs but writes no order).
@@ -50,21 +50,29 @@ func (o *Options) rankWrite(r int, n int64) (priority int64, nice *int64) {
 	return 0, &v
 }
 
-// siteOutranks says, in the nice mode, whether the site's own priority of
-// a ranked job exceeds that of every job ranked ahead of it in its island
-// by more than the nice band's reach (2·band): slurmctld would start it
-// before them whatever nice Strata wrote, so Strata must not hold it back
-// with a begin time either (a deferral would overrule the site). ahead
-// holds the highest site priority ranked so far per island; it is updated
-// with pl.
-func (c *cycle) siteOutranks(ahead map[*island]int64, pl *planned) bool {
-	if c.o.PriorityMode != PriorityNice || c.siteMax <= 0 {
+// siteOutranks says, in the nice mode, whether slurmctld will rank a job
+// ahead of every job ranked before it in its island: its site priority
+// less the nice Strata writes for its rank exceeds theirs. Strata must not
+// hold such a job back with a begin time: Slurm would start it before them
+// whatever the plan says, so the deferral would only overrule the site
+// (and idle the GPUs it keeps free for jobs Slurm will not start first).
+// ahead holds the highest such priority ranked so far per island, n the
+// number of ranked jobs; it is updated with pl. Jobs without a known site
+// priority never outrank.
+func (c *cycle) siteOutranks(ahead map[*island]int64, pl *planned, n int64) bool {
+	if c.o.PriorityMode != PriorityNice || c.siteMax <= 0 || pl.rank <= 0 {
 		return false
 	}
-	isl, p := pl.ji.isl, pl.ji.job.SitePriority
+	p := pl.ji.job.SitePriority
+	if p <= 0 {
+		return false
+	}
+	_, nice := c.o.rankWrite(pl.rank, n)
+	eff := p - *nice
+	isl := pl.ji.isl
 	most, seen := ahead[isl]
-	ahead[isl] = max(most, p)
-	return seen && p > 0 && p > most+2*c.o.band()
+	ahead[isl] = max(most, eff)
+	return seen && eff > most
 }
 
 // siteMaxPriority is the largest site priority (Job.SitePriority) of a

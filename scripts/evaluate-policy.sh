@@ -2,12 +2,12 @@
 # evaluate-policy.sh -- the site-policy section of the evaluation (issue 31):
 # smd against Slurm alone when the site's multifactor priority (age, job
 # size, classic fairshare, QOS) stays in force and Strata's order enters as
-# a nice within a band, for bands 0, 500, 2000 (the default), 20000 and the
+# a nice within a band, for bands 0, 500, 2000 (the default), 4000, 20000 and the
 # absolute mode; realistic knowledge, 10 users of whom 30 % never write a
 # hint, 20 % of the users in QOS high; Pollux workloads 1-6, seeds 1-2. JSON
 # in docs/img/eval/policy/, tables in
-# docs/evaluation.d/accountability/30-site-policy.md (the prose kept there
-# after the "## Reading" marker).
+# docs/evaluation.d/accountability/30-site-policy.md (rendered by
+# scripts/evaluate-policy.py; the reading is 31-site-policy-reading.md).
 #
 # Environment: STRATA_TRACES (folder with peers/pollux_workload*.csv),
 # STRATA_BIN, STRATA_EVAL_RENDER_ONLY=1 (re-render from the JSON there).
@@ -28,7 +28,7 @@ fi
 img=docs/img/eval/policy
 out=docs/evaluation.d/accountability/30-site-policy.md
 [[ $render_only == 1 ]] || { rm -rf "$img" && mkdir -p "$img"; }
-bands=(0 500 2000 20000 absolute)
+bands=(0 500 2000 4000 20000 absolute)
 for b in "${bands[@]}"; do
 	if [[ $b == absolute ]]; then
 		printf '[planner]\npriority-mode = "absolute"\n' >"$tmp/$b.toml"
@@ -46,8 +46,10 @@ for w in 1 2 3 4 5 6; do
 			--scheduler slurm --knowledge realistic --users 10 --never-hint 0.3 --knowledge-seed "$seed" "${site[@]}"
 			--json --jobs --parallel 1)
 		"$bin" --config "$tmp/2000.toml" "${common[@]}" --policy slurm >"$img/$name-s$seed-slurm.json"
+		python3 scripts/evaluate-policy.py compact "$img/$name-s$seed-slurm.json"
 		for b in "${bands[@]}"; do
 			"$bin" --config "$tmp/$b.toml" "${common[@]}" --policy smd >"$img/$name-s$seed-$b.json"
+			python3 scripts/evaluate-policy.py compact "$img/$name-s$seed-$b.json"
 		done
 	done
 done

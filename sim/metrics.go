@@ -102,6 +102,11 @@ type Result struct {
 	// models fairshare (SlurmConfig.PriorityWeightFairshare > 0): what the
 	// fairshare error compares with the users' equal shares.
 	UserGPUSeconds map[string]float64 `json:"user_gpu_s,omitempty"`
+	// QOSHighUsers are the users in QOS high and NeverHintUsers those none
+	// of whose jobs carries a hint, when the run models the site's policy
+	// (fairshare or QOS weights): the groups the per-user JCT is read by.
+	QOSHighUsers   []string `json:"qos_high_users,omitempty"`
+	NeverHintUsers []string `json:"never_hint_users,omitempty"`
 
 	// BurstBuffer describes the pool in Slurm mode (nil without one).
 	BurstBuffer *BBStats `json:"burst_buffer,omitempty"`
@@ -185,6 +190,7 @@ func (e *engine) result() *Result {
 	}
 	r.Outcomes = e.outcomes()
 	r.UserGPUSeconds = e.userGPUSeconds()
+	r.QOSHighUsers, r.NeverHintUsers = e.userGroups()
 	r.Honesty, r.Claims = e.honesty(), e.claimStats()
 	first, last := math.Inf(1), math.Inf(-1)
 	var sumJCT, sumQ float64

@@ -152,3 +152,30 @@ func (e *engine) userGPUSeconds() map[string]float64 {
 	}
 	return out
 }
+
+// userGroups lists the users in QOS high and the users none of whose jobs
+// carries a hint, when the run models the site's policy (nil otherwise).
+func (e *engine) userGroups() (qos, never []string) {
+	c := &e.cfg.Slurm
+	if c.PriorityWeightFairshare <= 0 && c.PriorityWeightQOS <= 0 {
+		return nil, nil
+	}
+	if c.PriorityWeightQOS > 0 {
+		for u := range e.qosHigh() {
+			qos = append(qos, u)
+		}
+		slices.Sort(qos)
+	}
+	hinted := map[string]bool{}
+	for i := range e.jobs {
+		j := &e.jobs[i]
+		hinted[j.pj.User] = hinted[j.pj.User] || !j.tj.NoHint
+	}
+	for u, h := range hinted {
+		if !h {
+			never = append(never, u)
+		}
+	}
+	slices.Sort(never)
+	return qos, never
+}

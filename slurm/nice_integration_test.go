@@ -29,7 +29,7 @@ func sprio(t *testing.T, cl *slurmtest.Cluster, id int64) sprioRow {
 		return v
 	}
 	var tres int64
-	f = append(f, "") // a fixed priority shows no TRES column
+	f = append(f, "")                             // a fixed priority shows no TRES column
 	for _, kv := range strings.Split(f[7], ",") { // gres/gpu=500
 		if _, v, ok := strings.Cut(kv, "="); ok {
 			x, _ := strconv.ParseFloat(v, 64)

@@ -21,7 +21,7 @@ import (
 //	priority-base = 100000         # rank r gets base + (N-r)·step
 //	priority-step = 10
 //	priority-mode = "nice"         # Strata's order as a nice within ±nice-band (Slurm's multifactor keeps counting), or "absolute"
-//	nice-band = 2000               # the nice of the best rank is -band, of the last +band (0: no order written)
+//	nice-band = 4000               # the nice of the best rank is -band, of the last +band (0: no order written)
 //	ps-comm = "overlap"            # or "no-overlap"
 //	worker-bandwidth-gbps = 10     # NIC of a worker, Gb/s
 //	ps-bandwidth-gbps = 10
@@ -57,10 +57,6 @@ type Planner struct {
 	EnergyWeight, TardinessWeight, GPUWatts          float64
 	TiresiasThresholdGPUHours                        float64
 	PriorityBase, PriorityStep                       int64
-	// PriorityMode and NiceBand: priority-mode, nice-band
-	// (planner.Options); NiceBand counts only when the file sets it.
-	PriorityMode string
-	NiceBand     int64
 	PSComm                                           string
 	WorkerGbps, PSGbps, IntraNodeGbps, InterNodeGbps float64
 	ReferenceTFLOPS                                  float64
@@ -88,6 +84,10 @@ type Planner struct {
 	BindClaims  bool
 	ClaimMargin float64
 	ClaimFloor  time.Duration
+	// PriorityMode and NiceBand: priority-mode, nice-band
+	// (planner.Options); NiceBand counts only when the file sets it.
+	PriorityMode string
+	NiceBand     int64
 	// set holds the keys the file gave, as written, for Settings.
 	set map[string]string
 }
