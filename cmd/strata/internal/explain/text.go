@@ -121,6 +121,7 @@ func decisionWords(d planner.Decision) string {
 	case d.Action != planner.ActionUpdate:
 	case d.Nice != nil:
 		s += fmt.Sprintf(" (nice %d on the site's own priority)", *d.Nice)
+	case d.Priority == 0: // the nice mode: the nice is in the request body
 	default:
 		s += fmt.Sprintf(" (Slurm priority %d)", d.Priority)
 	}
