@@ -284,11 +284,11 @@ func OptedOut(j planner.Job) bool {
 
 // hysteresis trims a verdict against the thresholds: a GPU change smaller
 // than MinGPUChange, or beyond the job's MaxPerJob resizes, and a priority
-// (or, in the nice mode, nice) change smaller than PriorityHysteresis are
-// dropped (the job keeps its
-// current value), a begin time is capped at MaxDefer and left alone while
-// the one in effect is close enough, and a time limit is only ever lowered
-// (never raised, never under planner.MinBoundLimit). What remains is
+// (in the nice mode, a nice) change smaller than PriorityHysteresis are
+// dropped (the job keeps its current value), a begin time is capped at
+// MaxDefer and left alone while the one in effect is close enough, and a
+// time limit is only ever lowered (never raised, never under
+// planner.MinBoundLimit). What remains is
 // written only when material: a new GPU shape, a new priority, a begin
 // time to set, move or release, a partition to move to, a lower time
 // limit, or a workers/PS count the admin comment does not show yet.
