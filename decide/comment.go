@@ -19,9 +19,9 @@ import (
 // Strata lowered it (a claim binds the job), and, for the job's owner, why
 // in reason codes and the planned start: "strata: workers=W ps=P rank=R
 // cycle=C [defer=UNIX] [sig=UNIX] [noncoop=1] [limit=[D-]HH:MM:SS] [parts=A,B]
-// [why=CODE[,CODE]] [start=RFC3339]". why= and start= come last, so that a
-// reader that stops at the first key it does not know (an older Strata)
-// still reads every key before them.
+// [why=CODE[,CODE]] [start=RFC3339] [n=WRITES] [nice=N]". why=, start=,
+// n= and nice= come last, so that a reader that stops at the first key it
+// does not know (an older Strata) still reads every key before them.
 type Written struct {
 	Workers, PS, Rank int
 	Cycle             int64
@@ -47,7 +47,19 @@ type Written struct {
 	// a write and its audit record: the guards count the larger of it and
 	// the audit trail's count.
 	Writes int
+	// Nice, when NiceSet, is the nice Strata last wrote in the nice
+	// priority mode ("nice="; planner.PriorityNice). A segment with a rank
+	// and no nice= was written in the absolute mode (or before the nice
+	// mode existed): the job's priority is Strata's fixed one, which
+	// slurmctld keeps until it is released (docs/slurm.md, "Priority
+	// modes").
+	Nice    int64
+	NiceSet bool
 }
+
+// AbsoluteWritten reports a segment written in the absolute priority
+// mode: it ranks the job and records no nice.
+func (w Written) AbsoluteWritten() bool { return w.Rank > 0 && !w.NiceSet }
 
 // whyState and whyChange are the reason codes WhyOf picks, in order: what
 // happens to the job, then what Strata changed on it.
@@ -111,6 +123,9 @@ func (w Written) String() string {
 	if w.Writes > 0 {
 		s += " n=" + strconv.Itoa(w.Writes)
 	}
+	if w.NiceSet { // last: an older Strata stops reading at it
+		s += " nice=" + strconv.FormatInt(w.Nice, 10)
+	}
 	return s
 }
 
@@ -153,7 +168,7 @@ func ParseAdminComment(s string) (Written, bool) {
 			seen++
 			continue
 		}
-		if k != "workers" && k != "ps" && k != "rank" && k != "cycle" && k != "defer" && k != "sig" && k != "noncoop" && k != "n" {
+		if k != "workers" && k != "ps" && k != "rank" && k != "cycle" && k != "defer" && k != "sig" && k != "noncoop" && k != "n" && k != "nice" {
 			break
 		}
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -177,6 +192,8 @@ func ParseAdminComment(s string) (Written, bool) {
 			w.NonCooperative = n != 0
 		case "n":
 			w.Writes = int(n)
+		case "nice":
+			w.Nice, w.NiceSet = n, true
 		}
 		seen++
 	}

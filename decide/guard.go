@@ -25,7 +25,8 @@ type Options struct {
 	// no cap). Past either Strata stops writing to the job and says so.
 	MaxWritesPerJob int
 	MaxFailedWrites int
-	// PriorityHysteresis: a priority change smaller than this is not sent.
+	// PriorityHysteresis: a priority change smaller than this is not sent;
+	// in the nice priority mode, a change of nice smaller than this.
 	PriorityHysteresis int64
 	// MinGPUChange: a GPU count change smaller than this is not sent.
 	MinGPUChange int
@@ -282,10 +283,11 @@ func OptedOut(j planner.Job) bool {
 
 // hysteresis trims a verdict against the thresholds: a GPU change smaller
 // than MinGPUChange, or beyond the job's MaxPerJob resizes, and a priority
-// change smaller than PriorityHysteresis are dropped (the job keeps its
-// current value), a begin time is capped at MaxDefer and left alone while
-// the one in effect is close enough, and a time limit is only ever lowered
-// (never raised, never under planner.MinBoundLimit). What remains is
+// (in the nice mode, a nice) change smaller than PriorityHysteresis are
+// dropped (the job keeps its current value), a begin time is capped at
+// MaxDefer and left alone while the one in effect is close enough, and a
+// time limit is only ever lowered (never raised, never under
+// planner.MinBoundLimit). What remains is
 // written only when material: a new GPU shape, a new priority, a begin
 // time to set, move or release, a partition to move to, a lower time
 // limit, or a workers/PS count the admin comment does not show yet.
@@ -326,6 +328,18 @@ func hysteresis(v Verdict, j planner.Job, resized int, now time.Time, o Options)
 		}
 	} else {
 		d.Priority = 0
+	}
+	switch { // the nice mode's nice, under the same hysteresis
+	case d.Nice == nil:
+	case niceChange(d, j, o):
+		prioChange = true
+	case sameNice(d, j):
+		d.Nice = nil
+	default:
+		d.Nice = nil
+		if v.Guard == "" {
+			v.Guard = HystPriority
+		}
 	}
 	beginChange := deferral(d, j, now, o)
 	// A bound time limit only ever lowers the job's own, never under the
@@ -397,4 +411,27 @@ func keepServers(d *planner.Decision, j planner.Job, cur int) {
 		d.PS = max(0, j.Tasks-cur)
 	}
 	d.Tasks, d.TasksPerNode, d.CPUsPerTask = 0, 0, 0
+}
+
+// niceChange says whether the nice of the nice priority mode
+// (Decision.Nice) is to be written: it differs from the job's by at least
+// PriorityHysteresis, or the job still carries a priority Strata fixed in
+// the absolute mode (its admin comment ranks it and records no nice),
+// which slurmctld keeps, ignoring any nice, until the write releases it.
+func niceChange(d *planner.Decision, j planner.Job, o Options) bool {
+	if d.Nice == nil {
+		return false
+	}
+	if w, ok := ParseAdminComment(j.AdminComment); ok && w.AbsoluteWritten() {
+		return true
+	}
+	return abs(*d.Nice-j.Nice) >= max(1, o.PriorityHysteresis)
+}
+
+// sameNice: the decision's nice is the job's already.
+func sameNice(d *planner.Decision, j planner.Job) bool {
+	if w, ok := ParseAdminComment(j.AdminComment); ok && w.AbsoluteWritten() {
+		return false
+	}
+	return d.Nice != nil && *d.Nice == j.Nice
 }

@@ -26,8 +26,10 @@ import (
 func (c *cycle) deferWaiting(ranked []*planned) {
 	soon := c.s.Now.Add(c.o.Interval)
 	profiles := map[*island]*gpuProfile{}
+	ahead := map[*island]int64{} // Slurm's highest priority ranked so far (prioritymode.go)
 	for _, pl := range ranked {
 		ji := pl.ji
+		outranks := c.siteOutranks(ahead, pl, int64(len(ranked)))
 		if c.deferStageIn(pl) { // its stage-in is to start later (bbplan.go)
 			rs := slices.DeleteFunc(slices.Clone(pl.reasons), func(r Reason) bool { return r == ReasonWaitResources })
 			pl.reasons = append([]Reason{ReasonDeferred}, rs...)
@@ -35,6 +37,9 @@ func (c *cycle) deferWaiting(ranked []*planned) {
 		}
 		if pl.start || pl.action != ActionUpdate || ji.isl == nil || cannotRun(pl) || ji.notYet > 0 {
 			continue // (Slurm starts no job before its begin time or dependency)
+		}
+		if outranks {
+			continue // Slurm's priority puts it first, whatever nice Strata writes
 		}
 		switch {
 		case ji.bbPool >= 0 && c.bbFree[ji.bbPool] < ji.bb:

@@ -44,6 +44,9 @@ type jobInfo struct {
 	model   jobModel
 	isl     *island
 	weight  float64
+	// userW is the weight from the hint and limits, before the site's
+	// priority scales it into weight (sitepolicy.go).
+	userW   float64
 	req     int  // requested GPUs
 	size    int  // request clamped into the user's range (fixed-size policies)
 	gmin    int  // GPU range the planner may choose in
@@ -121,6 +124,9 @@ type cycle struct {
 	optSlab []option
 	optTmp  []option // scratch for options before pruning
 	pending int      // pending jobs in jobs
+	// siteMax is the largest site priority of a job in the snapshot
+	// (sitepolicy.go).
+	siteMax int64
 }
 
 // newCycleMemo builds the plan state from a snapshot, reusing (and
@@ -170,6 +176,7 @@ func newCycleMemo(ctx context.Context, s *Snapshot, o *Options, m *memo) (*cycle
 			c.bbFlows[k]++
 		}
 	}
+	c.siteMax = siteMaxPriority(s, o)
 	c.addJobs()
 	if m != nil {
 		m.evict()
@@ -342,6 +349,7 @@ func (c *cycle) setDynamic(ji *jobInfo) {
 		}
 	}
 	ji.aged = c.starved(ji)
+	ji.weight = ji.userW * c.siteFactor(j)
 	// A deadline already past when the job was submitted buys no urgency:
 	// it is ignored, with a reason. One that passes while the job waits
 	// still counts (the job is late: edf and the tardiness term hurry it).
@@ -395,6 +403,7 @@ func (c *cycle) staticJobInfoIn(j *Job, isl *island) *jobInfo {
 		ji.gmin, ji.gmax = h.GPUMin, h.GPUMax
 	}
 	applyLimits(ji, c.o.Limits)
+	ji.userW = ji.weight
 	ji.size = min(max(ji.req, ji.gmin), ji.gmax)
 	if ji.model.kind != kindOpaque && ji.model.arch == ArchPS {
 		ji.pmin, ji.pmax, ji.psAuto = max(1, h.PSMin), max(1, h.PSMax), h.PSAuto || h.PSMax == 0

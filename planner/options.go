@@ -52,6 +52,16 @@ type Options struct {
 	// rank r gets PriorityBase + (N-r)·PriorityStep. Defaults 100000, 10.
 	PriorityBase int64
 	PriorityStep int64
+	// PriorityMode says how the start order enters Slurm (prioritymode.go):
+	// PriorityNice ("nice", the site's default: SiteDefaults) writes each
+	// ranked job's nice within ±NiceBand, so that Slurm's multifactor
+	// priority (age, fairshare, QOS, partition, size) keeps counting;
+	// PriorityAbsolute ("absolute", the zero Options' mode) writes
+	// PriorityBase + (N-r)·PriorityStep, which fixes the job's priority.
+	// NiceBand 0 = DefaultNiceBand; NiceBandNone (any negative) = a band
+	// of 0: Strata writes no order at all.
+	PriorityMode PriorityMode
+	NiceBand     int64
 
 	// Run, when set, calls plan(0) … plan(n-1) and returns when all have
 	// returned; they plan groups of islands that share no node and no
@@ -194,6 +204,12 @@ func (o Options) withDefaults() Options {
 	if o.PriorityStep <= 0 {
 		o.PriorityStep = 10
 	}
+	if o.PriorityMode == "" {
+		o.PriorityMode = PriorityAbsolute
+	}
+	if o.NiceBand == 0 {
+		o.NiceBand = DefaultNiceBand
+	}
 	if o.TiresiasThreshold <= 0 {
 		o.TiresiasThreshold = TiresiasThreshold
 	}
@@ -230,6 +246,9 @@ func (o Options) Validate() error {
 	}
 	if o.PSComm != "" && o.PSComm != PSCommOverlap && o.PSComm != PSCommNoOverlap {
 		return fmt.Errorf("ps communication model %q: want overlap or no-overlap", o.PSComm)
+	}
+	if o.PriorityMode != "" && o.PriorityMode != PriorityNice && o.PriorityMode != PriorityAbsolute {
+		return fmt.Errorf("priority mode %q: want nice or absolute", o.PriorityMode)
 	}
 	if o.PSChoice != "" && o.PSChoice != "w" && o.PSChoice != "1" {
 		return fmt.Errorf("ps choice %q: want w, 1 or empty (the planner chooses)", o.PSChoice)

@@ -119,7 +119,7 @@ func sizeReasons(ji *jobInfo, w int) []Reason {
 
 // finalize assigns ranks, priorities and predicted times, and builds the
 // Plan. Ranked plans are ordered by (start now first, aged first, key,
-// job ID); rank r gets PriorityBase + (N−r)·PriorityStep.
+// job ID); rank r gets its priority or nice (Options.rankWrite).
 func (c *cycle) finalize(name string, pls []*planned) Plan {
 	ranked := c.rank(pls)
 	c.predictStarts(ranked)
@@ -184,7 +184,7 @@ func (c *cycle) decide(pl *planned, n int64, d *Decision) {
 	}
 	if r := pl.rank; r > 0 {
 		d.Rank = r
-		d.Priority = c.o.PriorityBase + (n-int64(r))*c.o.PriorityStep
+		d.Priority, d.Nice = c.o.rankWrite(r, n)
 		if pl.ji.aged {
 			d.Reasons = append(d.Reasons, ReasonAged)
 		}

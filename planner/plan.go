@@ -74,6 +74,11 @@ type Decision struct {
 	// realises it (0 = leave unchanged).
 	Rank     int   `json:"rank"`
 	Priority int64 `json:"priority,omitempty"`
+	// Nice, in the nice priority mode (Options.PriorityMode), is the nice
+	// that realises Rank: within ±Options.NiceBand, the best rank most
+	// negative; nil = leave the job's nice alone (absolute mode, or an
+	// unranked job).
+	Nice *int64 `json:"nice,omitempty"`
 	// Predicted start and completion (zero when unknown).
 	PredictedStart time.Time `json:"predicted_start,omitzero"`
 	PredictedEnd   time.Time `json:"predicted_end,omitzero"`

@@ -96,7 +96,7 @@ func checkPlan(t *testing.T, name string, reshape bool, s *planner.Snapshot, p p
 			if d.Workers < lo || d.Workers > hi {
 				t.Errorf("%s: job %d workers %d outside [%d, %d]", name, d.JobID, d.Workers, lo, hi)
 			}
-			if d.Rank < 1 || ranks[d.Rank] || d.Priority <= 0 {
+			if d.Rank < 1 || ranks[d.Rank] || d.Priority <= 0 && d.Nice == nil { // a priority, or in the nice mode a nice
 				t.Errorf("%s: job %d rank %d priority %d (duplicate or missing)", name, d.JobID, d.Rank, d.Priority)
 			}
 			ranks[d.Rank] = true

@@ -14,10 +14,14 @@ package planner
 //     knowledge and a catalog 3× off per model (docs/evaluation.md §
 //     Prediction error), binding killed honest jobs at every margin while
 //     the users' records alone already made lying cost the liar.
+//   - PriorityMode is PriorityNice: Strata's order enters Slurm as a
+//     nice within ±NiceBand, so the site's multifactor priority keeps
+//     counting (docs/evaluation.d/accountability/30-site-policy.md); the
+//     zero Options keep the absolute priorities.
 //
 // The configuration's [planner] section overrides these key by key.
 func SiteDefaults() Options {
-	return Options{Limits: DefaultLimits()}
+	return Options{Limits: DefaultLimits(), PriorityMode: PriorityNice}
 }
 
 // Resolved returns o with every zero field that has a built-in default

@@ -128,6 +128,14 @@ type Job struct {
 	// against it.
 	DeferredUntil time.Time `json:"deferred_until,omitzero"`
 	Priority      int64     `json:"priority"`
+	// Nice is the job's nice as Slurm holds it (0: none); Slurm subtracts
+	// it from the multifactor priority. SitePriority is the site's own
+	// priority of the job: the multifactor priority without the nice
+	// (Priority + Nice), 0 when not known (held, or a priority fixed by
+	// an absolute write). The planner scales a job's weight by it
+	// (sitepolicy.go).
+	Nice         int64 `json:"nice,omitempty"`
+	SitePriority int64 `json:"site_priority,omitempty"`
 
 	// GPU request: GPUsPerNode × Nodes when requested per node
 	// (tres_per_node), GPUsPerJob when requested per job (tres_per_job,

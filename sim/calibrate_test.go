@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-hpc/strata/planner"
 )
 
 func TestPerturbSpeeds(t *testing.T) {
@@ -56,7 +58,13 @@ func TestOnlineCalibration(t *testing.T) {
 	run := func(calibrate bool) (*Result, map[string]float64) {
 		tr := readTraceFile(t, "testdata/pollux_workload1.csv")
 		truth := PerturbSpeeds(tr, SpeedError{Spread: 2, Seed: 1})
-		cfg := Config{Cluster: ClusterSpec{Nodes: 16, GPUsPerNode: 4, GPUType: "t4"}, Truth: Truth{Scaling: sc}, Calibrate: calibrate}
+		// The absolute priority mode, where the scenario has kills to
+		// save: in the nice mode (the default) this run has none, with or
+		// without calibration (0 and 0).
+		abs := planner.SiteDefaults()
+		abs.PriorityMode = planner.PriorityAbsolute
+		cfg := Config{Cluster: ClusterSpec{Nodes: 16, GPUsPerNode: 4, GPUType: "t4"}, Truth: Truth{Scaling: sc}, Calibrate: calibrate,
+			Planner: &abs}
 		r, err := RunNamed(context.Background(), cfg, tr, "smd")
 		if err != nil {
 			t.Fatal(err)

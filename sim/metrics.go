@@ -98,6 +98,15 @@ type Result struct {
 	// JobRows are the trace's jobs one by one, in submission order, when
 	// Config.JobRows asked for them (strata simulate --json --jobs).
 	JobRows []JobRow `json:"job_rows,omitempty"`
+	// UserGPUSeconds is each user's GPU-seconds over the run, when the run
+	// models fairshare (SlurmConfig.PriorityWeightFairshare > 0): what the
+	// fairshare error compares with the users' equal shares.
+	UserGPUSeconds map[string]float64 `json:"user_gpu_s,omitempty"`
+	// QOSHighUsers are the users in QOS high and NeverHintUsers those none
+	// of whose jobs carries a hint, when the run models the site's policy
+	// (fairshare or QOS weights): the groups the per-user JCT is read by.
+	QOSHighUsers   []string `json:"qos_high_users,omitempty"`
+	NeverHintUsers []string `json:"never_hint_users,omitempty"`
 
 	// BurstBuffer describes the pool in Slurm mode (nil without one).
 	BurstBuffer *BBStats `json:"burst_buffer,omitempty"`
@@ -180,6 +189,8 @@ func (e *engine) result() *Result {
 		r.JobRows = e.jobRows()
 	}
 	r.Outcomes = e.outcomes()
+	r.UserGPUSeconds = e.userGPUSeconds()
+	r.QOSHighUsers, r.NeverHintUsers = e.userGroups()
 	r.Honesty, r.Claims = e.honesty(), e.claimStats()
 	first, last := math.Inf(1), math.Inf(-1)
 	var sumJCT, sumQ float64

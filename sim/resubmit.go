@@ -60,6 +60,7 @@ func (e *engine) resubmit(s *slurmState, i int) {
 	j.kills++
 	j.slurmSubmit, j.begin, j.strataBegin, j.requeueBegin = t, t, 0, 0
 	j.prioSet, j.attained, j.restartTo, j.preempts = false, 0, planner.Decision{}, nil
+	j.nice = 0 // a new job
 	delete(s.rewrites, int64(i+1))
 	j.prio = e.priority(s, j, t)
 	e.running = deleteIndex(e.running, i)

@@ -54,6 +54,17 @@ type SlurmConfig struct {
 	PriorityWeightJobSize float64
 	PriorityMaxAge        time.Duration
 	PriorityCalcPeriod    time.Duration
+	// The site's policy (sitepolicy.go), off by default:
+	// [PriorityWeightFairshare] with classic fairshare over equal shares
+	// per user, usage decayed with FairshareHalfLife
+	// [PriorityDecayHalfLife, 7 days]; [PriorityWeightQOS] for the jobs of
+	// a QOSHigh fraction of the users, drawn with QOSSeed (QOS priority
+	// normalized to 1; the others' 0).
+	PriorityWeightFairshare float64
+	PriorityWeightQOS       float64
+	FairshareHalfLife       time.Duration
+	QOSHigh                 float64
+	QOSSeed                 uint64
 	// TimeLimitFactor sets a job's time limit when the trace gives none:
 	// duration × factor, rounded up to whole minutes (Slurm's unit). 2.
 	TimeLimitFactor float64
@@ -76,6 +87,7 @@ func (c SlurmConfig) withDefaults() SlurmConfig {
 	def(&c.BFWindow, 24*time.Hour)
 	def(&c.PriorityMaxAge, 7*24*time.Hour)
 	def(&c.PriorityCalcPeriod, 5*time.Minute)
+	def(&c.FairshareHalfLife, 7*24*time.Hour)
 	def(&c.RequeueDelay, 121*time.Second)
 	if c.QueueDepth <= 0 {
 		c.QueueDepth = 100
@@ -100,7 +112,7 @@ func DefaultSlurmConfig() SlurmConfig {
 
 // Validate names the first setting out of range.
 func (c SlurmConfig) Validate() error {
-	if c.PriorityWeightAge < 0 || c.PriorityWeightJobSize < 0 {
+	if c.PriorityWeightAge < 0 || c.PriorityWeightJobSize < 0 || c.PriorityWeightFairshare < 0 || c.PriorityWeightQOS < 0 {
 		return fmt.Errorf("priority weights must be ≥ 0")
 	}
 	if c.Reservations < 0 {

@@ -89,7 +89,10 @@ func (e *engine) write(s *slurmState, i int, d planner.Decision, cycle int64, t 
 	j := &e.jobs[i]
 	p := &j.pj
 	if d.Priority > 0 {
-		j.prio, j.prioSet = d.Priority, true
+		j.prio, j.prioSet, j.nice = d.Priority, true, 0
+	}
+	if d.Nice != nil {
+		j.nice = *d.Nice
 	}
 	e.resize(j, d)
 	e.bindLimit(j, d)
@@ -103,7 +106,8 @@ func (e *engine) write(s *slurmState, i int, d planner.Decision, cycle int64, t 
 	case j.strataBegin > t:
 		j.begin, j.strataBegin = t, 0 // released: a begin time in the past is now
 	}
-	p.AdminComment = decide.Written{Workers: d.Workers, PS: d.PS, Rank: d.Rank, Cycle: cycle, Defer: d.NotBefore, Parts: p.Partitions}.String()
+	p.AdminComment = decide.Written{Workers: d.Workers, PS: d.PS, Rank: d.Rank, Cycle: cycle, Defer: d.NotBefore, Parts: p.Partitions,
+		Nice: j.nice, NiceSet: d.Nice != nil}.String()
 	j.prio = e.priority(s, j, t)
 }
 
@@ -113,7 +117,10 @@ func (e *engine) write(s *slurmState, i int, d planner.Decision, cycle int64, t 
 func (e *engine) slurmPending(pj *planner.Job, s *slurmState, i int, t float64) {
 	j := &e.jobs[i]
 	*pj = j.pj
-	pj.Priority = j.prio
+	pj.Priority, pj.Nice = j.prio, j.nice
+	if !j.prioSet && j.prio > 1 {
+		pj.SitePriority = j.prio + j.nice // the factors, without Strata's nice (slurm/ reads it so)
+	}
 	pj.AttainedGPUSeconds, pj.Restarts = j.attained, j.restarts
 	pj.SubmitTime = simTime(j.slurmSubmit) // Slurm resets it at a requeue
 	if j.strataBegin > t {

@@ -63,6 +63,10 @@ type job struct {
 	userLimit, ran, predicted float64
 	prio                      int64
 	prioSet                   bool
+	// nice is the nice Strata wrote in the nice priority mode (Slurm
+	// subtracts it from the multifactor priority; a priority written
+	// resets it to 0, as slurmctld does).
+	nice int64
 	// Preemption in Slurm mode (slurmpreempt.go): requeueAt is when a
 	// signalled job has checkpointed and requeues itself (+Inf: not
 	// signalled); restartTo the request Strata rewrites it to then (total
@@ -79,6 +83,8 @@ func (j *job) endAt() float64 { return j.lastT + j.penalty + j.remaining*j.dur }
 
 // engine is one run's mutable state.
 type engine struct {
+	fs      *fairshare      // usage per user when the run models fairshare (sitepolicy.go)
+	qos     map[string]bool // users in QOS high (sitepolicy.go)
 	cfg     Config
 	name    string
 	policy  planner.Policy

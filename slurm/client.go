@@ -77,10 +77,15 @@ type JobUpdate struct {
 	// minutes: its claim binds it (Decision.TimeLimit).
 	TimeLimitMinutes int `json:"time_limit,omitempty"`
 	// ResetPriority hands the job's priority back to Slurm's priority
-	// plugin (strata restore): the update sends priority "infinite",
-	// which slurmctld takes as "forget the directly set priority and
-	// compute it again" (never 0: that holds the job).
+	// plugin: the update sends priority "infinite", which slurmctld takes
+	// as "forget the directly set priority and compute it again" (never 0:
+	// that holds the job). strata restore sends it, and so does the nice
+	// priority mode once for a job Strata's absolute mode had fixed
+	// (slurmctld ignores a nice on a job whose priority is fixed).
 	ResetPriority bool `json:"reset_priority,omitempty"`
+	// Nice, when set, is the job's new nice (the nice priority mode:
+	// planner.Decision.Nice).
+	Nice *int64 `json:"nice,omitempty"`
 }
 
 // adapters maps the OpenAPI versions Strata speaks to their adapters, in

@@ -162,8 +162,11 @@ func (c *Client) explainPermission(err error, u JobUpdate) error {
 		return err
 	}
 	what := "change this job"
-	if u.Priority > 0 {
+	switch {
+	case u.Priority > 0:
 		what = "set priorities"
+	case u.Nice != nil && *u.Nice < 0 || u.ResetPriority:
+		what = "set a negative nice (priority-mode = \"nice\")"
 	}
 	if c.accounting {
 		return fmt.Errorf("user %s may not %s: make Strata's Slurm user an operator: "+

@@ -107,7 +107,10 @@ func TestIntegrationSnapshotRunningAndPending(t *testing.T) {
 	if d := p.BeginTime.Sub(p.SubmitTime); d < 3590*time.Second || d > 3610*time.Second {
 		t.Errorf("pending job begin time %v, submitted %v: want about an hour later", p.BeginTime, p.SubmitTime)
 	}
-	p.SubmitTime, p.Priority, p.BeginTime = time.Time{}, 0, time.Time{}
+	if p.SitePriority != p.Priority { // no nice: the site's priority is Slurm's (issue 31)
+		t.Errorf("pending job site priority %d, want its priority %d", p.SitePriority, p.Priority)
+	}
+	p.SubmitTime, p.Priority, p.SitePriority, p.BeginTime = time.Time{}, 0, 0, time.Time{}
 	if diff := cmp.Diff(want, p); diff != "" {
 		t.Errorf("pending job (-want +got):\n%s", diff)
 	}

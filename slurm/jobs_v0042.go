@@ -105,6 +105,10 @@ func jobFromV0042(in *jobWireV0042) planner.Job {
 		j.TimeLimit = time.Duration(m) * time.Minute
 	}
 	j.Priority, _ = in.Priority.value()
+	j.Nice = in.Nice
+	if j.State == planner.JobPending {
+		j.SitePriority = sitePriority(j.Priority, in.Nice, w, strata)
+	}
 	n, _ := in.NodeCount.value()
 	j.Nodes = max(1, int(n))
 	cpus, _ := in.Cpus.value()

@@ -43,6 +43,7 @@ type jobWireV0042 struct {
 	StartTime     noValV0042 `json:"start_time"`
 	TimeLimit     noValV0042 `json:"time_limit"`
 	Priority      noValV0042 `json:"priority"`
+	Nice          int64      `json:"nice"`
 	NodeCount     noValV0042 `json:"node_count"`
 	Cpus          noValV0042 `json:"cpus"`
 	MemoryPerNode noValV0042 `json:"memory_per_node"`

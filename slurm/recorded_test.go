@@ -72,6 +72,11 @@ func TestSnapshotFromRecordedJSON(t *testing.T) {
 				Comment: "no hints"},
 		},
 	}
+	for i := range want.Jobs { // no nice: a pending job's site priority is its priority (issue 31)
+		if want.Jobs[i].State == planner.JobPending {
+			want.Jobs[i].SitePriority = want.Jobs[i].Priority
+		}
+	}
 	if diff := cmp.Diff(want, s, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("Snapshot mismatch (-want +got):\n%s", diff)
 	}

@@ -18,6 +18,11 @@ func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64, now time.Tim
 	if d.Priority > 0 && d.Priority != cur.Priority {
 		u.Priority, changed = d.Priority, true
 	}
+	old, _ := decide.ParseAdminComment(cur.AdminComment)
+	if d.Nice != nil && (*d.Nice != cur.Nice || old.AbsoluteWritten()) {
+		n := *d.Nice
+		u.Nice, u.ResetPriority, changed = &n, old.AbsoluteWritten(), true
+	}
 	if d.Tasks > 0 && d.GPUsPerNode > 0 && cur.GPUsPerTask == 0 {
 		changed = psTasksUpdate(&u, cur, d) || changed
 	} else if d.GPUsPerNode > 0 && cur.GPUsPerTask == 0 { // a per-task request keeps its GPUs
@@ -60,6 +65,12 @@ func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64, now time.Tim
 	}
 	w := decide.Written{Workers: d.Workers, PS: d.PS, Rank: d.Rank, Cycle: cycle, Defer: d.NotBefore,
 		Why: decide.WhyOf(d.Reasons), Start: plannedStart(d)} // why and when, for the job's owner
+	switch {
+	case d.Nice != nil: // the nice mode: the nice written (or kept)
+		w.Nice, w.NiceSet = *d.Nice, true
+	case old.NiceSet && u.Priority == 0: // a nice written earlier stays on the job
+		w.Nice, w.NiceSet = cur.Nice, true
+	}
 	if old, ok := decide.ParseAdminComment(cur.AdminComment); ok { // what Strata knows of the job's past stays
 		w.Signalled, w.NonCooperative, w.Limit = old.Signalled, old.NonCooperative, old.Limit
 	}
@@ -78,7 +89,6 @@ func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64, now time.Tim
 		p := d.Partition
 		u.Partition, changed = &p, true
 	}
-	old, _ := decide.ParseAdminComment(cur.AdminComment)
 	w.Writes = old.Writes
 	if ac := decide.MergeAdminComment(cur.AdminComment, w); changed || ac != cur.AdminComment {
 		w.Writes++ // this write, counted in Slurm's own record (decide.Written.Writes)
@@ -166,6 +176,10 @@ func (c *Client) verify(ctx context.Context, id int64, u JobUpdate) error {
 	if u.Priority > 0 && got.Priority != u.Priority {
 		diffs = append(diffs, fmt.Sprintf("priority %d, want %d", got.Priority, u.Priority))
 	}
+	if u.Nice != nil && got.Nice != *u.Nice {
+		// slurmctld ignores a nice on a job whose priority an operator fixed
+		diffs = append(diffs, fmt.Sprintf("nice %d, want %d (a priority set by hand ignores nice)", got.Nice, *u.Nice))
+	}
 	if u.TresPerNode != nil {
 		if g, _ := parseTRESGPU(*u.TresPerNode); got.GPUsPerNode != g.Count {
 			diffs = append(diffs, fmt.Sprintf("gpus per node %d, want %d", got.GPUsPerNode, g.Count))
@@ -209,4 +223,21 @@ func (c *Client) verify(ctx context.Context, id int64, u JobUpdate) error {
 		return fmt.Errorf("verify job %d: read back %v", id, diffs)
 	}
 	return nil
+}
+
+// maxNice is the largest nice slurmrestd takes (NICE_OFFSET − 3; the
+// data parser's NICE, data_parser/v0.0.4x/parsers.c).
+const maxNice = 1<<31 - 3
+
+// sitePriority is the site's own priority of a job read with priority
+// prio and nice nice: the multifactor priority without the nice (Slurm
+// subtracts it), 0 when unknown — held (0), at Slurm's floor of 1 (the
+// nice may have pushed it there: the factors are then not known), or
+// fixed by Strata's absolute mode (w, the job's Strata segment when
+// strata).
+func sitePriority(prio, nice int64, w decide.Written, strata bool) int64 {
+	if prio <= 1 || strata && w.AbsoluteWritten() {
+		return 0
+	}
+	return max(1, prio+nice)
 }

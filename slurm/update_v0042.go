@@ -14,9 +14,13 @@ func descV0042(u JobUpdate) api.V0042JobDescMsg {
 		set, n := true, int32(min(u.Priority, 1<<31-1))
 		d.Priority = &api.V0042Uint32NoValStruct{Set: &set, Number: &n}
 	}
-	if u.ResetPriority { // INFINITE: slurmctld drops a directly set priority and computes its own
+	if u.ResetPriority { // INFINITE: slurmctld drops a directly set priority and computes its own (job_mgr.c, _update_job)
 		inf := true
 		d.Priority = &api.V0042Uint32NoValStruct{Infinite: &inf}
+	}
+	if u.Nice != nil {
+		n := int32(max(min(*u.Nice, maxNice), -maxNice))
+		d.Nice = &n
 	}
 	d.TresPerNode, d.TresPerJob, d.AdminComment, d.Partition = u.TresPerNode, u.TresPerJob, u.AdminComment, u.Partition
 	if u.MinimumNodes > 0 {

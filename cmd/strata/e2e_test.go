@@ -117,6 +117,7 @@ func TestE2EEnforce(t *testing.T) {
 		"--metrics-listen", "", "--priority-hysteresis", "1")
 	t.Logf("strata run --cycles 1 (connect, snapshot, plan, apply, save): %v", time.Since(t0))
 
+	niced := 0
 	for name, id := range hinted {
 		d := latestDecision(t, b, id)
 		kv := b.cl.ShowJob(t, id)
@@ -127,12 +128,22 @@ func TestE2EEnforce(t *testing.T) {
 		if got := scontrolGPUs(t, kv); got != d.Workers {
 			t.Errorf("%s (job %d): scontrol shows %d GPUs, the plan said %d", name, id, got, d.Workers)
 		}
-		if kv["Priority"] != strconv.FormatInt(d.Priority, 10) {
-			t.Errorf("%s (job %d): scontrol Priority=%s, the plan said %d", name, id, kv["Priority"], d.Priority)
+		// The nice priority mode (the default): the nice sent, if any, is
+		// the job's, and Slurm's priority stays its own (issue 31).
+		var sent struct{ Nice *int64 }
+		_ = json.Unmarshal([]byte(d.Body), &sent)
+		if sent.Nice != nil && kv["Nice"] != strconv.FormatInt(*sent.Nice, 10) || d.Priority != 0 {
+			t.Errorf("%s (job %d): scontrol Nice=%s Priority=%s after body %s (plan priority %d)", name, id, kv["Nice"], kv["Priority"], d.Body, d.Priority)
+		}
+		if sent.Nice != nil && *sent.Nice != 0 {
+			niced++
 		}
 		if !strings.Contains(kv["AdminComment"], "workers="+strconv.Itoa(d.Workers)) {
 			t.Errorf("%s (job %d): AdminComment %q lacks workers=%d", name, id, kv["AdminComment"], d.Workers)
 		}
+	}
+	if niced == 0 {
+		t.Error("no hinted job was written a nice: the first ranked gets −band")
 	}
 	if d := latestDecision(t, b, hinted["widen"]); d.Workers < 2 {
 		t.Errorf("job asking 1 GPU with gpus=2-4 planned with %d workers", d.Workers)

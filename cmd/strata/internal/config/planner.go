@@ -20,6 +20,8 @@ import (
 //	tiresias-threshold-gpu-hours = 1
 //	priority-base = 100000         # rank r gets base + (N-r)·step
 //	priority-step = 10
+//	priority-mode = "nice"         # Strata's order as a nice within ±nice-band (Slurm's multifactor keeps counting), or "absolute"
+//	nice-band = 4000               # the nice of the best rank is -band, of the last +band (0: no order written)
 //	ps-comm = "overlap"            # or "no-overlap"
 //	worker-bandwidth-gbps = 10     # NIC of a worker, Gb/s
 //	ps-bandwidth-gbps = 10
@@ -82,6 +84,10 @@ type Planner struct {
 	BindClaims  bool
 	ClaimMargin float64
 	ClaimFloor  time.Duration
+	// PriorityMode and NiceBand: priority-mode, nice-band
+	// (planner.Options); NiceBand counts only when the file sets it.
+	PriorityMode string
+	NiceBand     int64
 	// set holds the keys the file gave, as written, for Settings.
 	set map[string]string
 }
@@ -99,6 +105,22 @@ var plannerKeys = []plannerKey{
 	{"tiresias-threshold-gpu-hours", num(func(p *Planner) *float64 { return &p.TiresiasThresholdGPUHours })},
 	{"priority-base", integer(func(p *Planner) *int64 { return &p.PriorityBase })},
 	{"priority-step", integer(func(p *Planner) *int64 { return &p.PriorityStep })},
+	{"priority-mode", func(p *Planner, v any) error {
+		s, ok := v.(string)
+		if !ok || (s != string(planner.PriorityNice) && s != string(planner.PriorityAbsolute)) {
+			return fmt.Errorf("want \"nice\" (Strata's order as a nice within ±nice-band) or \"absolute\" (fixed priorities)")
+		}
+		p.PriorityMode = s
+		return nil
+	}},
+	{"nice-band", func(p *Planner, v any) error {
+		n, ok := v.(int64)
+		if !ok || n < 0 || n > 1<<31-3 {
+			return fmt.Errorf("want a whole number from 0 to 2147483645 (the nice of the best rank is -band)")
+		}
+		p.NiceBand = n
+		return nil
+	}},
 	{"ps-comm", func(p *Planner, v any) error {
 		s, ok := v.(string)
 		if !ok || (s != string(planner.PSCommOverlap) && s != string(planner.PSCommNoOverlap)) {
@@ -417,6 +439,16 @@ func (p Planner) Options() planner.Options {
 	}
 	o.BurstBufferBps, o.BurstBufferPoolBps = p.BurstBufferGbps*gbps, p.BurstBufferPoolGbps*gbps
 	o.TopTier = p.TopTier
+	o.PriorityMode = def.PriorityMode
+	if p.PriorityMode != "" {
+		o.PriorityMode = planner.PriorityMode(p.PriorityMode)
+	}
+	if _, set := p.set["nice-band"]; set {
+		o.NiceBand = p.NiceBand
+		if p.NiceBand == 0 {
+			o.NiceBand = planner.NiceBandNone
+		}
+	}
 	o.BindClaims = p.BindClaims || def.BindClaims && p.set["bind-claims"] == ""
 	o.ClaimMargin, o.ClaimFloor = p.ClaimMargin, p.ClaimFloor
 	if !p.LimitsSet {

@@ -119,7 +119,12 @@ func stamp(t, now time.Time) string {
 // decisionWords says a decision in words, with the Slurm priority of updates.
 func decisionWords(d planner.Decision) string {
 	s := decisionSummary(d)
-	if d.Action == planner.ActionUpdate {
+	switch {
+	case d.Action != planner.ActionUpdate:
+	case d.Nice != nil:
+		s += fmt.Sprintf(" (nice %d on the site's own priority)", *d.Nice)
+	case d.Priority == 0: // the nice mode: the nice is in the request body
+	default:
 		s += fmt.Sprintf(" (Slurm priority %d)", d.Priority)
 	}
 	return s

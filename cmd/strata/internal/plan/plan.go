@@ -88,7 +88,7 @@ func WriteTable(w io.Writer, res daemon.Result, version string) error {
 			outcome = string(r.Outcome)
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%v\t%s\t%d\t%s\t%s\t%s\n", d.JobID, d.Action, d.Start, decisionShape(d),
-			d.Rank, priorityText(d.Priority), outcome, reasonsText(d))
+			d.Rank, priorityText(d), outcome, reasonsText(d))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -125,11 +125,14 @@ func decisionShape(d planner.Decision) string {
 }
 
 // priorityText is the PRIORITY column ("-": unchanged).
-func priorityText(p int64) string {
-	if p == 0 {
+func priorityText(d planner.Decision) string {
+	switch {
+	case d.Nice != nil: // the nice priority mode
+		return "nice " + strconv.FormatInt(*d.Nice, 10)
+	case d.Priority == 0:
 		return "-"
 	}
-	return strconv.FormatInt(p, 10)
+	return strconv.FormatInt(d.Priority, 10)
 }
 
 // reasonsText is the REASONS column: the reason codes and the detail.

@@ -28,9 +28,12 @@ type Options struct {
 	TimeLimitFactor       float64
 	PriorityWeightAge     float64
 	PriorityWeightJobSize float64
-	SchedInterval         time.Duration
-	BFInterval            time.Duration
-	BatchSchedDelay       time.Duration
+	// The site's policy (sim.SlurmConfig) and --never-hint.
+	PriorityWeightFairshare, PriorityWeightQOS, QOSHigh, NeverHint float64
+	FairshareHalfLife                                              time.Duration
+	SchedInterval                                                  time.Duration
+	BFInterval                                                     time.Duration
+	BatchSchedDelay                                                time.Duration
 
 	Interval          time.Duration
 	RestartPenalty    time.Duration
@@ -228,6 +231,7 @@ func (o Options) users(tr *sim.Trace) *sim.Trace {
 	if o.Knowledge == sim.KnowledgeRealistic {
 		tr = sim.RealisticKnowledge(o.KnowledgeSeed).Apply(tr)
 	}
+	tr = sim.NeverHint(tr, o.NeverHint, o.KnowledgeSeed)
 	if h, err := sim.ParseHonesty(o.Dishonest); o.Dishonest != "" && err == nil {
 		h.Seed = o.KnowledgeSeed
 		tr, _ = sim.MakeDishonest(tr, h)
@@ -248,6 +252,11 @@ func (o Options) slurmConfig() (sim.SlurmConfig, error) {
 	}
 	sc.TimeLimitFactor = o.TimeLimitFactor
 	sc.PriorityWeightAge, sc.PriorityWeightJobSize = o.PriorityWeightAge, o.PriorityWeightJobSize
+	sc.PriorityWeightFairshare, sc.PriorityWeightQOS, sc.FairshareHalfLife = o.PriorityWeightFairshare, o.PriorityWeightQOS, o.FairshareHalfLife
+	sc.QOSHigh, sc.QOSSeed = o.QOSHigh, o.KnowledgeSeed
+	if o.QOSHigh < 0 || o.QOSHigh > 1 || o.NeverHint < 0 || o.NeverHint > 1 || o.QOSHigh != o.QOSHigh || o.NeverHint != o.NeverHint {
+		return sc, errors.New("--qos-high and --never-hint: want a fraction from 0 to 1")
+	}
 	sc.SchedInterval, sc.BFInterval, sc.BatchSchedDelay = o.SchedInterval, o.BFInterval, o.BatchSchedDelay
 	if sc.TimeLimitFactor < 1 || sc.SchedInterval <= 0 || sc.BFInterval <= 0 || sc.BatchSchedDelay < 0 {
 		return sc, errors.New("--time-limit-factor must be ≥ 1, --sched-interval and --bf-interval > 0, --batch-sched-delay ≥ 0")

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# evaluate-policy.sh -- the site-policy section of the evaluation (issue 31):
+# smd against Slurm alone when the site's multifactor priority (age, job
+# size, classic fairshare, QOS) stays in force and Strata's order enters as
+# a nice within a band, for bands 0, 500, 2000, 4000 (the default), 20000
+# and the absolute mode; realistic knowledge, 10 users of whom 30 % never
+# write a hint, 20 % of the users in QOS high; Pollux workloads 1-6 and the
+# Alibaba slice, seeds 1-2. JSON in docs/img/eval/policy/, tables in
+# docs/evaluation.d/accountability/30-site-policy.md (rendered by
+# scripts/evaluate-policy.py; the reading is 31-site-policy-reading.md).
+#
+# Environment: STRATA_TRACES (folder with peers/pollux_workload*.csv),
+# STRATA_BIN, STRATA_EVAL_RENDER_ONLY=1 (re-render from the JSON there).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+traces=${STRATA_TRACES:-../shared/traces}
+peers=$traces/peers
+render_only=${STRATA_EVAL_RENDER_ONLY:-0}
+[[ $render_only == 1 || -f "$peers/pollux_scaling.csv" ]] || { echo "evaluate-policy: set STRATA_TRACES to the folder holding peers/pollux_scaling.csv" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+bin=${STRATA_BIN:-}
+if [[ -z "$bin" ]]; then
+	go build -o "$tmp/strata" ./cmd/strata # from the current sources: never a stale binary
+	bin=$tmp/strata
+fi
+img=docs/img/eval/policy
+out=docs/evaluation.d/accountability/30-site-policy.md
+[[ $render_only == 1 ]] || { rm -rf "$img" && mkdir -p "$img"; }
+bands=(0 500 2000 4000 20000 absolute)
+for b in "${bands[@]}"; do
+	if [[ $b == absolute ]]; then
+		printf '[planner]\npriority-mode = "absolute"\n' >"$tmp/$b.toml"
+	else
+		printf '[planner]\npriority-mode = "nice"\nnice-band = %s\n' "$b" >"$tmp/$b.toml"
+	fi
+done
+site=(--priority-weight-fairshare 10000 --priority-weight-qos 10000 --qos-high 0.2 --fairshare-half-life 6h)
+# The six Pollux workloads on 16x4:t4, and the Alibaba GPU 2023 slice on the
+# contended cluster of scripts/evaluate.sh (no scaling curves: sizes fixed).
+ali=${ALIBABA_CLUSTER:-3x8:t4,cpus=128}
+for name in pollux_workload1 pollux_workload2 pollux_workload3 pollux_workload4 pollux_workload5 pollux_workload6 alibaba; do
+	for seed in 1 2; do
+		[[ $render_only == 1 ]] && continue
+		echo "evaluate-policy: $name seed $seed" >&2
+		if [[ $name == alibaba ]]; then
+			where=(--trace "$traces/alibaba_openb2023_shared.csv" --cluster "$ali")
+		else
+			where=(--trace "$peers/$name.csv" --scaling "$peers/pollux_scaling.csv" --cluster 16x4:t4)
+		fi
+		common=(simulate "${where[@]}" --interval 60s
+			--scheduler slurm --knowledge realistic --users 10 --never-hint 0.3 --knowledge-seed "$seed" "${site[@]}"
+			--json --jobs --parallel 1)
+		"$bin" --config "$tmp/2000.toml" "${common[@]}" --policy slurm >"$img/$name-s$seed-slurm.json"
+		python3 scripts/evaluate-policy.py compact "$img/$name-s$seed-slurm.json"
+		for b in "${bands[@]}"; do
+			"$bin" --config "$tmp/$b.toml" "${common[@]}" --policy smd >"$img/$name-s$seed-$b.json"
+			python3 scripts/evaluate-policy.py compact "$img/$name-s$seed-$b.json"
+		done
+	done
+done
+python3 scripts/evaluate-policy.py "$img" "$out" "${bands[@]}"
+echo "evaluate-policy: wrote $out" >&2

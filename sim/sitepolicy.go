@@ -1,0 +1,181 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// The site's policy in Slurm mode (issue 31): priority/multifactor's
+// fairshare (classic: 2^(−U/S), priority_multifactor.c) and QOS factors
+// beside age and job size, and users who never write a hint.
+//
+// Fairshare: every user is an account of equal shares (S = 1/users); U is
+// the user's share of the usage, GPU-seconds decayed with
+// SlurmConfig.FairshareHalfLife (PriorityDecayHalfLife), accrued from the
+// run itself at every priority recalculation. QOS: the jobs of the users
+// in SlurmConfig.QOSHigh have a normalized QOS priority of 1, others 0.
+
+// fairshare is the decayed and the raw usage per user (GPU-seconds).
+type fairshare struct {
+	usage, total map[string]float64
+	users        float64 // distinct users (equal shares)
+	last         float64 // when usage was last accrued
+}
+
+// accrueUsage decays every user's usage to t and adds what the running
+// jobs used since the last call.
+func (e *engine) accrueUsage(t float64) {
+	fs := e.fs
+	if fs == nil {
+		fs = &fairshare{usage: map[string]float64{}, total: map[string]float64{}, last: t}
+		seen := map[string]bool{}
+		for i := range e.jobs {
+			seen[e.jobs[i].pj.User] = true
+		}
+		fs.users = float64(max(1, len(seen)))
+		e.fs = fs
+	}
+	dt := t - fs.last
+	if dt <= 0 {
+		return
+	}
+	if hl := e.cfg.Slurm.FairshareHalfLife.Seconds(); hl > 0 {
+		k := math.Exp2(-dt / hl)
+		for u := range fs.usage {
+			fs.usage[u] *= k
+		}
+	}
+	for _, i := range e.running {
+		j := &e.jobs[i]
+		used := float64(j.gpus) * dt
+		fs.usage[j.pj.User] += used
+		fs.total[j.pj.User] += used
+	}
+	fs.last = t
+}
+
+// fsFactor is the classic fairshare factor of user's jobs: 2^(−U/S).
+func (e *engine) fsFactor(user string) float64 {
+	fs := e.fs
+	if fs == nil {
+		return 1
+	}
+	var sum float64
+	for _, v := range fs.usage {
+		sum += v
+	}
+	if sum <= 0 {
+		return 1
+	}
+	return math.Exp2(-(fs.usage[user] / sum) * fs.users)
+}
+
+// siteFactors is the fairshare and QOS part of a pending job's priority.
+func (e *engine) siteFactors(j *job) float64 {
+	c := &e.cfg.Slurm
+	var p float64
+	if c.PriorityWeightFairshare > 0 {
+		p += c.PriorityWeightFairshare * e.fsFactor(j.pj.User)
+	}
+	if c.PriorityWeightQOS > 0 && e.qosHigh()[j.pj.User] {
+		p += c.PriorityWeightQOS
+	}
+	return p
+}
+
+// qosHigh is the set of users whose jobs run in QOS high.
+func (e *engine) qosHigh() map[string]bool {
+	if e.qos == nil {
+		tr := &Trace{}
+		for i := range e.jobs {
+			tr.Jobs = append(tr.Jobs, TraceJob{User: e.jobs[i].pj.User})
+		}
+		e.qos = PickUsers(tr, e.cfg.Slurm.QOSHigh, e.cfg.Slurm.QOSSeed, 0x716f73) // "qos"
+	}
+	return e.qos
+}
+
+// PickUsers draws round(fraction × the trace's distinct users) of them
+// (at least one when fraction > 0), by a shuffle seeded with seed and
+// salt: the users of --never-hint and --qos-high.
+func PickUsers(tr *Trace, fraction float64, seed, salt uint64) map[string]bool {
+	var users []string
+	seen := map[string]bool{}
+	for _, j := range tr.Jobs {
+		if !seen[j.User] {
+			seen[j.User] = true
+			users = append(users, j.User)
+		}
+	}
+	slices.Sort(users)
+	n := int(math.Round(fraction * float64(len(users))))
+	if fraction > 0 {
+		n = max(1, n)
+	}
+	rng := rand.New(rand.NewPCG(seed, salt))
+	rng.Shuffle(len(users), func(a, b int) { users[a], users[b] = users[b], users[a] })
+	out := map[string]bool{}
+	for _, u := range users[:min(n, len(users))] {
+		out[u] = true
+	}
+	return out
+}
+
+// NeverHint returns a copy of tr in which the jobs of the users drawn by
+// PickUsers(fraction, seed) carry no hint (strata simulate --never-hint):
+// they are timed from history, like any unhinted job.
+func NeverHint(tr *Trace, fraction float64, seed uint64) *Trace {
+	if fraction <= 0 {
+		return tr
+	}
+	never := PickUsers(tr, fraction, seed, 0x6e68696e74) // "nhint"
+	out := *tr
+	out.Jobs = slices.Clone(tr.Jobs)
+	for i := range out.Jobs {
+		if never[out.Jobs[i].User] {
+			out.Jobs[i].NoHint = true
+		}
+	}
+	return &out
+}
+
+// userGPUSeconds is each user's GPU-seconds over the run (nil unless the
+// run models fairshare).
+func (e *engine) userGPUSeconds() map[string]float64 {
+	if e.fs == nil || e.cfg.Slurm.PriorityWeightFairshare <= 0 {
+		return nil
+	}
+	out := make(map[string]float64, len(e.fs.total))
+	for u, v := range e.fs.total {
+		out[u] = round(v, 0)
+	}
+	return out
+}
+
+// userGroups lists the users in QOS high and the users none of whose jobs
+// carries a hint, when the run models the site's policy (nil otherwise).
+func (e *engine) userGroups() (qos, never []string) {
+	c := &e.cfg.Slurm
+	if c.PriorityWeightFairshare <= 0 && c.PriorityWeightQOS <= 0 {
+		return nil, nil
+	}
+	if c.PriorityWeightQOS > 0 {
+		for u := range e.qosHigh() {
+			qos = append(qos, u)
+		}
+		slices.Sort(qos)
+	}
+	hinted := map[string]bool{}
+	for i := range e.jobs {
+		j := &e.jobs[i]
+		hinted[j.pj.User] = hinted[j.pj.User] || !j.tj.NoHint
+	}
+	for u, h := range hinted {
+		if !h {
+			never = append(never, u)
+		}
+	}
+	slices.Sort(never)
+	return qos, never
+}
