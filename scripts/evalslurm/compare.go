@@ -191,12 +191,20 @@ func simConfig(s Settings, truth sim.Truth) (sim.Config, error) {
 		Interval: sec(s.StrataInterval)}, nil
 }
 
-// simulate runs policy p over tr with cfg; smd gets the GPU type's speed
-// factor, as strata run gets it from strata.toml.
+// simulate runs policy p over tr with cfg and the planner options strata
+// run had in the replay: the site's defaults (planner.SiteDefaults: the
+// default caps on gpus= ranges, the nice priority mode, …) with what
+// strata.toml sets (strataConf: the node size and the GPU type's speed
+// factor), and calibration on, as strata run with a database. Before, the
+// simulator planned with bare options (no caps, absolute priorities) and
+// chose GPU counts the daemon could not.
 func simulate(ctx context.Context, cfg sim.Config, tr *sim.Trace, p string, gpuSpeed float64) (*sim.Result, error) {
+	o := planner.SiteDefaults()
+	o.NodeGPUs = cfg.Cluster.GPUsPerNode
 	if gpuSpeed > 0 && cfg.Cluster.GPUType != "" {
-		cfg.Planner = &planner.Options{GPUSpeed: map[string]float64{cfg.Cluster.GPUType: gpuSpeed}}
+		o.GPUSpeed = map[string]float64{cfg.Cluster.GPUType: gpuSpeed}
 	}
+	cfg.Planner, cfg.Calibrate = &o, true
 	return sim.RunNamed(ctx, cfg, tr, p)
 }
 
