@@ -78,7 +78,7 @@ type Name = planner.Reason
 // Guards.
 const (
 	CycleLimit   = planner.ReasonCycleLimit
-	JobCap       = planner.ReasonJobCap
+	JobCap       = planner.ReasonSizeLocked // one rule, one word: the planner keeps the size for the same cap
 	HystPriority = planner.ReasonHystPriority
 	HystGPUs     = planner.ReasonHystGPUs
 	OptOut       = planner.ReasonRewriteOptOut // the same code the planner gives a job it leaves alone

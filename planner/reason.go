@@ -149,7 +149,6 @@ const (
 // trail's guard column).
 const (
 	ReasonCycleLimit   Reason = "cycle_limit"
-	ReasonJobCap       Reason = "job_cap"
 	ReasonHystPriority Reason = "hysteresis_priority"
 	ReasonHystGPUs     Reason = "hysteresis_gpus"
 	ReasonNotPending   Reason = "not_pending"
@@ -169,7 +168,6 @@ const (
 // guardText holds the sentence of each guard's reason (Describe).
 var guardText = map[Reason]string{
 	ReasonCycleLimit:   "the per-cycle rewrite limit (--max-rewrites-per-cycle) was reached; higher-ranked jobs went first",
-	ReasonJobCap:       "the job's GPU request was already changed the maximum number of times (--max-rewrites-per-job), so it keeps its size",
 	ReasonHystPriority: "the priority change was below the hysteresis threshold (--priority-hysteresis), so the priority was left alone",
 	ReasonHystGPUs:     "the GPU change was below the threshold (--min-gpu-change), so the GPU request was left alone",
 	ReasonNotPending:   "the job is not pending; Strata never changes running jobs",

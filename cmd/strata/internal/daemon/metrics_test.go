@@ -100,7 +100,7 @@ func TestMetricsExistBeforeAnyEvent(t *testing.T) {
 	}
 	for _, want := range []string{
 		"strata_rewrites_total{outcome=failed}", "strata_errors_total{stage=snapshot}", "strata_cycles_total{result=failed}",
-		"strata_rewrites_held_total{guard=job_cap}", "strata_ingestion_lag_seconds", "strata_last_success_timestamp_seconds",
+		"strata_rewrites_held_total{guard=size_locked}", "strata_ingestion_lag_seconds", "strata_last_success_timestamp_seconds",
 	} {
 		if !have[want] {
 			t.Errorf("series %s missing before any event", want)

@@ -32,14 +32,14 @@ func TestWriteTable(t *testing.T) {
 		want string
 	}{
 		{"dry run", result(true, decide.DryRun), "policy smd, snapshot s1 (dry run: nothing sent)\n" +
-			"JOBID  ACTION  START  GPUS     RANK  PRIORITY  OUTCOME         REASONS\n" +
-			"7      update  true   2x4+1ps  1     100010    dry-run         allocation_changed (wider)\n" +
-			"8      keep    false  -        2     -         held (job_cap)  \n" +
+			"JOBID  ACTION  START  GPUS     RANK  PRIORITY  OUTCOME             REASONS\n" +
+			"7      update  true   2x4+1ps  1     100010    dry-run             allocation_changed (wider)\n" +
+			"8      keep    false  -        2     -         held (size_locked)  \n" +
 			"POST /slurm/v0.0.42/job/7 {\"priority\":100010}\n"},
 		{"failed write", result(false, decide.Failed), "policy smd, snapshot s1 (enforce)\n" +
-			"JOBID  ACTION  START  GPUS     RANK  PRIORITY  OUTCOME         REASONS\n" +
-			"7      update  true   2x4+1ps  1     100010    failed          allocation_changed (wider)\n" +
-			"8      keep    false  -        2     -         held (job_cap)  \n" +
+			"JOBID  ACTION  START  GPUS     RANK  PRIORITY  OUTCOME             REASONS\n" +
+			"7      update  true   2x4+1ps  1     100010    failed              allocation_changed (wider)\n" +
+			"8      keep    false  -        2     -         held (size_locked)  \n" +
 			"POST /slurm/v0.0.42/job/7 {\"priority\":100010}  -> failed: refused\n"},
 	}
 	for _, tt := range tests {
