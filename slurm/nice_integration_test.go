@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/slurm"
@@ -16,7 +17,14 @@ type sprioRow struct{ prio, age, fairshare, jobSize, partition, qos, nice, tres 
 
 func sprio(t *testing.T, cl *slurmtest.Cluster, id int64) sprioRow {
 	t.Helper()
-	out := cl.MustExec(t, "sprio", "-h", "-j", strconv.FormatInt(id, 10), "-o", "%Y %A %F %J %P %Q %N %T")
+	var out string
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+		// sprio lists a job once slurmctld has computed its factors
+		out = cl.MustExec(t, "sprio", "-h", "-j", strconv.FormatInt(id, 10), "-o", "%Y %A %F %J %P %Q %N %T")
+		if strings.TrimSpace(out) != "" || time.Now().After(deadline) {
+			break
+		}
+	}
 	f := strings.Fields(out)
 	if len(f) < 7 {
 		t.Fatalf("sprio of job %d: %q", id, out)
@@ -51,7 +59,12 @@ func TestIntegrationAccountingNiceKeepsTheSitePolicy(t *testing.T) {
 	c := clientAs(t, cl, cl.Config.User) // root: writes the admin comment that records the mode
 	ctx := context.Background()
 	// A blocker holds node1's GPUs, so S and L wait there (eligible: sprio lists them).
-	cl.SbatchAs(t, "bob", "-J", tag(t), "--chdir=/tmp", "-o", "/dev/null", "-w", "node1", "--gres=gpu:4", "--wrap=sleep 300")
+	blocker := cl.SbatchAs(t, "bob", "-J", tag(t), "--chdir=/tmp", "-o", "/dev/null", "-w", "node1", "--gres=gpu:4", "--wrap=sleep 300")
+	// S and L must find node1 taken, or one of them starts and sprio no
+	// longer lists it (seen under make test's load).
+	if st := cl.WaitState(t, blocker, "RUNNING", 60*time.Second); st != "RUNNING" {
+		t.Fatalf("blocker %d is %s, want RUNNING", blocker, st)
+	}
 	sub := func(qos, limit string) int64 {
 		return cl.SbatchAs(t, "alice", "-J", tag(t), "--chdir=/tmp", "-o", "/dev/null", "-w", "node1", "--gres=gpu:4",
 			"--qos="+qos, "-t", limit, "--wrap=sleep 30")
