@@ -17,7 +17,8 @@ say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 run() { printf '$ %s\n' "$*"; "$@"; }
 
 say "1. Test bed: a throwaway Postgres and a Slurm 24.11 cluster (2 nodes x 4 GPUs, slurmrestd + JWT)"
-"$HERE/testbed.sh" up
+echo "   (installs what is missing with apt-get: debootstrap, PostgreSQL, curl, jq, gcc; not the browser, which only make test uses)"
+STRATA_NO_BROWSER=${STRATA_NO_BROWSER:-1} "$HERE/testbed.sh" up
 set -a; . "$("$HERE/testbed.sh" env)"; set +a
 # A fresh database per demo run, so that re-runs do not pile up.
 psql -q "$STRATA_TEST_DATABASE" -c 'DROP DATABASE IF EXISTS strata_demo' -c 'CREATE DATABASE strata_demo'
