@@ -262,3 +262,65 @@ func TestAssignmentsClosedOnlyByTheirCluster(t *testing.T) {
 		t.Errorf("open assignments after east's close: %v, %v; want none", got, err)
 	}
 }
+
+// An ended run stays ended when a later report of the same run has no end
+// (the collector's view from before the end, written after the daemon
+// recorded the end: issue 33), and a new start without an end is a new run
+// of a requeued job, which has not ended.
+func TestUpsertJobsKeepsAnEndedRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test (Postgres)")
+	}
+	t.Parallel() // a database of its own (dbtest)
+	ctx := context.Background()
+	url := dbtest.URL(t)
+	s := dbtest.Open(t, url, true)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	at := func(m int) time.Time { return synthT0.Add(time.Duration(m) * time.Minute) }
+	run := func(st planner.JobState, start time.Time) planner.Job {
+		return planner.Job{ID: 5, User: "ann", State: st, SubmitTime: at(0), StartTime: start}
+	}
+	row := func() string {
+		var st string
+		var start, end *time.Time
+		if err := conn.QueryRow(ctx, `SELECT state, start_time, end_time FROM job WHERE job_id = 5`).Scan(&st, &start, &end); err != nil {
+			t.Fatal(err)
+		}
+		f := func(t *time.Time) string {
+			if t == nil {
+				return "-"
+			}
+			return t.UTC().Format("15:04")
+		}
+		return fmt.Sprintf("%s %s–%s", st, f(start), f(end))
+	}
+	steps := []struct {
+		name string
+		job  planner.Job
+		end  time.Time
+		want string
+	}{
+		{"running", run(planner.JobRunning, at(1)), time.Time{}, "RUNNING 08:01–-"},
+		{"ended (the daemon)", run("TIMEOUT", at(1)), at(30), "TIMEOUT 08:01–08:30"},
+		{"a late running report of that run", run(planner.JobRunning, at(1)), time.Time{}, "TIMEOUT 08:01–08:30"},
+		{"a report without a start", run(planner.JobRunning, time.Time{}), time.Time{}, "TIMEOUT 08:01–08:30"},
+		{"requeued: a new run", run(planner.JobRunning, at(40)), time.Time{}, "RUNNING 08:40–-"},
+		{"the new run ends", run(planner.JobCompleted, at(40)), at(50), "COMPLETED 08:40–08:50"},
+	}
+	for _, st := range steps {
+		var ends map[int64]time.Time
+		if !st.end.IsZero() {
+			ends = map[int64]time.Time{5: st.end}
+		}
+		if err := s.UpsertJobs(ctx, "c", []planner.Job{st.job}, ends); err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if got := row(); got != st.want {
+			t.Errorf("%s: job row %q, want %q", st.name, got, st.want)
+		}
+	}
+}

@@ -27,6 +27,12 @@ type Snapshot struct {
 	// finished jobs; nil = none (the time model and Options.GPUWatts as
 	// configured).
 	Calibration *Calibration `json:"calibration,omitempty"`
+	// Ended are jobs slurmctld still lists (for MinJobAge after their end)
+	// that ran and ended, with their end state and EndTime. The planner
+	// never reads them: the daemon and the collector record them, so that
+	// the site's model learns from every ended run (calibration, users'
+	// records, history) without slurmdbd.
+	Ended []Job `json:"ended,omitempty"`
 }
 
 // Node is one Slurm node as the planner sees it.
@@ -116,6 +122,7 @@ type Job struct {
 	Reason     string        `json:"reason,omitempty"`
 	SubmitTime time.Time     `json:"submit_time"`
 	StartTime  time.Time     `json:"start_time,omitzero"`  // zero while pending
+	EndTime    time.Time     `json:"end_time,omitzero"`    // Snapshot.Ended only
 	TimeLimit  time.Duration `json:"time_limit,omitempty"` // 0 = none
 	// BeginTime is the begin time the user set on a pending job (sbatch
 	// --begin): Slurm does not consider the job before it, and the plan

@@ -16,11 +16,19 @@ import (
 // what-if replays (strata simulate --from-slurmdbd); the duration
 // predictor reads FinishedJobs.
 func (c *Client) EndedJobs(ctx context.Context, cluster string, since, until time.Time) ([]FinishedJob, error) {
-	return c.jobsEnded(ctx, cluster, since, until, func(j FinishedJob) bool {
-		switch j.State {
-		case "", "RUNNING", "PENDING", "SUSPENDED", "COMPLETING", "CONFIGURING", "RESIZING", "STAGE_OUT", "SIGNALING", "REQUEUE_HOLD":
-			return false
-		}
-		return true
-	})
+	return c.jobsEnded(ctx, cluster, since, until, func(j FinishedJob) bool { return Ended(j.State) })
+}
+
+// Ended says whether a base job state is an end state (the job holds no
+// node any more and will not run again under this record): COMPLETED,
+// FAILED, TIMEOUT, CANCELLED, NODE_FAIL, OUT_OF_MEMORY, PREEMPTED,
+// BOOT_FAIL, DEADLINE. Pending, running, suspended, completing (still
+// releasing its nodes) and the other transitional states are not.
+func Ended(state string) bool {
+	switch state {
+	case "", "RUNNING", "PENDING", "SUSPENDED", "COMPLETING", "CONFIGURING", "RESIZING", "STAGE_OUT", "SIGNALING",
+		"REQUEUE_HOLD", "REQUEUED", "REQUEUE_FED", "SPECIAL_EXIT", "STOPPED", "RESV_DEL_HOLD", "REVOKED", "UPDATE_DB":
+		return false
+	}
+	return true
 }

@@ -79,8 +79,12 @@ func jobFromV0042(in *jobWireV0042) planner.Job {
 	if len(in.JobState) > 0 {
 		j.State = planner.JobState(in.JobState[0])
 	}
-	if j.State == planner.JobRunning || j.State == planner.JobSuspended {
+	switch {
+	case j.State == planner.JobRunning || j.State == planner.JobSuspended:
 		j.StartTime = unixSeconds(in.StartTime)
+	case Ended(string(j.State)):
+		// A run that ended: its start (zero if it never started) and end.
+		j.StartTime, j.EndTime = unixSeconds(in.StartTime), unixSeconds(in.EndTime)
 	}
 	w, strata := decide.ParseAdminComment(j.AdminComment)
 	j.NonCooperative = strata && w.NonCooperative

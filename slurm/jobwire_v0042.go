@@ -41,6 +41,7 @@ type jobWireV0042 struct {
 	SubmitTime    noValV0042 `json:"submit_time"`
 	EligibleTime  noValV0042 `json:"eligible_time"`
 	StartTime     noValV0042 `json:"start_time"`
+	EndTime       noValV0042 `json:"end_time"`
 	TimeLimit     noValV0042 `json:"time_limit"`
 	Priority      noValV0042 `json:"priority"`
 	Nice          int64      `json:"nice"`

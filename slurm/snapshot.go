@@ -67,8 +67,11 @@ func buildSnapshot(now time.Time, cluster string, jobs []planner.Job, nodes []pl
 	}
 	sort.Slice(s.Partitions, func(i, k int) bool { return s.Partitions[i].Name < s.Partitions[k].Name })
 	for _, j := range jobs {
-		switch j.State {
-		case planner.JobPending, planner.JobRunning, planner.JobSuspended:
+		switch {
+		case j.State == planner.JobPending || j.State == planner.JobRunning || j.State == planner.JobSuspended:
+		case Ended(string(j.State)) && !j.StartTime.IsZero() && j.EndTime.After(j.StartTime):
+			s.Ended = append(s.Ended, j)
+			continue
 		default:
 			continue
 		}
@@ -78,6 +81,7 @@ func buildSnapshot(now time.Time, cluster string, jobs []planner.Job, nodes []pl
 		s.Jobs = append(s.Jobs, j)
 	}
 	sort.Slice(s.Jobs, func(i, k int) bool { return s.Jobs[i].ID < s.Jobs[k].ID })
+	sort.Slice(s.Ended, func(i, k int) bool { return s.Ended[i].ID < s.Ended[k].ID })
 	return s
 }
 

@@ -48,10 +48,18 @@ ON CONFLICT (cluster, job_id, submit_time) DO UPDATE SET
     user_name   = excluded.user_name,
     account     = excluded.account,
     partition   = excluded.partition,
-    state       = excluded.state,
+    -- An ended run stays ended when a later report of the same run has no
+    -- end (the collector's view from before the end, written after the
+    -- daemon recorded it); a new start without an end is a new run (the job
+    -- was requeued), which has not ended.
+    state       = CASE WHEN excluded.end_time IS NULL AND job.end_time IS NOT NULL
+                        AND (excluded.start_time IS NULL OR excluded.start_time = job.start_time)
+                       THEN job.state ELSE excluded.state END,
     gpus        = excluded.gpus,
     start_time  = coalesce(excluded.start_time, job.start_time),
-    end_time    = coalesce(excluded.end_time, job.end_time),
+    end_time    = CASE WHEN excluded.end_time IS NOT NULL THEN excluded.end_time
+                       WHEN excluded.start_time IS DISTINCT FROM job.start_time AND excluded.start_time IS NOT NULL THEN NULL
+                       ELSE job.end_time END,
     updated_at  = now();
 
 -- name: LatestAssignmentTime

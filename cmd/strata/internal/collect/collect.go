@@ -78,7 +78,7 @@ func (in *Input) Close() { in.close() }
 func OpenInput(cfg Config) (*Input, error) {
 	in := &Input{close: func() {}}
 	if cfg.SlurmSnapshot != nil {
-		in.mapper = slurmMapper{snapshot: cfg.SlurmSnapshot}
+		in.mapper = &slurmMapper{snapshot: cfg.SlurmSnapshot}
 	}
 	if d := cfg.MappingDir; d != "" && in.mapper == nil {
 		h, err := dcgm.HostOrDefault(cfg.Host)

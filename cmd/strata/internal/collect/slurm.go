@@ -12,11 +12,20 @@ import (
 // slurmMapper reads GPU holdings from Slurm itself: the running jobs'
 // allocated GRES indices per node (gres_detail, device minor order), which is
 // exact on shared nodes. The snapshot function is a slurm.Client's Snapshot.
+// It also reports, once each, the GPU jobs slurmctld lists as ended
+// (Snapshot.Ended), with their end state and time: the job records then
+// say how each run ended, which reports and the site's learning read.
 type slurmMapper struct {
 	snapshot func(ctx context.Context) (*planner.Snapshot, error)
+	reported map[endedRun]bool // ended runs reported, while slurmctld lists them
 }
 
-func (m slurmMapper) Mapping(ctx context.Context, _ time.Time, _ []dcgm.Sample) (Mapping, error) {
+type endedRun struct {
+	id  int64
+	end time.Time
+}
+
+func (m *slurmMapper) Mapping(ctx context.Context, _ time.Time, _ []dcgm.Sample) (Mapping, error) {
 	s, err := m.snapshot(ctx)
 	if err != nil {
 		return Mapping{}, fmt.Errorf("gpu mapping from slurm: %w", err)
@@ -33,5 +42,31 @@ func (m slurmMapper) Mapping(ctx context.Context, _ time.Time, _ []dcgm.Sample) 
 		out.Jobs = append(out.Jobs, j)
 	}
 	out.GPUs = dcgm.FromSlurm(allocs)
+	m.addEnded(&out, s.Ended)
 	return out, nil
+}
+
+// addEnded adds the GPU jobs among ended not reported yet, with their ends.
+func (m *slurmMapper) addEnded(out *Mapping, ended []planner.Job) {
+	listed := make(map[endedRun]bool, len(ended))
+	for _, j := range ended {
+		k := endedRun{j.ID, j.EndTime}
+		listed[k] = true
+		if j.GPUs() == 0 || m.reported[k] {
+			continue
+		}
+		if m.reported == nil {
+			m.reported = map[endedRun]bool{}
+		}
+		if out.Ends == nil {
+			out.Ends = map[int64]time.Time{}
+		}
+		m.reported[k], out.Ends[j.ID] = true, j.EndTime
+		out.Jobs = append(out.Jobs, j)
+	}
+	for k := range m.reported {
+		if !listed[k] {
+			delete(m.reported, k)
+		}
+	}
 }

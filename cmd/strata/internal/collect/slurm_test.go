@@ -24,7 +24,7 @@ func TestSlurmMapperKeepsOnlyRunningGPUJobs(t *testing.T) {
 		{ID: 9, State: planner.JobRunning}, // CPU-only
 		{ID: 10, State: planner.JobRunning, GPUAlloc: []planner.GPUAllocation{{Node: "n1", Indices: []int{0}}, {Node: "n2", Indices: []int{1}}}},
 	}}
-	m := slurmMapper{snapshot: func(context.Context) (*planner.Snapshot, error) { return snap, nil }}
+	m := &slurmMapper{snapshot: func(context.Context) (*planner.Snapshot, error) { return snap, nil }}
 	got, err := m.Mapping(context.Background(), time.Time{}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +62,7 @@ func TestIntegrationSlurmMapperSharedNode(t *testing.T) {
 	cl.WaitState(t, a, "RUNNING", 180*time.Second)
 	cl.WaitState(t, b, "RUNNING", 180*time.Second)
 
-	got, err := slurmMapper{snapshot: client.Snapshot}.Mapping(ctx, time.Now(), nil)
+	got, err := (&slurmMapper{snapshot: client.Snapshot}).Mapping(ctx, time.Now(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,4 +110,41 @@ func idxList(idx []int) string {
 		i = j + 1
 	}
 	return strings.Join(parts, ",")
+}
+
+// The GPU jobs slurmctld lists as ended are reported once each, with their
+// end, so the job records say how every run ended (issue 33: before, a
+// collector reading Slurm never stored an end, and the site's model never
+// learned); CPU jobs are not, and a run slurmctld forgot may come again.
+func TestSlurmMapperReportsEndedRunsOnce(t *testing.T) {
+	end := time.Date(2026, 11, 28, 20, 0, 0, 0, time.UTC)
+	ended := []planner.Job{
+		{ID: 7, State: planner.JobCompleted, GPUsPerNode: 2, StartTime: end.Add(-time.Hour), EndTime: end},
+		{ID: 8, State: "TIMEOUT", GPUsPerNode: 1, StartTime: end.Add(-2 * time.Hour), EndTime: end.Add(time.Minute)},
+		{ID: 9, State: planner.JobCompleted, StartTime: end.Add(-time.Hour), EndTime: end}, // CPU-only
+	}
+	snap := &planner.Snapshot{Ended: ended}
+	m := &slurmMapper{snapshot: func(context.Context) (*planner.Snapshot, error) { return snap, nil }}
+	reported := func() map[int64]time.Time {
+		got, err := m.Mapping(context.Background(), time.Time{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Jobs) != len(got.Ends) {
+			t.Errorf("jobs %v with ends %v: want one end per job", got.Jobs, got.Ends)
+		}
+		return got.Ends
+	}
+	if d := cmp.Diff(map[int64]time.Time{7: end, 8: end.Add(time.Minute)}, reported()); d != "" {
+		t.Errorf("first sweep (-want +got):\n%s", d)
+	}
+	if got := reported(); len(got) != 0 {
+		t.Errorf("second sweep reported %v again", got)
+	}
+	snap.Ended = nil // slurmctld forgot them (MinJobAge)
+	reported()
+	snap.Ended = ended[:1]
+	if d := cmp.Diff(map[int64]time.Time{7: end}, reported()); d != "" {
+		t.Errorf("after slurmctld forgot and listed it again (-want +got):\n%s", d)
+	}
 }

@@ -187,6 +187,15 @@ func (d *Daemon) prepare(ctx context.Context, res *Result) (cycleInput, cycleSta
 // unhinted jobs, the users' records and the calibration (which leaves the
 // unreliable users out: decide.Records, decide.Calibrate).
 func (d *Daemon) learn(ctx context.Context, cl Cluster, st Store, snap *planner.Snapshot) {
+	// Runs that just ended are learnt from this cycle (not within the
+	// five minutes between reads), as the simulator learns from each run
+	// as it ends; slurmdbd's history is left to its own pace.
+	if st != nil && d.recordEnded(ctx, st, snap) > 0 {
+		d.trust.lastRead, d.calib.lastRead = time.Time{}, time.Time{}
+		if src := d.historySource(cl, st); src != nil && src.name() == HistoryStrata {
+			d.hist.lastRead = time.Time{}
+		}
+	}
 	d.learnHistory(ctx, cl, st, snap.Cluster, snap.Now)
 	if st != nil {
 		lctx, cancel := d.dbContext(ctx)

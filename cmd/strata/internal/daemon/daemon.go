@@ -56,6 +56,9 @@ type Store interface {
 	// TrustOutcomes lists the jobs that finished after since, oldest
 	// first, with their prediction before their user's correction.
 	TrustOutcomes(ctx context.Context, cluster string, since time.Time, limit int) ([]trust.Outcome, error)
+	// UpsertJobs records Slurm jobs; the daemon stores the runs slurmctld
+	// reports ended (endedRecorder).
+	UpsertJobs(ctx context.Context, cluster string, jobs []planner.Job, end map[int64]time.Time) error
 	// PreemptionCounts says how often each job was signalled since since.
 	PreemptionCounts(ctx context.Context, cluster string, since time.Time, jobs []int64) (map[int64]int, error)
 	// TryLock takes the writer lock called name once; false when another
@@ -130,6 +133,7 @@ type Daemon struct {
 	hist       learner     // completed jobs, for the duration predictor
 	calib      calibrator  // finished jobs' measurements, for Snapshot.Calibration
 	trust      trustKeeper // each user's record, for decide.History.Claims
+	ended      endedRecorder
 }
 
 type namedPolicy struct {

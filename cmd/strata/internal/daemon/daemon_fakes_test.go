@@ -186,12 +186,24 @@ type fakePostgres struct {
 	calibration []db.CalibrationJob
 	// outcomes are the finished jobs TrustOutcomes returns.
 	outcomes []trust.Outcome
+	// ended are the job records UpsertJobs stored, in order.
+	ended []planner.Job
 	// blackHole makes lock checks hang until their context ends, as on a
 	// connection whose packets are dropped.
 	blackHole bool
 }
 
 func newFakePostgres() *fakePostgres { return &fakePostgres{locks: map[string]*fakeLock{}} }
+
+func (p *fakePostgres) UpsertJobs(_ context.Context, _ string, jobs []planner.Job, _ map[int64]time.Time) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.down {
+		return errFakeDown
+	}
+	p.ended = append(p.ended, jobs...)
+	return nil
+}
 
 func (p *fakePostgres) SetDown(down bool) {
 	p.mu.Lock()

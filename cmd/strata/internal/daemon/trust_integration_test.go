@@ -21,8 +21,9 @@ import (
 // TestIntegrationLiarIsCorrected (issue 22.5) runs the daemon's cycle
 // against the test cluster and a real Postgres: bob's first job claims one
 // ResNet-50 iteration (milliseconds) and sleeps 4 s, 100-fold and more
-// past its claim. The cycle before it started recorded the claim; the job
-// record is stored as the collector stores it. The next cycle reads bob's
+// past its claim. The cycle before it started recorded the claim; the next
+// cycle records the run's end from slurmctld's list of ended jobs (no
+// collector runs, nothing is written by hand: issue 33) and reads bob's
 // record: his next job with the same claim is distrusted (timed by its
 // 60-minute limit, said in the decision, with the claim kept as
 // Decision.Claimed) and ranks behind alice's honest job of a few minutes,
@@ -78,25 +79,15 @@ func TestIntegrationLiarIsCorrected(t *testing.T) {
 		t.Fatalf("first job planned %v–%v: want a recorded prediction under a second", claim.PredictedStart, claim.PredictedEnd)
 	}
 	d1.Close() // its writer lock goes: the next daemon leads
-	var job planner.Job
-	for _, j := range res.Snapshot.Jobs {
-		if j.ID == first {
-			job = j
-		}
-	}
 	if st := cl.WaitState(t, first, "COMPLETED", 40*time.Second); st != "COMPLETED" {
 		t.Fatalf("first job is %s, want COMPLETED", st)
 	}
-	end := time.Now().UTC()
 	run, err := slurmDuration(cl.ShowJob(t, first)["RunTime"])
 	if err != nil || run < 3*time.Second {
 		t.Fatalf("first job ran %v (%v): want its 4 s sleep", run, err)
 	}
-	// What the collector stores of a finished job (strata collect).
-	job.State, job.StartTime = planner.JobCompleted, end.Add(-run)
-	if err := st.UpsertJobs(context.Background(), res.Snapshot.Cluster, []planner.Job{job}, map[int64]time.Time{first: end}); err != nil {
-		t.Fatal(err)
-	}
+	// Nothing is stored by hand and no collector runs: the next cycle
+	// records the run's end from slurmctld's list of ended jobs.
 
 	// bob lies again; alice is honest. Both wait (begin in an hour) and
 	// each needs every GPU of the cluster, so one goes first.
@@ -123,7 +114,7 @@ func TestIntegrationLiarIsCorrected(t *testing.T) {
 		t.Errorf("bob's distrusted job ranks %d (%v), ahead of alice's honest job (%d, %v %v)", liar.Rank,
 			liar.PredictedEnd.Sub(liar.PredictedStart), ok.Rank, ok.PredictedEnd.Sub(ok.PredictedStart), ok.Reasons)
 	}
-	outs, err := st.TrustOutcomes(context.Background(), res.Snapshot.Cluster, end.Add(-time.Hour), 100)
+	outs, err := st.TrustOutcomes(context.Background(), res.Snapshot.Cluster, time.Now().Add(-time.Hour), 100)
 	if err != nil || !slices.ContainsFunc(outs, func(o trust.Outcome) bool { return o.JobID == first && o.User == "bob" }) {
 		t.Errorf("outcomes %+v (%v): want bob's first job", outs, err)
 	}
