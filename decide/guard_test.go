@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -245,6 +246,23 @@ func TestGuardsDescribed(t *testing.T) {
 	for _, n := range Names() {
 		if n.Describe() == "" {
 			t.Errorf("guard %q has no description", n)
+		}
+	}
+}
+
+// Every skip the writer finds on re-reading a job is named by the guard
+// that checks the same fact in the snapshot (one spelling per fact in the
+// audit trail's guard column); writes that were tried name no guard.
+func TestSkipsNamedByTheirGuard(t *testing.T) {
+	want := map[Outcome]Name{SkippedHeld: JobHeld, SkippedNotPending: NotPending, SkippedOptOut: OptOut,
+		SkippedNotRunning: NotRunning}
+	for _, o := range Outcomes() {
+		g := GuardOf(o)
+		if g != want[o] {
+			t.Errorf("GuardOf(%s) = %q, want %q", o, g, want[o])
+		}
+		if g != "" && !slices.Contains(Names(), g) {
+			t.Errorf("GuardOf(%s) = %q: not a guard", o, g)
 		}
 	}
 }

@@ -97,6 +97,23 @@ const (
 	WritesFailing = planner.ReasonWritesFailing
 )
 
+// GuardOf is the guard that names the same fact as a writer's skipped
+// outcome (SkippedHeld is JobHeld, …; "" for the others): the writer found
+// on re-reading the job what the guard checks in the snapshot.
+func GuardOf(o Outcome) Name {
+	switch o {
+	case SkippedHeld:
+		return JobHeld
+	case SkippedNotPending:
+		return NotPending
+	case SkippedOptOut:
+		return OptOut
+	case SkippedNotRunning:
+		return NotRunning
+	}
+	return ""
+}
+
 // Names lists every guard.
 func Names() []Name {
 	return []Name{CycleLimit, JobCap, HystPriority, HystGPUs, OptOut, NotPending, JobHeld,

@@ -44,7 +44,12 @@ type ApplyResult struct {
 	Outcome decide.Outcome `json:"outcome"`
 	Body    string         `json:"body,omitempty"`
 	Detail  string         `json:"detail,omitempty"`
-	Err     error          `json:"-"`
+	// Guard names, in the guards' vocabulary, the rule that kept a skipped
+	// write back at write time (the job held, no longer pending, opted out,
+	// no longer running): the audit trail's guard column says one fact one
+	// way whether the guard saw it in the snapshot or the writer on re-read.
+	Guard decide.Name `json:"guard,omitempty"`
+	Err   error       `json:"-"`
 }
 
 // ApplyReport lists one result per ActionUpdate decision, in input order.
@@ -208,5 +213,6 @@ var errFenced = errors.New("write fenced (writer lock lost)")
 
 func skipped(r ApplyResult, o decide.Outcome, detail string, err error) ApplyResult {
 	r.Outcome, r.Detail, r.Err = o, detail, err
+	r.Guard = decide.GuardOf(o)
 	return r
 }

@@ -114,9 +114,9 @@ func TestApplyDryRunSendsNothing(t *testing.T) {
 	}
 	want := []slurm.ApplyResult{
 		// Job 4's hint does not parse: left untouched, as the planner does.
-		{JobID: 4, Outcome: decide.SkippedOptOut},
+		{JobID: 4, Outcome: decide.SkippedOptOut, Guard: decide.OptOut},
 		{JobID: 5, Outcome: decide.DryRun, Body: `{"admin_comment":"strata: workers=2 ps=0 rank=2 cycle=7 n=1","priority":{"number":100010,"set":true},"tres_per_job":"gres/gpu:2"}`},
-		{JobID: 1, Outcome: decide.SkippedNotPending},
+		{JobID: 1, Outcome: decide.SkippedNotPending, Guard: decide.NotPending},
 		{JobID: 99, Outcome: decide.SkippedGone},
 		{JobID: 3, Outcome: decide.Refused},
 	}

@@ -38,6 +38,9 @@ func (d *Daemon) record(snap *planner.Snapshot, p planner.Plan, jobs map[int64]*
 			cd.Outcome, cd.OutcomeDetail = decide.NotSent, "the cycle ended before this job was written"
 			if r, ok := results[dc.JobID]; ok {
 				cd.Outcome, cd.Body, cd.OutcomeDetail = r.Outcome, r.Body, r.Detail
+				if r.Guard != "" {
+					cd.Guard = r.Guard
+				}
 			}
 		}
 		seen[dc.JobID] = true
