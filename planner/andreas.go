@@ -423,7 +423,7 @@ func (c *cycle) andreasSizes(ji *jobInfo, frac float64) []aConfig {
 		all = append(all, aConfig{w: w, p: p, sh: sh, dur: d, r: r})
 	}
 	if !running {
-		all = withinLimit(ji, all)
+		all = withinLimit(ji, keepRequest(c.o, ji, all, func(cf aConfig) int { return cf.w }))
 	}
 	return all
 }

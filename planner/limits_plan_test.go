@@ -62,17 +62,22 @@ func TestShrinkKeepsAMarginUnderTheLimit(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		limit time.Duration
+		keep  bool // the site default: planner.Options.KeepRequest
 		want  int
 	}{
-		{"room for the margin: shrunk", 3 * one, 1},
-		{"the 1-GPU run at 3/4 of the limit: kept", one * 4 / 3, 4},
+		{"room for the margin: shrunk", 3 * one, false, 1},
+		{"the 1-GPU run at 3/4 of the limit: kept", one * 4 / 3, false, 4},
+		{"the site keeps requests: kept with room", 3 * one, true, 4},
+		{"the site keeps requests, no limit: kept", 0, true, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := pt.Cluster("shrink", t0).Partition("gpu", true).Nodes("n", 1, 4, 64, 512<<10, "gpu", "").
 				Running(9, 3, "n1", t0.Add(-time.Minute), func(j *planner.Job) { j.TimeLimit = 1000 * time.Hour }).
 				Pending(1, 4, h, func(j *planner.Job) { j.TimeLimit = tc.limit }).Build()
-			if got := plan(t, "smd", planner.Options{}, s)[1].Workers; got != tc.want {
-				t.Errorf("workers %d, want %d", got, tc.want)
+			for _, policy := range []string{"smd", "andreas"} {
+				if got := plan(t, policy, planner.Options{KeepRequest: tc.keep}, s)[1].Workers; got != tc.want {
+					t.Errorf("%s: workers %d, want %d", policy, got, tc.want)
+				}
 			}
 		})
 	}

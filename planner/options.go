@@ -143,6 +143,17 @@ type Options struct {
 	// partition and account (nil: no caps; DefaultLimits are the
 	// configuration's defaults).
 	Limits []Limit
+	// KeepRequest: a pending job is never planned on fewer GPUs than it
+	// asked for, whatever its gpus= range allows (the site default:
+	// SiteDefaults; the configuration's shrink = true turns it off). A job
+	// Strata shrinks runs longer than its user planned for, by the time
+	// model's guess: measured with realistic knowledge (docs/evaluation.md
+	// § Prediction error), shrinking gained 1–2 % of average JCT with a
+	// model 3× off, lost 5 % with a good one, and ended honest jobs at their
+	// own time limits where Slurm alone ended none. Off (the zero Options,
+	// and the simulator's ideal mode): a job may be shrunk, with
+	// ShrinkMargin under its limit.
+	KeepRequest bool
 	// Reshape says the caller can preempt and resize running jobs: the
 	// simulator's ideal mode does, for the policies whose published
 	// versions do (tiresias, optimus, smd-elastic). Otherwise (production:

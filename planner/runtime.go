@@ -99,6 +99,25 @@ func fitsLimit(ji *jobInfo, w int, d time.Duration) bool {
 	return d <= tl
 }
 
+// keepRequest drops a pending job's options below its request, when the
+// site keeps requests (Options.KeepRequest) and an option at or above the
+// request is left.
+func keepRequest[T any](o *Options, ji *jobInfo, opts []T, workers func(T) int) []T {
+	if !o.KeepRequest || ji.job.State != JobPending || len(opts) < 2 {
+		return opts
+	}
+	kept := make([]T, 0, len(opts))
+	for _, x := range opts {
+		if workers(x) >= ji.req {
+			kept = append(kept, x)
+		}
+	}
+	if len(kept) == 0 {
+		return opts
+	}
+	return kept
+}
+
 // capAtLimit is d, at most the job's time limit (none: d).
 func capAtLimit(j *Job, d time.Duration) time.Duration {
 	if tl := j.TimeLimit; tl > 0 && d > tl {

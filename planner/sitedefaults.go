@@ -14,6 +14,9 @@ package planner
 //     knowledge and a catalog 3× off per model (docs/evaluation.md §
 //     Prediction error), binding killed honest jobs at every margin while
 //     the users' records alone already made lying cost the liar.
+//   - KeepRequest: no pending job is planned on fewer GPUs than it asked
+//     for (shrink = true turns shrinking on, with ShrinkMargin): shrinking
+//     by a guessed run time ended honest jobs at their own limits.
 //   - PriorityMode is PriorityNice: Strata's order enters Slurm as a
 //     nice within ±NiceBand, so the site's multifactor priority keeps
 //     counting (docs/evaluation.d/accountability/30-site-policy.md); the
@@ -21,7 +24,7 @@ package planner
 //
 // The configuration's [planner] section overrides these key by key.
 func SiteDefaults() Options {
-	return Options{Limits: DefaultLimits(), PriorityMode: PriorityNice}
+	return Options{Limits: DefaultLimits(), PriorityMode: PriorityNice, KeepRequest: true}
 }
 
 // Resolved returns o with every zero field that has a built-in default

@@ -19,6 +19,7 @@ const documentedDefaults = `[planner]
 energy-weight = 0.0
 tardiness-weight = 0.0
 bind-claims = false
+shrink = false
 top-tier = false
 ps-comm = "overlap"
 `
@@ -49,6 +50,7 @@ func TestEveryCommandPlansWithTheSiteDefaults(t *testing.T) {
 	}
 	for _, tc := range []struct{ name, toml string }{
 		{"binding on", "[planner]\nbind-claims = true\nclaim-margin = 3\nclaim-floor = \"1h\"\n"},
+		{"shrinking on", "[planner]\nshrink = true\n"},
 		{"no caps", "[planner]\nlimits = []\n"},
 		{"site caps", "[planner]\n[[planner.limits]]\npartition = \"gpu\"\nmax-weight = 4\nmax-gpus = 16\n"},
 		{"weights", "[planner]\nenergy-weight = 2.5\ntardiness-weight = 1\ngpu-watts = 250\n"},

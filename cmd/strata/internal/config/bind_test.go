@@ -37,3 +37,28 @@ func TestPlannerBindClaims(t *testing.T) {
 		}
 	}
 }
+
+// shrink (issue 30): without it no job is planned on fewer GPUs than it
+// asked for (planner.Options.KeepRequest); shrink = true lets a gpus=
+// range shrink a job; anything but a boolean is refused, naming the key.
+func TestPlannerShrink(t *testing.T) {
+	for _, tc := range []struct {
+		toml string
+		keep bool
+	}{{"", true}, {"[planner]\nshrink = false\n", true}, {"[planner]\nshrink = true\n", false}} {
+		f, err := Load(writeFile(t, tc.toml))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := PlannerOptions(f).KeepRequest; got != tc.keep {
+			t.Errorf("%q: KeepRequest %v, want %v", tc.toml, got, tc.keep)
+		}
+	}
+	if got := PlannerOptions(nil).KeepRequest; !got {
+		t.Error("no file: KeepRequest false, want the site default (true)")
+	}
+	_, err := Load(writeFile(t, "[planner]\nshrink = \"yes\"\n"))
+	if err == nil || !strings.Contains(err.Error(), "shrink") {
+		t.Errorf("shrink = \"yes\": %v, want an error naming shrink", err)
+	}
+}

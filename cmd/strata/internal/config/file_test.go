@@ -136,7 +136,7 @@ max-range-factor = 1
 	}
 	got := f.Planner.Options()
 	want := planner.Options{EnergyWeight: 0.5, TardinessWeight: 2, GPUWatts: 250, TiresiasThreshold: 1800,
-		PriorityBase: 5000, PriorityStep: 3, PriorityMode: planner.PriorityNice, PSComm: planner.PSCommNoOverlap,
+		PriorityBase: 5000, PriorityStep: 3, PriorityMode: planner.PriorityNice, KeepRequest: true, PSComm: planner.PSCommNoOverlap,
 		WorkerBandwidthBps: 25e9 / 8, PSBandwidthBps: 40e9 / 8, IntraNodeBps: 100e9, InterNodeBps: 25e9,
 		ReferenceFLOPS: 20e12, NodeGPUs: 4, MaxOptionsPerJob: 6, DefaultDuration: 30 * time.Minute,
 		StarvationAge: 12 * time.Hour, LongJob: 3 * time.Hour, LongJobShare: 0.5,

@@ -40,6 +40,7 @@ import (
 //	long-job = "2h"
 //	long-job-share = 0.25
 //	top-tier = false               # true: jobs listing several partitions get the cheapest
+//	shrink = false                 # true: a gpus= range may give a job fewer GPUs than it asked for
 //	bind-claims = false            # true: lower the time limit of a job whose user's record shows understated claims
 //	claim-margin = 2.0             # the bound limit over the prediction (≥ 1)
 //	claim-floor = "30m"            # the least limit a binding writes (≥ 10m)
@@ -83,6 +84,8 @@ type Planner struct {
 	// claim-floor (planner.Options).
 	BindClaims  bool
 	ClaimMargin float64
+	// Shrink: shrink = true (planner.Options.KeepRequest off).
+	Shrink bool
 	ClaimFloor  time.Duration
 	// PriorityMode and NiceBand: priority-mode, nice-band
 	// (planner.Options); NiceBand counts only when the file sets it.
@@ -142,6 +145,14 @@ var plannerKeys = []plannerKey{
 			return fmt.Errorf("want true (jobs that list several partitions are given the cheapest) or false (planned in the first they list)")
 		}
 		p.TopTier = b
+		return nil
+	}},
+	{"shrink", func(p *Planner, v any) error {
+		b, ok := v.(bool)
+		if !ok {
+			return fmt.Errorf("want false (no job gets fewer GPUs than it asked for) or true (a gpus= range may shrink a job, its modelled run at most half its time limit)")
+		}
+		p.Shrink = b
 		return nil
 	}},
 	{"bind-claims", func(p *Planner, v any) error {
@@ -450,6 +461,10 @@ func (p Planner) Options() planner.Options {
 		}
 	}
 	o.BindClaims = p.BindClaims || def.BindClaims && p.set["bind-claims"] == ""
+	o.KeepRequest = def.KeepRequest
+	if _, set := p.set["shrink"]; set {
+		o.KeepRequest = !p.Shrink
+	}
 	o.ClaimMargin, o.ClaimFloor = p.ClaimMargin, p.ClaimFloor
 	if !p.LimitsSet {
 		o.Limits = def.Limits
