@@ -85,8 +85,8 @@ type Planner struct {
 	BindClaims  bool
 	ClaimMargin float64
 	// Shrink: shrink = true (planner.Options.KeepRequest off).
-	Shrink bool
-	ClaimFloor  time.Duration
+	Shrink     bool
+	ClaimFloor time.Duration
 	// PriorityMode and NiceBand: priority-mode, nice-band
 	// (planner.Options); NiceBand counts only when the file sets it.
 	PriorityMode string
