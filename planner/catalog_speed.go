@@ -164,10 +164,20 @@ func nearestRow(model string, g GPUSpec, p Precision) (Published, GPUSpec, bool)
 }
 
 // calibrated is the speed factor at which the model's data-parallel
-// throughput on row.GPUs GPUs equals the published one.
+// throughput on row.GPUs GPUs equals the published one, at the batch per
+// GPU the row was measured at where it says (the job's batch otherwise):
+// a figure measured at a batch of 1280 per GPU barely pays for its
+// gradient exchange, and calibrating it at a job's batch of 32 would read
+// the exchange as a slow GPU.
 func (m *jobModel) calibrated(row Published, o *Options) float64 {
 	c := *m
 	c.arch, c.calib = ArchAllReduce, 0
+	if row.Batch > 0 {
+		c.batch = float64(row.Batch)
+		if c.kind == kindCurve {
+			c.batch *= float64(row.GPUs) // a curve's batch is global
+		}
+	}
 	if row.GPUs == 1 {
 		c.arch = ArchSingle
 	}
