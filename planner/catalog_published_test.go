@@ -211,3 +211,38 @@ func TestSuggestModels(t *testing.T) {
 		}
 	}
 }
+
+// TestDatasheetScalingHeldOut (issue 32.1): a GPU without published rows
+// is timed from the nearest published GPU scaled by scale. Each GPU's rows
+// held out in turn, its published throughputs are modelled within 1.35×.
+// With the peak ratio alone, ResNet-50 amp on A10 modelled 0.62 × its
+// published time, and H200 0.76–0.83 × (at H100's speed). Not parallel:
+// it swaps the package's published table.
+func TestDatasheetScalingHeldOut(t *testing.T) {
+	all := publishedThroughputs
+	defer func() { publishedThroughputs = all }()
+	batch := map[string]int{"resnet50": 256, "bert-large": 32}
+	for _, gpu := range []string{"h100", "h200", "a10"} {
+		var held []Published
+		for _, r := range all {
+			if r.GPU != gpu {
+				held = append(held, r)
+			}
+		}
+		for _, r := range all {
+			if r.GPU != gpu {
+				continue
+			}
+			c := fmt.Sprintf("strata: model=%s batch=%d precision=%s epochs=1 samples=100000", r.Model, max(r.Batch, batch[r.Model]), r.Precision)
+			publishedThroughputs = held
+			d, reason, err := EstimateDuration(&Job{Comment: c, GPUsPerJob: r.GPUs, GPUType: gpu}, r.GPUs, 0, Options{})
+			publishedThroughputs = all
+			if err != nil || reason != ReasonModelled {
+				t.Fatalf("%s: %v %s %v", c, d, reason, err)
+			}
+			if ratio := d.Seconds() / (100000 / r.SamplesPerSec); ratio > 1.35 || ratio < 1/1.35 {
+				t.Errorf("%s on %d × %s held out: modelled %.2f × the published time", c, r.GPUs, gpu, ratio)
+			}
+		}
+	}
+}
