@@ -26,8 +26,8 @@ const (
 	MinSiteRuns = 5
 	// SiteWindow is how far back the records are read.
 	SiteWindow = 90 * 24 * time.Hour
-	// siteLimit bounds the records read.
-	siteLimit = 20000
+	// sitePages bounds the records read, siteLimit at a time.
+	sitePages = 5
 	// unknownBand: without a known spread, a time limit is called too
 	// short only below the modelled run / unknownBand (a factor of two,
 	// the yardstick of `strata report predictions`).
@@ -67,6 +67,9 @@ func gpuKey(t string) string {
 	return strings.ToLower(strings.TrimSpace(t))
 }
 
+// siteLimit is the page size of the records read (a variable for tests).
+var siteLimit = 20000
+
 // spreadOf is the spread of the job's run: the site's records when they
 // hold MinSiteRuns ended runs of its model on its GPU type; else the
 // catalog's published range (by); else none, saying why.
@@ -104,7 +107,7 @@ func siteSpread(h planner.Hints, o Options) (Spread, string) {
 		ctx = context.Background()
 	}
 	since := o.Now.Add(-SiteWindow).UTC()
-	jobs, err := o.Records.CalibrationJobs(ctx, "", since, siteLimit)
+	jobs, err := readRecords(ctx, o.Records, since)
 	if err != nil {
 		return Spread{}, fmt.Sprintf("the site's records could not be read (%v)", err)
 	}
@@ -140,6 +143,24 @@ func siteSpread(h planner.Hints, o Options) (Spread, string) {
 	sp.Text = fmt.Sprintf("90 %% of the %d ended runs of %s here since %s ran %.2f–%.2f × the modelled time (median %.2f ×)%s",
 		sp.Runs, on, day, sp.LowRatio, sp.HighRatio, sp.MedianRatio, timedOut)
 	return sp, ""
+}
+
+// readRecords reads the ended jobs since since, siteLimit at a time (the
+// query returns the oldest first), at most sitePages pages.
+func readRecords(ctx context.Context, r Records, since time.Time) ([]db.CalibrationJob, error) {
+	var out []db.CalibrationJob
+	for range sitePages {
+		page, err := r.CalibrationJobs(ctx, "", since, siteLimit)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page...)
+		if len(page) < siteLimit {
+			break
+		}
+		since = page[len(page)-1].End // jobs ending at that very instant on the next page are lost
+	}
+	return out, nil
 }
 
 // rank is the q-quantile of sorted xs (nearest rank).

@@ -131,11 +131,40 @@ func TestSpreadFromTheSiteRecords(t *testing.T) {
 			if !strings.Contains(sp.Text, tt.text) {
 				t.Errorf("spread text %q lacks %q", sp.Text, tt.text)
 			}
+			if tt.source == "site" {
+				var out strings.Builder
+				script := "#SBATCH --gres=gpu:" + tt.gres + " --time=24:00:00\n#SBATCH --comment='strata: " + tt.comment + "'\n"
+				if err := CheckScript(&out, ReadScript(script), Options{Now: spreadNow, Records: tt.records}); err != nil ||
+					!strings.Contains(out.String(), "expected spread: "+tt.text) || !strings.Contains(out.String(), "8 GPUs 01:55:37 (01:44:0") {
+					t.Errorf("text: %v\n%s", err, out.String())
+				}
+			}
 			r := res.Runs[0]
 			if tt.low > 0 && (r.LowSeconds != r.Seconds*tt.low || r.HighSeconds != r.Seconds*tt.high) {
 				t.Errorf("run %+v: want %.2f–%.2f × %.0f s", r, tt.low, tt.high, r.Seconds)
 			}
 		})
+	}
+}
+
+// TestSpreadReadsEveryPage: the records are read a page at a time (the
+// query returns the oldest first); every page counts. Not parallel: it
+// shrinks the page.
+func TestSpreadReadsEveryPage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Postgres (skipped only under -short)")
+	}
+	s := dbtest.New(t)
+	var runs []siteRun
+	for range 7 {
+		runs = append(runs, siteRun{"resnet50", "a100", 8, 1000 * time.Second, 1100 * time.Second, false, 0})
+	}
+	seedRuns(t, s, runs)
+	defer func(n int) { siteLimit = n }(siteLimit)
+	siteLimit = 3
+	sp := checkJSON(t, "a100:8", "24:00:00", "model=resnet50 batch=256 precision=amp epochs=90 samples=1281167", s).Spread
+	if sp == nil || sp.Source != "site" || sp.Runs != 7 {
+		t.Errorf("spread %+v: want the site's 7 runs read in pages of 3", sp)
 	}
 }
 
