@@ -43,20 +43,22 @@ const (
 // NGC container's default: its A100 fp32 ResNet-50, 1066 images/s, is
 // DeepLearningExamples' TF32 figure, 938, not fp32's 19.5 TFLOPS).
 const (
-	lambdaV1 = "Lambda deeplearning-benchmark pytorch/pytorch-train-throughput-%s.csv, column %s, row %q (commit 4e11f689, 2024-07-24)"
-	lambdaV2 = "Lambda deeplearning-benchmark pytorch/pytorch-train-throughput-v2-%s.csv, column %s, row %q (commit 200af3b7, 2025-12-10)"
-	h100x1   = "H100 80GB SXM5"
-	h100x8   = "8x H100 80GB SXM5"
-	h200x1   = "LambdaBM_ENG04_1xH200_140GB_SXM_h200_v2"
-	h200x8   = "LambdaBM_ENG04_8xH200_140GB_SXM_h200_v2"
-	a10x1    = "LambdaCloud A10"
+	lambdaV1 = "Lambda deeplearning-benchmark pytorch/pytorch-train-throughput-%[1]s.csv, column %[2]s, row %[3]q; " +
+		"batch %[4]d per GPU from pytorch/pytorch-train-bs-%[1]s.csv (commit 4e11f689, 2024-07-24)"
+	lambdaV2 = "Lambda deeplearning-benchmark pytorch/pytorch-train-throughput-v2-%[1]s.csv, column %[2]s, row %[3]q; " +
+		"batch %[4]d per GPU from pytorch/scripts/config_v2/config_pytorch_140GB.sh (commit 200af3b7, 2025-12-10)"
+	h100x1 = "H100 80GB SXM5"
+	h100x8 = "8x H100 80GB SXM5"
+	h200x1 = "LambdaBM_ENG04_1xH200_140GB_SXM_h200_v2"
+	h200x8 = "LambdaBM_ENG04_8xH200_140GB_SXM_h200_v2"
+	a10x1  = "LambdaCloud A10"
 )
 
 // lambda is a row of Lambda's tables: file fp16 is amp, fp32 is tf32.
 func lambda(form, model, column, row string, p Precision, gpus, batch int, v float64) Published {
 	file := map[Precision]string{PrecisionAMP: "fp16", PrecisionTF32: "fp32"}[p]
 	gpu := map[string]string{h100x1: "h100", h100x8: "h100", h200x1: "h200", h200x8: "h200", a10x1: "a10"}[row]
-	return Published{model, gpu, p, gpus, v, fmt.Sprintf(form, file, column, row) + fmt.Sprintf(", batch %d per GPU", batch), batch}
+	return Published{model, gpu, p, gpus, v, fmt.Sprintf(form, file, column, row, batch), batch}
 }
 
 // publishedThroughputs are the published rows. Only rows with a source
