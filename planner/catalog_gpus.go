@@ -45,35 +45,49 @@ type GPUSpec struct {
 	TF32    float64
 	AMP     float64 // fp16/bf16 tensor (matrix) peak
 	BF16    bool
+	// MemGBps is the datasheet memory bandwidth (GB/s).
+	MemGBps float64
 	Source  string
 }
 
 // gpuSpecs are the built-in GPU types; [planner] gpu-speed overrides them.
 var gpuSpecs = []GPUSpec{
 	{Name: "v100", Aliases: []string{"v100s", "tesla-v100"}, FP32: 15.7, AMP: 125,
-		Source: "NVIDIA Tesla V100 datasheet (SXM2): 15.7 TFLOPS FP32, 125 TFLOPS tensor"},
+		MemGBps: 900,
+		Source:  "NVIDIA Tesla V100 datasheet (SXM2): 15.7 TFLOPS FP32, 125 TFLOPS tensor; 900 GB/s HBM2"},
 	{Name: "t4", FP32: 8.1, AMP: 65,
-		Source: "NVIDIA T4 datasheet: 8.1 TFLOPS FP32, 65 TFLOPS FP16/FP32 mixed precision"},
+		MemGBps: 320,
+		Source:  "NVIDIA T4 datasheet: 8.1 TFLOPS FP32, 65 TFLOPS FP16/FP32 mixed precision; 320 GB/s GDDR6"},
 	{Name: "a100", Aliases: []string{"a100-40gb", "a100-80gb", "a100-sxm4", "a100-pcie"}, FP32: 19.5, TF32: 156, AMP: 312, BF16: true,
-		Source: "NVIDIA A100 datasheet: 19.5 TFLOPS FP32, 156 TF32, 312 BF16/FP16 tensor (dense)"},
+		MemGBps: 2039,
+		Source:  "NVIDIA A100 datasheet: 19.5 TFLOPS FP32, 156 TF32, 312 BF16/FP16 tensor (dense); 2039 GB/s HBM2e (80GB SXM)"},
 	{Name: "a30", FP32: 10.3, TF32: 82, AMP: 165, BF16: true,
-		Source: "NVIDIA A30 datasheet: 10.3 TFLOPS FP32, 82 TF32, 165 BF16/FP16 tensor (dense)"},
+		MemGBps: 933,
+		Source:  "NVIDIA A30 datasheet: 10.3 TFLOPS FP32, 82 TF32, 165 BF16/FP16 tensor (dense); 933 GB/s HBM2"},
 	{Name: "a10", FP32: 31.2, TF32: 62.5, AMP: 125, BF16: true,
-		Source: "NVIDIA A10 datasheet: 31.2 TFLOPS FP32, 62.5 TF32, 125 BF16/FP16 tensor (dense; 2× with sparsity)"},
+		MemGBps: 600,
+		Source:  "NVIDIA A10 datasheet: 31.2 TFLOPS FP32, 62.5 TF32, 125 BF16/FP16 tensor (dense; 2× with sparsity); 600 GB/s GDDR6"},
 	{Name: "a40", FP32: 37.4, TF32: 74.8, AMP: 149.7, BF16: true,
-		Source: "NVIDIA A40 datasheet: 37.4 TFLOPS FP32, 74.8 TF32, 149.7 BF16/FP16 tensor (dense)"},
+		MemGBps: 696,
+		Source:  "NVIDIA A40 datasheet: 37.4 TFLOPS FP32, 74.8 TF32, 149.7 BF16/FP16 tensor (dense); 696 GB/s GDDR6"},
 	{Name: "l4", FP32: 30.3, TF32: 60, AMP: 121, BF16: true,
-		Source: "NVIDIA L4 datasheet: 30.3 TFLOPS FP32, 120 TF32 and 242 FP16 with sparsity (dense half)"},
+		MemGBps: 300,
+		Source:  "NVIDIA L4 datasheet: 30.3 TFLOPS FP32, 120 TF32 and 242 FP16 with sparsity (dense half); 300 GB/s GDDR6"},
 	{Name: "l40s", FP32: 91.6, TF32: 183, AMP: 362, BF16: true,
-		Source: "NVIDIA L40S datasheet: 91.6 TFLOPS FP32, 366 TF32 and 733 BF16 with sparsity (dense half)"},
+		MemGBps: 864,
+		Source:  "NVIDIA L40S datasheet: 91.6 TFLOPS FP32, 366 TF32 and 733 BF16 with sparsity (dense half); 864 GB/s GDDR6"},
 	{Name: "h100", Aliases: []string{"h100-sxm", "h100-80gb", "h100-sxm5"}, FP32: 67, TF32: 494.5, AMP: 989.5, BF16: true,
-		Source: "NVIDIA H100 datasheet (SXM): 67 TFLOPS FP32, 989 TF32 and 1979 BF16 with sparsity (dense half)"},
+		MemGBps: 3350,
+		Source:  "NVIDIA H100 datasheet (SXM): 67 TFLOPS FP32, 989 TF32 and 1979 BF16 with sparsity (dense half); 3.35 TB/s HBM3"},
 	{Name: "h200", Aliases: []string{"h200-sxm", "h200-141gb"}, FP32: 67, TF32: 494.5, AMP: 989.5, BF16: true,
-		Source: "NVIDIA H200 datasheet (SXM): 67 TFLOPS FP32, 989 TF32 and 1979 BF16 with sparsity (dense half)"},
+		MemGBps: 4800,
+		Source:  "NVIDIA H200 datasheet (SXM): 67 TFLOPS FP32, 989 TF32 and 1979 BF16 with sparsity (dense half); 4.8 TB/s HBM3e"},
 	{Name: "mi250x", Aliases: []string{"mi250"}, FP32: 47.9, AMP: 383, BF16: true,
-		Source: "AMD Instinct MI250X datasheet: 47.9 TFLOPS FP32 vector, 383 TFLOPS FP16/BF16 matrix"},
+		MemGBps: 3277,
+		Source:  "AMD Instinct MI250X datasheet: 47.9 TFLOPS FP32 vector, 383 TFLOPS FP16/BF16 matrix; 3.2768 TB/s HBM2e"},
 	{Name: "mi300x", FP32: 163.4, TF32: 653.7, AMP: 1307.4, BF16: true,
-		Source: "AMD Instinct MI300X datasheet: 163.4 TFLOPS FP32, 653.7 TF32, 1307.4 FP16/BF16 matrix (dense)"},
+		MemGBps: 5300,
+		Source:  "AMD Instinct MI300X datasheet: 163.4 TFLOPS FP32, 653.7 TF32, 1307.4 FP16/BF16 matrix (dense); 5.3 TB/s HBM3"},
 }
 
 // gresPrefixes are dropped from GRES type names before lookup (Slurm's

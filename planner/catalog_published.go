@@ -1,5 +1,7 @@
 package planner
 
+import "fmt"
+
 // Published is one published training throughput: SamplesPerSec samples
 // per second (images, sequences) of Model on GPUs GPUs of type GPU at
 // Precision, with the exact place it was published.
@@ -10,6 +12,11 @@ type Published struct {
 	GPUs          int
 	SamplesPerSec float64
 	Source        string
+	// Batch is the batch per GPU the figure was measured at, where the
+	// source gives it (0: not given; the model is calibrated at the job's
+	// own batch). A figure measured at a large batch hides the gradient
+	// exchange that a job at a small batch pays.
+	Batch int
 }
 
 // Sources of the published rows (NVIDIA DeepLearningExamples, tables as
@@ -29,34 +36,82 @@ const (
 		"\"Fine-tuning NVIDIA DGX-1 With 32G\", SQuAD, sequence length 384 (pytorch:21.11-py3)"
 )
 
+// Lambda's PyTorch training benchmark (github.com/lambdal/deeplearning-benchmark):
+// NVIDIA DeepLearningExamples' ResNet-50 v1.5 and BERT-large SQuAD
+// (sequence length 384) in an NGC PyTorch container. Its fp16 tables are
+// mixed precision (amp); its fp32 tables run TF32 on Ampere and later (the
+// NGC container's default: its A100 fp32 ResNet-50, 1066 images/s, is
+// DeepLearningExamples' TF32 figure, 938, not fp32's 19.5 TFLOPS).
+const (
+	lambdaV1 = "Lambda deeplearning-benchmark pytorch/pytorch-train-throughput-%[1]s.csv, column %[2]s, row %[3]q; " +
+		"batch %[4]d per GPU from pytorch/pytorch-train-bs-%[1]s.csv (commit 4e11f689, 2024-07-24)"
+	lambdaV2 = "Lambda deeplearning-benchmark pytorch/pytorch-train-throughput-v2-%[1]s.csv, column %[2]s, row %[3]q; " +
+		"batch %[4]d per GPU from pytorch/scripts/config_v2/config_pytorch_140GB.sh (commit 200af3b7, 2025-12-10)"
+	h100x1 = "H100 80GB SXM5"
+	h100x8 = "8x H100 80GB SXM5"
+	h200x1 = "LambdaBM_ENG04_1xH200_140GB_SXM_h200_v2"
+	h200x8 = "LambdaBM_ENG04_8xH200_140GB_SXM_h200_v2"
+	a10x1  = "LambdaCloud A10"
+)
+
+// lambda is a row of Lambda's tables: file fp16 is amp, fp32 is tf32.
+func lambda(form, model, column, row string, p Precision, gpus, batch int, v float64) Published {
+	file := map[Precision]string{PrecisionAMP: "fp16", PrecisionTF32: "fp32"}[p]
+	gpu := map[string]string{h100x1: "h100", h100x8: "h100", h200x1: "h200", h200x8: "h200", a10x1: "a10"}[row]
+	return Published{model, gpu, p, gpus, v, fmt.Sprintf(form, file, column, row, batch), batch}
+}
+
 // publishedThroughputs are the published rows. Only rows with a source
 // belong here (TestPublishedRowsHaveSources); a (model, GPU, precision)
 // without a published figure is left out, never estimated here.
 var publishedThroughputs = []Published{
-	{"resnet50", "a100", PrecisionTF32, 1, 938, srcRN50A100},
-	{"resnet50", "a100", PrecisionTF32, 8, 7248, srcRN50A100},
-	{"resnet50", "a100", PrecisionAMP, 1, 2470, srcRN50A100},
-	{"resnet50", "a100", PrecisionAMP, 8, 16621, srcRN50A100},
-	{"resnet50", "v100", PrecisionFP32, 1, 367, srcRN50V100},
-	{"resnet50", "v100", PrecisionFP32, 8, 2855, srcRN50V100},
-	{"resnet50", "v100", PrecisionAMP, 1, 1200, srcRN50V100},
-	{"resnet50", "v100", PrecisionAMP, 8, 8322, srcRN50V100},
-	{"efficientnet-b0", "a100", PrecisionAMP, 8, 14391, srcConvA100},
-	{"efficientnet-b0", "a100", PrecisionTF32, 8, 8225, srcConvA100},
-	{"efficientnet-b4", "a100", PrecisionAMP, 8, 2341, srcConvA100},
-	{"efficientnet-b4", "a100", PrecisionTF32, 8, 1204, srcConvA100},
-	{"efficientnet-b0", "v100", PrecisionAMP, 8, 7664, srcConvV100},
-	{"efficientnet-b0", "v100", PrecisionFP32, 8, 4571, srcConvV100},
-	{"efficientnet-b4", "v100", PrecisionAMP, 8, 1330, srcConvV100},
-	{"efficientnet-b4", "v100", PrecisionFP32, 8, 598, srcConvV100},
-	{"bert-large", "a100", PrecisionTF32, 1, 61.5, srcBERTA100},
-	{"bert-large", "a100", PrecisionTF32, 8, 469.8, srcBERTA100},
-	{"bert-large", "a100", PrecisionAMP, 1, 110.5, srcBERTA100},
-	{"bert-large", "a100", PrecisionAMP, 8, 846.7, srcBERTA100},
-	{"bert-large", "v100", PrecisionFP32, 1, 12, srcBERTV100},
-	{"bert-large", "v100", PrecisionFP32, 8, 85.5, srcBERTV100},
-	{"bert-large", "v100", PrecisionAMP, 1, 52, srcBERTV100},
-	{"bert-large", "v100", PrecisionAMP, 8, 382, srcBERTV100},
+	{"resnet50", "a100", PrecisionTF32, 1, 938, srcRN50A100, 0},
+	{"resnet50", "a100", PrecisionTF32, 8, 7248, srcRN50A100, 0},
+	{"resnet50", "a100", PrecisionAMP, 1, 2470, srcRN50A100, 0},
+	{"resnet50", "a100", PrecisionAMP, 8, 16621, srcRN50A100, 0},
+	{"resnet50", "v100", PrecisionFP32, 1, 367, srcRN50V100, 0},
+	{"resnet50", "v100", PrecisionFP32, 8, 2855, srcRN50V100, 0},
+	{"resnet50", "v100", PrecisionAMP, 1, 1200, srcRN50V100, 0},
+	{"resnet50", "v100", PrecisionAMP, 8, 8322, srcRN50V100, 0},
+	{"efficientnet-b0", "a100", PrecisionAMP, 8, 14391, srcConvA100, 0},
+	{"efficientnet-b0", "a100", PrecisionTF32, 8, 8225, srcConvA100, 0},
+	{"efficientnet-b4", "a100", PrecisionAMP, 8, 2341, srcConvA100, 0},
+	{"efficientnet-b4", "a100", PrecisionTF32, 8, 1204, srcConvA100, 0},
+	{"efficientnet-b0", "v100", PrecisionAMP, 8, 7664, srcConvV100, 0},
+	{"efficientnet-b0", "v100", PrecisionFP32, 8, 4571, srcConvV100, 0},
+	{"efficientnet-b4", "v100", PrecisionAMP, 8, 1330, srcConvV100, 0},
+	{"efficientnet-b4", "v100", PrecisionFP32, 8, 598, srcConvV100, 0},
+	{"bert-large", "a100", PrecisionTF32, 1, 61.5, srcBERTA100, 0},
+	{"bert-large", "a100", PrecisionTF32, 8, 469.8, srcBERTA100, 0},
+	{"bert-large", "a100", PrecisionAMP, 1, 110.5, srcBERTA100, 0},
+	{"bert-large", "a100", PrecisionAMP, 8, 846.7, srcBERTA100, 0},
+	{"bert-large", "v100", PrecisionFP32, 1, 12, srcBERTV100, 0},
+	{"bert-large", "v100", PrecisionFP32, 8, 85.5, srcBERTV100, 0},
+	{"bert-large", "v100", PrecisionAMP, 1, 52, srcBERTV100, 0},
+	{"bert-large", "v100", PrecisionAMP, 8, 382, srcBERTV100, 0},
+
+	lambda(lambdaV1, "resnet50", "resnet50", h100x1, PrecisionAMP, 1, 1280, 2616),
+	lambda(lambdaV1, "resnet50", "resnet50", h100x8, PrecisionAMP, 8, 1280, 20728),
+	lambda(lambdaV1, "resnet50", "resnet50", h100x1, PrecisionTF32, 1, 640, 1753),
+	lambda(lambdaV1, "resnet50", "resnet50", h100x8, PrecisionTF32, 8, 640, 13856),
+	lambda(lambdaV1, "bert-large", "bert_large_squad", h100x1, PrecisionAMP, 1, 112, 301),
+	lambda(lambdaV1, "bert-large", "bert_large_squad", h100x8, PrecisionAMP, 8, 112, 2167),
+	lambda(lambdaV1, "bert-large", "bert_large_squad", h100x1, PrecisionTF32, 1, 64, 141),
+	lambda(lambdaV1, "bert-large", "bert_large_squad", h100x8, PrecisionTF32, 8, 64, 1042),
+
+	lambda(lambdaV2, "resnet50", "resnet50", h200x1, PrecisionAMP, 1, 2560, 3079),
+	lambda(lambdaV2, "resnet50", "resnet50", h200x8, PrecisionAMP, 8, 2560, 24479),
+	lambda(lambdaV2, "resnet50", "resnet50", h200x1, PrecisionTF32, 1, 1280, 2259),
+	lambda(lambdaV2, "resnet50", "resnet50", h200x8, PrecisionTF32, 8, 1280, 17947),
+	lambda(lambdaV2, "bert-large", "bert_large_squad", h200x1, PrecisionAMP, 1, 192, 350),
+	lambda(lambdaV2, "bert-large", "bert_large_squad", h200x8, PrecisionAMP, 8, 192, 2674),
+	lambda(lambdaV2, "bert-large", "bert_large_squad", h200x1, PrecisionTF32, 1, 96, 181),
+	lambda(lambdaV2, "bert-large", "bert_large_squad", h200x8, PrecisionTF32, 8, 96, 1360),
+
+	lambda(lambdaV1, "resnet50", "resnet50", a10x1, PrecisionAMP, 1, 448, 638),
+	lambda(lambdaV1, "resnet50", "resnet50", a10x1, PrecisionTF32, 1, 224, 349),
+	lambda(lambdaV1, "bert-large", "bert_large_squad", a10x1, PrecisionAMP, 1, 28, 42),
+	lambda(lambdaV1, "bert-large", "bert_large_squad", a10x1, PrecisionTF32, 1, 12, 19),
 }
 
 // ModelInfo is a model the catalog times from its size: parameters and

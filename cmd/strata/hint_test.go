@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-hpc/strata/db/dbtest"
 )
 
 // TestHintCheckCommand runs `strata hint check` (the checks themselves are
@@ -15,6 +17,9 @@ func TestHintCheckCommand(t *testing.T) {
 	script := writeFile(t, "job.sbatch", "#!/bin/bash\n#SBATCH -p gpu --gres=gpu:2 --time=00:10:00\n"+
 		"#SBATCH --comment='strata: model=cifar10 batch=2048 iters=3338 gpus=1-4'\nsrun python train.py\n", 0o600)
 	capsConfig := writeFile(t, "strata.toml", "[[planner.limits]]\npartition = \"gpu\"\nmax-gpus = 2\n", 0o600)
+	records := dbtest.URL(t) // the site's records: an empty, migrated database
+	dbtest.Open(t, records, true)
+	gone := strings.Replace(dbtest.URL(t), "strata_t_", "strata_gone_", 1)
 	tests := []struct {
 		name     string
 		args     []string
@@ -31,6 +36,10 @@ func TestHintCheckCommand(t *testing.T) {
 		{"json of a bad hint", []string{"hint", "check", "--json", "strata: gpus=8-2"}, 2, `"valid": false`, "hint gpus=8-2"},
 		{"a script whose limit is too short", []string{"hint", "check", script}, 0, "warning: --time=00:10:00 is shorter", ""},
 		{"the same with --strict", []string{"hint", "check", "--strict", script}, 1, "warning: --time=00:10:00 is shorter", "1 warning(s) with --strict"},
+		{"the site's records read for the spread", []string{"hint", "check", "--database-url", records, script}, 0,
+			"expected spread: not known: no ended run of cifar10 on an untyped GPU here yet", ""},
+		{"a database that cannot be read: the check goes on", []string{"hint", "check", "--database-url", gone, script}, 0,
+			"expected spread: not known: the site's records could not be read (", ""},
 		{"site caps from the configuration", []string{"--config", capsConfig, "hint", "check", script}, 0, "site cap: gpus=1-4 capped to 1-2 (limit of partition gpu)", ""},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,7 @@
 package hint
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,6 +44,12 @@ type Options struct {
 	// GPUType is the GPU type to time the job on when the script names
 	// none (--gpu-type; a comment checked alone).
 	GPUType string
+	// Records are the site's ended jobs (the database; nil: none
+	// configured), read for the spread of the run; RecordsErr says why
+	// they could not be opened. Context bounds the read.
+	Records    Records
+	RecordsErr error
+	Context    context.Context
 }
 
 // Result is what a check found; --json prints it, valid or not.
@@ -56,10 +63,15 @@ type Result struct {
 	Runs   []Run         `json:"modelled_runs,omitempty"`
 	// TimedBy is the catalog row or rule that timed the runs, and its source.
 	TimedBy *planner.TimingBasis `json:"timed_by,omitempty"`
+	// Spread is how far the real run may fall from the modelled one on
+	// this site, and where that comes from (with modelled runs only).
+	Spread *Spread `json:"spread,omitempty"`
 	// TimeLimit is the time limit the job would get from Strata, and why.
 	TimeLimit *LimitInfo `json:"time_limit,omitempty"`
 	Errors    []string   `json:"errors,omitempty"`
 	Warnings  []string   `json:"warnings,omitempty"`
+	// Notes are remarks that are not warnings (a limit inside the spread).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // ScriptInfo is what the script asks of Slurm.
@@ -75,8 +87,8 @@ type ScriptInfo struct {
 type Run struct {
 	GPUs    int     `json:"gpus"`
 	Seconds float64 `json:"seconds"`
-	// LowSeconds..HighSeconds is the published spread around Seconds
-	// (TimedBy's spread; absent where the catalog has none).
+	// LowSeconds..HighSeconds is the expected spread around Seconds
+	// (Spread's range; absent where none is known).
 	LowSeconds  float64 `json:"low_seconds,omitempty"`
 	HighSeconds float64 `json:"high_seconds,omitempty"`
 }
@@ -152,17 +164,18 @@ func check(w io.Writer, comment string, s *Script, o Options) error {
 	if len(runs) > 0 {
 		if b, ok := planner.TimingBasisOf(&planner.Job{Comment: comment, GPUType: o.GPUType}, o.Planner); ok {
 			res.TimedBy = &b
-			for i := range runs {
-				if b.SpreadLow > 0 {
-					runs[i].LowSeconds, runs[i].HighSeconds = runs[i].Seconds*b.SpreadLow, runs[i].Seconds*b.SpreadHigh
-				}
-			}
 		}
+		sp := spreadOf(p.hints, res.TimedBy, o)
+		res.Spread = &sp
+		applySpread(runs, sp)
 	}
 	li := limitInfo(p.hints, ok, s, runs, o.Planner)
 	res.TimeLimit = &li
 	res.Warnings = append(res.Warnings, flopsWarning(h)...)
-	res.Warnings = append(res.Warnings, warnings(h, s, runs, o.Now)...)
+	ws, notes := limitWarnings(s, runs, res.Spread)
+	res.Warnings = append(res.Warnings, ws...)
+	res.Notes = notes
+	res.Warnings = append(res.Warnings, deadlineWarnings(h, runs, o.Now)...)
 	if o.JSON {
 		if err := writeJSON(w, res); err != nil {
 			return err
@@ -208,8 +221,14 @@ func printText(w io.Writer, res Result, ok bool, s *Script, o Options, why strin
 		fmt.Fprintf(&b, "site cap: %s\n", c)
 	}
 	b.WriteString(runsLine(res.Hints, res.Runs, why, cat, res.TimedBy))
+	if res.Spread != nil {
+		fmt.Fprintf(&b, "expected spread: %s\n", res.Spread.Text)
+	}
 	if res.TimeLimit != nil {
 		b.WriteString(res.TimeLimit.Text + "\n")
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
 	}
 	for _, wn := range res.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", wn)
@@ -218,26 +237,45 @@ func printText(w io.Writer, res Result, ok bool, s *Script, o Options, why strin
 	return err
 }
 
-// warnings compares the modelled runs with the script's time limit and the
-// hint's deadline.
-func warnings(h planner.Hints, s *Script, runs []Run, now time.Time) []string {
-	var out []string
-	if s != nil && s.TimeLimit > 0 {
-		var over []string
-		for _, r := range runs {
-			low := r.Seconds
-			if r.LowSeconds > 0 {
-				low = r.LowSeconds // warn only when even the fast end of the spread is too long
-			}
-			if d := seconds(r.Seconds); seconds(low) > s.TimeLimit {
-				over = append(over, fmt.Sprintf("%d GPUs %s", r.GPUs, fmtDuration(d)))
-			}
-		}
-		if len(over) > 0 {
-			out = append(out, fmt.Sprintf("--time=%s is shorter than the modelled run at %s: Slurm would end the job at its limit (raise --time, or narrow gpus=)",
-				fmtDuration(s.TimeLimit), strings.Join(over, ", ")))
+// limitWarnings compares the modelled runs with the script's time limit:
+// a warning only where the model is confident the limit is too short (it
+// is below the fast end of the spread, sp.WarnBelow × the modelled run), a
+// note where the limit lies inside the spread.
+func limitWarnings(s *Script, runs []Run, sp *Spread) (warns, notes []string) {
+	if s == nil || s.TimeLimit <= 0 || sp == nil {
+		return nil, nil
+	}
+	var over, inside []string
+	for _, r := range runs {
+		at := fmt.Sprintf("%d GPUs %s", r.GPUs, fmtDuration(seconds(r.Seconds)))
+		high := max(r.Seconds, r.HighSeconds)
+		switch {
+		case seconds(r.Seconds*sp.WarnBelow) > s.TimeLimit:
+			over = append(over, at)
+		case seconds(high) > s.TimeLimit:
+			inside = append(inside, at)
 		}
 	}
+	if len(over) > 0 {
+		warns = append(warns, fmt.Sprintf("--time=%s is shorter than the modelled run at %s, and than %.2f × it, the fast end of its spread (%s): "+
+			"Slurm would end the job at its limit (raise --time, or narrow gpus=)",
+			fmtDuration(s.TimeLimit), strings.Join(over, ", "), sp.WarnBelow, sp.Source))
+	}
+	switch {
+	case len(inside) > 0 && sp.LowRatio > 0:
+		notes = append(notes, fmt.Sprintf("--time=%s lies inside the spread of the run at %s: the run may outlast it",
+			fmtDuration(s.TimeLimit), strings.Join(inside, ", ")))
+	case len(inside) > 0:
+		notes = append(notes, fmt.Sprintf("--time=%s is shorter than the modelled run at %s: the run may outlast it (no spread is known, so it is not called too short)",
+			fmtDuration(s.TimeLimit), strings.Join(inside, ", ")))
+	}
+	return warns, notes
+}
+
+// deadlineWarnings compares the fastest modelled run with the hint's
+// deadline.
+func deadlineWarnings(h planner.Hints, runs []Run, now time.Time) []string {
+	var out []string
 	if h.Deadline.IsZero() || now.IsZero() {
 		return out
 	}
