@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -290,5 +291,69 @@ func TestPGScriptLifecycle(t *testing.T) {
 	run("down")
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Fatalf("down left %s behind (stat err %v)", dir, err)
+	}
+}
+
+// TestSlurmBedMovesOffATakenPort (issue 34): a bed's ports are kept between
+// its ups; when another process took one meanwhile (another bed brought up
+// while this one was down), up moves to a free port instead of failing
+// with "Address already in use". The bed is one of its own, in a temporary
+// folder, destroyed at the end.
+func TestSlurmBedMovesOffATakenPort(t *testing.T) {
+	bed(t)
+	dir, err := os.MkdirTemp("/var/cache/strata-test", "ports-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		// A bed that cannot bind its port was seen to hang in up: bounded,
+		// so that the test fails and its cleanup destroys the bed.
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "./slurm-test-cluster.sh", args...)
+		cmd.Env = append(os.Environ(), "SLURM_TEST_DIR="+dir, "SLURM_TEST_NODES=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("slurm-test-cluster.sh %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	t.Cleanup(func() {
+		cmd := exec.Command("./slurm-test-cluster.sh", "destroy")
+		cmd.Env = append(os.Environ(), "SLURM_TEST_DIR="+dir)
+		_ = cmd.Run()
+	})
+	restPort := func() string {
+		raw, err := os.ReadFile(filepath.Join(dir, "ports"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(raw), "\n") {
+			if v, ok := strings.CutPrefix(l, "rest="); ok {
+				return v
+			}
+		}
+		t.Fatalf("no rest= in %s/ports: %q", dir, raw)
+		return ""
+	}
+	run("up")
+	first := restPort()
+	run("down")
+	l, err := net.Listen("tcp", "127.0.0.1:"+first) // someone else takes it
+	if err != nil {
+		t.Fatalf("take port %s: %v", first, err)
+	}
+	defer l.Close()
+	out := run("up")
+	if second := restPort(); second == first {
+		t.Fatalf("up kept the taken port %s:\n%s", first, out)
+	}
+	if !strings.Contains(out, "moved: rest:"+first) {
+		t.Errorf("up did not say it moved off %s:\n%s", first, out)
+	}
+	env, err := os.ReadFile(filepath.Join(dir, "env"))
+	if err != nil || !strings.Contains(string(env), "127.0.0.1:"+restPort()) {
+		t.Errorf("env file %q (%v): want the new REST port %s", env, err, restPort())
 	}
 }
