@@ -60,6 +60,18 @@ func jobsFromV0042(in []jobWireV0042) (jobs []planner.Job, bad int) {
 	return out, bad
 }
 
+// runTimes are a job's start (running, suspended, or ended after a start)
+// and end (ended); zero otherwise.
+func runTimes(st planner.JobState, in *jobWireV0042) (start, end time.Time) {
+	switch {
+	case st == planner.JobRunning || st == planner.JobSuspended:
+		return unixSeconds(in.StartTime), time.Time{}
+	case Ended(string(st)):
+		return unixSeconds(in.StartTime), unixSeconds(in.EndTime)
+	}
+	return time.Time{}, time.Time{}
+}
+
 // jobFromV0042 translates one job; what cannot be parsed is named in
 // Job.Unreadable and the rest is kept.
 func jobFromV0042(in *jobWireV0042) planner.Job {
@@ -79,13 +91,7 @@ func jobFromV0042(in *jobWireV0042) planner.Job {
 	if len(in.JobState) > 0 {
 		j.State = planner.JobState(in.JobState[0])
 	}
-	switch {
-	case j.State == planner.JobRunning || j.State == planner.JobSuspended:
-		j.StartTime = unixSeconds(in.StartTime)
-	case Ended(string(j.State)):
-		// A run that ended: its start (zero if it never started) and end.
-		j.StartTime, j.EndTime = unixSeconds(in.StartTime), unixSeconds(in.EndTime)
-	}
+	j.StartTime, j.EndTime = runTimes(j.State, in)
 	w, strata := decide.ParseAdminComment(j.AdminComment)
 	j.NonCooperative = strata && w.NonCooperative
 	j.Partitions = allowedPartitions(j.Partition, w.Parts)

@@ -23,39 +23,7 @@ func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64, now time.Tim
 		n := *d.Nice
 		u.Nice, u.ResetPriority, changed = &n, old.AbsoluteWritten(), true
 	}
-	if d.Tasks > 0 && d.GPUsPerNode > 0 && cur.GPUsPerTask == 0 {
-		changed = psTasksUpdate(&u, cur, d) || changed
-	} else if d.GPUsPerNode > 0 && cur.GPUsPerTask == 0 { // a per-task request keeps its GPUs
-		nodes := max(1, d.NodeCount)
-		// The TRES string is sent also when only the node count changes:
-		// Slurm recomputes a --cpus-per-gpu / --mem-per-gpu job's CPU and
-		// memory totals only then, and a job moved to fewer nodes with its old
-		// totals stays pending forever (BadConstraints; seen in a replay).
-		if cur.GPUsPerJob > 0 && cur.GPUsPerNode == 0 {
-			if total := d.GPUsPerNode * nodes; total != cur.GPUsPerJob || nodes != cur.Nodes {
-				s := withGPUCount(cur.TRESPerJob, cur.GPUType, total)
-				u.TresPerJob, changed = &s, true
-			}
-		} else if d.GPUsPerNode != cur.GPUsPerNode || nodes != cur.Nodes {
-			s := withGPUCount(cur.TRESPerNode, cur.GPUType, d.GPUsPerNode)
-			u.TresPerNode, changed = &s, true
-		}
-		if nodes != cur.Nodes {
-			// Both bounds: with the minimum alone, a job asked for 2 nodes
-			// and planned on 1 would become "1-2" and might still span 2.
-			u.MinimumNodes, u.MaximumNodes, changed = nodes, nodes, true
-		}
-		scaleCPUsAndMemory(&u, cur, d.GPUsPerNode*nodes, nodes)
-		if d.MemoryPerNodeMB > 0 && !cur.MemoryPerGPU { // the hint's mem= per worker, as planned
-			have := u.MemoryPerNodeMB // scaled above, else the job's own
-			if have == 0 {
-				have = cur.MemoryPerNodeMB
-			}
-			if d.MemoryPerNodeMB > have {
-				u.MemoryPerNodeMB, changed = d.MemoryPerNodeMB, true
-			}
-		}
-	}
+	changed = gpuUpdate(&u, cur, d) || changed
 	switch {
 	case !d.NotBefore.IsZero() && !d.NotBefore.Equal(cur.DeferredUntil):
 		u.BeginTime, changed = d.NotBefore.Unix(), true
@@ -96,6 +64,48 @@ func jobUpdateFor(cur planner.Job, d planner.Decision, cycle int64, now time.Tim
 		u.AdminComment, changed = &ac, true
 	}
 	return u, changed
+}
+
+// gpuUpdate sets u's GPU request (and with it the node count, CPUs and
+// memory) from the decision's shape; a per-task request keeps its GPUs.
+// It reports whether anything changed.
+func gpuUpdate(u *JobUpdate, cur planner.Job, d planner.Decision) bool {
+	changed := false
+	if d.Tasks > 0 && d.GPUsPerNode > 0 && cur.GPUsPerTask == 0 {
+		return psTasksUpdate(u, cur, d)
+	}
+	if d.GPUsPerNode > 0 && cur.GPUsPerTask == 0 { // a per-task request keeps its GPUs
+		nodes := max(1, d.NodeCount)
+		// The TRES string is sent also when only the node count changes:
+		// Slurm recomputes a --cpus-per-gpu / --mem-per-gpu job's CPU and
+		// memory totals only then, and a job moved to fewer nodes with its old
+		// totals stays pending forever (BadConstraints; seen in a replay).
+		if cur.GPUsPerJob > 0 && cur.GPUsPerNode == 0 {
+			if total := d.GPUsPerNode * nodes; total != cur.GPUsPerJob || nodes != cur.Nodes {
+				s := withGPUCount(cur.TRESPerJob, cur.GPUType, total)
+				u.TresPerJob, changed = &s, true
+			}
+		} else if d.GPUsPerNode != cur.GPUsPerNode || nodes != cur.Nodes {
+			s := withGPUCount(cur.TRESPerNode, cur.GPUType, d.GPUsPerNode)
+			u.TresPerNode, changed = &s, true
+		}
+		if nodes != cur.Nodes {
+			// Both bounds: with the minimum alone, a job asked for 2 nodes
+			// and planned on 1 would become "1-2" and might still span 2.
+			u.MinimumNodes, u.MaximumNodes, changed = nodes, nodes, true
+		}
+		scaleCPUsAndMemory(u, cur, d.GPUsPerNode*nodes, nodes)
+		if d.MemoryPerNodeMB > 0 && !cur.MemoryPerGPU { // the hint's mem= per worker, as planned
+			have := u.MemoryPerNodeMB // scaled above, else the job's own
+			if have == 0 {
+				have = cur.MemoryPerNodeMB
+			}
+			if d.MemoryPerNodeMB > have {
+				u.MemoryPerNodeMB, changed = d.MemoryPerNodeMB, true
+			}
+		}
+	}
+	return changed
 }
 
 // plannedStart is the start the plan gives d: its predicted start, or its
