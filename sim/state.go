@@ -119,6 +119,8 @@ type engine struct {
 	// requeueable: checkpoints): with none, Strata never stops a running
 	// job in Slurm mode (nothingToWrite).
 	optIns int
+	// bf is the last backfill cycle's plan, whose buffers the next reuses.
+	bf *bfPlan
 	// snapNodes and snapJobs are the last snapshot's buffers, reused by
 	// the next (apply.go).
 	snapNodes []planner.Node
