@@ -230,11 +230,12 @@ func (p *bfPlan) fitAt(t float64, per, nodes, total int, limit float64) ([]int, 
 	cs := p.cands[:0]
 	defer func() { p.cands = cs[:0] }()
 	sum := 0
+	least := max(1, per) // the GPUs a candidate node has free at least
 	for n := range p.free {
-		if p.skip != nil && p.skip[n] || !p.usable(n, t, t+limit) {
+		a := &p.at[n]
+		if a.gpus < least || p.skip != nil && p.skip[n] || !p.usable(n, t, t+limit) {
 			continue
 		}
-		a := &p.at[n]
 		if per >= 1 {
 			if p.usableAt(a, per) == per {
 				cs = append(cs, bfCand{n, a.gpus})
