@@ -104,6 +104,10 @@ type Config struct {
 	// JobRows adds one row per trace job to the result (Result.JobRows:
 	// strata simulate --json --jobs); off, the result is unchanged.
 	JobRows bool
+	// planIdle (tests) plans every Strata cycle in Slurm mode, even one
+	// that can write nothing (nothingToWrite): the from-scratch reference
+	// the skipping is compared with.
+	planIdle bool
 	// Progress, when set, is called once per simulated tick with the number
 	// of finished and total jobs. It must not affect the run.
 	Progress func(done, total int)

@@ -50,7 +50,10 @@ type Result struct {
 	// were still waiting when the run stalled.
 	Dropped    int `json:"dropped"`
 	Unfinished int `json:"unfinished"`
-	PlanCalls  int `json:"plan_calls"`
+	// PlanCalls counts the policy's plans. In Slurm mode a cycle that
+	// can write nothing (no pending job, no running job opted in to
+	// preemption) is not planned (nothingToWrite).
+	PlanCalls int `json:"plan_calls"`
 	// Slurm mode: Writes counts job updates Strata wrote (after the
 	// guards); TimeLimitKills the times Slurm killed a job at its time
 	// limit, work unfinished (its user resubmitted it: from its checkpoint

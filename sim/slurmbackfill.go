@@ -4,13 +4,13 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"sort"
 )
 
 // bfPlan is one backfill cycle's view of the future: when each node's GPUs
 // come free if running jobs end at their time limits (not their real
 // ends, which Slurm does not know), and the whole-node reservations made
-// for blocked jobs. It is rebuilt every cycle, as Slurm does.
+// for blocked jobs. It is rebuilt every cycle, as Slurm does (in the
+// previous cycle's buffers).
 type bfPlan struct {
 	now  float64
 	free []int // free GPUs per node now
@@ -19,8 +19,6 @@ type bfPlan struct {
 	cpu  []int
 	mem  []int64
 	need func(owner, g int) (int, int64)
-	// rel[n] are node n's releases (time, GPUs), by time.
-	rel [][]bfRelease
 	// times are the distinct release times, ascending.
 	times []float64
 	// resv[n] are node n's reserved intervals.
@@ -28,7 +26,8 @@ type bfPlan struct {
 	cap  int // GPUs per node
 	// skip, when set, marks the nodes outside the partition being tried.
 	skip []bool
-	// events are every release by time (sortTimes).
+	// events are every node's releases (time, GPUs), by time once
+	// sortTimes ran.
 	events []bfEvent
 	// owner, at, needs, cands, next (the first event not in at), wide and
 	// sum (startFit) are fit's working state.
@@ -47,10 +46,17 @@ type bfRelease struct {
 	mem  int64
 }
 
+// newBFPlan starts a backfill cycle at t, in the buffers of the engine's
+// previous one (nothing keeps a plan after its cycle).
 func (e *engine) newBFPlan(t float64) *bfPlan {
-	p := &bfPlan{now: t, free: make([]int, len(e.cl.nodes)), rel: make([][]bfRelease, len(e.cl.nodes)),
-		resv: make([][2]float64, len(e.cl.nodes)), cap: e.cl.spec.GPUsPerNode,
-		cpu: make([]int, len(e.cl.nodes)), mem: make([]int64, len(e.cl.nodes)), need: e.cl.needOf}
+	n := len(e.cl.nodes)
+	p := e.bf
+	if p == nil {
+		p = &bfPlan{free: make([]int, n), resv: make([][2]float64, n), cpu: make([]int, n), mem: make([]int64, n)}
+		e.bf = p
+	}
+	p.now, p.cap, p.need, p.skip = t, e.cl.spec.GPUsPerNode, e.cl.needOf, nil
+	p.events, p.times = p.events[:0], p.times[:0]
 	p.refresh(e.cl)
 	for n := range e.cl.nodes {
 		p.resv[n] = [2]float64{math.Inf(1), math.Inf(1)}
@@ -67,8 +73,7 @@ func (e *engine) newBFPlan(t float64) *bfPlan {
 func (p *bfPlan) addRunning(j *job) {
 	end := max(j.killAt, p.now)
 	for _, s := range j.slots {
-		p.rel[s.node] = append(p.rel[s.node], bfRelease{end, len(s.idx), s.cpus, s.mem})
-		p.times = append(p.times, end)
+		p.events = append(p.events, bfEvent{bfRelease{end, len(s.idx), s.cpus, s.mem}, s.node})
 	}
 }
 
@@ -80,27 +85,17 @@ func (p *bfPlan) refresh(c *cluster) {
 	}
 }
 
+// sortTimes orders the releases by time and lists their distinct times.
+// The order of releases at the same time does not matter: fit applies all
+// the releases up to a time together (advance) and sums them.
 func (p *bfPlan) sortTimes() {
-	for n := range p.rel {
-		slices.SortFunc(p.rel[n], func(a, b bfRelease) int {
-			switch {
-			case a.at < b.at:
-				return -1
-			case a.at > b.at:
-				return 1
-			}
-			return 0
-		})
-	}
-	sort.Float64s(p.times)
-	p.times = slices.Compact(p.times)
-	p.events = p.events[:0]
-	for n, rs := range p.rel {
-		for _, r := range rs {
-			p.events = append(p.events, bfEvent{r, n})
+	slices.SortFunc(p.events, func(a, b bfEvent) int { return cmp.Compare(a.at, b.at) })
+	p.times = p.times[:0]
+	for _, ev := range p.events {
+		if len(p.times) == 0 || p.times[len(p.times)-1] != ev.at {
+			p.times = append(p.times, ev.at)
 		}
 	}
-	slices.SortStableFunc(p.events, func(a, b bfEvent) int { return cmp.Compare(a.at, b.at) })
 }
 
 // bfEvent is one node's release, in the plan's list of all releases by
@@ -235,11 +230,12 @@ func (p *bfPlan) fitAt(t float64, per, nodes, total int, limit float64) ([]int, 
 	cs := p.cands[:0]
 	defer func() { p.cands = cs[:0] }()
 	sum := 0
+	least := max(1, per) // the GPUs a candidate node has free at least
 	for n := range p.free {
-		if p.skip != nil && p.skip[n] || !p.usable(n, t, t+limit) {
+		a := &p.at[n]
+		if a.gpus < least || p.skip != nil && p.skip[n] || !p.usable(n, t, t+limit) {
 			continue
 		}
-		a := &p.at[n]
 		if per >= 1 {
 			if p.usableAt(a, per) == per {
 				cs = append(cs, bfCand{n, a.gpus})

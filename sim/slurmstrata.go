@@ -20,6 +20,9 @@ import (
 // Slurm decides.
 func (e *engine) strataCycle(ctx context.Context, s *slurmState, t float64) error {
 	s.cycle++
+	if !e.cfg.planIdle && e.nothingToWrite() {
+		return nil
+	}
 	snap := e.snapshot(s.cycle, t, s)
 	dec, err := decide.Decide(ctx, timedPolicy{e.policy, &e.res}, snap,
 		decide.History{Resizes: s.rewrites, Writes: s.writes, Preempts: e.preemptCounts(t), Claims: e.claims()}, s.guard)
@@ -78,6 +81,31 @@ func (e *engine) strataCycle(ctx context.Context, s *slurmState, t float64) erro
 		e.afterWrites(s, t, p)
 	}
 	return nil
+}
+
+// nothingToWrite reports a cycle that can write nothing whatever the plan:
+// no pending job (the guards write only to pending jobs) and no running job
+// that opted in to preemption (the only running jobs a plan may stop on
+// Slurm, planner.Options.Reshape, and the only ones Strata ever signals,
+// so none can be marked non-cooperative either). Such a cycle is not
+// planned: its plan could change nothing (the policies keep no state
+// between plans but their memos, which never change a plan; the cycle
+// count, which seeds andreas, still advances), so the run's results are
+// those of planning it (TestSkipIdleCycles); only Result.PlanCalls is
+// smaller.
+func (e *engine) nothingToWrite() bool {
+	if len(e.pending) > 0 {
+		return false
+	}
+	if e.optIns == 0 {
+		return true
+	}
+	for _, i := range e.running {
+		if j := &e.jobs[i]; !math.IsInf(j.requeueAt, 1) || checkpoints(&j.pj) {
+			return false
+		}
+	}
+	return true
 }
 
 // write applies one guarded decision to a pending job as slurmrestd would:

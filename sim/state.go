@@ -115,6 +115,12 @@ type engine struct {
 	// trust holds the users' records (Slurm mode with a policy; nil
 	// otherwise: resubmit.go).
 	trust *trustState
+	// optIns counts the jobs that opted in to preemption (preempt=yes and
+	// requeueable: checkpoints): with none, Strata never stops a running
+	// job in Slurm mode (nothingToWrite).
+	optIns int
+	// bf is the last backfill cycle's plan, whose buffers the next reuses.
+	bf *bfPlan
 	// snapNodes and snapJobs are the last snapshot's buffers, reused by
 	// the next (apply.go).
 	snapNodes []planner.Node
@@ -136,6 +142,9 @@ func newEngine(cfg Config, tr *Trace, name string, p planner.Policy) *engine {
 		j.requeueAt, j.slurmSubmit = math.Inf(1), tj.Submit
 		j.pj = e.requestView(int64(i+1), tj)
 		j.minGPUs = tj.GPUs
+		if checkpoints(&j.pj) {
+			e.optIns++
+		}
 		if h, ok, err := planner.ParseHints(j.pj.Comment); ok && err == nil && h.GPUMin > 0 {
 			j.minGPUs = min(tj.GPUs, h.GPUMin)
 		}
