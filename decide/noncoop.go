@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"strings"
 	"time"
 
 	"github.com/strata-hpc/strata/planner"
@@ -20,8 +21,8 @@ func NonCooperative(s *planner.Snapshot, requeueTimeout time.Duration) []planner
 	}
 	var out []planner.Decision
 	for _, j := range s.Jobs {
-		if j.State != planner.JobRunning || j.NonCooperative {
-			continue
+		if j.State != planner.JobRunning || j.NonCooperative || !strings.Contains(j.AdminComment, "sig=") {
+			continue // no signal in the comment: nothing to parse (most jobs, every cycle)
 		}
 		w, ok := ParseAdminComment(j.AdminComment)
 		if !ok || w.Signalled.IsZero() || j.StartTime.After(w.Signalled) || s.Now.Sub(w.Signalled) < requeueTimeout {
