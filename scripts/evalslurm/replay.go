@@ -424,11 +424,16 @@ func strataCycles(path string) (int, float64) {
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		i := strings.Index(line, "duration=")
+		key := "duration_ms=" // the daemon's cycle line: duration_ms=30.38
+		i := strings.Index(line, key)
+		if i < 0 {
+			key = "duration="
+			i = strings.Index(line, key)
+		}
 		if i < 0 || !strings.Contains(line, "cycle") {
 			continue
 		}
-		v := strings.Fields(line[i+len("duration="):])[0]
+		v := strings.Fields(line[i+len(key):])[0]
 		if d, err := time.ParseDuration(strings.Trim(v, `"`)); err == nil {
 			n++
 			sum += float64(d.Microseconds()) / 1000

@@ -2,6 +2,8 @@ package main
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -55,5 +57,23 @@ func TestMeanSpan(t *testing.T) {
 	}
 	if got := span([]float64{5, 2, 9}, []float64{10, 30, 20}); got != 28 {
 		t.Errorf("span = %v, want 28", got)
+	}
+}
+
+// The daemon's cycle lines carry duration_ms= (zerolog's float field);
+// older ones duration=20ms: both are counted. Before, the doc's row
+// read "0 (0 ms)" for a daemon that ran hundreds of cycles.
+func TestStrataCyclesFromTheLog(t *testing.T) {
+	log := "2026-11-28T21:04:18Z level=info writer lock taken component=run\n" +
+		"2026-11-28T21:04:19Z level=info cycle component=run cycle_id=1 decisions=0 duration_ms=30 enforce=true\n" +
+		"2026-11-28T21:04:20Z level=info cycle applied=1 component=run cycle_id=2 duration_ms=10.5 enforce=true\n" +
+		"2026-11-28T21:04:21Z level=info cycle duration=20ms\n"
+	path := filepath.Join(t.TempDir(), "strata-smd.log")
+	if err := os.WriteFile(path, []byte(log), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	n, mean := strataCycles(path)
+	if n != 3 || math.Abs(mean-60.5/3) > 1e-3 {
+		t.Errorf("strataCycles = %d cycles, mean %.3f ms; want 3, %.3f", n, mean, 60.5/3)
 	}
 }
