@@ -88,6 +88,7 @@ type Planner struct {
 	// (planner.Options); NiceBand counts only when the file sets it.
 	PriorityMode string
 	NiceBand     int64
+	SiteWeights  planner.SiteWeights // [planner.site-weights] (siteweights.go)
 	// set holds the keys the file gave, as written, for Settings.
 	set map[string]string
 }
@@ -231,6 +232,7 @@ var plannerKeys = []plannerKey{
 		return errors.Join(errs...)
 	}},
 	{"limits", readLimits},
+	{"site-weights", readSiteWeights},
 }
 
 func decodePlanner(sec any) (Planner, error) {
@@ -438,7 +440,7 @@ func (p Planner) Options() planner.Options {
 		o.GPUMemoryMB = p.GPUMemoryMiB
 	}
 	o.BurstBufferBps, o.BurstBufferPoolBps = p.BurstBufferGbps*gbps, p.BurstBufferPoolGbps*gbps
-	o.TopTier = p.TopTier
+	o.TopTier, o.SiteWeights = p.TopTier, p.SiteWeights
 	o.PriorityMode = def.PriorityMode
 	if p.PriorityMode != "" {
 		o.PriorityMode = planner.PriorityMode(p.PriorityMode)
