@@ -150,4 +150,3 @@ func cycle(t *testing.T, c *slurm.Client, s *planner.Snapshot) map[int64]int {
 	}
 	return ranks
 }
-
