@@ -100,9 +100,9 @@ func TestIntegrationAccountingHeavyUserDoesNotJump(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ranks := cycle(t, c, s)
-	if ranks[b] == 0 || ranks[a] == 0 || ranks[b] > ranks[a] {
-		t.Errorf("ranks alice %d (fairshare %.3f), bob %d (fairshare %.3f): want bob's job ranked first", ranks[a], fa, ranks[b], fb)
+	ranks := cycle(t, c, s, planner.SiteDefaults())
+	if ra, rb := ranks[a].Rank, ranks[b].Rank; rb == 0 || ra == 0 || rb > ra {
+		t.Errorf("ranks alice %d (fairshare %.3f), bob %d (fairshare %.3f): want bob's job ranked first", ra, fa, rb, fb)
 	}
 	pa, pb := sprio(t, cl, a), sprio(t, cl, b)
 	if pa.prio >= pb.prio {
@@ -114,12 +114,12 @@ func TestIntegrationAccountingHeavyUserDoesNotJump(t *testing.T) {
 	}
 }
 
-// cycle plans s with smd at the site's defaults, passes the plan through
+// cycle plans s with smd and options o, passes the plan through
 // the guards and applies what they let through, as the daemon's cycle
 // does; it returns each job's rank.
-func cycle(t *testing.T, c *slurm.Client, s *planner.Snapshot) map[int64]int {
+func cycle(t *testing.T, c *slurm.Client, s *planner.Snapshot, o planner.Options) map[int64]planner.Decision {
 	t.Helper()
-	p, err := planner.NewPolicy("smd", planner.SiteDefaults())
+	p, err := planner.NewPolicy("smd", o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,10 +131,10 @@ func cycle(t *testing.T, c *slurm.Client, s *planner.Snapshot) map[int64]int {
 	for i := range s.Jobs {
 		jobs[s.Jobs[i].ID] = &s.Jobs[i]
 	}
-	ranks := map[int64]int{}
+	ds := map[int64]planner.Decision{}
 	var send []planner.Decision
 	for _, v := range decide.Plan(plan, jobs, nil, nil, s.Now, decide.Defaults()) {
-		ranks[v.Send.JobID] = v.Send.Rank
+		ds[v.Send.JobID] = v.Send
 		if v.Write {
 			send = append(send, v.Send)
 		}
@@ -148,5 +148,49 @@ func cycle(t *testing.T, c *slurm.Client, s *planner.Snapshot) map[int64]int {
 			t.Errorf("job %d: %s (%s)", r.JobID, r.Outcome, r.Detail)
 		}
 	}
-	return ranks
+	return ds
+}
+
+// When the site's policy cannot be read (slurmdbd is down: GET /qos
+// fails), a cycle in the absolute mode, where every job's weight needs it,
+// writes nothing to the pending jobs (reason site_policy_unread), instead
+// of fixing absolute priorities without the site's policy.
+func TestIntegrationAccountingPolicyUnreadWritesNothing(t *testing.T) {
+	cl := accounting(t)
+	c := clientAs(t, cl, cl.Config.User)
+	ctx := context.Background()
+	blocker := cl.SbatchAs(t, "root", "-J", tag(t), "--chdir=/tmp", "-o", "/dev/null", "-w", "node1", "--gres=gpu:4", "--wrap=sleep 300")
+	if st := cl.WaitState(t, blocker, "RUNNING", 60*time.Second); st != "RUNNING" {
+		t.Fatalf("blocker %d is %s, want RUNNING", blocker, st)
+	}
+	id := cl.SbatchAs(t, "alice", "-J", tag(t), "--chdir=/tmp", "-o", "/dev/null", "-w", "node1", "--gres=gpu:4",
+		"-t", "10", "--wrap=sleep 30")
+	if out, err := cl.Script("dbd-stop"); err != nil {
+		t.Fatalf("dbd-stop: %v\n%s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := cl.Script("dbd-start"); err != nil {
+			t.Errorf("dbd-start: %v\n%s", err, out)
+		}
+	})
+	s, err := c.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, _ := findJob(s, id)
+	if j.SiteUnread == "" || j.Site != nil {
+		t.Fatalf("job %d: site policy %+v, unread %q: want it unread while slurmdbd is down", id, j.Site, j.SiteUnread)
+	}
+	before := j.Priority
+	d := cycle(t, c, s, planner.Options{PriorityMode: planner.PriorityAbsolute})[id]
+	if d.Action != planner.ActionKeep || d.Priority != 0 || d.Nice != nil || !slices.Contains(d.Reasons, planner.ReasonSiteUnread) {
+		t.Errorf("decision %+v: want the job kept, nothing written, reason %s", d, planner.ReasonSiteUnread)
+	}
+	after, err := c.Job(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Priority >= 100000 || after.Priority != before && after.Priority > before+100 {
+		t.Errorf("job %d's priority %d -> %d: want no absolute priority written", id, before, after.Priority)
+	}
 }
