@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/strata-hpc/strata/planner"
 )
 
 // The site's policy in Slurm mode (issue 31): priority/multifactor's
@@ -16,10 +18,12 @@ import (
 // run itself at every priority recalculation. QOS: the jobs of the users
 // in SlurmConfig.QOSHigh have a normalized QOS priority of 1, others 0.
 
-// fairshare is the decayed and the raw usage per user (GPU-seconds).
+// fairshare is the decayed and the raw usage per user (GPU-seconds), each
+// user's account and fairshare factor (fairtree.go).
 type fairshare struct {
 	usage, total map[string]float64
-	users        float64 // distinct users (equal shares)
+	account      map[string]string
+	factor       map[string]float64
 	last         float64 // when usage was last accrued
 }
 
@@ -30,10 +34,14 @@ func (e *engine) accrueUsage(t float64) {
 	if fs == nil {
 		fs = &fairshare{usage: map[string]float64{}, total: map[string]float64{}, last: t}
 		seen := map[string]bool{}
+		var users []string
 		for i := range e.jobs {
-			seen[e.jobs[i].pj.User] = true
+			if u := e.jobs[i].pj.User; !seen[u] {
+				seen[u] = true
+				users = append(users, u)
+			}
 		}
-		fs.users = float64(max(1, len(seen)))
+		fs.account = accountOf(users, e.cfg.Slurm.Accounts)
 		e.fs = fs
 	}
 	dt := t - fs.last
@@ -53,22 +61,24 @@ func (e *engine) accrueUsage(t float64) {
 		fs.total[j.pj.User] += used
 	}
 	fs.last = t
+	tree := newFSTree(fs.account, fs.usage)
+	if e.cfg.Slurm.FairTree {
+		fs.factor = tree.fairTree()
+	} else {
+		fs.factor = tree.classic()
+	}
 }
 
-// fsFactor is the classic fairshare factor of user's jobs: 2^(−U/S).
+// fsFactor is the fairshare factor of user's jobs as of the last
+// accrual: classic or fair tree (fairtree.go); 1 before any.
 func (e *engine) fsFactor(user string) float64 {
-	fs := e.fs
-	if fs == nil {
+	if e.fs == nil || e.fs.factor == nil {
 		return 1
 	}
-	var sum float64
-	for _, v := range fs.usage {
-		sum += v
+	if f, ok := e.fs.factor[user]; ok {
+		return f
 	}
-	if sum <= 0 {
-		return 1
-	}
-	return math.Exp2(-(fs.usage[user] / sum) * fs.users)
+	return 1
 }
 
 // siteFactors is the fairshare and QOS part of a pending job's priority.
@@ -82,6 +92,21 @@ func (e *engine) siteFactors(j *job) float64 {
 		p += c.PriorityWeightQOS
 	}
 	return p
+}
+
+// siteRead is what Strata reads of the site's policy for a pending job
+// (planner.Job.Site), when the run models it: its fairshare factor, QOS
+// (high 1, else 0) and partition factor (1: one job factor for all).
+func (e *engine) siteRead(j *job) *planner.SiteFactors {
+	c := &e.cfg.Slurm
+	if c.PriorityWeightFairshare <= 0 && c.PriorityWeightQOS <= 0 {
+		return nil
+	}
+	f := &planner.SiteFactors{Fairshare: e.fsFactor(j.pj.User), Partition: 1}
+	if c.PriorityWeightQOS > 0 && e.qosHigh()[j.pj.User] {
+		f.QOS = 1
+	}
+	return f
 }
 
 // qosHigh is the set of users whose jobs run in QOS high.
@@ -149,6 +174,23 @@ func (e *engine) userGPUSeconds() map[string]float64 {
 	out := make(map[string]float64, len(e.fs.total))
 	for u, v := range e.fs.total {
 		out[u] = round(v, 0)
+	}
+	return out
+}
+
+// accountGPUSeconds is each account's GPU-seconds over the run, every
+// account listed (nil unless the run models fairshare): what the fairshare
+// error compares with the accounts' equal shares.
+func (e *engine) accountGPUSeconds() map[string]float64 {
+	if e.fs == nil || e.cfg.Slurm.PriorityWeightFairshare <= 0 {
+		return nil
+	}
+	out := map[string]float64{}
+	for u, a := range e.fs.account {
+		out[a] += e.fs.total[u]
+	}
+	for a, v := range out {
+		out[a] = round(v, 0)
 	}
 	return out
 }
