@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-hpc/strata/planner"
 )
 
 // Classic and fair-tree fairshare factors over root → accounts → users
@@ -56,5 +58,39 @@ func TestAccountOf(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]string{"u1": "u1", "u2": "u2", "u3": "u3"}, accountOf(users, 0)); diff != "" {
 		t.Errorf("no accounts (-want +got):\n%s", diff)
+	}
+}
+
+// Partition tiers and job factors: "gpu=2/1000,cpu=1" gives gpu tier 2
+// and factor 1000, cpu tier 1 and factor 1; bad specs are refused naming
+// the item. slurmctld queues a job of the higher tier first whatever its
+// priority, and the partition factor (over the largest) adds
+// PriorityWeightPartition × factor to the priority.
+func TestPartitionPriority(t *testing.T) {
+	got, err := ParsePartitionPriority("gpu=2/1000,cpu=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]PartPriority{"gpu": {2, 1000}, "cpu": {1, 1}}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	for _, bad := range []string{"gpu", "gpu=x", "gpu=-1", "gpu=1/-2", "gpu=1,gpu=2", "=1"} {
+		if _, err := ParsePartitionPriority(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	cfg := Config{Slurm: SlurmConfig{PartitionPriority: "low=1/100,high=2/1000", PriorityWeightPartition: 1000}}.withDefaults()
+	e := &engine{cfg: cfg, jobs: []job{
+		{pj: planner.Job{User: "u", Partition: "low"}, prio: 5000},
+		{pj: planner.Job{User: "u", Partition: "high"}, prio: 10},
+		{pj: planner.Job{User: "u", Partition: "low,high"}, prio: 20},
+	}, pending: []int{0, 1, 2}}
+	if diff := cmp.Diff([]int{2, 1, 0}, e.queue(0)); diff != "" {
+		t.Errorf("queue order (-want +got):\n%s", diff)
+	}
+	s := &slurmState{conf: cfg.Slurm, nodes: 1, cpus: 1}
+	lo, hi := e.priority(s, &e.jobs[0], 0), e.priority(s, &e.jobs[1], 0)
+	if hi-lo != 900 {
+		t.Errorf("priorities low %d, high %d: want high's partition factor 900 above (1000 × (1 − 0.1))", lo, hi)
 	}
 }

@@ -68,8 +68,13 @@ type SlurmConfig struct {
 	// tree algorithm instead of classic fairshare (fairtree.go).
 	Accounts int
 	FairTree bool
-	QOSHigh  float64
-	QOSSeed  uint64
+	// PartitionPriority gives partitions their PriorityTier and
+	// PriorityJobFactor, "NAME=TIER[/JOBFACTOR],...", the factor weighed
+	// by PriorityWeightPartition (partprio.go).
+	PartitionPriority       string
+	PriorityWeightPartition float64
+	QOSHigh                 float64
+	QOSSeed                 uint64
 	// TimeLimitFactor sets a job's time limit when the trace gives none:
 	// duration × factor, rounded up to whole minutes (Slurm's unit). 2.
 	TimeLimitFactor float64
@@ -119,6 +124,12 @@ func DefaultSlurmConfig() SlurmConfig {
 func (c SlurmConfig) Validate() error {
 	if c.PriorityWeightAge < 0 || c.PriorityWeightJobSize < 0 || c.PriorityWeightFairshare < 0 || c.PriorityWeightQOS < 0 {
 		return fmt.Errorf("priority weights must be ≥ 0")
+	}
+	if c.PriorityWeightPartition < 0 {
+		return fmt.Errorf("priority weights must be ≥ 0")
+	}
+	if _, err := ParsePartitionPriority(c.PartitionPriority); err != nil {
+		return err
 	}
 	if c.Accounts < 0 {
 		return fmt.Errorf("accounts %d: want 0 (every user an account) or more", c.Accounts)

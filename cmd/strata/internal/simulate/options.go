@@ -33,6 +33,8 @@ type Options struct {
 	FairshareHalfLife                                              time.Duration
 	Accounts                                                       int
 	FairTree                                                       bool
+	PartitionPriority                                              string
+	PriorityWeightPartition                                        float64
 	SchedInterval                                                  time.Duration
 	BFInterval                                                     time.Duration
 	BatchSchedDelay                                                time.Duration
@@ -256,6 +258,10 @@ func (o Options) slurmConfig() (sim.SlurmConfig, error) {
 	sc.PriorityWeightAge, sc.PriorityWeightJobSize = o.PriorityWeightAge, o.PriorityWeightJobSize
 	sc.PriorityWeightFairshare, sc.PriorityWeightQOS, sc.FairshareHalfLife = o.PriorityWeightFairshare, o.PriorityWeightQOS, o.FairshareHalfLife
 	sc.QOSHigh, sc.QOSSeed, sc.Accounts, sc.FairTree = o.QOSHigh, o.KnowledgeSeed, o.Accounts, o.FairTree
+	sc.PartitionPriority, sc.PriorityWeightPartition = o.PartitionPriority, o.PriorityWeightPartition
+	if err := sc.Validate(); err != nil {
+		return sc, fmt.Errorf("--partition-priority, --priority-weight-partition: %w", err)
+	}
 	if o.Accounts < 0 {
 		return sc, errors.New("--accounts: want 0 (every user an account of its own) or more")
 	}
