@@ -77,4 +77,3 @@ func (e *engine) partPriority(j *job) (tier int, factor float64) {
 	}
 	return tier, factor
 }
-
