@@ -94,3 +94,20 @@ func TestPartitionPriority(t *testing.T) {
 		t.Errorf("priorities low %d, high %d: want high's partition factor 900 above (1000 × (1 − 0.1))", lo, hi)
 	}
 }
+
+// The report charges every GPU-second a job ran to its user and account,
+// to the end of the run: a 4-GPU job running alone for 10 hours after the
+// queue emptied counts 144000 GPU-seconds (before, usage was charged only
+// at priority recalculations, which stop with the queue: it counted 0).
+func TestFairshareChargesTheWholeRun(t *testing.T) {
+	cfg := Config{Cluster: ClusterSpec{Nodes: 1, GPUsPerNode: 4, GPUType: "t4"},
+		Slurm: SlurmConfig{Reservations: 1, PriorityWeightFairshare: 1000, Accounts: 1}}
+	_, e := slurmRun(t, cfg, "job_id,submit_time,duration_s,gpus,user\nlong,0,36000,4,alice\nshort,1,60,1,bob\n", nil)
+	want := map[string]float64{"alice": 144000, "bob": 60}
+	if diff := cmp.Diff(want, e.userGPUSeconds()); diff != "" {
+		t.Errorf("user GPU-seconds (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]float64{"acct-0": 144060}, e.accountGPUSeconds()); diff != "" {
+		t.Errorf("account GPU-seconds (-want +got):\n%s", diff)
+	}
+}

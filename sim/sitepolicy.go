@@ -18,21 +18,21 @@ import (
 // run itself at every priority recalculation. QOS: the jobs of the users
 // in SlurmConfig.QOSHigh have a normalized QOS priority of 1, others 0.
 
-// fairshare is the decayed and the raw usage per user (GPU-seconds), each
-// user's account and fairshare factor (fairtree.go).
+// fairshare is the decayed and the raw usage per user (GPU-seconds), the
+// usage not yet applied (fresh: what engine.account charged since the
+// last recalculation), each user's account and fairshare factor
+// (fairtree.go).
 type fairshare struct {
-	usage, total map[string]float64
-	account      map[string]string
-	factor       map[string]float64
-	last         float64 // when usage was last accrued
+	usage, total, fresh map[string]float64
+	account             map[string]string
+	factor              map[string]float64
+	last                float64 // when usage was last applied
 }
 
-// accrueUsage decays every user's usage to t and adds what the running
-// jobs used since the last call.
-func (e *engine) accrueUsage(t float64) {
-	fs := e.fs
-	if fs == nil {
-		fs = &fairshare{usage: map[string]float64{}, total: map[string]float64{}, last: t}
+// fairshareState is the run's fairshare state, made at the first call.
+func (e *engine) fairshareState(t float64) *fairshare {
+	if e.fs == nil {
+		fs := &fairshare{usage: map[string]float64{}, total: map[string]float64{}, fresh: map[string]float64{}, last: t}
 		seen := map[string]bool{}
 		var users []string
 		for i := range e.jobs {
@@ -44,21 +44,38 @@ func (e *engine) accrueUsage(t float64) {
 		fs.account = accountOf(users, e.cfg.Slurm.Accounts)
 		e.fs = fs
 	}
-	dt := t - fs.last
-	if dt <= 0 {
+	return e.fs
+}
+
+// chargeUsage charges gs GPU-seconds that j used to its user (from
+// engine.account: every GPU-second a job runs, to its end).
+func (e *engine) chargeUsage(j *job, gs float64) {
+	if e.cfg.Scheduler != SchedulerSlurm || e.cfg.Slurm.PriorityWeightFairshare <= 0 || gs <= 0 {
 		return
 	}
-	if hl := e.cfg.Slurm.FairshareHalfLife.Seconds(); hl > 0 {
+	fs := e.fairshareState(0)
+	fs.fresh[j.pj.User] += gs
+	fs.total[j.pj.User] += gs
+}
+
+// accrueUsage is priority/multifactor's decay thread at t: every user's
+// usage decays since the last call, the usage charged since is added, and
+// the fairshare factors are computed again.
+func (e *engine) accrueUsage(t float64) {
+	fs := e.fairshareState(t)
+	dt := t - fs.last
+	if dt < 0 {
+		return
+	}
+	if hl := e.cfg.Slurm.FairshareHalfLife.Seconds(); hl > 0 && dt > 0 {
 		k := math.Exp2(-dt / hl)
 		for u := range fs.usage {
 			fs.usage[u] *= k
 		}
 	}
-	for _, i := range e.running {
-		j := &e.jobs[i]
-		used := float64(j.gpus) * dt
-		fs.usage[j.pj.User] += used
-		fs.total[j.pj.User] += used
+	for u, v := range fs.fresh {
+		fs.usage[u] += v
+		delete(fs.fresh, u)
 	}
 	fs.last = t
 	tree := newFSTree(fs.account, fs.usage)

@@ -235,6 +235,7 @@ func (e *engine) advance(t float64) {
 
 func (e *engine) account(j *job, dt float64) {
 	gs := float64(j.gpus) * dt
+	e.chargeUsage(j, gs)
 	j.attained += gs
 	j.ran += dt
 	e.busy += gs
