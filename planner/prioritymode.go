@@ -108,11 +108,15 @@ func (c *cycle) siteFactor(j *Job) float64 {
 	if j.State != JobPending {
 		return 1
 	}
+	protect := 1.0
+	if j.Site != nil {
+		protect += c.o.SiteWeights.Protect * c.o.SiteWeights.combine(*j.Site)
+	}
 	if c.siteMax > 0 && j.SitePriority > 0 {
-		return 1 + float64(min(j.SitePriority, c.siteMax))/float64(c.siteMax)
+		return protect * (1 + float64(min(j.SitePriority, c.siteMax))/float64(c.siteMax))
 	}
 	if j.Site != nil {
-		return 1 + c.o.SiteWeights.combine(*j.Site)
+		return protect * (1 + c.o.SiteWeights.combine(*j.Site))
 	}
 	return 1
 }
@@ -144,10 +148,16 @@ type SiteWeights struct {
 	Fairshare float64 `json:"fairshare,omitempty"`
 	QOS       float64 `json:"qos,omitempty"`
 	Partition float64 `json:"partition,omitempty"`
+	// Protect scales a pending job's weight further by 1 + Protect × its
+	// weighted site factors (Job.Site), whichever input gives the rest:
+	// the users below their share and those who pay for a higher QOS,
+	// who would otherwise pay for the others' gain, weigh more. 0 (the
+	// default): off.
+	Protect float64 `json:"protect,omitempty"`
 }
 
 func (w SiteWeights) validate() error {
-	for _, v := range []float64{w.Fairshare, w.QOS, w.Partition} {
+	for _, v := range []float64{w.Fairshare, w.QOS, w.Partition, w.Protect} {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("site weights %+v: each must be a number ≥ 0", w)
 		}
@@ -159,7 +169,7 @@ func (w SiteWeights) validate() error {
 func (w SiteWeights) combine(f SiteFactors) float64 {
 	sum := w.Fairshare + w.QOS + w.Partition
 	if sum <= 0 {
-		w, sum = SiteWeights{1, 1, 1}, 3
+		w, sum = SiteWeights{Fairshare: 1, QOS: 1, Partition: 1}, 3
 	}
 	v := (w.Fairshare*clamp01(f.Fairshare) + w.QOS*clamp01(f.QOS) + w.Partition*clamp01(f.Partition)) / sum
 	return v

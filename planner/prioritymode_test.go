@@ -94,7 +94,9 @@ func TestSitePriorityWeighsTheObjective(t *testing.T) {
 // without SitePriority), the site's policy read beside it weighs it: the
 // 90-minute job of a light user (fairshare 1) is ranked before the
 // 60-minute job of a heavy user (fairshare 0); the job's own priority
-// wins where it is known; without either the shortest goes first. A job
+// wins where it is known; without either the shortest goes first;
+// SiteWeights.Protect weighs the light user's job up on top of equal
+// priorities (1 + 1 × 1: 5400/4 < 3600/2). A job
 // that needs the site's policy when it could not be read is left
 // untouched for the cycle (no priority, no nice), with its reason.
 func TestSitePolicyWeighsWhereThePriorityIsUnknown(t *testing.T) {
@@ -127,6 +129,11 @@ func TestSitePolicyWeighsWhereThePriorityIsUnknown(t *testing.T) {
 			map[int64]string{2: "rank 1", 3: "rank 2"}},
 		{"nice: no priority, the policy counts", nice, build([]pt.JobOpt{fs(0)}, []pt.JobOpt{fs(1)}),
 			map[int64]string{2: "rank 2", 3: "rank 1"}},
+		{"nice: equal priorities, no protection: shortest first", nice,
+			build([]pt.JobOpt{fs(0), prio(100)}, []pt.JobOpt{fs(1), prio(100)}), map[int64]string{2: "rank 1", 3: "rank 2"}},
+		{"nice: protect weighs the light user up", planner.Options{PriorityMode: planner.PriorityNice,
+			SiteWeights: planner.SiteWeights{Fairshare: 1, Protect: 1}},
+			build([]pt.JobOpt{fs(0), prio(100)}, []pt.JobOpt{fs(1), prio(100)}), map[int64]string{2: "rank 2", 3: "rank 1"}},
 		{"absolute: /shares unread leaves both untouched", planner.Options{}, build([]pt.JobOpt{unread}, []pt.JobOpt{unread}),
 			map[int64]string{2: keep(planner.ReasonSiteUnread), 3: keep(planner.ReasonSiteUnread)}},
 		{"nice: /shares unread, the known priority still weighs", nice,

@@ -14,18 +14,19 @@ import (
 //	fairshare = 10000   # like slurm.conf's PriorityWeightFairshare: only the ratios count
 //	qos = 10000
 //	partition = 1000
+//	protect = 0         # a job's weight × (1 + protect × its weighted site factors)
 func readSiteWeights(p *Planner, v any) error {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return fmt.Errorf("want a table of fairshare, qos and partition weights, e.g. [planner.site-weights] fairshare = 10000")
 	}
 	fields := map[string]*float64{"fairshare": &p.SiteWeights.Fairshare, "qos": &p.SiteWeights.QOS,
-		"partition": &p.SiteWeights.Partition}
+		"partition": &p.SiteWeights.Partition, "protect": &p.SiteWeights.Protect}
 	var errs []error
 	for _, k := range sortedKeys(m) {
 		f, known := fields[k]
 		if !known {
-			errs = append(errs, fmt.Errorf("%s: unknown weight (want fairshare, qos or partition)", k))
+			errs = append(errs, fmt.Errorf("%s: unknown weight (want fairshare, qos, partition or protect)", k))
 			continue
 		}
 		x, err := positive(m[k])

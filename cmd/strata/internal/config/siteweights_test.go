@@ -22,7 +22,7 @@ func TestPlannerSiteWeights(t *testing.T) {
 	}{
 		{"", planner.SiteWeights{}, ""},
 		{"[planner.site-weights]\nfairshare = 10000\nqos = 10000\npartition = 1000\n", planner.SiteWeights{Fairshare: 10000, QOS: 10000, Partition: 1000}, ""},
-		{"[planner.site-weights]\nqos = 1.5\n", planner.SiteWeights{QOS: 1.5}, ""},
+		{"[planner.site-weights]\nqos = 1.5\nprotect = 4\n", planner.SiteWeights{QOS: 1.5, Protect: 4}, ""},
 		{"[planner.site-weights]\nfairshare = -1\n", planner.SiteWeights{}, "site-weights: fairshare: want a number ≥ 0"},
 		{"[planner.site-weights]\nqos = \"high\"\n", planner.SiteWeights{}, "site-weights: qos: want a number"},
 		{"[planner.site-weights]\nage = 1\n", planner.SiteWeights{}, "site-weights: age: unknown weight"},
