@@ -26,7 +26,7 @@ func Flags() []cli.Flag {
 		&cli.Float64Flag{Name: "priority-weight-job-size", Value: 1000, Usage: "Slurm mode: PriorityWeightJobSize"},
 		&cli.Float64Flag{Name: "priority-weight-fairshare", Usage: "Slurm mode: PriorityWeightFairshare (fairshare over equal shares, usage from the run; 0 = off)"},
 		&cli.IntFlag{Name: "accounts", Usage: "Slurm mode: fairshare accounts of equal shares the users are dealt to in turn (0: every user an account of its own)"},
-		&cli.StringFlag{Name: "partition-priority", Usage: "Slurm mode: partitions' PriorityTier and PriorityJobFactor, `NAME=TIER[/JOBFACTOR],...` (jobs of a higher tier are queued first)"},
+		&cli.StringFlag{Name: "partition-priority", Usage: "Slurm mode: partitions' PriorityTier and PriorityJobFactor as `LIST` of NAME=TIER[/JOBFACTOR], comma-separated (jobs of a higher tier are queued first)"},
 		&cli.Float64Flag{Name: "priority-weight-partition", Usage: "Slurm mode: PriorityWeightPartition, for the --partition-priority job factors"},
 		&cli.BoolFlag{Name: "fair-tree", Usage: "Slurm mode: the fair tree fairshare algorithm (Slurm's default) instead of classic"},
 		&cli.Float64Flag{Name: "priority-weight-qos", Usage: "Slurm mode: PriorityWeightQOS, for the jobs of the --qos-high users"},
