@@ -122,7 +122,8 @@ func TestReadQOS(t *testing.T) {
 // Each pending job gets its association's fairshare factor, its QOS's
 // priority over the largest and its partition's job factor over the
 // largest; when the policy could not be read, or the job's association
-// is not in /shares, it gets SiteUnread instead (running jobs neither).
+// is not in /shares, it gets SiteUnread instead (running jobs neither),
+// and a warning says how many jobs and why.
 func TestApplySitePolicy(t *testing.T) {
 	snap := func() *planner.Snapshot {
 		return &planner.Snapshot{
@@ -141,24 +142,29 @@ func TestApplySitePolicy(t *testing.T) {
 		Unread string
 	}
 	for _, tc := range []struct {
-		name string
-		p    *sitePolicy
-		want map[int64]got
+		name    string
+		p       *sitePolicy
+		want    map[int64]got
+		wantLog string
 	}{
 		{"read", &sitePolicy{shares: read, qos: map[string]int64{"normal": 0, "high": 1000}}, map[int64]got{
 			1: {Site: &planner.SiteFactors{Fairshare: 0.2, QOS: 1, Partition: 1}},
 			2: {Site: &planner.SiteFactors{Fairshare: 0.9, QOS: 0, Partition: 0.5}},
 			3: {Unread: `/shares has no association of user carol in account "other"`},
 			4: {},
-		}},
+		}, `"jobs":1,`},
 		{"failed", &sitePolicy{err: errors.New("read /shares: 500")}, map[int64]got{
 			1: {Unread: "read /shares: 500"}, 2: {Unread: "read /shares: 500"}, 3: {Unread: "read /shares: 500"}, 4: {},
-		}},
-		{"no accounting", nil, map[int64]got{1: {}, 2: {}, 3: {}, 4: {}}},
+		}, `"jobs":3,"error":"read /shares: 500"`},
+		{"no accounting", nil, map[int64]got{1: {}, 2: {}, 3: {}, 4: {}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := snap()
-			(&Client{log: zerolog.Nop()}).applySitePolicy(s, tc.p)
+			var log strings.Builder
+			(&Client{log: zerolog.New(&log)}).applySitePolicy(s, tc.p)
+			if got := log.String(); tc.wantLog == "" && got != "" || tc.wantLog != "" && !strings.Contains(got, tc.wantLog) {
+				t.Errorf("log %q, want it to contain %q", got, tc.wantLog)
+			}
 			out := map[int64]got{}
 			for _, j := range s.Jobs {
 				out[j.ID] = got{j.Site, j.SiteUnread}
