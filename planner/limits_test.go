@@ -21,7 +21,7 @@ func TestSiteLimits(t *testing.T) {
 			b = b.Pending(id, 4, "strata: model=resnet50 batch=64 epochs=1 samples=1281167", pt.Submitted(t0.Add(-time.Duration(20-id)*time.Minute)))
 		}
 		return b.Pending(20, 8, "strata: model=resnet50 batch=64 epochs=1 samples=1281167"+weight,
-			func(j *planner.Job) { j.Account = "greedy" }).
+			func(j *planner.Job) { j.Account, j.QOS = "greedy", "high" }).
 			Pending(21, 1, "strata: model=cifar10 batch=2048 iters=3338 gpus=1-4096").Build()
 	}
 	tests := []struct {
@@ -39,6 +39,9 @@ func TestSiteLimits(t *testing.T) {
 		{name: "a grant elsewhere grants nothing here", limits: []planner.Limit{{Partition: "cpu", MaxWeight: 1000, MaxGPUs: 1}},
 			asIfNoWeight: true, max21: 16, capped: []int64{20}},
 		{name: "account grant", limits: []planner.Limit{{Account: "greedy", MaxWeight: 1000}}, first: true, max21: 16},
+		{name: "QOS grant", limits: []planner.Limit{{QOS: "high", MaxWeight: 1000}}, first: true, max21: 16},
+		{name: "a grant of another QOS grants nothing here", limits: []planner.Limit{{QOS: "normal", MaxWeight: 1000}},
+			asIfNoWeight: true, max21: 16, capped: []int64{20}},
 		{name: "the largest grant among matching limits", limits: []planner.Limit{{MaxWeight: 2}, {Account: "greedy", MaxWeight: 1000}, {Partition: "gpu", MaxWeight: 3}},
 			first: true, max21: 16},
 	}

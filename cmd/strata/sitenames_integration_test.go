@@ -10,8 +10,8 @@ import (
 )
 
 // strata plan refuses, with exit status 2 naming the key, a configuration
-// whose [[planner.limits]] names an account the accounting cluster does
-// not know; a known account passes the check.
+// whose [[planner.limits]] names an account or a QOS the accounting
+// cluster does not know; known ones pass the check.
 func TestIntegrationAccountingPlanRefusesUnknownAccount(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration: needs the Slurm test cluster with accounting")
@@ -24,11 +24,12 @@ func TestIntegrationAccountingPlanRefusesUnknownAccount(t *testing.T) {
 	for _, tc := range []struct {
 		account, wantErr string
 	}{
-		{"physics", `planner.limits[0].account: Slurm knows no account "physics"`},
-		{"research", ""},
+		{"account = \"physics\"", `planner.limits[0].account: Slurm knows no account "physics"`},
+		{"qos = \"gold\"", `planner.limits[0].qos: Slurm knows no QOS "gold"`},
+		{"account = \"research\"\nqos = \"high\"", ""},
 	} {
 		path := filepath.Join(t.TempDir(), "strata.toml")
-		if err := os.WriteFile(path, []byte("[[planner.limits]]\naccount = \""+tc.account+"\"\nmax-weight = 2\n"), 0o600); err != nil {
+		if err := os.WriteFile(path, []byte("[[planner.limits]]\n"+tc.account+"\nmax-weight = 2\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		out, err := runStrataDB(t, "--config", path, "plan", "--policy", "fifo")

@@ -389,6 +389,8 @@ func readLimits(p *Planner, v any) error {
 				l.Partition, err = str(r[k])
 			case "account":
 				l.Account, err = str(r[k])
+			case "qos":
+				l.QOS, err = str(r[k])
 			case "max-weight":
 				l.MaxWeight, err = positive(r[k])
 			case "max-range-factor":
@@ -400,7 +402,7 @@ func readLimits(p *Planner, v any) error {
 				}
 				l.MaxGPUs = int(n)
 			default:
-				err = fmt.Errorf("unknown key (known: partition, account, max-weight, max-gpus, max-range-factor)")
+				err = fmt.Errorf("unknown key (known: partition, account, qos, max-weight, max-gpus, max-range-factor)")
 			}
 			if err != nil {
 				errs = append(errs, fmt.Errorf("limit %d: %s: %w", i+1, k, err))

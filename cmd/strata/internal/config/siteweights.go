@@ -39,18 +39,25 @@ func readSiteWeights(p *Planner, v any) error {
 	return errors.Join(errs...)
 }
 
-// CheckSiteNames checks the accounts the file names ([[planner.limits]]
-// account) against those Slurm knows: one it does not know is an Error
-// (exit 2) naming the key and the accounts Slurm has. Limits that match
-// no job would silently grant or cap nothing.
-func CheckSiteNames(f *File, accounts []string) error {
+// CheckSiteNames checks the accounts and QOS the file names
+// ([[planner.limits]] account and qos) against those Slurm knows: one it
+// does not know is an Error (exit 2) naming the key and what Slurm has.
+// A limit on a name no job carries would silently grant or cap nothing.
+func CheckSiteNames(f *File, accounts, qos []string) error {
 	if f == nil {
 		return nil
 	}
 	for k, l := range f.Planner.Limits {
-		if l.Account != "" && !slices.Contains(accounts, l.Account) {
-			return Error{Err: fmt.Errorf("planner.limits[%d].account: Slurm knows no account %q (its accounts: %v); fix the name or add the account with sacctmgr",
-				k, l.Account, accounts)}
+		for _, c := range []struct {
+			key, name, kind string
+			known           []string
+		}{
+			{"account", l.Account, "account", accounts}, {"qos", l.QOS, "QOS", qos},
+		} {
+			if c.name != "" && !slices.Contains(c.known, c.name) {
+				return Error{Err: fmt.Errorf("planner.limits[%d].%s: Slurm knows no %s %q (it has %v); fix the name or add it with sacctmgr",
+					k, c.key, c.kind, c.name, c.known)}
+			}
 		}
 	}
 	return nil

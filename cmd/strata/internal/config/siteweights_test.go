@@ -48,10 +48,11 @@ func TestPlannerSiteWeights(t *testing.T) {
 	}
 }
 
-// An account in [[planner.limits]] that Slurm does not know is refused
-// (exit 2) naming the key; known accounts and limits without one pass.
+// An account or a QOS in [[planner.limits]] that Slurm does not know is
+// refused (exit 2) naming the key; known names and limits without one
+// pass.
 func TestCheckSiteNames(t *testing.T) {
-	known := []string{"research", "root"}
+	known, qos := []string{"research", "root"}, []string{"high", "normal"}
 	for _, tc := range []struct {
 		file    string
 		wantErr string
@@ -60,12 +61,14 @@ func TestCheckSiteNames(t *testing.T) {
 		{"[[planner.limits]]\npartition = \"gpu\"\nmax-weight = 2\n", ""},
 		{"[[planner.limits]]\naccount = \"research\"\n[[planner.limits]]\naccount = \"physics\"\n",
 			`planner.limits[1].account: Slurm knows no account "physics"`},
+		{"[[planner.limits]]\nqos = \"high\"\nmax-weight = 4\n", ""},
+		{"[[planner.limits]]\nqos = \"gold\"\nmax-weight = 4\n", `planner.limits[0].qos: Slurm knows no QOS "gold" (it has [high normal])`},
 	} {
 		f, err := Load(writeFile(t, tc.file))
 		if err != nil {
 			t.Fatalf("%q: %v", tc.file, err)
 		}
-		err = CheckSiteNames(f, known)
+		err = CheckSiteNames(f, known, qos)
 		var ie inputerr.Error
 		switch {
 		case tc.wantErr == "" && err != nil:
