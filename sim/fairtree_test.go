@@ -111,3 +111,18 @@ func TestFairshareChargesTheWholeRun(t *testing.T) {
 		t.Errorf("account GPU-seconds (-want +got):\n%s", diff)
 	}
 }
+
+// What the simulated Strata reads beside a pending job is what slurm/
+// reads on a real cluster: the fairshare factor, the QOS factor and the
+// partition's job factor over the largest.
+func TestSiteRead(t *testing.T) {
+	cfg := Config{Slurm: SlurmConfig{PriorityWeightQOS: 1000, QOSHigh: 1, PartitionPriority: "low=1/100,high=2/1000"}}.withDefaults()
+	e := &engine{cfg: cfg, jobs: []job{{pj: planner.Job{User: "u", Partition: "low"}}}}
+	if diff := cmp.Diff(&planner.SiteFactors{Fairshare: 1, QOS: 1, Partition: 0.1}, e.siteRead(&e.jobs[0])); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	e.cfg.Slurm = SlurmConfig{}.withDefaults()
+	if f := e.siteRead(&e.jobs[0]); f != nil {
+		t.Errorf("no site policy modelled: read %+v, want nil", f)
+	}
+}

@@ -113,13 +113,17 @@ func (e *engine) siteFactors(j *job) float64 {
 
 // siteRead is what Strata reads of the site's policy for a pending job
 // (planner.Job.Site), when the run models it: its fairshare factor, QOS
-// (high 1, else 0) and partition factor (1: one job factor for all).
+// (high 1, else 0) and partition factor (--partition-priority's, else 1:
+// one job factor for all).
 func (e *engine) siteRead(j *job) *planner.SiteFactors {
 	c := &e.cfg.Slurm
-	if c.PriorityWeightFairshare <= 0 && c.PriorityWeightQOS <= 0 {
+	if c.PriorityWeightFairshare <= 0 && c.PriorityWeightQOS <= 0 && c.PartitionPriority == "" {
 		return nil
 	}
 	f := &planner.SiteFactors{Fairshare: e.fsFactor(j.pj.User), Partition: 1}
+	if c.PartitionPriority != "" {
+		_, f.Partition = e.partPriority(j)
+	}
 	if c.PriorityWeightQOS > 0 && e.qosHigh()[j.pj.User] {
 		f.QOS = 1
 	}
