@@ -265,7 +265,7 @@ func (c *cycle) addJobInfo(ji *jobInfo) {
 		c.pending++
 	}
 	switch {
-	case ji.isl == nil || ji.req == 0 || j.Unreadable != "" || grouped(j): // left to Slurm
+	case ji.isl == nil || ji.req == 0 || j.Unreadable != "" || grouped(j) || c.unweighed(j): // left to Slurm
 		c.orphans = append(c.orphans, ji)
 	case j.State == JobRunning:
 		ji.isl.running = append(ji.isl.running, ji)

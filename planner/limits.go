@@ -11,9 +11,10 @@ import (
 // Every limit that matches a job applies: for the GPU range the strictest
 // cap wins; weight is a grant (MaxWeight).
 type Limit struct {
-	// Partition and Account select the jobs ("" = any).
+	// Partition, Account and QOS select the jobs ("" = any).
 	Partition string `json:"partition,omitempty"`
 	Account   string `json:"account,omitempty"`
+	QOS       string `json:"qos,omitempty"`
 	// MaxWeight grants the hint's weight= up to this value. A weight above
 	// 1 needs a grant: once any limit is configured, a job's weight is
 	// capped at the largest MaxWeight among the limits that match it, or
@@ -51,6 +52,7 @@ func DefaultLimits() []Limit {
 // range and weight.
 type Request struct {
 	Partition, Account string
+	QOS                string // "" (not known): limits of a QOS do not match
 	Req                int
 	ReqKnown           bool
 	Fixed              bool
@@ -81,7 +83,8 @@ func CapRequest(limits []Limit, r Request) Capped {
 	part, _, _ := strings.Cut(r.Partition, ",")
 	grant, grantScope := 0.0, ""
 	for _, l := range limits {
-		if (l.Partition != "" && l.Partition != part) || (l.Account != "" && l.Account != r.Account) {
+		if (l.Partition != "" && l.Partition != part) || (l.Account != "" && l.Account != r.Account) ||
+			(l.QOS != "" && l.QOS != r.QOS) {
 			continue
 		}
 		scope := limitScope(l)
@@ -122,7 +125,7 @@ func CapRequest(limits []Limit, r Request) Capped {
 // (CapRequest) and says which caps applied (for the decision's reasons and
 // detail).
 func applyLimits(ji *jobInfo, limits []Limit) {
-	c := CapRequest(limits, Request{Partition: ji.job.Partition, Account: ji.job.Account, Req: ji.req, ReqKnown: true,
+	c := CapRequest(limits, Request{Partition: ji.job.Partition, Account: ji.job.Account, QOS: ji.job.QOS, Req: ji.req, ReqKnown: true,
 		Fixed: ji.fixed, GPUMin: ji.gmin, GPUMax: ji.gmax, Weight: ji.weight})
 	ji.gmin, ji.gmax, ji.weight = c.GPUMin, c.GPUMax, c.Weight
 	if len(c.Notes) > 0 {
@@ -139,13 +142,14 @@ func gpuRange(lo, hi int) string {
 }
 
 func limitScope(l Limit) string {
-	switch {
-	case l.Partition != "" && l.Account != "":
-		return "limit of partition " + l.Partition + ", account " + l.Account
-	case l.Partition != "":
-		return "limit of partition " + l.Partition
-	case l.Account != "":
-		return "limit of account " + l.Account
+	var parts []string
+	for _, kv := range [][2]string{{"partition", l.Partition}, {"account", l.Account}, {"QOS", l.QOS}} {
+		if kv[1] != "" {
+			parts = append(parts, kv[0]+" "+kv[1])
+		}
 	}
-	return "site limit"
+	if len(parts) == 0 {
+		return "site limit"
+	}
+	return "limit of " + strings.Join(parts, ", ")
 }

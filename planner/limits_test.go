@@ -1,6 +1,7 @@
 package planner_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +22,7 @@ func TestSiteLimits(t *testing.T) {
 			b = b.Pending(id, 4, "strata: model=resnet50 batch=64 epochs=1 samples=1281167", pt.Submitted(t0.Add(-time.Duration(20-id)*time.Minute)))
 		}
 		return b.Pending(20, 8, "strata: model=resnet50 batch=64 epochs=1 samples=1281167"+weight,
-			func(j *planner.Job) { j.Account = "greedy" }).
+			func(j *planner.Job) { j.Account, j.QOS = "greedy", "high" }).
 			Pending(21, 1, "strata: model=cifar10 batch=2048 iters=3338 gpus=1-4096").Build()
 	}
 	tests := []struct {
@@ -39,6 +40,9 @@ func TestSiteLimits(t *testing.T) {
 		{name: "a grant elsewhere grants nothing here", limits: []planner.Limit{{Partition: "cpu", MaxWeight: 1000, MaxGPUs: 1}},
 			asIfNoWeight: true, max21: 16, capped: []int64{20}},
 		{name: "account grant", limits: []planner.Limit{{Account: "greedy", MaxWeight: 1000}}, first: true, max21: 16},
+		{name: "QOS grant", limits: []planner.Limit{{QOS: "high", MaxWeight: 1000}}, first: true, max21: 16},
+		{name: "a grant of another QOS grants nothing here", limits: []planner.Limit{{QOS: "normal", MaxWeight: 1000}},
+			asIfNoWeight: true, max21: 16, capped: []int64{20}},
 		{name: "the largest grant among matching limits", limits: []planner.Limit{{MaxWeight: 2}, {Account: "greedy", MaxWeight: 1000}, {Partition: "gpu", MaxWeight: 3}},
 			first: true, max21: 16},
 	}
@@ -144,5 +148,40 @@ func TestDeadlinePassedWhileWaitingCounts(t *testing.T) {
 		if r == planner.ReasonDeadlinePast {
 			t.Errorf("late job's deadline ignored: reasons %v", ds[20].Reasons)
 		}
+	}
+}
+
+// A job whose QOS changes between cycles (scontrol update qos=) is capped
+// by the limits of its new QOS: the policy's memo keys the limits on it,
+// so a carried-over policy plans it as a fresh one does.
+func TestQOSLimitFollowsAQOSChange(t *testing.T) {
+	build := func(qos string) *planner.Snapshot {
+		b := pt.Cluster("qos", t0).Partition("gpu", true).Nodes("n", 1, 4, 64, 512<<10, "gpu", "").
+			Running(1, 4, "n0001", t0.Add(-time.Minute))
+		for id := int64(10); id < 14; id++ {
+			b = b.Pending(id, 4, "strata: model=resnet50 batch=64 epochs=1 samples=1281167", pt.Submitted(t0.Add(-time.Duration(20-id)*time.Minute)))
+		}
+		return b.Pending(20, 4, "strata: model=resnet50 batch=64 epochs=2 samples=1281167 weight=1000",
+			func(j *planner.Job) { j.QOS = qos }).Build()
+	}
+	o := planner.Options{Limits: []planner.Limit{{QOS: "high", MaxWeight: 1000}}}
+	kept, err := planner.NewPolicy("smd", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	for _, qos := range []string{"normal", "high", "normal"} {
+		p, err := kept.Plan(context.Background(), build(qos))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range p.Decisions {
+			if d.JobID == 20 {
+				got = append(got, d.Rank)
+			}
+		}
+	}
+	if got[1] != 1 || got[0] == 1 || got[2] != got[0] {
+		t.Errorf("ranks in QOS normal, high, normal: %v; want 1 only in high (its grant)", got)
 	}
 }

@@ -56,7 +56,7 @@ type memoEntry struct {
 // memoKey is every Job field the cached work depends on.
 type memoKey struct {
 	comment, partition, gpuType    string
-	account                        string
+	account, qos                   string // the limits that match (limits.go)
 	gpusPerNode, gpusPerJob, nodes int
 	gpusPerTask, tasks             int
 	cpusPerTask                    int // a PS job's servers as tasks (servers.go)
@@ -71,7 +71,7 @@ type memoKey struct {
 
 // keyOf is the job's key when planned in partition part.
 func keyOf(j *Job, part string) memoKey {
-	return memoKey{comment: j.Comment, partition: part, account: j.Account, gpuType: j.GPUType,
+	return memoKey{comment: j.Comment, partition: part, account: j.Account, qos: j.QOS, gpuType: j.GPUType,
 		gpusPerNode: j.GPUsPerNode, gpusPerJob: j.GPUsPerJob, nodes: j.Nodes, cpus: j.CPUs,
 		gpusPerTask: j.GPUsPerTask, tasks: j.Tasks, sizeLocked: j.SizeLocked,
 		cpusPerTask: j.CPUsPerTask, perGPU: [2]bool{j.CPUsPerGPU, j.MemoryPerGPU},

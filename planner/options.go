@@ -62,6 +62,11 @@ type Options struct {
 	// of 0: Strata writes no order at all.
 	PriorityMode PriorityMode
 	NiceBand     int64
+	// SiteWeights weigh the parts of the site's policy read beside a job
+	// (Job.Site: fairshare, QOS, partition) in its weight where the job's
+	// own multifactor priority is not known (prioritymode.go). All zero:
+	// equal weights.
+	SiteWeights SiteWeights
 
 	// Run, when set, calls plan(0) … plan(n-1) and returns when all have
 	// returned; they plan groups of islands that share no node and no
@@ -260,6 +265,9 @@ func (o Options) Validate() error {
 	}
 	if o.PriorityMode != "" && o.PriorityMode != PriorityNice && o.PriorityMode != PriorityAbsolute {
 		return fmt.Errorf("priority mode %q: want nice or absolute", o.PriorityMode)
+	}
+	if err := o.SiteWeights.validate(); err != nil {
+		return err
 	}
 	if o.PSChoice != "" && o.PSChoice != "w" && o.PSChoice != "1" {
 		return fmt.Errorf("ps choice %q: want w, 1 or empty (the planner chooses)", o.PSChoice)

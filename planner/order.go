@@ -75,6 +75,9 @@ func (c *cycle) keepDecision(ji *jobInfo) *planned {
 	case ji.job.Unreadable != "":
 		pl.reasons = []Reason{ReasonUnreadable}
 		pl.detail = ji.job.Unreadable
+	case c.unweighed(ji.job):
+		pl.reasons = []Reason{ReasonSiteUnread}
+		pl.detail = ji.job.SiteUnread
 	case ji.job.State == JobPending && ji.job.ArrayJobID != 0:
 		pl.reasons = []Reason{ReasonArrayJob}
 	case ji.job.State == JobPending && ji.job.HetJobID != 0:

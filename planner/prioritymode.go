@@ -1,5 +1,10 @@
 package planner
 
+import (
+	"fmt"
+	"math"
+)
+
 // PriorityMode says how the plan's start order enters Slurm
 // (Options.PriorityMode; docs/slurm.md, "Priority modes").
 type PriorityMode string
@@ -92,12 +97,87 @@ func siteMaxPriority(s *Snapshot, o *Options) int64 {
 }
 
 // siteFactor scales a job's weight in the objective by the site's
-// priority of it: 1 + SitePriority / the largest in the snapshot, so a
-// job the site ranks first weighs twice one it ranks last (or does not
-// know). Running jobs and jobs without a site priority weigh 1×.
+// priority of it, in [1, 2]. The job's own multifactor priority wins where
+// it is known (the nice mode: SitePriority, Slurm's own sum with the
+// site's weights, age and size included): 1 + SitePriority / the largest
+// in the snapshot, so a job the site ranks first weighs twice one it ranks
+// last. Otherwise (the absolute mode, a held job) the site's policy read
+// beside the job (Job.Site) counts: 1 + its weighted factors. Running
+// jobs, and jobs with neither, weigh 1×.
 func (c *cycle) siteFactor(j *Job) float64 {
-	if c.siteMax <= 0 || j.SitePriority <= 0 || j.State != JobPending {
+	if j.State != JobPending {
 		return 1
 	}
-	return 1 + float64(min(j.SitePriority, c.siteMax))/float64(c.siteMax)
+	protect := 1.0
+	if j.Site != nil {
+		protect += c.o.SiteWeights.Protect * c.o.SiteWeights.combine(*j.Site)
+	}
+	if c.siteMax > 0 && j.SitePriority > 0 {
+		return protect * (1 + float64(min(j.SitePriority, c.siteMax))/float64(c.siteMax))
+	}
+	if j.Site != nil {
+		return protect * (1 + c.o.SiteWeights.combine(*j.Site))
+	}
+	return 1
+}
+
+// unweighed says whether a pending job needs the site's policy for its
+// weight (its own priority is not known) and it could not be read
+// (Job.SiteUnread): such a job is left untouched for the cycle
+// (ReasonSiteUnread), never ranked as if the site had no policy.
+func (c *cycle) unweighed(j *Job) bool {
+	return j.State == JobPending && j.SiteUnread != "" && j.Site == nil &&
+		!(c.siteMax > 0 && j.SitePriority > 0)
+}
+
+// SiteFactors are the parts of the site's multifactor policy for one job,
+// each normalized as slurmctld does (0 to 1): its association's fairshare
+// factor (slurmrestd's /shares, classic or fair tree as the site runs it),
+// its QOS's priority over the largest QOS priority, and its partition's
+// PriorityJobFactor over the largest.
+type SiteFactors struct {
+	Fairshare float64 `json:"fairshare"`
+	QOS       float64 `json:"qos"`
+	Partition float64 `json:"partition"`
+}
+
+// SiteWeights weigh SiteFactors (Options.SiteWeights, [planner.site-weights]):
+// like slurm.conf's PriorityWeightFairshare, PriorityWeightQOS and
+// PriorityWeightPartition, only their ratios count. All zero: equal.
+type SiteWeights struct {
+	Fairshare float64 `json:"fairshare,omitempty"`
+	QOS       float64 `json:"qos,omitempty"`
+	Partition float64 `json:"partition,omitempty"`
+	// Protect scales a pending job's weight further by 1 + Protect × its
+	// weighted site factors (Job.Site), whichever input gives the rest:
+	// the users below their share and those who pay for a higher QOS,
+	// who would otherwise pay for the others' gain, weigh more. 0 (the
+	// default): off.
+	Protect float64 `json:"protect,omitempty"`
+}
+
+func (w SiteWeights) validate() error {
+	for _, v := range []float64{w.Fairshare, w.QOS, w.Partition, w.Protect} {
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("site weights %+v: each must be a number ≥ 0", w)
+		}
+	}
+	return nil
+}
+
+// combine is the weighted mean of f, in [0, 1].
+func (w SiteWeights) combine(f SiteFactors) float64 {
+	sum := w.Fairshare + w.QOS + w.Partition
+	if sum <= 0 {
+		w, sum = SiteWeights{Fairshare: 1, QOS: 1, Partition: 1}, 3
+	}
+	v := (w.Fairshare*clamp01(f.Fairshare) + w.QOS*clamp01(f.QOS) + w.Partition*clamp01(f.Partition)) / sum
+	return v
+}
+
+func clamp01(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return min(1, max(0, v))
 }

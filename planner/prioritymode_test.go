@@ -1,6 +1,7 @@
 package planner_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -84,6 +85,77 @@ func TestSitePriorityWeighsTheObjective(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("ranks (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// Where a job's own priority is not known (the absolute mode, or a job
+// without SitePriority), the site's policy read beside it weighs it: the
+// 90-minute job of a light user (fairshare 1) is ranked before the
+// 60-minute job of a heavy user (fairshare 0); the job's own priority
+// wins where it is known; without either the shortest goes first;
+// SiteWeights.Protect weighs the light user's job up on top of equal
+// priorities (1 + 1 × 1: 5400/4 < 3600/2). A job
+// that needs the site's policy when it could not be read is left
+// untouched for the cycle (no priority, no nice), with its reason.
+func TestSitePolicyWeighsWhereThePriorityIsUnknown(t *testing.T) {
+	fs := func(f float64) pt.JobOpt {
+		return func(j *planner.Job) { j.Site = &planner.SiteFactors{Fairshare: f} }
+	}
+	prio := func(p int64) pt.JobOpt { return func(j *planner.Job) { j.SitePriority = p } }
+	var unread pt.JobOpt = func(j *planner.Job) { j.SiteUnread = "GET /shares: 500 Internal Server Error" }
+	build := func(heavy, light []pt.JobOpt) *planner.Snapshot {
+		return pt.Cluster("site", t0).Partition("gpu", true).Nodes("n", 1, 2, 64, 512<<10, "gpu", "").
+			Running(1, 2, "n0001", t0.Add(-10*time.Minute), pt.TimeLimit(2*time.Hour)).
+			Pending(2, 2, "heavy", append(heavy, pt.TimeLimit(time.Hour))...).
+			Pending(3, 2, "light", append(light, pt.TimeLimit(90*time.Minute))...).Build()
+	}
+	fsOnly := planner.SiteWeights{Fairshare: 1}
+	nice := planner.Options{PriorityMode: planner.PriorityNice, SiteWeights: fsOnly}
+	keep := func(r planner.Reason) string { return "keep " + string(r) }
+	for _, tc := range []struct {
+		name string
+		o    planner.Options
+		s    *planner.Snapshot
+		want map[int64]string
+	}{
+		{"absolute: fairshare weighs", planner.Options{SiteWeights: fsOnly}, build([]pt.JobOpt{fs(0)}, []pt.JobOpt{fs(1)}),
+			map[int64]string{2: "rank 2", 3: "rank 1"}},
+		{"absolute: QOS-only weights ignore fairshare", planner.Options{SiteWeights: planner.SiteWeights{QOS: 1}},
+			build([]pt.JobOpt{fs(0)}, []pt.JobOpt{fs(1)}), map[int64]string{2: "rank 1", 3: "rank 2"}},
+		{"nice: the job's own priority wins", nice,
+			build([]pt.JobOpt{fs(0), prio(10000)}, []pt.JobOpt{fs(1), prio(100)}),
+			map[int64]string{2: "rank 1", 3: "rank 2"}},
+		{"nice: no priority, the policy counts", nice, build([]pt.JobOpt{fs(0)}, []pt.JobOpt{fs(1)}),
+			map[int64]string{2: "rank 2", 3: "rank 1"}},
+		{"nice: equal priorities, no protection: shortest first", nice,
+			build([]pt.JobOpt{fs(0), prio(100)}, []pt.JobOpt{fs(1), prio(100)}), map[int64]string{2: "rank 1", 3: "rank 2"}},
+		{"nice: protect weighs the light user up", planner.Options{PriorityMode: planner.PriorityNice,
+			SiteWeights: planner.SiteWeights{Fairshare: 1, Protect: 1}},
+			build([]pt.JobOpt{fs(0), prio(100)}, []pt.JobOpt{fs(1), prio(100)}), map[int64]string{2: "rank 2", 3: "rank 1"}},
+		{"absolute: /shares unread leaves both untouched", planner.Options{}, build([]pt.JobOpt{unread}, []pt.JobOpt{unread}),
+			map[int64]string{2: keep(planner.ReasonSiteUnread), 3: keep(planner.ReasonSiteUnread)}},
+		{"nice: /shares unread, the known priority still weighs", nice,
+			build([]pt.JobOpt{unread, prio(100)}, []pt.JobOpt{unread}),
+			map[int64]string{2: "rank 1", 3: keep(planner.ReasonSiteUnread)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := map[int64]string{}
+			for id, d := range plan(t, "smd", tc.o, tc.s) {
+				switch {
+				case id == 1:
+				case d.Action == planner.ActionKeep && d.Rank == 0:
+					got[id] = keep(d.Reasons[0])
+					if d.Priority != 0 || d.Nice != nil {
+						t.Errorf("job %d kept but written: priority %d nice %v", id, d.Priority, d.Nice)
+					}
+				default:
+					got[id] = fmt.Sprintf("rank %d", d.Rank)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -102,6 +102,10 @@ const (
 	// ReasonUnreadable: part of the job's Slurm record could not be read
 	// (Job.Unreadable); the job is left untouched.
 	ReasonUnreadable Reason = "job_unreadable"
+	// ReasonSiteUnread: the job's weight needs the site's policy (its own
+	// priority is not known) and that could not be read this cycle
+	// (Job.SiteUnread); the job is left untouched.
+	ReasonSiteUnread Reason = "site_policy_unread"
 	// ReasonArrayJob: a pending job array (or one of its tasks); left to
 	// Slurm, since one write would change every remaining task.
 	ReasonArrayJob Reason = "array_job"
@@ -225,6 +229,7 @@ var reasonText = map[Reason]string{
 	ReasonNonCooperative:      "the job kept running after Strata sent it its checkpoint signal (preempt=yes): it is marked non-cooperative and never signalled again",
 	ReasonHetJob:              "the job is a heterogeneous job component, which Strata leaves to Slurm",
 	ReasonUnreadable:          "part of the job's Slurm record could not be read (the detail says what), so Strata leaves the job untouched",
+	ReasonSiteUnread:          "Strata weighs this job by the site's fairshare, QOS and partition priority, which could not be read from Slurm this cycle (the detail says why), so it leaves the job untouched rather than rank it without the site's policy",
 	ReasonCapped:              "a site limit cut the weight or GPU range the hint asks for (the detail says which)",
 	ReasonBeginTime:           "Slurm does not consider the job yet (its begin time has not come, or it waits on a dependency); Strata sizes and ranks it for when it may start",
 	ReasonPartitionChosen:     "the job lists several partitions; the plan puts it in the one where it is predicted to finish soonest at the least cost (the detail gives the numbers); Strata writes that partition when the job is to start (or is held for it) and otherwise leaves the job all its partitions",

@@ -76,6 +76,10 @@ type Partition struct {
 	TotalCPUs int           `json:"total_cpus"`
 	TotalGPUs int           `json:"total_gpus"`
 	Default   bool          `json:"default,omitempty"`
+	// PriorityJobFactor is the partition's PriorityJobFactor (the
+	// multifactor priority's partition factor, over the largest of all
+	// partitions); 0 = not read.
+	PriorityJobFactor int64 `json:"priority_job_factor,omitempty"`
 }
 
 // BurstBufferPool is a burst-buffer pool and its capacity.
@@ -143,6 +147,15 @@ type Job struct {
 	// (sitepolicy.go).
 	Nice         int64 `json:"nice,omitempty"`
 	SitePriority int64 `json:"site_priority,omitempty"`
+	// QOS is the job's QOS ("" = not read).
+	QOS string `json:"qos,omitempty"`
+	// Site is the site's policy for a pending job as read beside it
+	// (slurmrestd's /shares, QOS and partitions): the planner weighs the
+	// job by it where SitePriority is not known; nil when not read.
+	// SiteUnread says why it could not be read ("" = read, or not asked
+	// for): a job that needs it is then left untouched for the cycle.
+	Site       *SiteFactors `json:"site,omitempty"`
+	SiteUnread string       `json:"site_unread,omitempty"`
 
 	// GPU request: GPUsPerNode × Nodes when requested per node
 	// (tres_per_node), GPUsPerJob when requested per job (tres_per_job,

@@ -62,3 +62,40 @@ for name in pollux_workload1 pollux_workload2 pollux_workload3 pollux_workload4 
 done
 python3 scripts/evaluate-policy.py "$img" "$out" "${bands[@]}"
 echo "evaluate-policy: wrote $out" >&2
+
+# The shipped default against the targets of issue 31 (Pollux 1-6, seeds
+# 1-2), with classic fairshare (every user an account) and with fair tree
+# over 3 accounts (the error per account), beside the simulator's noise
+# (Slurm alone against Slurm alone with sched_interval 61 s) and the
+# planner-side variants tried: starvation after 2 h / 2x the run time,
+# that plus [planner.site-weights] protect = 4, and a band of 8000 with
+# the same starvation. Tables in 32-site-policy-default.md.
+img2=docs/img/eval/policy-default
+out2=docs/evaluation.d/accountability/32-site-policy-default.md
+[[ $render_only == 1 ]] || { rm -rf "$img2" && mkdir -p "$img2"; }
+printf '[planner]\npriority-mode = "nice"\n' >"$tmp/default.toml"
+printf '[planner]\npriority-mode = "nice"\nstarvation-age = "2h"\nstarvation-stretch = 2\n' >"$tmp/starve.toml"
+printf '[planner]\npriority-mode = "nice"\nstarvation-age = "2h"\nstarvation-stretch = 2\n[planner.site-weights]\nfairshare = 1\nqos = 1\nprotect = 4\n' >"$tmp/protect.toml"
+printf '[planner]\npriority-mode = "nice"\nnice-band = 8000\nstarvation-age = "2h"\nstarvation-stretch = 2\n' >"$tmp/band8000.toml"
+variants=(default starve protect band8000)
+for model in classic fairtree; do
+	fs=(); [[ $model == fairtree ]] && fs=(--fair-tree --accounts 3)
+	for w in 1 2 3 4 5 6; do
+		for seed in 1 2; do
+			[[ $render_only == 1 ]] && continue
+			echo "evaluate-policy: default, $model, workload $w seed $seed" >&2
+			common=(simulate --trace "$peers/pollux_workload$w.csv" --scaling "$peers/pollux_scaling.csv" --cluster 16x4:t4 --interval 60s
+				--scheduler slurm --knowledge realistic --users 10 --never-hint 0.3 --knowledge-seed "$seed" "${site[@]}" "${fs[@]}"
+				--json --jobs --parallel 1)
+			base=$img2/$model-w$w-s$seed
+			"$bin" --config "$tmp/default.toml" "${common[@]}" --policy slurm >"$base-slurm.json"
+			"$bin" --config "$tmp/default.toml" "${common[@]}" --sched-interval 61s --policy slurm >"$base-noise.json"
+			for v in "${variants[@]}"; do
+				"$bin" --config "$tmp/$v.toml" "${common[@]}" --policy smd >"$base-$v.json"
+			done
+			for f in "$base"-*.json; do python3 scripts/evaluate-policy.py compact "$f"; done
+		done
+	done
+done
+python3 scripts/evaluate-policy.py default "$img2" "$out2" noise "${variants[@]}"
+echo "evaluate-policy: wrote $out2" >&2

@@ -73,6 +73,7 @@ AccountingStorageEnforce=associations,limits,qos
 AccountingStoreFlags=job_script,job_comment
 JobAcctGatherType=jobacct_gather/linux
 JobAcctGatherFrequency=task=5
+PriorityCalcPeriod=1
 PriorityWeightAge=1000
 PriorityWeightFairshare=10000
 PriorityWeightJobSize=100

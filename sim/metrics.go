@@ -105,6 +105,9 @@ type Result struct {
 	// models fairshare (SlurmConfig.PriorityWeightFairshare > 0): what the
 	// fairshare error compares with the users' equal shares.
 	UserGPUSeconds map[string]float64 `json:"user_gpu_s,omitempty"`
+	// AccountGPUSeconds is the same per account (SlurmConfig.Accounts;
+	// every user its own account without): the fairshare error per account.
+	AccountGPUSeconds map[string]float64 `json:"account_gpu_s,omitempty"`
 	// QOSHighUsers are the users in QOS high and NeverHintUsers those none
 	// of whose jobs carries a hint, when the run models the site's policy
 	// (fairshare or QOS weights): the groups the per-user JCT is read by.
@@ -192,7 +195,7 @@ func (e *engine) result() *Result {
 		r.JobRows = e.jobRows()
 	}
 	r.Outcomes = e.outcomes()
-	r.UserGPUSeconds = e.userGPUSeconds()
+	r.UserGPUSeconds, r.AccountGPUSeconds = e.userGPUSeconds(), e.accountGPUSeconds()
 	r.QOSHighUsers, r.NeverHintUsers = e.userGroups()
 	r.Honesty, r.Claims = e.honesty(), e.claimStats()
 	first, last := math.Inf(1), math.Inf(-1)

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/strata-hpc/strata/planner"
 )
 
 // The site's policy in Slurm mode (issue 31): priority/multifactor's
@@ -16,59 +18,84 @@ import (
 // run itself at every priority recalculation. QOS: the jobs of the users
 // in SlurmConfig.QOSHigh have a normalized QOS priority of 1, others 0.
 
-// fairshare is the decayed and the raw usage per user (GPU-seconds).
+// fairshare is the decayed and the raw usage per user (GPU-seconds), the
+// usage not yet applied (fresh: what engine.account charged since the
+// last recalculation), each user's account and fairshare factor
+// (fairtree.go).
 type fairshare struct {
-	usage, total map[string]float64
-	users        float64 // distinct users (equal shares)
-	last         float64 // when usage was last accrued
+	usage, total, fresh map[string]float64
+	account             map[string]string
+	factor              map[string]float64
+	last                float64 // when usage was last applied
 }
 
-// accrueUsage decays every user's usage to t and adds what the running
-// jobs used since the last call.
-func (e *engine) accrueUsage(t float64) {
-	fs := e.fs
-	if fs == nil {
-		fs = &fairshare{usage: map[string]float64{}, total: map[string]float64{}, last: t}
+// fairshareState is the run's fairshare state, made at the first call.
+func (e *engine) fairshareState(t float64) *fairshare {
+	if e.fs == nil {
+		fs := &fairshare{usage: map[string]float64{}, total: map[string]float64{}, fresh: map[string]float64{}, last: t}
 		seen := map[string]bool{}
+		var users []string
 		for i := range e.jobs {
-			seen[e.jobs[i].pj.User] = true
+			if u := e.jobs[i].pj.User; !seen[u] {
+				seen[u] = true
+				users = append(users, u)
+			}
 		}
-		fs.users = float64(max(1, len(seen)))
+		fs.account = accountOf(users, e.cfg.Slurm.Accounts)
 		e.fs = fs
 	}
-	dt := t - fs.last
-	if dt <= 0 {
+	return e.fs
+}
+
+// chargeUsage charges gs GPU-seconds that j used to its user (from
+// engine.account: every GPU-second a job runs, to its end).
+func (e *engine) chargeUsage(j *job, gs float64) {
+	if e.cfg.Scheduler != SchedulerSlurm || e.cfg.Slurm.PriorityWeightFairshare <= 0 || gs <= 0 {
 		return
 	}
-	if hl := e.cfg.Slurm.FairshareHalfLife.Seconds(); hl > 0 {
+	fs := e.fairshareState(0)
+	fs.fresh[j.pj.User] += gs
+	fs.total[j.pj.User] += gs
+}
+
+// accrueUsage is priority/multifactor's decay thread at t: every user's
+// usage decays since the last call, the usage charged since is added, and
+// the fairshare factors are computed again.
+func (e *engine) accrueUsage(t float64) {
+	fs := e.fairshareState(t)
+	dt := t - fs.last
+	if dt < 0 {
+		return
+	}
+	if hl := e.cfg.Slurm.FairshareHalfLife.Seconds(); hl > 0 && dt > 0 {
 		k := math.Exp2(-dt / hl)
 		for u := range fs.usage {
 			fs.usage[u] *= k
 		}
 	}
-	for _, i := range e.running {
-		j := &e.jobs[i]
-		used := float64(j.gpus) * dt
-		fs.usage[j.pj.User] += used
-		fs.total[j.pj.User] += used
+	for u, v := range fs.fresh {
+		fs.usage[u] += v
+		delete(fs.fresh, u)
 	}
 	fs.last = t
+	tree := newFSTree(fs.account, fs.usage)
+	if e.cfg.Slurm.FairTree {
+		fs.factor = tree.fairTree()
+	} else {
+		fs.factor = tree.classic()
+	}
 }
 
-// fsFactor is the classic fairshare factor of user's jobs: 2^(−U/S).
+// fsFactor is the fairshare factor of user's jobs as of the last
+// accrual: classic or fair tree (fairtree.go); 1 before any.
 func (e *engine) fsFactor(user string) float64 {
-	fs := e.fs
-	if fs == nil {
+	if e.fs == nil || e.fs.factor == nil {
 		return 1
 	}
-	var sum float64
-	for _, v := range fs.usage {
-		sum += v
+	if f, ok := e.fs.factor[user]; ok {
+		return f
 	}
-	if sum <= 0 {
-		return 1
-	}
-	return math.Exp2(-(fs.usage[user] / sum) * fs.users)
+	return 1
 }
 
 // siteFactors is the fairshare and QOS part of a pending job's priority.
@@ -82,6 +109,25 @@ func (e *engine) siteFactors(j *job) float64 {
 		p += c.PriorityWeightQOS
 	}
 	return p
+}
+
+// siteRead is what Strata reads of the site's policy for a pending job
+// (planner.Job.Site), when the run models it: its fairshare factor, QOS
+// (high 1, else 0) and partition factor (--partition-priority's, else 1:
+// one job factor for all).
+func (e *engine) siteRead(j *job) *planner.SiteFactors {
+	c := &e.cfg.Slurm
+	if c.PriorityWeightFairshare <= 0 && c.PriorityWeightQOS <= 0 && c.PartitionPriority == "" {
+		return nil
+	}
+	f := &planner.SiteFactors{Fairshare: e.fsFactor(j.pj.User), Partition: 1}
+	if c.PartitionPriority != "" {
+		_, f.Partition = e.partPriority(j)
+	}
+	if c.PriorityWeightQOS > 0 && e.qosHigh()[j.pj.User] {
+		f.QOS = 1
+	}
+	return f
 }
 
 // qosHigh is the set of users whose jobs run in QOS high.
@@ -149,6 +195,23 @@ func (e *engine) userGPUSeconds() map[string]float64 {
 	out := make(map[string]float64, len(e.fs.total))
 	for u, v := range e.fs.total {
 		out[u] = round(v, 0)
+	}
+	return out
+}
+
+// accountGPUSeconds is each account's GPU-seconds over the run, every
+// account listed (nil unless the run models fairshare): what the fairshare
+// error compares with the accounts' equal shares.
+func (e *engine) accountGPUSeconds() map[string]float64 {
+	if e.fs == nil || e.cfg.Slurm.PriorityWeightFairshare <= 0 {
+		return nil
+	}
+	out := map[string]float64{}
+	for u, a := range e.fs.account {
+		out[a] += e.fs.total[u]
+	}
+	for a, v := range out {
+		out[a] = round(v, 0)
 	}
 	return out
 }

@@ -15,18 +15,21 @@ import (
 // hour drops to 2^(−2) = 0.25 of two users, the other stays at 1; so of two
 // equal waiting jobs the light user's has the higher Slurm priority
 // (issue 31: a user with heavy recent usage does not jump a light user's
-// equal job). The decay keeps the ratio while no one runs.
+// equal job). The decay keeps the ratio while no one runs. Every
+// GPU-second a job runs is charged, also after the last recalculation
+// (the report's totals: before, the usage of jobs that ran on after the
+// queue emptied was lost, 239k of a user's 1115k GPU-seconds).
 func TestFairshareClassic(t *testing.T) {
 	cfg := Config{Slurm: SlurmConfig{PriorityWeightFairshare: 10000, FairshareHalfLife: time.Hour}}.withDefaults()
 	e := &engine{cfg: cfg, jobs: []job{
 		{pj: planner.Job{User: "heavy"}, gpus: 4},
 		{pj: planner.Job{User: "heavy", GPUsPerNode: 1, Nodes: 1}},
 		{pj: planner.Job{User: "light", GPUsPerNode: 1, Nodes: 1}},
-	}, running: []int{0}}
+	}}
 	e.accrueUsage(0)
+	e.account(&e.jobs[0], 3600) // what advance charges a running job
 	e.accrueUsage(3600)
 	got := []float64{e.fsFactor("heavy"), e.fsFactor("light")}
-	e.running = nil
 	e.accrueUsage(7200)
 	got = append(got, e.fsFactor("heavy"), e.fs.usage["heavy"], e.fs.total["heavy"])
 	want := []float64{0.25, 1, 0.25, 4 * 3600 / 2.0, 4 * 3600}

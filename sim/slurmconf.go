@@ -63,6 +63,16 @@ type SlurmConfig struct {
 	PriorityWeightFairshare float64
 	PriorityWeightQOS       float64
 	FairshareHalfLife       time.Duration
+	// Accounts: the users dealt in turn to this many accounts of equal
+	// shares (0: every user an account of its own); FairTree: the fair
+	// tree algorithm instead of classic fairshare (fairtree.go).
+	Accounts int
+	FairTree bool
+	// PartitionPriority gives partitions their PriorityTier and
+	// PriorityJobFactor, "NAME=TIER[/JOBFACTOR],...", the factor weighed
+	// by PriorityWeightPartition (partprio.go).
+	PartitionPriority       string
+	PriorityWeightPartition float64
 	QOSHigh                 float64
 	QOSSeed                 uint64
 	// TimeLimitFactor sets a job's time limit when the trace gives none:
@@ -114,6 +124,15 @@ func DefaultSlurmConfig() SlurmConfig {
 func (c SlurmConfig) Validate() error {
 	if c.PriorityWeightAge < 0 || c.PriorityWeightJobSize < 0 || c.PriorityWeightFairshare < 0 || c.PriorityWeightQOS < 0 {
 		return fmt.Errorf("priority weights must be ≥ 0")
+	}
+	if c.PriorityWeightPartition < 0 {
+		return fmt.Errorf("priority weights must be ≥ 0")
+	}
+	if _, err := ParsePartitionPriority(c.PartitionPriority); err != nil {
+		return err
+	}
+	if c.Accounts < 0 {
+		return fmt.Errorf("accounts %d: want 0 (every user an account) or more", c.Accounts)
 	}
 	if c.Reservations < 0 {
 		return fmt.Errorf("backfill reservations %d: want 0 (conservative) or more (1 = EASY)", c.Reservations)

@@ -31,7 +31,8 @@ func (e *engine) priority(s *slurmState, j *job, t float64) int64 {
 	age := math.Min(1, math.Max(0, t-accrue)/c.PriorityMaxAge.Seconds())
 	_, nodes, _ := request(j)
 	size := (float64(nodes)/s.nodes + float64(j.pj.CPUs)/s.cpus) / 2
-	return max(1, int64(1+c.PriorityWeightAge*age+c.PriorityWeightJobSize*size+e.siteFactors(j))-j.nice)
+	_, part := e.partPriority(j)
+	return max(1, int64(1+c.PriorityWeightAge*age+c.PriorityWeightJobSize*size+c.PriorityWeightPartition*part+e.siteFactors(j))-j.nice)
 }
 
 // recalcPriorities is priority/multifactor's periodic recalculation
@@ -57,7 +58,7 @@ func request(j *job) (per, nodes, total int) {
 }
 
 // queue is the pending jobs Slurm may start at t (begin time reached) in
-// its evaluation order: priority, then submission, then job ID (the sort
+// its evaluation order: partition tier, priority, then submission, then job ID (the sort
 // of both schedulers).
 func (e *engine) queue(t float64) []int {
 	out := make([]int, 0, len(e.pending))
@@ -68,6 +69,11 @@ func (e *engine) queue(t float64) []int {
 	}
 	slices.SortFunc(out, func(a, b int) int {
 		x, y := &e.jobs[a], &e.jobs[b]
+		tx, _ := e.partPriority(x)
+		ty, _ := e.partPriority(y)
+		if c := cmp.Compare(ty, tx); c != 0 { // the higher tier first
+			return c
+		}
 		if c := cmp.Compare(y.prio, x.prio); c != 0 {
 			return c
 		}

@@ -149,6 +149,7 @@ func (e *engine) slurmPending(pj *planner.Job, s *slurmState, i int, t float64) 
 	if !j.prioSet && j.prio > 1 {
 		pj.SitePriority = j.prio + j.nice // the factors, without Strata's nice (slurm/ reads it so)
 	}
+	pj.Site = e.siteRead(j) // /shares and QOS, as slurm/ reads them beside the job
 	pj.AttainedGPUSeconds, pj.Restarts = j.attained, j.restarts
 	pj.SubmitTime = simTime(j.slurmSubmit) // Slurm resets it at a requeue
 	if j.strataBegin > t {

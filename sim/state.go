@@ -83,19 +83,21 @@ func (j *job) endAt() float64 { return j.lastT + j.penalty + j.remaining*j.dur }
 
 // engine is one run's mutable state.
 type engine struct {
-	fs      *fairshare      // usage per user when the run models fairshare (sitepolicy.go)
-	qos     map[string]bool // users in QOS high (sitepolicy.go)
-	cfg     Config
-	name    string
-	policy  planner.Policy
-	reshape bool
-	cl      *cluster
-	jobs    []job
-	next    int   // index of the next job to arrive
-	pending []int // job indices, ascending (= ascending ID)
-	running []int
-	done    int
-	changed bool // an arrival or completion since the last plan
+	fs  *fairshare      // usage per user when the run models fairshare (sitepolicy.go)
+	qos map[string]bool // users in QOS high (sitepolicy.go)
+	// partPrio is SlurmConfig.PartitionPriority parsed (partprio.go).
+	partPrio map[string]PartPriority
+	cfg      Config
+	name     string
+	policy   planner.Policy
+	reshape  bool
+	cl       *cluster
+	jobs     []job
+	next     int   // index of the next job to arrive
+	pending  []int // job indices, ascending (= ascending ID)
+	running  []int
+	done     int
+	changed  bool // an arrival or completion since the last plan
 	// idleSince is when jobs started waiting on an idle cluster (-1: not).
 	idleSince float64
 	busy      float64 // busy GPU-seconds
@@ -242,6 +244,7 @@ func (e *engine) advance(t float64) {
 
 func (e *engine) account(j *job, dt float64) {
 	gs := float64(j.gpus) * dt
+	e.chargeUsage(j, gs)
 	j.attained += gs
 	j.ran += dt
 	e.busy += gs

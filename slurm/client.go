@@ -42,6 +42,11 @@ type restAPI interface {
 	setNodeState(ctx context.Context, node, state string) error
 	// clock reads slurmctld's clock (GET /diag's req_time).
 	clock(ctx context.Context) (time.Time, error)
+	// shares reads GET /shares: each user association's fairshare factor
+	// and the accounts (sitepolicy.go).
+	shares(ctx context.Context) (sharesRead, error)
+	// qosPriorities reads slurmdbd's GET /qos: each QOS's priority.
+	qosPriorities(ctx context.Context) (map[string]int64, error)
 	// finishedJobs lists slurmdbd's jobs of cluster ("" = any) that were
 	// active in [since, until) (steps left out).
 	finishedJobs(ctx context.Context, cluster string, since, until time.Time) ([]FinishedJob, error)

@@ -80,6 +80,7 @@ func jobFromV0042(in *jobWireV0042) planner.Job {
 		Name:         in.Name,
 		User:         in.UserName,
 		Account:      in.Account,
+		QOS:          in.QOS,
 		Partition:    in.Partition,
 		Reason:       in.StateReason,
 		SubmitTime:   unixSeconds(in.SubmitTime),

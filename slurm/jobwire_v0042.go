@@ -35,6 +35,7 @@ type jobWireV0042 struct {
 	Name          string     `json:"name"`
 	UserName      string     `json:"user_name"`
 	Account       string     `json:"account"`
+	QOS           string     `json:"qos"`
 	Partition     string     `json:"partition"`
 	JobState      []string   `json:"job_state"`
 	StateReason   string     `json:"state_reason"`

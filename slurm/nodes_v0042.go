@@ -62,6 +62,9 @@ func partitionFromV0042(in *api.V0042PartitionInfo) (planner.Partition, error) {
 			p.MaxTime = time.Duration(m) * time.Minute
 		}
 	}
+	if in.Priority != nil && in.Priority.JobFactor != nil {
+		p.PriorityJobFactor = int64(*in.Priority.JobFactor)
+	}
 	return p, nil
 }
 

@@ -48,7 +48,7 @@ func TestSnapshotFromRecordedJSON(t *testing.T) {
 			{Name: "node2", State: []string{"IDLE"}, Partitions: []string{"gpu"}, CPUs: 16,
 				MemoryMB: 64000, GPUs: 4},
 		},
-		Partitions: []planner.Partition{{Name: "gpu", Nodes: []string{"node1", "node2"}, TotalCPUs: 32, TotalGPUs: 8}},
+		Partitions: []planner.Partition{{Name: "gpu", Nodes: []string{"node1", "node2"}, TotalCPUs: 32, TotalGPUs: 8, PriorityJobFactor: 1}},
 		// Job 3's 600G is still "pending": nothing held yet.
 		BurstBufferPools: []planner.BurstBufferPool{{Name: "nvme", CapacityBytes: 1 << 40}},
 		Jobs: []planner.Job{

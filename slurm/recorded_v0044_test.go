@@ -78,9 +78,9 @@ func TestSnapshotFromRecordedV0044(t *testing.T) {
 			{Name: "node2", State: []string{"IDLE"}, Partitions: []string{"gpu", "gpub"}, CPUs: 16, MemoryMB: 64000, GPUs: 4},
 		},
 		Partitions: []planner.Partition{
-			{Name: "gpu", Nodes: []string{"node1", "node2"}, TotalCPUs: 32, TotalGPUs: 8},
-			{Name: "gpua", Nodes: []string{"node1"}, TotalCPUs: 16, TotalGPUs: 4},
-			{Name: "gpub", Nodes: []string{"node2"}, TotalCPUs: 16, TotalGPUs: 4},
+			{Name: "gpu", Nodes: []string{"node1", "node2"}, TotalCPUs: 32, TotalGPUs: 8, PriorityJobFactor: 1},
+			{Name: "gpua", Nodes: []string{"node1"}, TotalCPUs: 16, TotalGPUs: 4, PriorityJobFactor: 1},
+			{Name: "gpub", Nodes: []string{"node2"}, TotalCPUs: 16, TotalGPUs: 4, PriorityJobFactor: 1},
 		},
 		BurstBufferPools: []planner.BurstBufferPool{{Name: "nvme", CapacityBytes: 1 << 40}},
 		Jobs: []planner.Job{

@@ -24,12 +24,14 @@ func (c *Client) Snapshot(ctx context.Context) (*planner.Snapshot, error) {
 		nodes   []planner.Node
 		parts   []planner.Partition
 		pools   []planner.BurstBufferPool
+		policy  *sitePolicy
 	)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) { jobs, cluster, how, err = c.readJobs(gctx); return err })
 	g.Go(func() (err error) { nodes, err = c.api.nodes(gctx); return err })
 	g.Go(func() (err error) { parts, err = c.api.partitions(gctx); return err })
-	if c.scontrol != "" { // the pools, beside the REST reads (scontrol.go)
+	g.Go(func() error { policy = c.readSitePolicy(gctx); return nil }) // its failure fails no snapshot
+	if c.scontrol != "" {                                              // the pools, beside the REST reads (scontrol.go)
 		g.Go(func() error { pools = c.slurmPools(gctx); return nil })
 	}
 	if err := g.Wait(); err != nil {
@@ -37,6 +39,7 @@ func (c *Client) Snapshot(ctx context.Context) (*planner.Snapshot, error) {
 	}
 	now := c.now().UTC()
 	s := buildSnapshot(now, cluster, jobs, nodes, parts)
+	c.applySitePolicy(s, policy)
 	s.BurstBufferPools = poolUsage(c.pools, jobs)
 	if c.scontrol != "" {
 		s.BurstBufferPools = pools

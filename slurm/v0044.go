@@ -119,3 +119,11 @@ func (v *v0044) finishedJobs(ctx context.Context, cluster string, since, until t
 	}
 	return readFinished(v.raw.SlurmdbV0044GetJobs(ctx, p))
 }
+
+func (v *v0044) shares(ctx context.Context) (sharesRead, error) {
+	return readShares(v.raw.SlurmV0044GetShares(ctx, nil))
+}
+
+func (v *v0044) qosPriorities(ctx context.Context) (map[string]int64, error) {
+	return readQOS(v.raw.SlurmdbV0044GetQos(ctx, nil))
+}

@@ -43,6 +43,9 @@ func runPlan(c *cli.Context) error {
 		return exitError{code: 2, err: err}
 	}
 	log := logger(c).With().Str("component", "plan").Logger()
+	if err := checkSiteNames(c, config.FileFrom(c.Context), log); err != nil {
+		return err
+	}
 	deps, err := daemonDeps(c, log)
 	if err != nil {
 		return err

@@ -98,6 +98,9 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return exitError{code: 2, err: err}
 	}
+	if err := checkSiteNames(c, config.FileFrom(c.Context), log); err != nil {
+		return err
+	}
 	deps, err := daemonDeps(c, log)
 	if err != nil {
 		return err

@@ -94,6 +94,8 @@ func simulateOptions(c *cli.Context) (simulate.Options, error) {
 	o.Users, o.Dishonest, o.Knowledge, o.KnowledgeSeed = c.Int("users"), c.String("dishonest"), c.String("knowledge"), c.Uint64("knowledge-seed")
 	o.PriorityWeightFairshare, o.PriorityWeightQOS, o.QOSHigh = c.Float64("priority-weight-fairshare"), c.Float64("priority-weight-qos"), c.Float64("qos-high")
 	o.FairshareHalfLife, o.NeverHint = c.Duration("fairshare-half-life"), c.Float64("never-hint")
+	o.Accounts, o.FairTree = c.Int("accounts"), c.Bool("fair-tree")
+	o.PartitionPriority, o.PriorityWeightPartition = c.String("partition-priority"), c.Float64("priority-weight-partition")
 	o.ClaimMargin, o.NoTrust = c.Float64("claim-margin"), c.Bool("no-trust")
 	o.PS = simulate.PSOptions{Share: c.Float64("ps-share"), Choice: c.String("ps-choice"), Seed: c.Uint64("ps-seed")}
 	if o.Knowledge == sim.KnowledgeRealistic && !c.IsSet("predictor") {

@@ -91,6 +91,7 @@ type Planner struct {
 	// (planner.Options); NiceBand counts only when the file sets it.
 	PriorityMode string
 	NiceBand     int64
+	SiteWeights  planner.SiteWeights // [planner.site-weights] (siteweights.go)
 	// set holds the keys the file gave, as written, for Settings.
 	set map[string]string
 }
@@ -242,6 +243,7 @@ var plannerKeys = []plannerKey{
 		return errors.Join(errs...)
 	}},
 	{"limits", readLimits},
+	{"site-weights", readSiteWeights},
 }
 
 func decodePlanner(sec any) (Planner, error) {
@@ -333,6 +335,8 @@ func readLimits(p *Planner, v any) error {
 				l.Partition, err = str(r[k])
 			case "account":
 				l.Account, err = str(r[k])
+			case "qos":
+				l.QOS, err = str(r[k])
 			case "max-weight":
 				l.MaxWeight, err = positive(r[k])
 			case "max-range-factor":
@@ -344,7 +348,7 @@ func readLimits(p *Planner, v any) error {
 				}
 				l.MaxGPUs = int(n)
 			default:
-				err = fmt.Errorf("unknown key (known: partition, account, max-weight, max-gpus, max-range-factor)")
+				err = fmt.Errorf("unknown key (known: partition, account, qos, max-weight, max-gpus, max-range-factor)")
 			}
 			if err != nil {
 				errs = append(errs, fmt.Errorf("limit %d: %s: %w", i+1, k, err))
@@ -384,7 +388,7 @@ func (p Planner) Options() planner.Options {
 		o.GPUMemoryMB = p.GPUMemoryMiB
 	}
 	o.BurstBufferBps, o.BurstBufferPoolBps = p.BurstBufferGbps*gbps, p.BurstBufferPoolGbps*gbps
-	o.TopTier = p.TopTier
+	o.TopTier, o.SiteWeights = p.TopTier, p.SiteWeights
 	o.PriorityMode = def.PriorityMode
 	if p.PriorityMode != "" {
 		o.PriorityMode = planner.PriorityMode(p.PriorityMode)

@@ -31,6 +31,10 @@ type Options struct {
 	// The site's policy (sim.SlurmConfig) and --never-hint.
 	PriorityWeightFairshare, PriorityWeightQOS, QOSHigh, NeverHint float64
 	FairshareHalfLife                                              time.Duration
+	Accounts                                                       int
+	FairTree                                                       bool
+	PartitionPriority                                              string
+	PriorityWeightPartition                                        float64
 	SchedInterval                                                  time.Duration
 	BFInterval                                                     time.Duration
 	BatchSchedDelay                                                time.Duration
@@ -253,7 +257,14 @@ func (o Options) slurmConfig() (sim.SlurmConfig, error) {
 	sc.TimeLimitFactor = o.TimeLimitFactor
 	sc.PriorityWeightAge, sc.PriorityWeightJobSize = o.PriorityWeightAge, o.PriorityWeightJobSize
 	sc.PriorityWeightFairshare, sc.PriorityWeightQOS, sc.FairshareHalfLife = o.PriorityWeightFairshare, o.PriorityWeightQOS, o.FairshareHalfLife
-	sc.QOSHigh, sc.QOSSeed = o.QOSHigh, o.KnowledgeSeed
+	sc.QOSHigh, sc.QOSSeed, sc.Accounts, sc.FairTree = o.QOSHigh, o.KnowledgeSeed, o.Accounts, o.FairTree
+	sc.PartitionPriority, sc.PriorityWeightPartition = o.PartitionPriority, o.PriorityWeightPartition
+	if err := sc.Validate(); err != nil {
+		return sc, fmt.Errorf("--partition-priority, --priority-weight-partition: %w", err)
+	}
+	if o.Accounts < 0 {
+		return sc, errors.New("--accounts: want 0 (every user an account of its own) or more")
+	}
 	if o.QOSHigh < 0 || o.QOSHigh > 1 || o.NeverHint < 0 || o.NeverHint > 1 || o.QOSHigh != o.QOSHigh || o.NeverHint != o.NeverHint {
 		return sc, errors.New("--qos-high and --never-hint: want a fraction from 0 to 1")
 	}
