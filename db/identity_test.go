@@ -178,6 +178,20 @@ func jobRows(t *testing.T, conn *pgx.Conn) []string {
 	return out
 }
 
+// storeAndConn opens a migrated database of the test's own, as a Store and
+// as a plain connection for reading its rows (closed at cleanup).
+func storeAndConn(t *testing.T) (*db.Store, *pgx.Conn) {
+	t.Helper()
+	url := dbtest.URL(t)
+	s := dbtest.Open(t, url, true)
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return s, conn
+}
+
 // How UpsertJobs keys jobs: (cluster, id, submit time); an unknown submit
 // time updates the latest job of the id, and is adopted by the first known
 // one.
@@ -187,13 +201,7 @@ func TestUpsertJobsIdentity(t *testing.T) {
 	}
 	t.Parallel() // a database of its own (dbtest)
 	ctx := context.Background()
-	url := dbtest.URL(t)
-	s := dbtest.Open(t, url, true)
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	s, conn := storeAndConn(t)
 	at := func(h int) time.Time { return synthT0.Add(time.Duration(h) * time.Hour) }
 	job := func(id int64, user string, st planner.JobState, submit time.Time) planner.Job {
 		return planner.Job{ID: id, User: user, State: st, SubmitTime: submit}
@@ -273,13 +281,7 @@ func TestUpsertJobsKeepsAnEndedRun(t *testing.T) {
 	}
 	t.Parallel() // a database of its own (dbtest)
 	ctx := context.Background()
-	url := dbtest.URL(t)
-	s := dbtest.Open(t, url, true)
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	s, conn := storeAndConn(t)
 	at := func(m int) time.Time { return synthT0.Add(time.Duration(m) * time.Minute) }
 	run := func(st planner.JobState, start time.Time) planner.Job {
 		return planner.Job{ID: 5, User: "ann", State: st, SubmitTime: at(0), StartTime: start}
