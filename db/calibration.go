@@ -20,7 +20,8 @@ type CalibrationJob struct {
 	ModelSeconds, RealSeconds float64
 	// BusyEnergyJ and BusyGPUSeconds sum its GPUs' busy samples.
 	BusyEnergyJ, BusyGPUSeconds float64
-	// TimedOut: Slurm stopped the job at its time limit (TIMEOUT), so
+	// TimedOut: the run was stopped before its end — by Slurm at its time
+	// limit (TIMEOUT) or cancelled after it started (CANCELLED) — so
 	// RealSeconds is a lower bound (calib.Job.Censored).
 	TimedOut bool
 }

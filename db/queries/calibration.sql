@@ -2,7 +2,8 @@
 
 -- name: CalibrationJobs
 -- Jobs of cluster $1 ('' = any) that ended after $2 (completed, or stopped
--- at their time limit: TIMEOUT, a censored run), oldest first, at
+-- before their end: TIMEOUT at their time limit or CANCELLED after a start,
+-- censored runs whose real time is a lower bound), oldest first, at
 -- most $3, with what the planner's last stored decision before the job
 -- started said about it (its catalog model, the GPU type of its partition,
 -- and the uncalibrated modelled run time at the decided workers: NULL
@@ -17,7 +18,7 @@ SELECT j.job_id, j.end_time, j.user_name, pd.model, pd.gpu_type,
        CASE WHEN pd.workers = j.gpus THEN pd.model_seconds END,
        extract(epoch FROM j.end_time - j.start_time)::float8,
        coalesce(h.busy_energy, 0)::float8, coalesce(h.busy_seconds, 0)::float8,
-       j.state = 'TIMEOUT'
+       j.state <> 'COMPLETED'
 FROM job j
 JOIN LATERAL (
     SELECT d.model, d.gpu_type, d.model_seconds, d.workers
@@ -32,7 +33,7 @@ LEFT JOIN LATERAL (
     FROM job_gpu_hour g
     WHERE g.cluster = j.cluster AND g.job_id = j.job_id
       AND g.t_hi > j.start_time AND g.t_lo < j.end_time) h ON true
-WHERE ($1 = '' OR j.cluster = $1) AND j.state IN ('COMPLETED', 'TIMEOUT') AND pd.gpu_type IS NOT NULL
+WHERE ($1 = '' OR j.cluster = $1) AND j.state IN ('COMPLETED', 'TIMEOUT', 'CANCELLED') AND pd.gpu_type IS NOT NULL
   AND j.start_time IS NOT NULL AND j.end_time > j.start_time AND j.end_time > $2
 ORDER BY j.end_time, j.job_id
 LIMIT $3;
