@@ -19,11 +19,13 @@ import (
 // waiting for half an hour. `strata run --enforce` gives it gpub, where
 // the plan starts it now on the 2 free GPUs: it writes partition gpub (the
 // user's list kept in the admin comment) and the smaller request, and
-// Slurm starts the job there.
+// Slurm starts the job there. The site turned shrinking on (shrink =
+// true): by default no job gets fewer GPUs than it asked for, and the job
+// waits for its 4 (planner: TestShrinkKeepsAMarginUnderTheLimit).
 func TestExclusiveFlexibleJobStartsInTheCheaperPartition(t *testing.T) {
 	b := exclusive(t)
 	conf := filepath.Join(t.TempDir(), "strata.toml")
-	if err := os.WriteFile(conf, []byte("[planner]\ntop-tier = true\n"), 0o600); err != nil {
+	if err := os.WriteFile(conf, []byte("[planner]\ntop-tier = true\nshrink = true\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	var blockers []int64
