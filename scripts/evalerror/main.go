@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,8 +107,9 @@ func renderLiars(w io.Writer, dir string, seeds []string) error {
 	fmt.Fprintf(w, "\n**Liars** (the daemon's defaults, σ 0.5 and per model ×3): a tenth of the users understate every\n")
 	fmt.Fprintf(w, "hint 3× or 100×, with a tactic — *plain*; *preempt* (writes `preempt=yes` without `--requeue`);\n")
 	fmt.Fprintf(w, "*tiny* (two honest 2-minute jobs before each lie). Each cell is the liars' average JCT over their\n")
-	fmt.Fprintf(w, "all-honest twin's (≥ 1: lying does not pay), the mean over the seeds, and in brackets the honest\n")
-	fmt.Fprintf(w, "users' worst ratio over the seeds.\n\n")
+	fmt.Fprintf(w, "all-honest twin's (≥ 1: lying does not pay), the mean over the seeds ± its standard error (the\n")
+	fmt.Fprintf(w, "seeds' spread over √n: a cell within about two of 1 is not told apart from 1), and in brackets the\n")
+	fmt.Fprintf(w, "honest users' worst ratio over the seeds.\n\n")
 	fmt.Fprint(w, "| lie | tactic |")
 	for _, wl := range workloads {
 		fmt.Fprintf(w, " workload %s |", wl)
@@ -121,7 +123,8 @@ func renderLiars(w io.Writer, dir string, seeds []string) error {
 		for _, tac := range []string{"plain", "preempt", "tiny"} {
 			fmt.Fprintf(w, "| %s× | %s |", x, tac)
 			for _, wl := range workloads {
-				var liar, honestWorst float64
+				var liars []float64
+				var honestWorst float64
 				for _, s := range seeds {
 					h, err := load(filepath.Join(dir, fmt.Sprintf("lie-w%s-s%s-x1-%s.json", wl, s, tac)))
 					if err != nil {
@@ -135,14 +138,36 @@ func renderLiars(w io.Writer, dir string, seeds []string) error {
 					if hh == nil || lh == nil || hh.DishonestAvgJCT == 0 || hh.HonestAvgJCT == 0 {
 						return fmt.Errorf("workload %s seed %s: no honesty statistics", wl, s)
 					}
-					liar += lh.DishonestAvgJCT / hh.DishonestAvgJCT
+					liars = append(liars, lh.DishonestAvgJCT/hh.DishonestAvgJCT)
 					honestWorst = max(honestWorst, lh.HonestAvgJCT/hh.HonestAvgJCT)
 				}
-				fmt.Fprintf(w, " %.2f (%.2f) |", liar/float64(len(seeds)), honestWorst)
+				m, se := meanSE(liars)
+				fmt.Fprintf(w, " %.2f ±%.2f (%.2f) |", m, se, honestWorst)
 			}
 			fmt.Fprintln(w)
 		}
 	}
 	fmt.Fprintln(w)
 	return nil
+}
+
+// meanSE is the mean of xs and its standard error (the sample standard
+// deviation over √n; 0 for fewer than two values).
+func meanSE(xs []float64) (mean, se float64) {
+	n := float64(len(xs))
+	if n == 0 {
+		return 0, 0
+	}
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= n
+	if n < 2 {
+		return mean, 0
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss/(n-1)) / math.Sqrt(n)
 }
