@@ -79,9 +79,9 @@ func TestEnergyReportGroupsEqualHourly(t *testing.T) {
 		}
 	}
 	for name, want := range map[string]bool{
-		"whole month by [user]":                         true,
-		"a year by []":                                  false, // job 8's gap lies inside
-		"a year by [day]":                               true,  // a day counts its own jobs
+		"whole month by [user]": true,
+		"a year by []":          false, // job 8's gap lies inside
+		"a year by [day]":       true,  // a day counts its own jobs
 		"partial days at both edges by [user] user ann": true,
 		"the reused id's days by [account partition]":   true,
 		"across a job's day-long gap by [user]":         false,
