@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/strata-hpc/strata/db"
+	"github.com/strata-hpc/strata/db/dbtest"
 )
 
 // TestEnergyReportGroupsEqualHourly (issue 35.1): the group rollups
@@ -212,5 +214,80 @@ func TestJobChangeMarksDaysDirty(t *testing.T) {
 	}
 	if d := cmp.Diff(want, groups, toJoule); d != "" {
 		t.Errorf("after the rebuild (-hourly +groups):\n%s", d)
+	}
+}
+
+// TestMigrate011BuildsGroups (issue 35.1): migration 011 builds the group
+// rollups of the hours already stored (an upgraded site's history), so
+// the check finds nothing to rebuild and the report by user reads them
+// and answers what the hours answer.
+func TestMigrate011BuildsGroups(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test (Postgres)")
+	}
+	ctx := context.Background()
+	url := dbtest.URL(t)
+	s := dbtest.Open(t, url, false)
+	if _, err := s.MigrateTo(ctx, 10); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	d0 := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	var hours [][]any
+	for i := range 6 { // job 1: days 0-2, one GPU; job 2: day 1 only, two GPUs
+		for h := d0.Add(time.Duration(i*9) * time.Hour); h.Before(d0.Add(time.Duration(i*9+9) * time.Hour)); h = h.Add(time.Hour) {
+			hours = append(hours, []any{h, "c", int64(1), "GPU-1", "n1", h, h.Add(time.Hour), 3600.0, 1e6, 3e5, 3600.0, 0.0, 0.0, int32(0)})
+		}
+	}
+	for g := range 2 {
+		for h := d0.Add(26 * time.Hour); h.Before(d0.Add(30 * time.Hour)); h = h.Add(time.Hour) {
+			hours = append(hours, []any{h, "c", int64(2), fmt.Sprintf("GPU-2-%d", g), "n2", h, h.Add(45 * time.Minute),
+				2700.0, 5e5, 1e5, 2700.0, 100.0, 2e4, int32(0)})
+		}
+	}
+	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"job_gpu_hour"},
+		[]string{"hour", "cluster", "job_id", "gpu_uuid", "host", "t_lo", "t_hi", "gpu_seconds", "energy_j",
+			"util_gpu_seconds", "sampled_seconds", "idle_gpu_seconds", "idle_energy_j", "counter_resets"},
+		pgx.CopyFromRows(hours)); err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range [][]any{{int64(1), "ann", "phys"}, {int64(2), "ben", "bio"}} {
+		if _, err := conn.Exec(ctx, `INSERT INTO job (cluster, job_id, name, user_name, account, partition, state, submit_time)
+			VALUES ('c', $1, 'x', $2, $3, 'gpu', 'COMPLETED', $4)`, j[0], j[1], j[2], d0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The day rows as migration 009 or a refresh would have left them.
+	if _, err := conn.Exec(ctx, `INSERT INTO job_host_day
+		SELECT date_trunc('day', hour AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', cluster, job_id, host, min(t_hi), max(t_hi),
+		       count(*), sum(gpu_seconds), sum(energy_j), sum(util_gpu_seconds), sum(sampled_seconds),
+		       sum(idle_gpu_seconds), sum(idle_energy_j), sum(counter_resets)
+		FROM job_gpu_hour GROUP BY 1, 2, 3, 4`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.MigrateTo(ctx, 11); err != nil {
+		t.Fatal(err)
+	}
+	if days, err := s.CheckDayRollups(ctx, d0, d0.Add(4*24*time.Hour)); err != nil || days != nil {
+		t.Fatalf("CheckDayRollups after migration 011: %v, %v; want nothing to rebuild", days, err)
+	}
+	q := db.EnergyQuery{ReportFilter: db.ReportFilter{From: d0, To: d0.Add(3 * 24 * time.Hour)}, By: []db.ReportDim{db.DimUser}}
+	want, err := s.EnergyReportHourlyOnly(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, used, err := s.EnergyReportGroupsOnly(ctx, q)
+	if err != nil || !used {
+		t.Fatalf("group rollups after migration 011: used %v, %v", used, err)
+	}
+	if len(want) != 2 || want[0].Jobs != 1 {
+		t.Fatalf("hourly answer %+v: want ann's and ben's one job each", want)
+	}
+	if d := cmp.Diff(want, got, toJoule); d != "" {
+		t.Errorf("(-hourly +groups):\n%s", d)
 	}
 }
