@@ -18,20 +18,20 @@ func (s *Store) EnergyReportHourlyOnly(ctx context.Context, q EnergyQuery) ([]En
 	return s.energyReport(ctx, q, true)
 }
 
-// EnergyReportGroupsOnly runs the energy report on the group rollups alone
-// (energyGroups); used is false when they cannot answer it exactly (or the
+// EnergyReportGroupsOnly runs the energy report on the group or per-job
+// rollups alone (energyGroups); used is false when they cannot answer it exactly (or the
 // query is not theirs), and then nothing was read.
 func (s *Store) EnergyReportGroupsOnly(ctx context.Context, q EnergyQuery) (rows []EnergyRow, used bool, err error) {
 	bucket := ""
 	if hasDim(q.By, DimDay) {
 		bucket = "day"
 	}
-	d1, d2, ok := groupDays(q, bucket, "UTC", false)
-	if !ok || hasDim(q.By, DimHour) {
+	d1, d2, via := groupDays(q, bucket, "UTC", false)
+	if via == viaDays || hasDim(q.By, DimHour) {
 		return nil, false, nil
 	}
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		rows, used, err = s.energyGroups(ctx, tx, q, bucket, d1, d2)
+		rows, used, err = s.energyGroups(ctx, tx, q, bucket, d1, d2, via)
 		return err
 	})
 	return rows, used, err

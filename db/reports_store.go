@@ -98,9 +98,10 @@ func (s *Store) EnergyReport(ctx context.Context, q EnergyQuery) ([]EnergyRow, e
 
 // energyReport is EnergyReport; hourlyOnly reads only the hourly rollups
 // (ReportEnergy), as every report did before the daily rollups. A report
-// by user, account or partition (or none; UTC days or no buckets) reads
-// the group rollups for whole days when they answer exactly (energyGroups),
-// else the day rows and the hours at the edges (ReportEnergyDaily).
+// by user, account or partition (or none), or by job, with UTC days or no
+// buckets, reads the group or per-job rollups for whole days when they
+// answer exactly (energyGroups), else the day rows and the hours at the
+// edges (ReportEnergyDaily).
 func (s *Store) energyReport(ctx context.Context, q EnergyQuery, hourlyOnly bool) ([]EnergyRow, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err
@@ -139,9 +140,9 @@ func (s *Store) energyReport(ctx context.Context, q EnergyQuery, hourlyOnly bool
 		if _, err := tx.Exec(ctx, "SET LOCAL jit = off"); err != nil {
 			return err
 		}
-		if d1, d2, ok := groupDays(q, bucket, tz, hourlyOnly); ok {
+		if d1, d2, via := groupDays(q, bucket, tz, hourlyOnly); via != viaDays {
 			var done bool
-			if out, done, err = s.energyGroups(ctx, tx, q, bucket, d1, d2); err != nil || done {
+			if out, done, err = s.energyGroups(ctx, tx, q, bucket, d1, d2, via); err != nil || done {
 				return err
 			}
 		}

@@ -18,15 +18,16 @@ func dayBounds(lo, hi time.Time) (time.Time, time.Time) {
 	return lo.UTC().Truncate(day), hi.UTC().Add(-time.Nanosecond).Truncate(day).Add(day)
 }
 
-// rebuildDays rebuilds the daily rollups (job_host_day) and the group
-// rollups (energy_group_day) of the UTC days that [lo, hi) touches from
+// rebuildDays rebuilds the daily rollups (job_host_day) and the group and
+// per-job rollups (energy_group_day, energy_job_day) of the UTC days that [lo, hi) touches from
 // their hourly rows, in tx, marks the later days of the jobs they hold
 // dirty (their first day may move), and with dirty rebuilds every dirty
 // day's groups.
 func (s *Store) rebuildDays(ctx context.Context, tx pgx.Tx, lo, hi time.Time, dirty bool) error {
 	dlo, dhi := dayBounds(lo, hi)
 	steps := []string{"ClearDirtyDays", "MarkLaterDaysDirty", "DeleteJobHostDays", "InsertJobHostDays",
-		"MarkLaterDaysDirty", "DeleteEnergyGroupDays", "InsertEnergyGroupDays"}
+		"MarkLaterDaysDirty", "DeleteEnergyGroupDays", "InsertEnergyGroupDays", "DeleteEnergyJobDays",
+		"InsertEnergyJobDays"}
 	for _, name := range steps {
 		q, err := s.q.get(name)
 		if err != nil {
@@ -42,7 +43,7 @@ func (s *Store) rebuildDays(ctx context.Context, tx pgx.Tx, lo, hi time.Time, di
 	return s.rebuildDirtyDays(ctx, tx)
 }
 
-// rebuildDirtyDays rebuilds the group rollups of the days marked dirty (a
+// rebuildDirtyDays rebuilds the group and per-job rollups of the days marked dirty (a
 // job row changed its group, or a rebuild before moved a job's first day),
 // in tx.
 func (s *Store) rebuildDirtyDays(ctx context.Context, tx pgx.Tx) error {
@@ -59,7 +60,8 @@ func (s *Store) rebuildDirtyDays(ctx context.Context, tx pgx.Tx) error {
 		return fmt.Errorf("dirty days: %w", err)
 	}
 	for _, d := range days {
-		for _, name := range []string{"ClearDirtyDays", "DeleteEnergyGroupDays", "InsertEnergyGroupDays"} {
+		for _, name := range []string{"ClearDirtyDays", "DeleteEnergyGroupDays", "InsertEnergyGroupDays",
+			"DeleteEnergyJobDays", "InsertEnergyJobDays"} {
 			q, err := s.q.get(name)
 			if err != nil {
 				return err
@@ -73,8 +75,9 @@ func (s *Store) rebuildDirtyDays(ctx context.Context, tx pgx.Tx) error {
 }
 
 // CheckDayRollups compares the daily rollups (job_host_day) and the group
-// rollups (energy_group_day) of the UTC days touching [from, to) with the
-// hourly rows they sum (and, for the groups, the job rows), rebuilds every
+// and per-job rollups (energy_group_day, energy_job_day) of the UTC days
+// touching [from, to) with the hourly rows they sum (and, for the latter,
+// the job rows), rebuilds every
 // day that disagrees (a row missing on either side, or other sums: hourly
 // rows written or deleted by hand, a job row changed without its trigger,
 // or a refresh of an older Strata) or is marked dirty, and returns those
@@ -96,6 +99,13 @@ func (s *Store) CheckDayRollups(ctx context.Context, from, to time.Time) ([]time
 		if groups, err = s.mismatchedDays(ctx, "GroupDayMismatches", dlo, dhi); err != nil {
 			return nil, err
 		}
+		jobs, err := s.mismatchedDays(ctx, "JobDayMismatches", dlo, dhi)
+		if err != nil {
+			return nil, err
+		}
+		groups = append(groups, jobs...)
+		slices.SortFunc(groups, time.Time.Compare)
+		groups = slices.Compact(groups)
 	}
 	if err := s.rebuildEach(ctx, groups); err != nil {
 		return nil, err

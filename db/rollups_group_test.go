@@ -18,7 +18,8 @@ import (
 // answer, whenever they say they can: whole and partial days, a job id
 // reused within a day, a job without a row, filters and a reader's scope;
 // and they refuse (the day rows answer then) a count of jobs across a
-// job's day-long gap.
+// job's day-long gap. The per-job rollups (energy_job_day) likewise for
+// reports by job, with job and state filters too.
 func TestEnergyReportGroupsEqualHourly(t *testing.T) {
 	s, _ := synthHistory(t)
 	ctx := context.Background()
@@ -37,7 +38,7 @@ func TestEnergyReportGroupsEqualHourly(t *testing.T) {
 		{"across a job's day-long gap", at(31, 12, 0), at(37, 0, 0)},
 	}
 	bys := [][]db.ReportDim{nil, {db.DimUser}, {db.DimAccount, db.DimPartition}, {db.DimDay},
-		{db.DimUser, db.DimDay}, {db.DimPartition, db.DimUser, db.DimAccount}}
+		{db.DimUser, db.DimDay}, {db.DimPartition, db.DimUser, db.DimAccount}, {db.DimJob}, {db.DimJob, db.DimDay}}
 	filters := []struct {
 		name string
 		f    func(*db.ReportFilter)
@@ -49,6 +50,8 @@ func TestEnergyReportGroupsEqualHourly(t *testing.T) {
 		{" scope of ben and phys", func(r *db.ReportFilter) {
 			r.Scope = db.Scope{Limited: true, Users: []string{"ben"}, Accounts: []string{"phys"}}
 		}},
+		{" state FAILED", func(r *db.ReportFilter) { r.States = []string{"FAILED"} }},
+		{" jobs 7, 8, 159", func(r *db.ReportFilter) { r.Jobs = []int64{7, 8, 159} }},
 	}
 	used := map[string]bool{}
 	for _, w := range windows {
@@ -84,10 +87,15 @@ func TestEnergyReportGroupsEqualHourly(t *testing.T) {
 		"whole month by [user]": true,
 		"a year by []":          false, // job 8's gap lies inside
 		"a year by [day]":       true,  // a day counts its own jobs
-		"partial days at both edges by [user] user ann": true,
-		"the reused id's days by [account partition]":   true,
-		"across a job's day-long gap by [user]":         false,
-		"across a job's day-long gap by [user day]":     true,
+		"partial days at both edges by [user] user ann":    true,
+		"the reused id's days by [account partition]":      true,
+		"across a job's day-long gap by [user]":            false,
+		"across a job's day-long gap by [user day]":        true,
+		"whole month by [job]":                             true,
+		"across a job's day-long gap by [job]":             true, // a job is one row: no count across days
+		"the reused id's days by [job day] jobs 7, 8, 159": true,
+		"a year by [job] state FAILED":                     true,
+		"whole month by [user] state FAILED":               false, // a group has no state
 	} {
 		if used[name] != want {
 			t.Errorf("%s: group rollups used %v, want %v", name, used[name], want)
@@ -95,10 +103,11 @@ func TestEnergyReportGroupsEqualHourly(t *testing.T) {
 	}
 }
 
-// TestGroupDayMismatchRebuilt (issue 35.1, bad input): a group rollup that
-// disagrees with its hourly rows (a changed sum, a row missing, another
-// count of jobs) changes the report by user, CheckDayRollups names exactly
-// those days and rebuilds them, and the report is the hourly one again.
+// TestGroupDayMismatchRebuilt (issue 35.1, bad input): a group or per-job
+// rollup that disagrees with its hourly rows (a changed sum, a row missing,
+// another count of jobs) changes the report by user or by job,
+// CheckDayRollups names exactly those days and rebuilds them, and the
+// reports are the hourly ones again.
 func TestGroupDayMismatchRebuilt(t *testing.T) {
 	s, conn := synthHistory(t)
 	ctx := context.Background()
@@ -111,27 +120,40 @@ func TestGroupDayMismatchRebuilt(t *testing.T) {
 		{"UPDATE energy_group_day SET energy_j = energy_j + 5000 WHERE day = $1", day(2)},
 		{"DELETE FROM energy_group_day WHERE ctid = (SELECT ctid FROM energy_group_day WHERE day = $1 LIMIT 1)", day(9)},
 		{"UPDATE energy_group_day SET jobs_first = jobs_first + 1 WHERE ctid = (SELECT ctid FROM energy_group_day WHERE day = $1 LIMIT 1)", day(12)},
+		{"UPDATE energy_job_day SET energy_j = energy_j + 7000 WHERE ctid = (SELECT ctid FROM energy_job_day WHERE day = $1 LIMIT 1)", day(15)},
 	} {
 		if tag, err := conn.Exec(ctx, stmt.sql, stmt.day); err != nil || tag.RowsAffected() == 0 {
 			t.Fatalf("%s: %v, %d rows", stmt.sql, err, tag.RowsAffected())
 		}
 	}
+	byJob := q
+	byJob.By = []db.ReportDim{db.DimJob}
 	want, err := s.EnergyReportHourlyOnly(ctx, q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, err := s.EnergyReport(ctx, q)
+	wantJobs, err := s.EnergyReportHourlyOnly(ctx, byJob)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cmp.Equal(want, before, toJoule) {
-		t.Error("the report did not change with its group rollups: it does not read them")
+	for _, c := range []struct {
+		name string
+		q    db.EnergyQuery
+		want []db.EnergyRow
+	}{{"by user", q, want}, {"by job", byJob, wantJobs}} {
+		before, err := s.EnergyReport(ctx, c.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cmp.Equal(c.want, before, toJoule) {
+			t.Errorf("the report %s did not change with its rollups: it does not read them", c.name)
+		}
 	}
 	got, err := s.CheckDayRollups(ctx, day(0), day(40))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff([]time.Time{day(2), day(9), day(12)}, got); d != "" {
+	if d := cmp.Diff([]time.Time{day(2), day(9), day(12), day(15)}, got); d != "" {
 		t.Errorf("days rebuilt (-want +got):\n%s", d)
 	}
 	after, err := s.EnergyReport(ctx, q)
@@ -140,6 +162,13 @@ func TestGroupDayMismatchRebuilt(t *testing.T) {
 	}
 	if d := cmp.Diff(want, after, toJoule); d != "" {
 		t.Errorf("after the rebuild (-hourly +groups):\n%s", d)
+	}
+	afterJobs, err := s.EnergyReport(ctx, byJob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(wantJobs, afterJobs, toJoule); d != "" {
+		t.Errorf("by job after the rebuild (-hourly +per-job rollups):\n%s", d)
 	}
 	if again, err := s.CheckDayRollups(ctx, day(0), day(40)); err != nil || again != nil {
 		t.Errorf("second check: %v, %v; want no day", again, err)

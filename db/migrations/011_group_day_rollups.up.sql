@@ -108,6 +108,54 @@ $$;
 INSERT INTO energy_group_day
 SELECT * FROM strata_energy_group_days('-infinity', 'infinity');
 
+-- energy_job_day: the hourly rows summed per UTC day and owner job
+-- (cluster, id and submit time; NULL: the hours have no job row), by the
+-- same rule, for reports by job (they join the owner's job row for its
+-- name, user, account, partition and state, instead of finding each id's
+-- owner among all job rows). Derived, rebuilt and marked dirty with
+-- energy_group_day.
+CREATE TABLE energy_job_day (
+    day              timestamptz      NOT NULL,  -- UTC midnight
+    cluster          text             NOT NULL,
+    job_id           bigint           NOT NULL,
+    submit_time      timestamptz,                -- the owner job's; NULL: no job row
+    gpu_seconds      double precision NOT NULL,
+    energy_j         double precision NOT NULL,
+    util_gpu_seconds double precision NOT NULL,
+    sampled_seconds  double precision NOT NULL,
+    idle_gpu_seconds double precision NOT NULL,
+    idle_energy_j    double precision NOT NULL
+);
+CREATE INDEX energy_job_day_day_idx ON energy_job_day (day);
+COMMENT ON TABLE energy_job_day IS
+    'job_gpu_hour summed per UTC day and owner job (derived: rebuilt with the hours it sums; reports by job read it for whole days)';
+
+CREATE FUNCTION strata_energy_job_days(lo timestamptz, hi timestamptz)
+RETURNS SETOF energy_job_day LANGUAGE sql STABLE AS $$
+WITH h AS (
+    SELECT date_trunc('day', h.hour AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS day, h.cluster, h.job_id, h.t_hi,
+           h.gpu_seconds, h.energy_j, h.util_gpu_seconds, h.sampled_seconds, h.idle_gpu_seconds, h.idle_energy_j
+    FROM public.job_gpu_hour h
+    WHERE h.hour >= lo AND h.hour < hi AND h.t_hi > h.t_lo
+),
+ji AS (
+    SELECT j.cluster, j.job_id, j.submit_time,
+           row_number() OVER w = 1 AS first, lead(j.submit_time) OVER w AS next_submit
+    FROM public.job j
+    WHERE (j.cluster, j.job_id) IN (SELECT cluster, job_id FROM h)
+    WINDOW w AS (PARTITION BY j.cluster, j.job_id ORDER BY j.submit_time)
+)
+SELECT h.day, h.cluster, h.job_id, j.submit_time, sum(h.gpu_seconds), sum(h.energy_j), sum(h.util_gpu_seconds),
+       sum(h.sampled_seconds), sum(h.idle_gpu_seconds), sum(h.idle_energy_j)
+FROM h LEFT JOIN ji j
+  ON j.cluster = h.cluster AND j.job_id = h.job_id
+ AND (j.first OR j.submit_time <= h.t_hi) AND (j.next_submit IS NULL OR j.next_submit > h.t_hi)
+GROUP BY h.day, h.cluster, h.job_id, j.submit_time
+$$;
+
+INSERT INTO energy_job_day
+SELECT * FROM strata_energy_job_days('-infinity', 'infinity');
+
 -- A change to job rows that can move hours to another group marks the days
 -- of those jobs' hours dirty. Statement triggers with transition tables:
 -- one scan per statement (the collector upserts jobs in batches), and a
@@ -155,7 +203,7 @@ BEGIN
              WHERE table_schema = 'public' AND table_name = 'job_gpu_hour' AND privilege_type = 'SELECT'
                AND grantee <> current_user AND grantee <> 'PUBLIC'
     LOOP
-        EXECUTE format('GRANT SELECT ON public.energy_group_day, public.rollup_dirty_day TO %I', r);
+        EXECUTE format('GRANT SELECT ON public.energy_group_day, public.energy_job_day, public.rollup_dirty_day TO %I', r);
     END LOOP;
 END $$;
 
@@ -164,6 +212,12 @@ END $$;
 CREATE VIEW strata_user.energy_group_day WITH (security_barrier) AS
 SELECT g.* FROM public.energy_group_day g
 WHERE EXISTS (SELECT 1 FROM strata_user.me m WHERE g.user_name = m.slurm_user OR g.account = ANY (m.accounts));
+
+-- Its own jobs' day rows (the owner's job row in its scope).
+CREATE VIEW strata_user.energy_job_day WITH (security_barrier) AS
+SELECT e.* FROM public.energy_job_day e
+WHERE EXISTS (SELECT 1 FROM public.job j JOIN strata_user.me m ON j.user_name = m.slurm_user OR j.account = ANY (m.accounts)
+              WHERE j.cluster = e.cluster AND j.job_id = e.job_id AND j.submit_time = e.submit_time);
 
 CREATE VIEW strata_user.rollup_dirty_day AS SELECT * FROM public.rollup_dirty_day;
 
@@ -176,6 +230,6 @@ BEGIN
              WHERE table_schema = 'strata_user' AND table_name = 'job_gpu_hour' AND privilege_type = 'SELECT'
                AND grantee <> current_user AND grantee <> 'PUBLIC'
     LOOP
-        EXECUTE format('GRANT SELECT ON strata_user.energy_group_day, strata_user.rollup_dirty_day TO %I', r);
+        EXECUTE format('GRANT SELECT ON strata_user.energy_group_day, strata_user.energy_job_day, strata_user.rollup_dirty_day TO %I', r);
     END LOOP;
 END $$;

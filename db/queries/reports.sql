@@ -526,3 +526,78 @@ SELECT NULL::bigint AS job_id, NULL::text AS job_name, NULL::text AS cluster,
 FROM x
 GROUP BY 4, 5, 6, 8
 ORDER BY 8, 4, 5, 6;
+
+-- name: ReportEnergyJobs
+-- ReportEnergy grouped by job (with its cluster, user, account and
+-- partition; with or without UTC day buckets; not by node or hour): the
+-- per-job rollups (energy_job_day, migration 011) for the whole UTC days
+-- [$13, $14) of the window, the hourly rows (pro-rated, by ReportEnergy's
+-- rule) for the hours outside them, each sum joined to its owner's job row
+-- for the name, user, account, partition and state. Used when no day of
+-- [$13, $14) is marked dirty (ReportGroupDaysUsable). $1, $2: window;
+-- $3..$6: user/account/partition/job filters; $7: bucket ('' or 'day');
+-- $8: clusters; $9..$11: the reader's scope; $12: job states; $13, $14:
+-- the whole days (UTC midnights, $13 < $14).
+WITH w AS (
+    SELECT e.cluster, e.job_id, e.submit_time, CASE WHEN $7::text = 'day' THEN e.day END AS bucket,
+           sum(e.gpu_seconds) AS gpu_seconds, sum(e.energy_j) AS energy_j, sum(e.util_gpu_seconds) AS util_gpu_seconds,
+           sum(e.sampled_seconds) AS sampled_seconds, sum(e.idle_gpu_seconds) AS idle_gpu_seconds,
+           sum(e.idle_energy_j) AS idle_energy_j
+    FROM energy_job_day e
+    WHERE e.day >= $13::timestamptz AND e.day < $14::timestamptz
+      AND (cardinality($6::bigint[]) = 0 OR e.job_id = ANY ($6::bigint[]))
+      AND (cardinality($8::text[]) = 0 OR e.cluster = ANY ($8::text[]))
+    GROUP BY 1, 2, 3, 4
+),
+h AS (
+    SELECT h.* FROM job_gpu_hour h
+    WHERE ((h.hour >= date_trunc('hour', $1::timestamptz) AND h.hour < $13::timestamptz)
+           OR (h.hour >= $14::timestamptz AND h.hour < $2::timestamptz))
+      AND (cardinality($6::bigint[]) = 0 OR h.job_id = ANY ($6::bigint[]))
+      AND (cardinality($8::text[]) = 0 OR h.cluster = ANY ($8::text[]))
+),
+ji AS (
+    SELECT j.cluster, j.job_id, j.submit_time,
+           row_number() OVER w = 1 AS first, lead(j.submit_time) OVER w AS next_submit
+    FROM job j
+    WHERE (j.cluster, j.job_id) IN (SELECT cluster, job_id FROM h)
+    WINDOW w AS (PARTITION BY j.cluster, j.job_id ORDER BY j.submit_time)
+),
+u AS (
+    SELECT * FROM w
+    UNION ALL
+    SELECT h.cluster, h.job_id, j.submit_time,
+           CASE WHEN $7::text = 'day' THEN date_trunc('day', h.hour AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' END,
+           h.gpu_seconds * f.frac, h.energy_j * f.frac, h.util_gpu_seconds * f.frac, h.sampled_seconds * f.frac,
+           h.idle_gpu_seconds * f.frac, h.idle_energy_j * f.frac
+    FROM h
+    CROSS JOIN LATERAL (SELECT coalesce(
+               greatest(0, date_part('epoch', least(h.t_hi, $2::timestamptz) - greatest(h.t_lo, $1::timestamptz)))
+               / nullif(date_part('epoch', h.t_hi - h.t_lo), 0), 0) AS frac) f
+    LEFT JOIN ji j
+      ON j.cluster = h.cluster AND j.job_id = h.job_id
+     AND (j.first OR j.submit_time <= h.t_hi) AND (j.next_submit IS NULL OR j.next_submit > h.t_hi)
+    WHERE f.frac > 0
+),
+x AS (
+    SELECT u.*, j.name, j.user_name, j.account, j.partition, j.state
+    FROM u LEFT JOIN job j ON j.cluster = u.cluster AND j.job_id = u.job_id AND j.submit_time = u.submit_time
+)
+SELECT x.job_id, max(coalesce(x.name, '')) AS job_name, x.cluster,
+       coalesce(x.user_name, '') AS user_name, coalesce(x.account, '') AS account,
+       coalesce(x.partition, '') AS partition, NULL::text AS host, x.bucket,
+       1::bigint AS jobs,
+       sum(x.gpu_seconds) AS gpu_seconds,
+       sum(x.energy_j) AS energy_j,
+       sum(x.util_gpu_seconds) AS util_gpu_seconds,
+       sum(x.sampled_seconds) AS sampled_seconds,
+       sum(x.idle_gpu_seconds) AS idle_gpu_seconds,
+       sum(x.idle_energy_j) AS idle_energy_j
+FROM x
+WHERE (cardinality($3::text[]) = 0 OR x.user_name = ANY ($3::text[]))
+  AND (cardinality($4::text[]) = 0 OR x.account = ANY ($4::text[]))
+  AND (cardinality($5::text[]) = 0 OR x.partition = ANY ($5::text[]))
+  AND (NOT $9::bool OR x.user_name = ANY ($10::text[]) OR x.account = ANY ($11::text[]))
+  AND (cardinality($12::text[]) = 0 OR x.state = ANY ($12::text[]))
+GROUP BY x.job_id, x.cluster, x.submit_time, 4, 5, 6, x.bucket
+ORDER BY x.bucket, x.job_id, x.cluster, x.submit_time, 4, 5, 6;

@@ -126,3 +126,32 @@ WHERE w.day IS NULL OR g.day IS NULL
 UNION
 SELECT day FROM rollup_dirty_day WHERE day >= $1::timestamptz AND day < $2::timestamptz
 ORDER BY 1;
+
+-- name: DeleteEnergyJobDays
+DELETE FROM energy_job_day WHERE day >= $1::timestamptz AND day < $2::timestamptz;
+
+-- name: InsertEnergyJobDays
+INSERT INTO energy_job_day
+SELECT * FROM strata_energy_job_days($1::timestamptz, $2::timestamptz);
+
+-- name: JobDayMismatches
+-- The UTC days of [$1, $2) whose per-job rows (energy_job_day) disagree with
+-- what their hourly rows and the job table give (as GroupDayMismatches).
+WITH w AS (
+    SELECT * FROM strata_energy_job_days($1::timestamptz, $2::timestamptz)
+),
+e AS (
+    SELECT * FROM energy_job_day WHERE day >= $1::timestamptz AND day < $2::timestamptz
+)
+SELECT DISTINCT coalesce(w.day, e.day) AS day
+FROM w FULL JOIN e
+  ON e.day = w.day AND e.cluster = w.cluster AND e.job_id = w.job_id
+ AND e.submit_time IS NOT DISTINCT FROM w.submit_time
+WHERE w.day IS NULL OR e.day IS NULL
+   OR abs(w.gpu_seconds - e.gpu_seconds) > 1e-6 * greatest(1, abs(w.gpu_seconds))
+   OR abs(w.energy_j - e.energy_j) > 1e-6 * greatest(1, abs(w.energy_j))
+   OR abs(w.util_gpu_seconds - e.util_gpu_seconds) > 1e-6 * greatest(1, abs(w.util_gpu_seconds))
+   OR abs(w.sampled_seconds - e.sampled_seconds) > 1e-6 * greatest(1, abs(w.sampled_seconds))
+   OR abs(w.idle_gpu_seconds - e.idle_gpu_seconds) > 1e-6 * greatest(1, abs(w.idle_gpu_seconds))
+   OR abs(w.idle_energy_j - e.idle_energy_j) > 1e-6 * greatest(1, abs(w.idle_energy_j))
+ORDER BY 1;
