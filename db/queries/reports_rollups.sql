@@ -169,25 +169,30 @@ u AS (
      AND (j.first OR j.submit_time <= h.t_hi) AND (j.next_submit IS NULL OR j.next_submit > h.t_hi)
     WHERE f.frac > 0
 ),
+-- One sum per job (and day), then its job row by the primary key: an index
+-- lookup per job (OFFSET 0 keeps it one), not a hash of every job row.
+g AS (
+    SELECT cluster, job_id, submit_time, bucket, sum(gpu_seconds) AS gpu_seconds, sum(energy_j) AS energy_j,
+           sum(util_gpu_seconds) AS util_gpu_seconds, sum(sampled_seconds) AS sampled_seconds,
+           sum(idle_gpu_seconds) AS idle_gpu_seconds, sum(idle_energy_j) AS idle_energy_j
+    FROM u GROUP BY 1, 2, 3, 4
+),
 x AS (
-    SELECT u.*, j.name, j.user_name, j.account, j.partition, j.state
-    FROM u LEFT JOIN job j ON j.cluster = u.cluster AND j.job_id = u.job_id AND j.submit_time = u.submit_time
+    SELECT g.*, j.name, j.user_name, j.account, j.partition, j.state
+    FROM g LEFT JOIN LATERAL (
+        SELECT j.name, j.user_name, j.account, j.partition, j.state FROM job j
+        WHERE j.cluster = g.cluster AND j.job_id = g.job_id AND j.submit_time = g.submit_time
+        OFFSET 0) j ON true
 )
-SELECT x.job_id, max(coalesce(x.name, '')) AS job_name, x.cluster,
+SELECT x.job_id, coalesce(x.name, '') AS job_name, x.cluster,
        coalesce(x.user_name, '') AS user_name, coalesce(x.account, '') AS account,
        coalesce(x.partition, '') AS partition, NULL::text AS host, x.bucket,
-       1::bigint AS jobs,
-       sum(x.gpu_seconds) AS gpu_seconds,
-       sum(x.energy_j) AS energy_j,
-       sum(x.util_gpu_seconds) AS util_gpu_seconds,
-       sum(x.sampled_seconds) AS sampled_seconds,
-       sum(x.idle_gpu_seconds) AS idle_gpu_seconds,
-       sum(x.idle_energy_j) AS idle_energy_j
+       1::bigint AS jobs, x.gpu_seconds, x.energy_j, x.util_gpu_seconds, x.sampled_seconds,
+       x.idle_gpu_seconds, x.idle_energy_j
 FROM x
 WHERE (cardinality($3::text[]) = 0 OR x.user_name = ANY ($3::text[]))
   AND (cardinality($4::text[]) = 0 OR x.account = ANY ($4::text[]))
   AND (cardinality($5::text[]) = 0 OR x.partition = ANY ($5::text[]))
   AND (NOT $9::bool OR x.user_name = ANY ($10::text[]) OR x.account = ANY ($11::text[]))
   AND (cardinality($12::text[]) = 0 OR x.state = ANY ($12::text[]))
-GROUP BY x.job_id, x.cluster, x.submit_time, 4, 5, 6, x.bucket
 ORDER BY x.bucket, x.job_id, x.cluster, x.submit_time, 4, 5, 6;
