@@ -8,7 +8,7 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 BIN     := bin/strata
 
-.PHONY: all build package package-test package-name test test-slurm-next test-unit test-integration demo evaluate evaluate-slurm bench bench-queue bench-store fuzz vet testbed-up testbed-down clean help
+.PHONY: all build package package-test package-name test test-slurm-next test-unit test-integration demo evaluate evaluate-slurm traces traces-verify bench bench-queue bench-store fuzz vet testbed-up testbed-down clean help
 
 all: build
 
@@ -81,6 +81,13 @@ demo:            ## bring up the test bed, submit DL jobs, show the queue and wh
 
 evaluate: build  ## re-run the trace-driven comparison and regenerate docs/evaluation.md
 	scripts/evaluate.sh
+
+traces:          ## the public traces of the evaluation in traces/: fetches the Alibaba slice (needs the internet), checks every SHA-256
+	scripts/fetch-traces.sh
+
+STRATA_TRACES ?= traces
+traces-verify:   ## check the traces in STRATA_TRACES (default traces/) against traces/SHA256SUMS, naming each missing or differing file
+	scripts/fetch-traces.sh --verify $(STRATA_TRACES)
 
 evaluate-slurm: build ## the Slurm model vs the real Slurm: replays on a test cluster (root, ~30 min; not in make test)
 	scripts/evaluate-slurm.sh

@@ -10,8 +10,9 @@ import (
 
 // RefreshReportRollups recomputes the hourly per-job, per-GPU rollups of
 // every UTC hour touching [from, to) from the stored samples and GPU
-// assignments, replacing what was there (idempotent), and the daily rollups
-// of the UTC days those hours lie in (from all the hours of those days). Assignments still open
+// assignments, replacing what was there (idempotent), and the daily and
+// group rollups of the UTC days those hours lie in (from all the hours of
+// those days; then the groups of days marked dirty). Assignments still open
 // are counted up to now. Call it after ingesting samples (the collector does,
 // for the hours it wrote) or through `strata report refresh`. idlePct is the
 // utilization below which an allocated GPU counts as idle (0: the default 5).
@@ -50,7 +51,7 @@ func (s *Store) RefreshReportRollups(ctx context.Context, from, to time.Time, id
 		if err != nil {
 			return err
 		}
-		return s.rebuildDays(ctx, tx, lo, hi)
+		return s.rebuildDays(ctx, tx, lo, hi, true)
 	})
 	return n, interpretError("refresh report rollups", err)
 }
@@ -96,7 +97,11 @@ func (s *Store) EnergyReport(ctx context.Context, q EnergyQuery) ([]EnergyRow, e
 }
 
 // energyReport is EnergyReport; hourlyOnly reads only the hourly rollups
-// (ReportEnergy), as every report did before the daily rollups.
+// (ReportEnergy), as every report did before the daily rollups. A report
+// by user, account or partition (or none), or by job, with UTC days or no
+// buckets, reads the group or per-job rollups for whole days when they
+// answer exactly (energyGroups), else the day rows and the hours at the
+// edges (ReportEnergyDaily).
 func (s *Store) energyReport(ctx context.Context, q EnergyQuery, hourlyOnly bool) ([]EnergyRow, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err
@@ -134,6 +139,12 @@ func (s *Store) energyReport(ctx context.Context, q EnergyQuery, hourlyOnly bool
 		}
 		if _, err := tx.Exec(ctx, "SET LOCAL jit = off"); err != nil {
 			return err
+		}
+		if d1, d2, via := groupDays(q, bucket, tz, hourlyOnly); via != viaDays {
+			var done bool
+			if out, done, err = s.energyGroups(ctx, tx, q, bucket, d1, d2, via); err != nil || done {
+				return err
+			}
 		}
 		rows, err := tx.Query(ctx, sql, args...)
 		if err != nil {

@@ -88,6 +88,12 @@ func synthHistoryURL(t *testing.T) (*db.Store, *pgx.Conn, string) {
 	addJob("a", 7, "ann", "phys", "gpu", "COMPLETED", d4.Add(time.Hour))
 	addJob("a", 7, "ben", "bio", "gpua", "FAILED", d4.Add(9*time.Hour+30*time.Minute))
 	addJob("a", 7, "cid", "bio", "gpu", "COMPLETED", d4.Add(48*time.Hour))
+	// Job 8 of cluster b (eve) has a gap of a whole day: days 32-33, then
+	// day 35 (the group rows cannot count it across days 34-35).
+	d32 := dayT0.Add(32 * 24 * time.Hour)
+	addRun("b", 8, "GPU-gap", "node8", d32.Add(10*time.Hour), d32.Add(26*time.Hour))
+	addRun("b", 8, "GPU-gap", "node8", d32.Add(77*time.Hour), d32.Add(79*time.Hour))
+	addJob("b", 8, "eve", "bio", "gpu", "COMPLETED", d32.Add(9*time.Hour))
 	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"job_gpu_hour"},
 		[]string{"hour", "cluster", "job_id", "gpu_uuid", "host", "t_lo", "t_hi", "gpu_seconds", "energy_j",
 			"util_gpu_seconds", "sampled_seconds", "idle_gpu_seconds", "idle_energy_j", "counter_resets"},
@@ -145,6 +151,8 @@ func TestEnergyReportDailyEqualsHourly(t *testing.T) {
 		{"across one midnight", at(5, 20, 0, 0), at(6, 4, 0, 0)},
 		{"the reused id's day", at(4, 0, 0, 0), at(5, 0, 0, 0)},
 		{"a year", at(-200, 0, 0, 0), at(165, 0, 0, 0)},
+		{"across a job's day-long gap", at(31, 12, 0, 0), at(37, 0, 0, 0)},
+		{"a job's gap at the first whole day", at(33, 12, 0, 0), at(37, 0, 0, 0)},
 	}
 	bys := [][]db.ReportDim{nil, {db.DimUser}, {db.DimJob}, {db.DimAccount, db.DimPartition}, {db.DimNode},
 		{db.DimDay}, {db.DimUser, db.DimDay}}
@@ -205,7 +213,8 @@ func TestDayRollupMismatchRebuilt(t *testing.T) {
 	s, conn := synthHistory(t)
 	ctx := context.Background()
 	day := func(d int) time.Time { return dayT0.Add(time.Duration(d) * 24 * time.Hour) }
-	q := db.EnergyQuery{ReportFilter: db.ReportFilter{From: day(0), To: day(40)}, By: []db.ReportDim{db.DimDay}}
+	// By node: a report the day rows answer (not the group rows).
+	q := db.EnergyQuery{ReportFilter: db.ReportFilter{From: day(0), To: day(40)}, By: []db.ReportDim{db.DimNode, db.DimDay}}
 	for _, stmt := range []struct {
 		sql string
 		day time.Time

@@ -2,8 +2,10 @@
 # bench-queue.sh -- the whole plan cycle at site scale (make bench-queue;
 # docs/evaluation.md § Scale): a test bed of its own, BENCH_JOBS pending
 # jobs, then `strata run --enforce` for two cycles: the first reads every
-# job (as every cycle does by default), the second is incremental
-# (--slurm-full-read-every). Prints one JSON object as its last line.
+# job (the first read is always full), the second is incremental on a
+# queue of 2,000 jobs or more (the shipped default, --slurm-incremental-above;
+# BENCH_FULL_READ_EVERY sets --slurm-full-read-every instead). Prints one
+# JSON object as its last line.
 #
 # The bed: BENCH_NODES logical nodes (default 8) of 4 GPUs, partitions gpu
 # (all), gpua/gpub (halves), p1/p2 (halves) and p3 (all);
@@ -21,7 +23,8 @@
 #   BENCH_TESTBED (bench-queue: the STRATA_TESTBED instance, destroyed at the
 #   end unless BENCH_KEEP=1), BENCH_OUT (a temporary folder: logs, sdiag
 #   answers), STRATA_BIN (default: built into BENCH_OUT),
-#   BENCH_FULL_READ_EVERY (10m), BENCH_TIMEOUT (--slurm-timeout, 600s: a full
+#   BENCH_FULL_READ_EVERY (--slurm-full-read-every; default none: the shipped
+#   defaults, incremental reads from 2,000 jobs), BENCH_TIMEOUT (--slurm-timeout, 600s: a full
 #   GET /jobs of 30,000 jobs takes longer than the default 15 s).
 # JSON fields: jobs, pending (pending jobs in the snapshot), nodes,
 #   partitions, submit_s; of the first (full) cycle: cycle_s, snapshot_s,
@@ -36,7 +39,7 @@ JOBS=${BENCH_JOBS:-10000}
 NODES=${BENCH_NODES:-8}
 ARRAYS=${BENCH_ARRAYS:-5}
 NAME=${BENCH_TESTBED:-bench-queue}
-EVERY=${BENCH_FULL_READ_EVERY:-10m}
+EVERY=${BENCH_FULL_READ_EVERY:-}
 TIMEOUT=${BENCH_TIMEOUT:-600s}
 case "$JOBS$NODES$ARRAYS" in *[!0-9]*) echo "bench-queue: BENCH_JOBS, BENCH_NODES and BENCH_ARRAYS: whole numbers" >&2; exit 2 ;; esac
 [ "$NODES" -ge 2 ] || { echo "bench-queue: BENCH_NODES must be 2 or more" >&2; exit 2; }
@@ -141,7 +144,7 @@ say "strata run --enforce, 2 cycles (the second with incremental reads)"
 sx sdiag --reset >/dev/null
 SLURM_JWT=$JWT /usr/bin/time -f '%M' -o "$OUT/rss" "$STRATA" --log-level debug --log-format json run --enforce --policy smd \
   --cycles 2 --interval 15s --metrics-listen '' --slurm-url "$REST" --slurm-user root --slurm-timeout "$TIMEOUT" \
-  --slurm-full-read-every "$EVERY" --database-url "$DBURL" >"$OUT/strata.log" 2>&1 &
+  ${EVERY:+--slurm-full-read-every "$EVERY"} --database-url "$DBURL" >"$OUT/strata.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 3000); do
   grep -q '"cycle stages"' "$OUT/strata.log" && break

@@ -21,7 +21,8 @@
 # history; BENCH_STORE_YEAR_REPORTS=false skips the year's reports (minutes
 # each on a loaded 2-core machine); BENCH_STORE_SPOOL_BYTES (default 1 GiB)
 # the spool filled and drained. The data directory is deleted at the end
-# unless BENCH_STORE_KEEP=1.
+# unless BENCH_STORE_KEEP=1, which also keeps the database bench_store (and
+# the server running) for EXPLAIN ANALYZE of its reports.
 #
 #   BENCH_STORE_SIZES=1e6,1e7,1e8 scripts/bench-store.sh
 set -euo pipefail
@@ -67,7 +68,7 @@ url="postgres://strata@127.0.0.1:$port/bench_store?sslmode=disable"
 log "sizes $SIZES, history $HISTORY, spool $SPOOL bytes (fsync off)"
 bin/benchstore -database-url "$url" -sizes "$SIZES" -history "$HISTORY" -spool-bytes "$SPOOL" \
   -spool-dir "$STRATA_PG_DIR" -strata bin/strata -year-reports="$YEAR_REPORTS" -label "fsync=off" | tee -a "$OUT"
-psql -d postgres -c 'DROP DATABASE bench_store'
+[ "${BENCH_STORE_KEEP:-0}" = 1 ] || psql -d postgres -c 'DROP DATABASE bench_store'
 
 if [ "$FSYNC_SIZE" != 0 ]; then
   log "fsync, synchronous_commit and full_page_writes on: $FSYNC_SIZE samples"

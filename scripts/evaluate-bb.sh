@@ -25,10 +25,10 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-traces=${STRATA_TRACES:-../shared/traces}
+traces=${STRATA_TRACES:-traces}
 peers=$traces/peers
-[[ -f "$peers/pollux_scaling.csv" && -f "$peers/itp_cluster01.csv" ]] ||
-	{ echo "evaluate-bb: set STRATA_TRACES to the folder holding peers/pollux_scaling.csv and peers/itp_cluster*.csv" >&2; exit 1; }
+. scripts/need-traces.sh
+need_traces evaluate-bb "$traces" peers/pollux_scaling.csv peers/pollux_workload{1..6}.csv peers/shockwave_tacc120.csv peers/itp_cluster{01,05,10}.csv
 for tool in jq python3; do
 	command -v "$tool" >/dev/null || { echo "evaluate-bb: needs $tool (apt-get install $tool)" >&2; exit 1; }
 done

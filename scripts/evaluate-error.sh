@@ -17,8 +17,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-peers=${STRATA_TRACES:-../shared/traces}/peers
-[[ -f "$peers/pollux_scaling.csv" ]] || { echo "evaluate-error: set STRATA_TRACES to the folder holding peers/pollux_scaling.csv" >&2; exit 1; }
+peers=${STRATA_TRACES:-traces}/peers
+. scripts/need-traces.sh
+need_traces evaluate-error "${STRATA_TRACES:-traces}" peers/pollux_scaling.csv peers/pollux_workload{1..6}.csv
 seeds=${SEEDS:-1 2 3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -13,10 +13,11 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-traces=${STRATA_TRACES:-../shared/traces}
+traces=${STRATA_TRACES:-traces}
 peers=$traces/peers
 render_only=${STRATA_EVAL_RENDER_ONLY:-0}
-[[ $render_only == 1 || -f "$peers/pollux_scaling.csv" ]] || { echo "evaluate-honesty: set STRATA_TRACES to the folder holding peers/pollux_scaling.csv" >&2; exit 1; }
+. scripts/need-traces.sh
+[[ $render_only == 1 ]] || need_traces evaluate-honesty "$traces" peers/pollux_scaling.csv peers/pollux_workload{1..6}.csv
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bin=${STRATA_BIN:-}

@@ -13,9 +13,10 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-traces=${STRATA_TRACES:-../shared/traces}
+traces=${STRATA_TRACES:-traces}
 peers=$traces/peers
-[[ -f "$peers/pollux_scaling.csv" ]] || { echo "evaluate-partitions: set STRATA_TRACES to the folder holding peers/pollux_scaling.csv" >&2; exit 1; }
+. scripts/need-traces.sh
+need_traces evaluate-partitions "$traces" peers/pollux_scaling.csv peers/pollux_workload{1..6}.csv
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bin=${STRATA_BIN:-}

@@ -9,15 +9,16 @@
 # the file at the end of docs/evaluation.md as it does).
 #
 # Environment: STRATA_TRACES (folder with peers/pollux_workload*.csv and
-# peers/pollux_scaling.csv; default ../shared/traces), STRATA_BIN (a built
+# peers/pollux_scaling.csv; default traces/), STRATA_BIN (a built
 # strata; default: go build), STRATA_EVAL_RENDER_ONLY=1 (re-render from the
 # JSON already there).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-traces=${STRATA_TRACES:-../shared/traces}
+traces=${STRATA_TRACES:-traces}
 peers=$traces/peers
-[[ -f "$peers/pollux_scaling.csv" ]] || { echo "evaluate-ps: set STRATA_TRACES to the folder holding peers/pollux_scaling.csv" >&2; exit 1; }
+. scripts/need-traces.sh
+need_traces evaluate-ps "$traces" peers/pollux_scaling.csv peers/pollux_workload{1..6}.csv
 bin=${STRATA_BIN:-}
 if [[ -z "$bin" ]]; then
 	bin=$(mktemp -d)/strata

@@ -68,3 +68,90 @@ WHERE h.day IS NULL OR d.day IS NULL
    OR abs(h.idle_gpu_seconds - d.idle_gpu_seconds) > 1e-6 * greatest(1, abs(h.idle_gpu_seconds))
    OR abs(h.idle_energy_j - d.idle_energy_j) > 1e-6 * greatest(1, abs(h.idle_energy_j))
 ORDER BY 1;
+
+-- Group rollups (energy_group_day, migration 011): the hourly rows summed
+-- per UTC day and owner group, by strata_energy_group_days. $1, $2: UTC
+-- midnights.
+
+-- name: DeleteEnergyGroupDays
+DELETE FROM energy_group_day WHERE day >= $1::timestamptz AND day < $2::timestamptz;
+
+-- name: InsertEnergyGroupDays
+INSERT INTO energy_group_day
+SELECT * FROM strata_energy_group_days($1::timestamptz, $2::timestamptz);
+
+-- name: ClearDirtyDays
+-- Before a rebuild (in its transaction): a job change committed during the
+-- rebuild marks its days again, after the rebuild's commit.
+DELETE FROM rollup_dirty_day WHERE day >= $1::timestamptz AND day < $2::timestamptz;
+
+-- name: MarkLaterDaysDirty
+-- The days from $2 on that hold day rows of the jobs with day rows in
+-- [$1, $2): their first day, or a gap before them, may move with a rebuild
+-- of [$1, $2). Run before and after the rebuild of the day rows.
+INSERT INTO rollup_dirty_day
+SELECT DISTINCT d.day
+FROM (SELECT DISTINCT cluster, job_id FROM job_host_day
+      WHERE day >= $1::timestamptz AND day < $2::timestamptz) c
+CROSS JOIN LATERAL (
+    SELECT d.day FROM job_host_day d
+    WHERE d.job_id = c.job_id AND d.cluster = c.cluster AND d.day >= $2::timestamptz
+    OFFSET 0) d
+ON CONFLICT DO NOTHING;
+
+-- name: DirtyDays
+SELECT day FROM rollup_dirty_day ORDER BY day;
+
+-- name: GroupDayMismatches
+-- The UTC days of [$1, $2) whose group rows disagree with what their hourly
+-- rows and the job table give (as DayRollupMismatches), or marked dirty.
+WITH w AS (
+    SELECT * FROM strata_energy_group_days($1::timestamptz, $2::timestamptz)
+),
+g AS (
+    SELECT * FROM energy_group_day WHERE day >= $1::timestamptz AND day < $2::timestamptz
+)
+SELECT coalesce(w.day, g.day) AS day
+FROM w FULL JOIN g
+  ON g.day = w.day AND g.cluster = w.cluster AND g.user_name = w.user_name AND g.account = w.account
+ AND g.partition = w.partition
+WHERE w.day IS NULL OR g.day IS NULL
+   OR w.jobs <> g.jobs OR w.jobs_first <> g.jobs_first OR w.jobs_resumed <> g.jobs_resumed
+   OR abs(w.gpu_seconds - g.gpu_seconds) > 1e-6 * greatest(1, abs(w.gpu_seconds))
+   OR abs(w.energy_j - g.energy_j) > 1e-6 * greatest(1, abs(w.energy_j))
+   OR abs(w.util_gpu_seconds - g.util_gpu_seconds) > 1e-6 * greatest(1, abs(w.util_gpu_seconds))
+   OR abs(w.sampled_seconds - g.sampled_seconds) > 1e-6 * greatest(1, abs(w.sampled_seconds))
+   OR abs(w.idle_gpu_seconds - g.idle_gpu_seconds) > 1e-6 * greatest(1, abs(w.idle_gpu_seconds))
+   OR abs(w.idle_energy_j - g.idle_energy_j) > 1e-6 * greatest(1, abs(w.idle_energy_j))
+UNION
+SELECT day FROM rollup_dirty_day WHERE day >= $1::timestamptz AND day < $2::timestamptz
+ORDER BY 1;
+
+-- name: DeleteEnergyJobDays
+DELETE FROM energy_job_day WHERE day >= $1::timestamptz AND day < $2::timestamptz;
+
+-- name: InsertEnergyJobDays
+INSERT INTO energy_job_day
+SELECT * FROM strata_energy_job_days($1::timestamptz, $2::timestamptz);
+
+-- name: JobDayMismatches
+-- The UTC days of [$1, $2) whose per-job rows (energy_job_day) disagree with
+-- what their hourly rows and the job table give (as GroupDayMismatches).
+WITH w AS (
+    SELECT * FROM strata_energy_job_days($1::timestamptz, $2::timestamptz)
+),
+e AS (
+    SELECT * FROM energy_job_day WHERE day >= $1::timestamptz AND day < $2::timestamptz
+)
+SELECT DISTINCT coalesce(w.day, e.day) AS day
+FROM w FULL JOIN e
+  ON e.day = w.day AND e.cluster = w.cluster AND e.job_id = w.job_id
+ AND e.submit_time IS NOT DISTINCT FROM w.submit_time
+WHERE w.day IS NULL OR e.day IS NULL
+   OR abs(w.gpu_seconds - e.gpu_seconds) > 1e-6 * greatest(1, abs(w.gpu_seconds))
+   OR abs(w.energy_j - e.energy_j) > 1e-6 * greatest(1, abs(w.energy_j))
+   OR abs(w.util_gpu_seconds - e.util_gpu_seconds) > 1e-6 * greatest(1, abs(w.util_gpu_seconds))
+   OR abs(w.sampled_seconds - e.sampled_seconds) > 1e-6 * greatest(1, abs(w.sampled_seconds))
+   OR abs(w.idle_gpu_seconds - e.idle_gpu_seconds) > 1e-6 * greatest(1, abs(w.idle_gpu_seconds))
+   OR abs(w.idle_energy_j - e.idle_energy_j) > 1e-6 * greatest(1, abs(w.idle_energy_j))
+ORDER BY 1;

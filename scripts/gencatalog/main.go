@@ -23,7 +23,7 @@ import (
 
 // tracesHelp is the error for a missing or unset traces folder.
 const tracesHelp = "set STRATA_TRACES to the folder holding models/pipedream_layer_profiles.csv and peers/ " +
-	"(the public traces; see docs/development.md)"
+	"(the repository's traces/ holds them; see traces/README.md)"
 
 func main() {
 	traces := flag.String("traces", "", "folder holding models/pipedream_layer_profiles.csv and peers/pollux_scaling.csv (default $STRATA_TRACES)")

@@ -64,10 +64,10 @@ type dayChecker interface {
 	CheckDayRollups(ctx context.Context, from, to time.Time) ([]time.Time, error)
 }
 
-// checkDays checks the daily rollups of the days of from..to against their
-// hours (the refresh rebuilt the days it touched; a day summed from other
-// hours, written or deleted by hand or by an older Strata, is rebuilt
-// here) and logs each day it rebuilt.
+// checkDays checks the daily and per-group rollups of the days of from..to
+// against their hours and job rows (the refresh rebuilt the days it
+// touched; a day summed from other hours, written or deleted by hand or by
+// an older Strata, is rebuilt here) and logs each day it rebuilt.
 func checkDays(ctx context.Context, src Source, from, to time.Time, log zerolog.Logger) error {
 	c, ok := src.(dayChecker)
 	if !ok {
@@ -78,7 +78,7 @@ func checkDays(ctx context.Context, src Source, from, to time.Time, log zerolog.
 		return err
 	}
 	for _, d := range days {
-		log.Warn().Time("day", d).Msg("daily rollup disagreed with its hourly rows: rebuilt from them")
+		log.Warn().Time("day", d).Msg("daily or per-group rollups disagreed with their hourly rows and job rows: rebuilt from them")
 	}
 	return nil
 }
