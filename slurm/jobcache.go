@@ -41,6 +41,7 @@ type jobCache struct {
 	autoAbove int
 	autoEvery time.Duration
 	lastCount int
+	counted   bool // a full read has counted the queue (lastCount holds)
 	jobs      map[int64]planner.Job
 	states    map[string]string // GET /jobs/state when jobs was last brought up to date
 	cluster   string
@@ -85,7 +86,10 @@ func (jc *jobCache) effectiveEvery() time.Duration {
 	if jc.every > 0 {
 		return jc.every
 	}
-	if jc.autoAbove > 0 && jc.autoEvery > 0 && jc.lastCount >= jc.autoAbove {
+	// Until a full read has counted the queue, the first read goes through
+	// the cache (the states, then every job): on a large queue the next
+	// snapshot is then incremental, not a second full read.
+	if jc.autoAbove > 0 && jc.autoEvery > 0 && (jc.lastCount >= jc.autoAbove || !jc.counted) {
 		return jc.autoEvery
 	}
 	return 0
@@ -123,7 +127,7 @@ func (c *Client) readJobs(ctx context.Context) ([]planner.Job, string, jobsRead,
 		jobs, cluster, err := c.api.jobs(ctx)
 		if err == nil {
 			jc.mu.Lock()
-			jc.lastCount = len(jobs) // large enough: the next snapshot goes incremental (auto)
+			jc.lastCount, jc.counted = len(jobs), true // large enough: the next snapshot goes incremental (auto)
 			jc.mu.Unlock()
 		}
 		return jobs, cluster, jobsRead{full: true, bytes: c.jobsBytes.Load()}, err
@@ -173,7 +177,7 @@ func (c *Client) readAllJobs(ctx context.Context, states map[string]string, now 
 	for _, j := range jobs {
 		jc.jobs[j.ID] = j
 	}
-	jc.states, jc.cluster, jc.fullAt, jc.lastCount = states, cluster, now, len(jobs)
+	jc.states, jc.cluster, jc.fullAt, jc.lastCount, jc.counted = states, cluster, now, len(jobs), true
 	return jc.list(), cluster, jobsRead{full: true, bytes: c.jobsBytes.Load()}, nil
 }
 
