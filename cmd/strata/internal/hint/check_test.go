@@ -146,3 +146,36 @@ func TestCheckTable(t *testing.T) {
 		t.Errorf("run-time line %q, want the modelled run times naming the reference GPU", times)
 	}
 }
+
+// Where the site keeps requests (the default: planner.Options.KeepRequest),
+// the range starts at the script's request, the runs below it are not
+// modelled (nor warned about), and the output says why; a comment checked
+// alone states the rule.
+func TestCheckScriptKeepsTheRequest(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	script := "#SBATCH --gres=gpu:2 --time=00:30:00\n#SBATCH --comment='strata: model=cifar10 batch=2048 iters=3338 gpus=1-4'\n"
+	for _, tc := range []struct {
+		keep    bool
+		want    string
+		wantNot string
+	}{
+		{true, "2-4 (the planner chooses in this range; never fewer than the script's 2: the site keeps requests", "1 GPUs"},
+		{false, "1-4 (the planner chooses in this range)", "keeps requests"},
+	} {
+		var out strings.Builder
+		err := CheckScript(&out, ReadScript(script), Options{Now: now, Planner: planner.Options{KeepRequest: tc.keep}})
+		if err != nil {
+			t.Fatalf("keep %v: %v", tc.keep, err)
+		}
+		if !strings.Contains(out.String(), tc.want) || strings.Contains(out.String(), tc.wantNot) {
+			t.Errorf("keep %v: output %q, want %q and not %q", tc.keep, out.String(), tc.want, tc.wantNot)
+		}
+	}
+	var out strings.Builder
+	if err := Check(&out, "strata: gpus=1-4", Options{Now: now, Planner: planner.Options{KeepRequest: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "never fewer than the job's --gres/--gpus request") {
+		t.Errorf("a comment alone: %q, want the rule stated", out.String())
+	}
+}

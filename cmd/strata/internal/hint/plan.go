@@ -54,12 +54,31 @@ func plan(h planner.Hints, ok bool, s *Script, o Options) sized {
 		p.hints.Weight = c.Weight
 	}
 	if !p.fixedReq {
-		p.gpus = fmt.Sprintf("%d-%d (the planner chooses in this range)", p.lo, p.hi)
-		if p.hi != h.GPUMax || p.lo != h.GPUMin {
-			p.gpus = fmt.Sprintf("%d-%d (the planner chooses in this range; gpus=%d-%d capped by the site)", p.lo, p.hi, h.GPUMin, h.GPUMax)
+		capped := p.hi != h.GPUMax || p.lo != h.GPUMin
+		keep := keptRequest(&p, s, req, o.Planner.KeepRequest)
+		p.gpus = fmt.Sprintf("%d-%d (the planner chooses in this range%s)", p.lo, p.hi, keep)
+		if capped {
+			p.gpus = fmt.Sprintf("%d-%d (the planner chooses in this range; gpus=%d-%d capped by the site%s)", p.lo, p.hi, h.GPUMin, h.GPUMax, keep)
 		}
 	}
 	return p
+}
+
+// keptRequest raises the range's low end to the script's request where
+// the site keeps requests (planner.Options.KeepRequest: no job is planned
+// on fewer GPUs than it asked for) and says so; a comment checked alone
+// has no request, so the rule is stated.
+func keptRequest(p *sized, s *Script, req int, keep bool) string {
+	switch {
+	case !keep || p.lo >= p.hi:
+		return ""
+	case s != nil && req > p.lo && req <= p.hi:
+		p.lo = req
+		return fmt.Sprintf("; never fewer than the script's %d: the site keeps requests, shrink = true would allow fewer", req)
+	case s == nil:
+		return "; never fewer than the job's --gres/--gpus request: the site keeps requests"
+	}
+	return ""
 }
 
 // counts are the GPU counts shown: the ends of the range and the powers of
