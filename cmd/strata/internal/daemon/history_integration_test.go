@@ -44,6 +44,11 @@ func TestIntegrationHistoryFromSlurmdbd(t *testing.T) {
 	log := zerolog.New(&logs)
 	o := testOptions()
 	o.Compare, o.HistorySource, o.Scope.NamePrefix = nil, HistorySlurmdbd, name
+	// The site's defaults (the nice mode: the job's own priority weighs it).
+	// In the absolute mode a job is weighed by the site's policy read from
+	// slurmdbd, and with slurmdbd down it is left untouched instead
+	// (site_policy_unread: slurm's TestIntegrationAccountingPolicyUnreadWritesNothing).
+	o.Planner = planner.SiteDefaults()
 	d, err := New(log, o, Deps{Connect: func(ctx context.Context) (Cluster, error) {
 		c, err := slurm.New(ctx, cl.Config, log)
 		if err != nil {
