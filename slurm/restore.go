@@ -174,7 +174,13 @@ func (c *Client) restoreRunning(ctx context.Context, res RestoreResult, cur plan
 // restoreWrite sends u to the job and reads it back.
 func (c *Client) restoreWrite(ctx context.Context, res RestoreResult, u JobUpdate) RestoreResult {
 	sent, err := c.update(ctx, res.JobID, u)
-	for try := 1; try < restoreTries && busy(err) && ctx.Err() == nil; try++ {
+	for try := 1; try < restoreTries && busy(err); try++ {
+		select { // slurmctld's EAGAIN lasts longer on a loaded controller: back off
+		case <-ctx.Done():
+			res.Err = ctx.Err()
+			return restoreSkip(res, decide.Failed, res.Err.Error())
+		case <-time.After(time.Duration(try) * restoreBackoff):
+		}
 		sent, err = c.update(ctx, res.JobID, u) // every field absolute: sending it again is safe
 	}
 	if body, berr := c.api.updateBody(sent); berr == nil {
@@ -216,8 +222,13 @@ func (c *Client) restoreWrite(ctx context.Context, res RestoreResult, u JobUpdat
 // restoreTries bounds the attempts of one restore write that slurmctld
 // answers "Resource temporarily unavailable": seen on the test cluster for
 // about one partition change in two, each time on a job no one else touched;
-// the same update sent again went through.
-const restoreTries = 5
+// the same update sent again went through, at once on an idle machine; under
+// make test's load five immediate tries all failed (0.12 s), so each try
+// waits restoreBackoff × its number (3 s in all).
+const (
+	restoreTries   = 6
+	restoreBackoff = 200 * time.Millisecond
+)
 
 // busy reports slurmctld's EAGAIN (slurm error 11) for an update.
 func busy(err error) bool {
