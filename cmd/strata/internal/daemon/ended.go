@@ -29,17 +29,18 @@ type endedStore interface {
 	UpsertJobs(ctx context.Context, cluster string, jobs []planner.Job, end map[int64]time.Time) error
 }
 
-// record stores the snapshot's ended runs not stored yet and says how many
-// it stored; a failed write is tried again next cycle (slurmctld lists the
-// jobs for MinJobAge, 300 s by default).
-func (r *endedRecorder) record(ctx context.Context, st endedStore, snap *planner.Snapshot) (int, error) {
+// record stores the snapshot's ended runs not stored yet that admits lets
+// through (nil: all) and says how many it stored; a failed write is tried
+// again next cycle (slurmctld lists the jobs for MinJobAge, 300 s by
+// default).
+func (r *endedRecorder) record(ctx context.Context, st endedStore, snap *planner.Snapshot, admits func(planner.Job) bool) (int, error) {
 	listed := make(map[endedKey]bool, len(snap.Ended))
 	var jobs []planner.Job
 	ends := map[int64]time.Time{}
 	for _, j := range snap.Ended {
 		k := endedKey{j.ID, j.EndTime}
 		listed[k] = true
-		if r.stored[k] {
+		if r.stored[k] || admits != nil && !admits(j) {
 			continue
 		}
 		jobs, ends[j.ID] = append(jobs, j), j.EndTime
@@ -68,7 +69,9 @@ func (r *endedRecorder) record(ctx context.Context, st endedStore, snap *planner
 // stored (0 on a failed write: tried again next cycle).
 func (d *Daemon) recordEnded(ctx context.Context, st Store, snap *planner.Snapshot) int {
 	lctx, cancel := d.dbContext(ctx)
-	n, err := d.ended.record(lctx, st, snap)
+	// Only the runs of the jobs Strata plans (--only-partition, -user,
+	// -job-name-prefix): a trial limited to some jobs learns from them alone.
+	n, err := d.ended.record(lctx, st, snap, d.opts.Scope.admits)
 	cancel()
 	if err != nil {
 		d.m.errors.WithLabelValues(string(StageHistory)).Inc()

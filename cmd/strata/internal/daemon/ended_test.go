@@ -31,9 +31,25 @@ func TestEndedRunsRecordedOnce(t *testing.T) {
 	}
 	for _, st := range steps {
 		pg.down = st.down
-		n, err := r.record(context.Background(), pg, &planner.Snapshot{Cluster: "c", Ended: st.ended})
+		n, err := r.record(context.Background(), pg, &planner.Snapshot{Cluster: "c", Ended: st.ended}, nil)
 		if (err != nil) != st.down || n != st.want || len(pg.ended) != st.total {
 			t.Errorf("%s: stored %d (%v), %d in all; want %d, %d", st.name, n, err, len(pg.ended), st.want, st.total)
 		}
+	}
+}
+
+// A daemon limited to some jobs (its scope: a trial, or a test sharing a
+// cluster) learns from their runs alone: the blockers of one end-to-end
+// test were timed by the history of another test's jobs that had just
+// ended (same user, similar names).
+func TestEndedRunsInScopeOnly(t *testing.T) {
+	end := time.Date(2026, 11, 28, 20, 0, 0, 0, time.UTC)
+	ended := []planner.Job{{ID: 1, Name: "mine-a", EndTime: end}, {ID: 2, Name: "other-b", EndTime: end}}
+	pg := newFakePostgres()
+	var r endedRecorder
+	scope := Scope{NamePrefix: "mine-"}
+	if n, err := r.record(context.Background(), pg, &planner.Snapshot{Ended: ended}, scope.admits); err != nil || n != 1 ||
+		len(pg.ended) != 1 || pg.ended[0].ID != 1 {
+		t.Errorf("stored %d (%v): %+v; want job 1 only", n, err, pg.ended)
 	}
 }
