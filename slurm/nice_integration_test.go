@@ -27,7 +27,8 @@ func sprio(t *testing.T, cl *slurmtest.Cluster, id int64) sprioRow {
 	}
 	f := strings.Fields(out)
 	if len(f) < 7 {
-		t.Fatalf("sprio of job %d: %q", id, out)
+		show, _ := cl.Exec("scontrol", "show", "job", strconv.FormatInt(id, 10))
+		t.Fatalf("sprio of job %d: %q; the job:\n%s", id, out, show)
 	}
 	n := func(s string) int64 {
 		v, err := strconv.ParseInt(s, 10, 64)
