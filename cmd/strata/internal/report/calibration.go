@@ -88,8 +88,8 @@ func Calibration(ctx context.Context, w, notes io.Writer, src CalibrationSource,
 	if len(out) == 0 {
 		note = fmt.Sprintf("no calibration from %s to %s: no job completed in the window after a decision of the planner "+
 			"that named its GPU type. Calibration fits the jobs `strata run` decided on (shadow mode is enough; with "+
-			"--database-url it stores its decisions) and that `strata collect` recorded as completed, with their GPUs' "+
-			"energy: run both for a while, or widen -S/-E (e.g. -S now-30days)",
+			"--database-url it stores its decisions and the ends of the runs slurmctld reports), and their GPUs' "+
+			"energy from `strata collect`: let them run a while, or widen -S/-E (e.g. -S now-30days)",
 			f.From.UTC().Format(time.RFC3339), f.To.UTC().Format(time.RFC3339))
 	}
 	if m.JSON {

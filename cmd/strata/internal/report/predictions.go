@@ -130,8 +130,8 @@ func emptyPredictions(f db.ReportFilter, n int) string {
 	}
 	return "no predictions to compare " + win + ": no job completed in the window after a decision of the planner. " +
 		"The report pairs the run times `strata run` predicted (shadow mode is enough; with --database-url it stores " +
-		"its decisions) with the real ones of the jobs `strata collect` recorded as completed: run both for a while, " +
-		"or widen -S/-E (e.g. -S now-30days)"
+		"its decisions) with the real ones of the jobs that then ended, which `strata run` records from slurmctld's " +
+		"list of ended jobs (and `strata collect` for GPU jobs): let it run a while, or widen -S/-E (e.g. -S now-30days)"
 }
 
 // PredictionGroups aggregates rows by the grouping, groups in name order.
