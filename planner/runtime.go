@@ -2,6 +2,7 @@ package planner
 
 import (
 	"math"
+	"slices"
 	"time"
 )
 
@@ -101,21 +102,14 @@ func fitsLimit(ji *jobInfo, w int, d time.Duration) bool {
 
 // keepRequest drops a pending job's options below its request, when the
 // site keeps requests (Options.KeepRequest) and an option at or above the
-// request is left.
+// request is left. It filters opts in place (no allocation on the plan
+// cycle's path) and returns the kept prefix.
 func keepRequest[T any](o *Options, ji *jobInfo, opts []T, workers func(T) int) []T {
-	if !o.KeepRequest || ji.job.State != JobPending || len(opts) < 2 {
+	if !o.KeepRequest || ji.job.State != JobPending || len(opts) < 2 ||
+		!slices.ContainsFunc(opts, func(x T) bool { return workers(x) >= ji.req }) {
 		return opts
 	}
-	kept := make([]T, 0, len(opts))
-	for _, x := range opts {
-		if workers(x) >= ji.req {
-			kept = append(kept, x)
-		}
-	}
-	if len(kept) == 0 {
-		return opts
-	}
-	return kept
+	return slices.DeleteFunc(opts, func(x T) bool { return workers(x) < ji.req })
 }
 
 // capAtLimit is d, at most the job's time limit (none: d).

@@ -195,7 +195,7 @@ func (c *cycle) timedOptions(ji *jobInfo, grid, dst []option, left float64) []op
 		}
 		out = append(out, o)
 	}
-	out = append(out[:len(dst)], keepRequest(c.o, ji, out[len(dst):], func(o option) int { return o.w })...)
+	out = out[:len(dst)+len(keepRequest(c.o, ji, out[len(dst):], func(o option) int { return o.w }))]
 	if tl := ji.job.TimeLimit; tl > 0 && len(out) > 1 {
 		kept := out[:0] // in place: writes never pass the read position
 		for _, o := range out {
