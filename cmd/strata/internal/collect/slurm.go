@@ -7,6 +7,7 @@ import (
 
 	"github.com/strata-hpc/strata/dcgm"
 	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/slurm"
 )
 
 // slurmMapper reads GPU holdings from Slurm itself: the running jobs'
@@ -17,12 +18,7 @@ import (
 // say how each run ended, which reports and the site's learning read.
 type slurmMapper struct {
 	snapshot func(ctx context.Context) (*planner.Snapshot, error)
-	reported map[endedRun]bool // ended runs reported, while slurmctld lists them
-}
-
-type endedRun struct {
-	id  int64
-	end time.Time
+	ended    slurm.EndedRuns // reported, while slurmctld lists them
 }
 
 func (m *slurmMapper) Mapping(ctx context.Context, _ time.Time, _ []dcgm.Sample) (Mapping, error) {
@@ -48,25 +44,13 @@ func (m *slurmMapper) Mapping(ctx context.Context, _ time.Time, _ []dcgm.Sample)
 
 // addEnded adds the GPU jobs among ended not reported yet, with their ends.
 func (m *slurmMapper) addEnded(out *Mapping, ended []planner.Job) {
-	listed := make(map[endedRun]bool, len(ended))
-	for _, j := range ended {
-		k := endedRun{j.ID, j.EndTime}
-		listed[k] = true
-		if j.GPUs() == 0 || m.reported[k] {
-			continue
-		}
-		if m.reported == nil {
-			m.reported = map[endedRun]bool{}
-		}
+	jobs := m.ended.New(ended, func(j planner.Job) bool { return j.GPUs() > 0 })
+	m.ended.Mark(jobs)
+	for _, j := range jobs {
 		if out.Ends == nil {
 			out.Ends = map[int64]time.Time{}
 		}
-		m.reported[k], out.Ends[j.ID] = true, j.EndTime
+		out.Ends[j.ID] = j.EndTime
 		out.Jobs = append(out.Jobs, j)
-	}
-	for k := range m.reported {
-		if !listed[k] {
-			delete(m.reported, k)
-		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/strata-hpc/strata/planner"
+	"github.com/strata-hpc/strata/slurm"
 )
 
 // endedRecorder stores the runs slurmctld reports ended (Snapshot.Ended:
@@ -16,12 +17,7 @@ import (
 // stores the same facts about the same jobs (db.UpsertJobs is keyed by
 // cluster, ID and submit time): whichever writes first, the row is one.
 type endedRecorder struct {
-	stored map[endedKey]bool // recorded, while slurmctld still lists them
-}
-
-type endedKey struct {
-	id  int64
-	end time.Time
+	runs slurm.EndedRuns // stored, while slurmctld still lists them
 }
 
 // endedStore is the part of Store the recorder writes.
@@ -34,34 +30,18 @@ type endedStore interface {
 // again next cycle (slurmctld lists the jobs for MinJobAge, 300 s by
 // default).
 func (r *endedRecorder) record(ctx context.Context, st endedStore, snap *planner.Snapshot, admits func(planner.Job) bool) (int, error) {
-	listed := make(map[endedKey]bool, len(snap.Ended))
-	var jobs []planner.Job
-	ends := map[int64]time.Time{}
-	for _, j := range snap.Ended {
-		k := endedKey{j.ID, j.EndTime}
-		listed[k] = true
-		if r.stored[k] || admits != nil && !admits(j) {
-			continue
-		}
-		jobs, ends[j.ID] = append(jobs, j), j.EndTime
-	}
-	for k := range r.stored { // slurmctld forgot it: so can we
-		if !listed[k] {
-			delete(r.stored, k)
-		}
-	}
+	jobs := r.runs.New(snap.Ended, admits)
 	if len(jobs) == 0 {
 		return 0, nil
+	}
+	ends := make(map[int64]time.Time, len(jobs))
+	for _, j := range jobs {
+		ends[j.ID] = j.EndTime
 	}
 	if err := st.UpsertJobs(ctx, snap.Cluster, jobs, ends); err != nil {
 		return 0, err
 	}
-	if r.stored == nil {
-		r.stored = map[endedKey]bool{}
-	}
-	for _, j := range jobs {
-		r.stored[endedKey{j.ID, j.EndTime}] = true
-	}
+	r.runs.Mark(jobs)
 	return len(jobs), nil
 }
 
