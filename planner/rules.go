@@ -43,3 +43,14 @@ func LowersLimit(current, proposed time.Duration) bool {
 func ChangesPartition(current, proposed string) bool {
 	return proposed != "" && proposed != current
 }
+
+// MinSize is the fewest GPUs a pending job asking for req may be planned
+// on within a range lo–hi: its request where the site keeps requests
+// (Options.KeepRequest) and the request is in the range, else lo. The
+// planner (smd, andreas) and hint check call it.
+func MinSize(o *Options, req, lo, hi int) int {
+	if o.KeepRequest && req > lo && req <= hi {
+		return req
+	}
+	return lo
+}

@@ -61,3 +61,19 @@ func TestRules(t *testing.T) {
 		t.Error("ChangesPartition")
 	}
 }
+
+// MinSize: the request where the site keeps requests and it lies in the
+// range, else the range's low end.
+func TestMinSize(t *testing.T) {
+	keep, shrink := &planner.Options{KeepRequest: true}, &planner.Options{}
+	for _, tc := range []struct {
+		o                 *planner.Options
+		req, lo, hi, want int
+	}{
+		{keep, 4, 1, 8, 4}, {shrink, 4, 1, 8, 1}, {keep, 0, 1, 8, 1}, {keep, 16, 1, 8, 1}, {keep, 1, 2, 8, 2},
+	} {
+		if got := planner.MinSize(tc.o, tc.req, tc.lo, tc.hi); got != tc.want {
+			t.Errorf("MinSize(keep %v, req %d, %d-%d) = %d, want %d", tc.o.KeepRequest, tc.req, tc.lo, tc.hi, got, tc.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"time"
@@ -100,16 +101,21 @@ func fitsLimit(ji *jobInfo, w int, d time.Duration) bool {
 	return d <= tl
 }
 
-// keepRequest drops a pending job's options below its request, when the
-// site keeps requests (Options.KeepRequest) and an option at or above the
-// request is left. It filters opts in place (no allocation on the plan
-// cycle's path) and returns the kept prefix.
+// keepRequest drops a pending job's options below the fewest GPUs it may
+// get (MinSize: its request, where the site keeps requests). It filters
+// opts in place (no allocation on the plan cycle's path) and returns the
+// kept prefix.
 func keepRequest[T any](o *Options, ji *jobInfo, opts []T, workers func(T) int) []T {
-	if !o.KeepRequest || ji.job.State != JobPending || len(opts) < 2 ||
-		!slices.ContainsFunc(opts, func(x T) bool { return workers(x) >= ji.req }) {
+	if ji.job.State != JobPending || len(opts) < 2 {
 		return opts
 	}
-	return slices.DeleteFunc(opts, func(x T) bool { return workers(x) < ji.req })
+	by := func(a, b T) int { return cmp.Compare(workers(a), workers(b)) }
+	lo, hi := workers(slices.MinFunc(opts, by)), workers(slices.MaxFunc(opts, by))
+	least := MinSize(o, ji.req, lo, hi)
+	if least <= lo {
+		return opts
+	}
+	return slices.DeleteFunc(opts, func(x T) bool { return workers(x) < least })
 }
 
 // capAtLimit is d, at most the job's time limit (none: d).

@@ -55,7 +55,7 @@ func plan(h planner.Hints, ok bool, s *Script, o Options) sized {
 	}
 	if !p.fixedReq {
 		capped := p.hi != h.GPUMax || p.lo != h.GPUMin
-		keep := keptRequest(&p, s, req, o.Planner.KeepRequest)
+		keep := keptRequest(&p, s, req, &o.Planner)
 		p.gpus = fmt.Sprintf("%d-%d (the planner chooses in this range%s)", p.lo, p.hi, keep)
 		if capped {
 			p.gpus = fmt.Sprintf("%d-%d (the planner chooses in this range; gpus=%d-%d capped by the site%s)", p.lo, p.hi, h.GPUMin, h.GPUMax, keep)
@@ -68,15 +68,16 @@ func plan(h planner.Hints, ok bool, s *Script, o Options) sized {
 // the site keeps requests (planner.Options.KeepRequest: no job is planned
 // on fewer GPUs than it asked for) and says so; a comment checked alone
 // has no request, so the rule is stated.
-func keptRequest(p *sized, s *Script, req int, keep bool) string {
+func keptRequest(p *sized, s *Script, req int, o *planner.Options) string {
 	switch {
-	case !keep || p.lo >= p.hi:
+	case !o.KeepRequest || p.lo >= p.hi:
 		return ""
-	case s != nil && req > p.lo && req <= p.hi:
-		p.lo = req
-		return fmt.Sprintf("; never fewer than the script's %d: the site keeps requests, shrink = true would allow fewer", req)
 	case s == nil:
 		return "; never fewer than the job's --gres/--gpus request: the site keeps requests"
+	}
+	if least := planner.MinSize(o, req, p.lo, p.hi); least > p.lo {
+		p.lo = least
+		return fmt.Sprintf("; never fewer than the script's %d: the site keeps requests, shrink = true would allow fewer", req)
 	}
 	return ""
 }
