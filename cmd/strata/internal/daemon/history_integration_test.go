@@ -17,14 +17,17 @@ import (
 	"github.com/strata-hpc/strata/slurm/slurmtest"
 )
 
-// TestIntegrationHistoryFromSlurmdbd runs the daemon's cycle against the
+// TestExclusiveHistoryFromSlurmdbd runs the daemon's cycle against the
 // test cluster with accounting and no database: jobs that completed are
 // read from slurmdbd and time a pending job of the same user and name that
 // has no hint (duration_predicted); while slurmdbd is down the cycle logs
 // it, keeps the predictions and reads again once slurmdbd is back.
-func TestIntegrationHistoryFromSlurmdbd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration: needs the Slurm test cluster with accounting")
+//
+// It stops slurmdbd, which other packages' accounting tests read at the
+// same time in make test's parallel stage: make test runs it alone.
+func TestExclusiveHistoryFromSlurmdbd(t *testing.T) {
+	if testing.Short() || os.Getenv("STRATA_TEST_EXCLUSIVE") != "1" {
+		t.Skip("stops the accounting test cluster's slurmdbd: make test runs it alone (STRATA_TEST_EXCLUSIVE=1)")
 	}
 	cl := slurmtest.ConnectAccounting(t)
 	name := fmt.Sprintf("hist-%d-%d", os.Getpid(), time.Now().UnixNano()%100000)
@@ -47,7 +50,7 @@ func TestIntegrationHistoryFromSlurmdbd(t *testing.T) {
 	// The site's defaults (the nice mode: the job's own priority weighs it).
 	// In the absolute mode a job is weighed by the site's policy read from
 	// slurmdbd, and with slurmdbd down it is left untouched instead
-	// (site_policy_unread: slurm's TestIntegrationAccountingPolicyUnreadWritesNothing).
+	// (site_policy_unread: slurm's TestExclusiveAccountingPolicyUnreadWritesNothing).
 	o.Planner = planner.SiteDefaults()
 	d, err := New(log, o, Deps{Connect: func(ctx context.Context) (Cluster, error) {
 		c, err := slurm.New(ctx, cl.Config, log)
