@@ -115,7 +115,10 @@ type Options struct {
 	// StarvationAge: a pending job that waited longer, and also longer
 	// than StarvationStretch × its modelled run time (or longer than
 	// StarvationMaxWait), is promoted ahead of the normal order (aging).
-	// Defaults 24 h, 4 (negative: the age alone), 7 days.
+	// Defaults 1 h, 8 (negative: the age alone), 7 days: measured against
+	// 24 h and 4 in docs/evaluation.d/accountability/32-site-policy-default.md
+	// (issue 31), a bounded slowdown is what keeps a user of wide jobs from
+	// being passed by narrow ones for hours.
 	StarvationAge     time.Duration
 	StarvationStretch float64
 	StarvationMaxWait time.Duration

@@ -89,15 +89,17 @@ func TestSMDScenarios(t *testing.T) {
 				Pending(4, 2, "short", pt.TimeLimit(30*time.Minute)).Build(),
 			want: map[int64]brief{
 				// 2 starts the moment job 1 frees the node: no begin time;
-				// 3 would fit when 4 ends, but the plan runs it after 2: deferred.
+				// 3 would fit when 4 ends, but the plan runs it after 2. It
+				// does not fit now, so it gets no begin time either: ranked
+				// behind 2, Slurm's backfill keeps 2's room (contract.go).
 				2: {planner.ActionUpdate, false, 8, 8, 1, planner.ReasonWaitResources},
-				3: {planner.ActionUpdate, false, 2, 2, 1, planner.ReasonDeferred},
+				3: {planner.ActionUpdate, false, 2, 2, 1, planner.ReasonWaitResources},
 				4: {planner.ActionUpdate, true, 2, 2, 1, planner.ReasonAdmitted},
 			},
 		},
 		{
 			name: "long jobs hold at most a quarter of the partition",
-			o:    planner.Options{StarvationStretch: -1}, // age alone
+			o:    planner.Options{StarvationStretch: -1, StarvationAge: 24 * time.Hour}, // age alone
 			snap: pt.Cluster("long", t0).Partition("gpu", true).Nodes("n", 4, 4, 64, 512<<10, "gpu", "").
 				Pending(1, 4, "long a", pt.TimeLimit(10*time.Hour), pt.Submitted(t0.Add(-2*time.Hour))).
 				Pending(2, 4, "long b", pt.TimeLimit(10*time.Hour), pt.Submitted(t0.Add(-time.Hour))).

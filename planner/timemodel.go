@@ -26,10 +26,10 @@ func (o Options) modelDefaults() Options {
 		o.DefaultDuration = time.Hour
 	}
 	if o.StarvationAge <= 0 {
-		o.StarvationAge = 24 * time.Hour
+		o.StarvationAge = time.Hour
 	}
 	if o.StarvationStretch == 0 {
-		o.StarvationStretch = 4
+		o.StarvationStretch = 8
 	}
 	if o.StarvationMaxWait <= 0 {
 		o.StarvationMaxWait = 7 * 24 * time.Hour

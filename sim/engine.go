@@ -92,9 +92,10 @@ type Config struct {
 	// only when the cluster changed since their last plan (an arrival, a
 	// completion or a start), not at every tick with free GPUs and pending
 	// jobs. An unchanged snapshot differs only in Now, so fifo and sjf plan
-	// the same (TestSkipUnchanged), but a policy with aging (smd promotes
-	// jobs that waited long) may not: this is a speed option for large
-	// traces, off by default.
+	// the same when aging is off (TestSkipUnchanged), but with aging (the
+	// policies promote jobs that waited long, Options.StarvationAge) a plan
+	// may change as time passes: this is a speed option for large traces,
+	// off by default.
 	SkipUnchanged bool
 	// StallLimit is how long pending jobs may wait on an idle cluster
 	// (nothing running, nothing arriving, the policy starts nothing) before
