@@ -33,6 +33,12 @@ type Outcome struct {
 	// GPUs it ran on (0 read as 1): a job weighs in the record by its
 	// GPU-hours, so that small honest jobs cannot hide a large lie.
 	GPUs int
+	// NoClaim: the prediction did not come from the job's hint through
+	// the time model (the job had no hint, or one the model could not
+	// time: history or the time limit timed it). The record is of the
+	// user's claims, so such a job does not count: a liar's unhinted jobs
+	// ran as predicted and hid the lies (issue 30).
+	NoClaim bool
 }
 
 // weight is the job's GPU-hours (at least a GPU-minute).
@@ -118,7 +124,7 @@ func (c Config) withDefaults() Config {
 // Record is one user's record.
 type Record struct {
 	User string `json:"user"`
-	// Jobs counts the user's finished jobs with a prediction (all of
+	// Jobs counts the user's finished jobs with a claimed prediction (all of
 	// them); Recent those the correction is computed from.
 	Jobs   int `json:"jobs"`
 	Recent int `json:"recent"`
@@ -133,12 +139,13 @@ type Record struct {
 }
 
 // Fit builds every user's record from outcomes (any order). Outcomes
-// without a user or a ratio are ignored. Users are returned sorted.
+// without a user, a ratio or a claim (NoClaim) are ignored. Users are
+// returned sorted.
 func Fit(outcomes []Outcome, c Config) []Record {
 	c = c.withDefaults()
 	by := map[string][]Outcome{}
 	for _, o := range outcomes {
-		if o.User == "" || o.Ratio() == 0 {
+		if o.User == "" || o.Ratio() == 0 || o.NoClaim {
 			continue
 		}
 		by[o.User] = append(by[o.User], o)

@@ -165,3 +165,28 @@ func TestFitRemembersLargeJobs(t *testing.T) {
 		})
 	}
 }
+
+// TestFitLeavesUnclaimedOut (issue 30): the record is of claims. A job
+// its hint did not time (no hint: history or the time limit timed it)
+// says nothing about the user's claims; counted, a liar's unhinted jobs
+// that ran shorter than history said outweighed the lies, and the lies
+// were corrected down.
+func TestFitLeavesUnclaimedOut(t *testing.T) {
+	var in []trust.Outcome
+	for k := range 3 {
+		for i, o := range []trust.Outcome{
+			{Predicted: time.Hour, Real: 3 * time.Hour, GPUs: 4},                    // a 3x lie
+			{Predicted: 4 * time.Hour, Real: 2 * time.Hour, GPUs: 8, NoClaim: true}, // unhinted
+		} {
+			o.User, o.JobID, o.End = "a", int64(2*k+i+1), t0.Add(time.Duration(2*k+i)*time.Hour)
+			in = append(in, o)
+		}
+	}
+	recs := trust.Fit(in, trust.Config{})
+	if len(recs) != 1 || recs[0].Jobs != 3 || recs[0].MedianRatio < 2.9 {
+		t.Fatalf("records %+v: want the 3 lies only, median 3", recs)
+	}
+	if c := trust.Claims(recs)["a"]; c.Factor < 3 {
+		t.Errorf("claim %+v: want the lies corrected (squared: above 3)", c)
+	}
+}
