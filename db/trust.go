@@ -4,19 +4,21 @@ import (
 	"context"
 	"time"
 
+	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/planner/trust"
 )
 
 // TrustOutcomes returns the finished jobs of cluster ("" = any) that ended
 // after since, oldest first, at most limit, each with what the planner
-// predicted for it before its user's record corrected it and what it ran
-// (query TrustOutcomes): the input of each user's record (planner/trust).
+// predicted for it before its user's record corrected it, what it ran and
+// whether the prediction was the hint's (query TrustOutcomes): the input
+// of each user's record (planner/trust).
 func (s *Store) TrustOutcomes(ctx context.Context, cluster string, since time.Time, limit int) ([]trust.Outcome, error) {
 	q, err := s.q.get("TrustOutcomes")
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, q, cluster, since, limit)
+	rows, err := s.pool.Query(ctx, q, cluster, since, limit, string(planner.ReasonModelled))
 	if err != nil {
 		return nil, interpretError("read trust outcomes", err)
 	}
@@ -25,7 +27,7 @@ func (s *Store) TrustOutcomes(ctx context.Context, cluster string, since time.Ti
 	for rows.Next() {
 		var o trust.Outcome
 		var pred, real float64
-		if err := rows.Scan(&o.User, &o.Account, &o.JobID, &o.End, &pred, &real, &o.TimedOut, &o.GPUs); err != nil {
+		if err := rows.Scan(&o.User, &o.Account, &o.JobID, &o.End, &pred, &real, &o.TimedOut, &o.GPUs, &o.NoClaim); err != nil {
 			return nil, interpretError("read trust outcomes", err)
 		}
 		o.End = o.End.UTC()

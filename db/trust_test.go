@@ -16,8 +16,9 @@ import (
 // TestTrustOutcomes: each finished job is paired with the planner's last
 // decision before it started; the prediction is the one before the user's
 // correction (Decision.Claimed) when there was one, else the decided run;
-// a job stopped at its limit is TimedOut; jobs that failed, ran on another
-// size, or have no user do not count; the time limit Strata bound is kept.
+// a job stopped at its limit is TimedOut; a job its hint did not time is
+// NoClaim; jobs that failed, ran on another size, or have no user do not
+// count; the time limit Strata bound is kept.
 func TestTrustOutcomes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Postgres (skipped only under -short)")
@@ -26,21 +27,25 @@ func TestTrustOutcomes(t *testing.T) {
 	s := dbtest.Open(t, dbtest.URL(t), true)
 	ctx := context.Background()
 	t0 := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
-	decide := func(at time.Time, job int64, user string, run, claimed time.Duration) {
+	decideBy := func(at time.Time, job int64, user string, run, claimed time.Duration, source planner.Reason) {
 		c := &db.Cycle{Cluster: "c1", SnapshotID: "s", Policy: "smd", StartedAt: at,
 			Decisions: []db.CycleDecision{{Decision: planner.Decision{JobID: job, Action: planner.ActionUpdate, Workers: 1,
 				PredictedStart: at.Add(time.Minute), PredictedEnd: at.Add(time.Minute + run), Claimed: claimed,
-				TimeLimit: 30 * time.Minute, Reasons: []planner.Reason{planner.ReasonModelled}}, User: user, Outcome: "dry-run"}}}
+				TimeLimit: 30 * time.Minute, Reasons: []planner.Reason{planner.ReasonWaitOrder, source}}, User: user, Outcome: "dry-run"}}}
 		if err := s.SaveCycle(ctx, c); err != nil {
 			t.Fatal(err)
 		}
 	}
-	decide(t0.Add(5*time.Minute), 1, "mallory", 2*time.Hour, 0)                // superseded
-	decide(t0.Add(10*time.Minute), 1, "mallory", time.Minute, 0)               // the claim: 1 min
-	decide(t0.Add(10*time.Minute), 2, "mallory", 48*time.Hour, 36*time.Second) // distrusted: claimed 36 s
-	decide(t0.Add(10*time.Minute), 3, "alice", time.Hour, 0)                   // failed
-	decide(t0.Add(10*time.Minute), 4, "alice", time.Hour, 0)                   // ran on 2 GPUs
-	decide(t0.Add(10*time.Minute), 5, "alice", 30*time.Minute, 0)              // honest
+	decide := func(at time.Time, job int64, user string, run, claimed time.Duration) {
+		decideBy(at, job, user, run, claimed, planner.ReasonModelled) // timed by its hint
+	}
+	decide(t0.Add(5*time.Minute), 1, "mallory", 2*time.Hour, 0)                              // superseded
+	decide(t0.Add(10*time.Minute), 1, "mallory", time.Minute, 0)                             // the claim: 1 min
+	decide(t0.Add(10*time.Minute), 2, "mallory", 48*time.Hour, 36*time.Second)               // distrusted: claimed 36 s
+	decide(t0.Add(10*time.Minute), 3, "alice", time.Hour, 0)                                 // failed
+	decide(t0.Add(10*time.Minute), 4, "alice", time.Hour, 0)                                 // ran on 2 GPUs
+	decide(t0.Add(10*time.Minute), 5, "alice", 30*time.Minute, 0)                            // honest
+	decideBy(t0.Add(10*time.Minute), 6, "alice", 10*time.Minute, 0, planner.ReasonPredicted) // no hint: history
 	start := t0.Add(30 * time.Minute)
 	gpu := func(j planner.Job, n int) planner.Job { j.GPUsPerNode, j.Nodes = n, 1; return j }
 	jobs := []planner.Job{
@@ -49,9 +54,10 @@ func TestTrustOutcomes(t *testing.T) {
 		gpu(planner.Job{ID: 3, User: "alice", State: "FAILED", SubmitTime: t0, StartTime: start}, 1),
 		gpu(planner.Job{ID: 4, User: "alice", State: planner.JobCompleted, SubmitTime: t0, StartTime: start}, 2),
 		gpu(planner.Job{ID: 5, User: "alice", State: planner.JobCompleted, SubmitTime: t0, StartTime: start}, 1),
+		gpu(planner.Job{ID: 6, User: "alice", State: planner.JobCompleted, SubmitTime: t0, StartTime: start}, 1),
 	}
 	end := map[int64]time.Time{1: start.Add(time.Hour), 2: start.Add(2 * time.Hour), 3: start.Add(time.Hour),
-		4: start.Add(time.Hour), 5: start.Add(33 * time.Minute)}
+		4: start.Add(time.Hour), 5: start.Add(33 * time.Minute), 6: start.Add(34 * time.Minute)}
 	if err := s.UpsertJobs(ctx, "c1", jobs, end); err != nil {
 		t.Fatal(err)
 	}
@@ -61,6 +67,7 @@ func TestTrustOutcomes(t *testing.T) {
 	}
 	want := []trust.Outcome{
 		{User: "alice", JobID: 5, End: end[5], Predicted: 30 * time.Minute, Real: 33 * time.Minute, GPUs: 1},
+		{User: "alice", JobID: 6, End: end[6], Predicted: 10 * time.Minute, Real: 34 * time.Minute, GPUs: 1, NoClaim: true},
 		{User: "mallory", Account: "lab", JobID: 1, End: end[1], Predicted: time.Minute, Real: time.Hour, TimedOut: true, GPUs: 1},
 		{User: "mallory", Account: "lab", JobID: 2, End: end[2], Predicted: 36 * time.Second, Real: 2 * time.Hour, GPUs: 1},
 	}

@@ -13,7 +13,9 @@
 # them is kept by hand in 21-prediction-error-reading.md.
 #
 # Environment: STRATA_TRACES (folder with peers/pollux_workload*.csv),
-# STRATA_BIN, SEEDS (default "1 2 3").
+# STRATA_BIN, SEEDS (default "1 2 3"), LIAR_SEEDS (the liars' seeds,
+# default SEEDS: a liar cell's spread between seeds is wide, more seeds
+# tell it from 1 more closely).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -21,6 +23,7 @@ peers=${STRATA_TRACES:-traces}/peers
 . scripts/need-traces.sh
 need_traces evaluate-error "${STRATA_TRACES:-traces}" peers/pollux_scaling.csv peers/pollux_workload{1..6}.csv
 seeds=${SEEDS:-1 2 3}
+liar_seeds=${LIAR_SEEDS:-$seeds}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bin=${STRATA_BIN:-}
@@ -53,6 +56,10 @@ for w in 1 2 3 4 5 6; do
 				n=$((n + 1))
 			done
 		done
+	done
+	for s in $liar_seeds; do
+		echo "evaluate-error: liars, workload $w seed $s" >&2
+		tr=(--trace "$peers/pollux_workload$w.csv" --knowledge-seed "$s" --speed-error-seed "$s")
 		for tac in plain preempt tiny; do
 			sim "$img/lie-w$w-s$s-x1-$tac.json" none "${tr[@]}" --speed-noise 0.5 --speed-error 3 --policy smd --dishonest "0.1:1:$tac"
 			for x in 3 100; do
@@ -63,5 +70,5 @@ for w in 1 2 3 4 5 6; do
 	done
 done
 echo "evaluate-error: $n runs; rendering" >&2
-go run ./scripts/evalerror -dir "$img" -seeds "$seeds" >docs/evaluation.d/accountability/20-prediction-error.md
+go run ./scripts/evalerror -dir "$img" -seeds "$seeds" -liar-seeds "$liar_seeds" >docs/evaluation.d/accountability/20-prediction-error.md
 echo "evaluate-error: wrote docs/evaluation.d/accountability/20-prediction-error.md" >&2

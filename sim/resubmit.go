@@ -88,7 +88,8 @@ type trustState struct {
 
 // predictRun records what the planner predicts for running job i at the
 // size it started with, before its user's record corrects it: what its
-// real run is compared with when it ends.
+// real run is compared with when it ends, and whether the prediction came
+// from its hint (only those count in the user's record).
 func (e *engine) predictRun(i int) {
 	if e.trust == nil {
 		return
@@ -96,8 +97,9 @@ func (e *engine) predictRun(i int) {
 	j := &e.jobs[i]
 	v := j.pj
 	v.Claim = planner.Claim{}
-	if d, _, err := planner.EstimateDuration(&v, max(1, j.gpus), 0, e.trust.opts); err == nil && d > 0 {
-		j.predicted = d.Seconds()
+	if d, r, err := planner.EstimateDuration(&v, max(1, j.gpus), 0, e.trust.opts); err == nil && d > 0 {
+		// the daemon reads the same from the decision's reasons
+		j.predicted, j.unclaimed = d.Seconds(), r != planner.ReasonModelled
 		if c := e.cfg.calib; c != nil { // calibrated, before the user's correction: as the daemon records it
 			j.predicted *= c.factor(j)
 		}
@@ -114,7 +116,7 @@ func (e *engine) runEnded(i int, end float64, timedOut bool) {
 	if tr := e.trust; tr != nil && j.predicted > 0 && j.ran > 0 && j.tj.User != "" {
 		tr.outcomes = append(tr.outcomes, trust.Outcome{User: j.pj.User, Account: j.pj.Account, JobID: int64(i + 1),
 			End: simTime(end), Predicted: time.Duration(j.predicted * float64(time.Second)),
-			Real: time.Duration(j.ran * float64(time.Second)), TimedOut: timedOut, GPUs: j.gpus})
+			Real: time.Duration(j.ran * float64(time.Second)), TimedOut: timedOut, GPUs: j.gpus, NoClaim: j.unclaimed})
 		tr.stale = true
 	}
 	j.ran, j.predicted = 0, 0

@@ -58,9 +58,12 @@ type job struct {
 	// work unfinished; each time its user resubmitted it (resubmit.go),
 	// asking for userLimit again. ran is the run time of the current
 	// submission, predicted what the planner predicted for it at its last
-	// start, before any correction by its user's record (0: unknown).
+	// start, before any correction by its user's record (0: unknown);
+	// unclaimed: that prediction did not come from the job's hint
+	// (trust.Outcome.NoClaim).
 	kills                     int
 	userLimit, ran, predicted float64
+	unclaimed                 bool
 	prio                      int64
 	prioSet                   bool
 	// nice is the nice Strata wrote in the nice priority mode (Slurm

@@ -6,16 +6,18 @@
 -- user, and with what the planner predicted for them at its last decision
 -- before they started: the prediction before the user's record corrected
 -- it (claimed_seconds, else predicted end − predicted start), only when
--- the job ran on the decided number of GPUs, and its GPUs (the record
--- weighs jobs by GPU-hours). A collector without
+-- the job ran on the decided number of GPUs, its GPUs (the record
+-- weighs jobs by GPU-hours), and whether that prediction was not the
+-- hint's (the decision's reasons lack $4, planner.ReasonModelled:
+-- trust.Outcome.NoClaim, left out of the record). A collector without
 -- --cluster stores '' and matches any cluster's cycles.
 SELECT j.user_name, j.account, j.job_id, j.end_time,
        coalesce(pd.claimed_seconds, extract(epoch FROM pd.predicted_end - pd.predicted_start))::float8,
        extract(epoch FROM j.end_time - j.start_time)::float8,
-       j.state = 'TIMEOUT', j.gpus
+       j.state = 'TIMEOUT', j.gpus, NOT ($4 = ANY(pd.reasons))
 FROM job j
 JOIN LATERAL (
-    SELECT d.claimed_seconds, d.predicted_start, d.predicted_end, d.workers
+    SELECT d.claimed_seconds, d.predicted_start, d.predicted_end, d.workers, d.reasons
     FROM plan_decision d JOIN plan_cycle c ON c.cycle_id = d.cycle_id
     WHERE d.job_id = j.job_id AND (c.cluster = j.cluster OR j.cluster = '')
       AND c.started_at <= j.start_time AND c.started_at >= j.submit_time

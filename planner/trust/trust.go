@@ -33,6 +33,12 @@ type Outcome struct {
 	// GPUs it ran on (0 read as 1): a job weighs in the record by its
 	// GPU-hours, so that small honest jobs cannot hide a large lie.
 	GPUs int
+	// NoClaim: the prediction did not come from the job's hint through
+	// the time model (the job had no hint, or one the model could not
+	// time: history or the time limit timed it). The record is of the
+	// user's claims, so such a job does not count: a liar's unhinted jobs
+	// ran as predicted and hid the lies (issue 30).
+	NoClaim bool
 }
 
 // weight is the job's GPU-hours (at least a GPU-minute).
@@ -50,8 +56,15 @@ func (o Outcome) Ratio() float64 {
 
 // Config are the record's settings; zero fields take the defaults.
 type Config struct {
-	// Recent is how many of a user's most recent jobs count. Default 10.
+	// Recent is how many of a user's most recent jobs count at least. An
+	// older job still counts while the jobs after it weigh less than it
+	// does (GPU-hours): a large job is forgotten only after as much work
+	// ran since, so small jobs cannot wash a large lie out of the record
+	// (issue 30, the "tiny" tactic). Default 10.
 	Recent int
+	// Keep is how many of a user's latest jobs the record looks at, at
+	// most (the daemon keeps as many per user). Default 50.
+	Keep int
 	// Prior is the weight, in jobs, of a new user's neutral start (ratio
 	// 1): the correction is the median log-ratio of the recent jobs shrunk
 	// by n/(n+Prior). Default 1: one job that ran 100× its prediction
@@ -65,13 +78,15 @@ type Config struct {
 	// Forgive is how many of the most recent jobs a broken claim (a job
 	// stopped at its limit after running ≥ 1.5× its prediction), or one
 	// job that ran MaxFactor × its prediction or more, keeps the user
-	// distrusted for. Default 3.
+	// distrusted for, and at least until the jobs after it weigh as much
+	// as it did (GPU-hours). Default 3.
 	Forgive int
 }
 
 // Defaults of Config.
 const (
 	DefaultRecent    = 10
+	DefaultKeep      = 50
 	DefaultPrior     = 1.0
 	DefaultMinFactor = 0.25
 	DefaultMaxFactor = 10.0
@@ -87,6 +102,9 @@ const (
 func (c Config) withDefaults() Config {
 	if c.Recent <= 0 {
 		c.Recent = DefaultRecent
+	}
+	if c.Keep < c.Recent {
+		c.Keep = max(DefaultKeep, c.Recent)
 	}
 	if c.Prior <= 0 {
 		c.Prior = DefaultPrior
@@ -106,7 +124,7 @@ func (c Config) withDefaults() Config {
 // Record is one user's record.
 type Record struct {
 	User string `json:"user"`
-	// Jobs counts the user's finished jobs with a prediction (all of
+	// Jobs counts the user's finished jobs with a claimed prediction (all of
 	// them); Recent those the correction is computed from.
 	Jobs   int `json:"jobs"`
 	Recent int `json:"recent"`
@@ -121,12 +139,13 @@ type Record struct {
 }
 
 // Fit builds every user's record from outcomes (any order). Outcomes
-// without a user or a ratio are ignored. Users are returned sorted.
+// without a user, a ratio or a claim (NoClaim) are ignored. Users are
+// returned sorted.
 func Fit(outcomes []Outcome, c Config) []Record {
 	c = c.withDefaults()
 	by := map[string][]Outcome{}
 	for _, o := range outcomes {
-		if o.User == "" || o.Ratio() == 0 {
+		if o.User == "" || o.Ratio() == 0 || o.NoClaim {
 			continue
 		}
 		by[o.User] = append(by[o.User], o)
@@ -160,14 +179,15 @@ func fitUser(user string, os []Outcome, c Config) Record {
 		return cmp.Or(a.End.Compare(b.End), cmp.Compare(a.JobID, b.JobID))
 	})
 	r := Record{User: user, Jobs: len(os)}
-	recent := os[max(0, len(os)-c.Recent):]
+	recent, after := window(os, c)
 	r.Recent = len(recent)
 	logs := make([]float64, len(recent))
 	weights := make([]float64, len(recent))
 	huge := 0 // recent jobs that ran MaxFactor × their prediction or more
 	for i, o := range recent {
 		logs[i], weights[i] = math.Log(o.Ratio()), o.weight()
-		inForgive := i >= len(recent)-c.Forgive
+		// still unforgiven: fewer than Forgive jobs since, or less work
+		inForgive := i >= len(recent)-c.Forgive || after[i] < weights[i]
 		if o.TimedOut {
 			r.TimedOut++
 			if o.Ratio() >= brokenRatio && inForgive {
@@ -186,11 +206,11 @@ func fitUser(user string, os []Outcome, c Config) Record {
 	case huge > 0 && r.Broken == 0:
 		r.Claim = planner.Claim{Distrust: true, Jobs: r.Recent,
 			Note: fmt.Sprintf("%d of your last %d jobs ran %g× or more their predictions: "+
-				"claims are not trusted until %d jobs in a row run as claimed; timed by the time limit", huge, r.Recent, c.MaxFactor, c.Forgive)}
+				"claims are not trusted until %d jobs in a row, and as many GPU-hours as those jobs ran, run as claimed; timed by the time limit", huge, r.Recent, c.MaxFactor, c.Forgive)}
 	case r.Broken > 0:
 		r.Claim = planner.Claim{Distrust: true, Jobs: r.Recent,
 			Note: fmt.Sprintf("%d of your last %d jobs ran past their claimed work and were stopped at their time limit: "+
-				"claims are not trusted until %d jobs in a row finish within them; timed by the time limit", r.Broken, r.Recent, c.Forgive)}
+				"claims are not trusted until %d jobs in a row, and as many GPU-hours as those jobs ran, finish within them; timed by the time limit", r.Broken, r.Recent, c.Forgive)}
 	case f >= c.MaxFactor:
 		r.Claim = planner.Claim{Distrust: true, Jobs: r.Recent,
 			Note: fmt.Sprintf("your last %d jobs ran a median %.3g× their predictions: claims are not trusted; timed by the time limit",
@@ -209,6 +229,24 @@ func fitUser(user string, os []Outcome, c Config) Record {
 			Note: fmt.Sprintf("prediction ×%.2f: your last %d jobs ran a median %.3g× their predictions", f, r.Recent, r.MedianRatio)}
 	}
 	return r
+}
+
+// window selects the jobs of os (sorted oldest first) the record counts,
+// in the same order: the last Recent, and any older one among the last
+// Keep that the jobs after it do not outweigh. after[i] is the GPU-hours
+// of all the user's jobs (counted or not) that ended after recent[i].
+func window(os []Outcome, c Config) (recent []Outcome, after []float64) {
+	var newer float64
+	for k, i := 0, len(os)-1; i >= 0 && k < c.Keep; k, i = k+1, i-1 {
+		w := os[i].weight()
+		if k < c.Recent || w > newer {
+			recent, after = append(recent, os[i]), append(after, newer)
+		}
+		newer += w
+	}
+	slices.Reverse(recent)
+	slices.Reverse(after)
+	return recent, after
 }
 
 // weightedMedian is the weighted median of xs (the lower one on a tie of

@@ -111,3 +111,82 @@ func TestFitBrokenClaim(t *testing.T) {
 		t.Errorf("claim %+v: want trust again after 5 honest jobs", c)
 	}
 }
+
+// TestFitRemembersLargeJobs (issue 30): a large job stays in its user's
+// record until as much work (GPU-hours) ran after it. Counted by jobs,
+// twelve 2-minute honest jobs after a 16-GPU lie pushed it out of the
+// last ten, and the next lie was trusted again.
+func TestFitRemembersLargeJobs(t *testing.T) {
+	large := func(ratio float64, gpus int) trust.Outcome {
+		return trust.Outcome{Predicted: 20 * time.Minute, Real: time.Duration(ratio * float64(20*time.Minute)), GPUs: gpus}
+	}
+	tiny := trust.Outcome{Predicted: 2 * time.Minute, Real: 2 * time.Minute, GPUs: 1}
+	honest := func(gpus int) trust.Outcome { // two hours as claimed
+		return trust.Outcome{Predicted: 2 * time.Hour, Real: 2 * time.Hour, GPUs: gpus}
+	}
+	seq := func(first trust.Outcome, after ...trust.Outcome) []trust.Outcome {
+		in := append([]trust.Outcome{first}, after...)
+		for i := range in {
+			in[i].User, in[i].JobID, in[i].End = "a", int64(i+1), t0.Add(time.Duration(i)*time.Hour)
+		}
+		return in
+	}
+	twelve := func(o trust.Outcome) []trust.Outcome {
+		out := make([]trust.Outcome, 12)
+		for i := range out {
+			out[i] = o
+		}
+		return out
+	}
+	type got struct {
+		Corrected, Distrust bool
+	}
+	for _, tc := range []struct {
+		name string
+		in   []trust.Outcome
+		want got
+	}{
+		{"a 3x lie on 16 GPUs, then twelve tiny honest jobs: still corrected",
+			seq(large(3, 16), twelve(tiny)...), got{Corrected: true}},
+		{"a 50x lie on 16 GPUs, then twelve tiny honest jobs: still distrusted",
+			seq(large(50, 16), twelve(tiny)...), got{Distrust: true}},
+		{"an honest 16-GPU job, then twelve tiny honest jobs: nothing to correct",
+			seq(large(1, 16), twelve(tiny)...), got{}},
+		{"a 50x lie on 16 GPUs (17 h), then twelve 2-hour honest jobs on 16: forgiven",
+			seq(large(50, 16), twelve(honest(16))...), got{}},
+		{"a 50x lie on 16 GPUs, then twelve 2-hour honest jobs on 1: not yet",
+			seq(large(50, 16), twelve(honest(1))...), got{Distrust: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := trust.Claims(trust.Fit(tc.in, trust.Config{}))["a"]
+			if d := cmp.Diff(tc.want, got{Corrected: c.Factor > 1, Distrust: c.Distrust}); d != "" {
+				t.Errorf("claim %+v (-want +got):\n%s", c, d)
+			}
+		})
+	}
+}
+
+// TestFitLeavesUnclaimedOut (issue 30): the record is of claims. A job
+// its hint did not time (no hint: history or the time limit timed it)
+// says nothing about the user's claims; counted, a liar's unhinted jobs
+// that ran shorter than history said outweighed the lies, and the lies
+// were corrected down.
+func TestFitLeavesUnclaimedOut(t *testing.T) {
+	var in []trust.Outcome
+	for k := range 3 {
+		for i, o := range []trust.Outcome{
+			{Predicted: time.Hour, Real: 3 * time.Hour, GPUs: 4},                    // a 3x lie
+			{Predicted: 4 * time.Hour, Real: 2 * time.Hour, GPUs: 8, NoClaim: true}, // unhinted
+		} {
+			o.User, o.JobID, o.End = "a", int64(2*k+i+1), t0.Add(time.Duration(2*k+i)*time.Hour)
+			in = append(in, o)
+		}
+	}
+	recs := trust.Fit(in, trust.Config{})
+	if len(recs) != 1 || recs[0].Jobs != 3 || recs[0].MedianRatio < 2.9 {
+		t.Fatalf("records %+v: want the 3 lies only, median 3", recs)
+	}
+	if c := trust.Claims(recs)["a"]; c.Factor < 3 {
+		t.Errorf("claim %+v: want the lies corrected (squared: above 3)", c)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/strata-hpc/strata/db"
+	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/planner/trust"
 )
 
@@ -191,7 +192,8 @@ func PredictionGroups(rows []db.PredictionRow, by string) []PredictionOut {
 // userRecords fits each user's record (planner/trust) from the rows: the
 // prediction before the user's correction (Claimed, else Predicted) against
 // the real run time, timed-out jobs included; only jobs that ran on the
-// decided GPUs count, as in the planner's own record.
+// decided GPUs and were timed by their hint count, as in the planner's own
+// record.
 func userRecords(rows []db.PredictionRow) map[string]*UserRecord {
 	var outs []trust.Outcome
 	for _, r := range rows {
@@ -203,7 +205,8 @@ func userRecords(rows []db.PredictionRow) map[string]*UserRecord {
 			continue
 		}
 		outs = append(outs, trust.Outcome{User: r.User, Account: r.Account, JobID: r.JobID, End: r.End,
-			Predicted: secs(pred), Real: secs(r.Actual), TimedOut: r.TimedOut})
+			Predicted: secs(pred), Real: secs(r.Actual), TimedOut: r.TimedOut,
+			NoClaim: "duration_"+r.Source != string(planner.ReasonModelled)})
 	}
 	out := map[string]*UserRecord{}
 	for _, rec := range trust.Fit(outs, trust.Config{}) {
