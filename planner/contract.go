@@ -2,28 +2,39 @@ package planner
 
 import (
 	"slices"
+	"time"
 )
 
 // deferWaiting keeps the plan's waiting jobs waiting in Slurm. Strata
 // writes priorities and sizes; between its cycles slurmctld's main
 // scheduler and backfill start every job they can. The plan's starts come
 // first in the priority order and fit, so Slurm starts them. A waiting job
-// gets NotBefore, which Strata writes as its begin time, when it fits now
-// at its planned size (backfill judges by time limits, not by the plan's
-// predicted durations, and would start it into a gap the plan keeps for
-// others): NotBefore is its planned start, at least one interval ahead.
-// The plan's starts are then exactly the jobs Slurm can start now.
+// gets NotBefore, which Strata writes as its begin time, when Slurm could
+// otherwise start it before the plan does:
+//   - it fits now at its planned size (backfill judges by time limits, not
+//     by the plan's predicted durations, and would start it into a gap the
+//     plan keeps for others): NotBefore is its planned start, at least one
+//     interval ahead. The plan's starts are then exactly the jobs Slurm can
+//     start now;
+//   - it is long (planned run over Options.LongJob) and the plan holds it
+//     back beyond the first moment running jobs free room for it (for jobs
+//     ranked ahead, or the long-job share), by more than one interval: a
+//     job ending early would let Slurm start it into that room and hold the
+//     GPUs for hours the plan keeps for shorter jobs. NotBefore is its
+//     planned start.
 //
-// A job that does not fit now keeps no begin time, however far the plan
-// holds it back: Slurm orders it by its priority (and Strata's nice) and
-// backfill reserves room for it. Deferring such jobs too (until their
-// planned start, when running jobs could free room earlier) was measured
-// and dropped (issue 31): a job with a begin time is invisible to
-// backfill's reservations, so the GPUs it waited for went to later, longer
-// jobs, and its planned start slipped cycle after cycle — users of wide
-// jobs paid up to 2.7× their average under Slurm alone.
+// A shorter job that does not fit now keeps no begin time, however far the
+// plan holds it back: Slurm orders it by its priority (and Strata's nice)
+// and backfill reserves room for it. Deferring it too was measured and
+// dropped (issue 31): a job with a begin time is invisible to backfill's
+// reservations, so the GPUs it waited for went to later, longer jobs and
+// its planned start slipped cycle after cycle — users of wide short jobs
+// paid up to 2.7× their average under Slurm alone; with long jobs still
+// deferred the mean JCT and the worst runs are better than with neither
+// deferred (docs/evaluation.d/accountability/33-site-policy-default-reading.md).
 func (c *cycle) deferWaiting(ranked []*planned) {
 	soon := c.s.Now.Add(c.o.Interval)
+	profiles := map[*island]*gpuProfile{}
 	ahead := map[*island]int64{} // Slurm's highest priority ranked so far (prioritymode.go)
 	for _, pl := range ranked {
 		ji := pl.ji
@@ -47,12 +58,36 @@ func (c *cycle) deferWaiting(ranked []*planned) {
 			if pl.hasStart && pl.predStart.After(soon) {
 				pl.notBefore = pl.predStart
 			}
+		case pl.dur > c.o.LongJob && pl.hasStart && pl.predStart.After(soon) && pl.predStart.After(c.roomAt(profiles, pl).Add(time.Second)):
+			pl.notBefore = pl.predStart // a long job held back beyond its room: see above
 		default:
 			continue
 		}
 		rs := slices.DeleteFunc(slices.Clone(pl.reasons), func(r Reason) bool { return r == ReasonWaitResources })
 		pl.reasons = append([]Reason{ReasonDeferred}, rs...)
 	}
+}
+
+// roomAt is the first time the island's running jobs (and this cycle's
+// starts) will have freed enough GPUs for the plan's size of the job,
+// others' plans aside; far in the future when they never will.
+func (c *cycle) roomAt(profiles map[*island]*gpuProfile, pl *planned) time.Time {
+	isl := pl.ji.isl
+	p := profiles[isl]
+	if p == nil {
+		free, _, _ := c.free(isl)
+		rel := make([]release, 0, len(isl.running))
+		for _, ji := range isl.running {
+			rel = append(rel, release{c.runningEnd(ji).Sub(c.s.Now), ji.req})
+		}
+		p = newProfile(free, rel)
+		profiles[isl] = p
+	}
+	t, ok := p.earliest(pl.w, pl.dur.Seconds(), 0)
+	if !ok {
+		return c.s.Now.Add(MaxModelledDuration)
+	}
+	return c.s.Now.Add(seconds(t))
 }
 
 // cannotRun reports a plan whose job no node set of its partition can

@@ -89,12 +89,27 @@ func TestSMDScenarios(t *testing.T) {
 				Pending(4, 2, "short", pt.TimeLimit(30*time.Minute)).Build(),
 			want: map[int64]brief{
 				// 2 starts the moment job 1 frees the node: no begin time;
-				// 3 would fit when 4 ends, but the plan runs it after 2. It
-				// does not fit now, so it gets no begin time either: ranked
-				// behind 2, Slurm's backfill keeps 2's room (contract.go).
+				// 3 would fit when 4 ends, but the plan runs it after 2, and it
+				// is long (10 h): deferred, so that Slurm does not start it
+				// into room that frees between cycles (contract.go).
 				2: {planner.ActionUpdate, false, 8, 8, 1, planner.ReasonWaitResources},
-				3: {planner.ActionUpdate, false, 2, 2, 1, planner.ReasonWaitResources},
+				3: {planner.ActionUpdate, false, 2, 2, 1, planner.ReasonDeferred},
 				4: {planner.ActionUpdate, true, 2, 2, 1, planner.ReasonAdmitted},
+			},
+		},
+		{
+			// Issue 31: a begin time hides a job from backfill's
+			// reservations, so a short job that does not fit now is left to
+			// Slurm's order however far the plan holds it back.
+			name: "a short job that does not fit now gets no begin time",
+			o:    planner.Options{StarvationStretch: -1}, // age alone
+			snap: pt.Cluster("short", t0).Partition("gpu", true).Nodes("n", 1, 8, 64, 512<<10, "gpu", "").
+				Running(1, 6, "n0001", t0.Add(-time.Hour), pt.TimeLimit(2*time.Hour)).
+				Pending(2, 8, "waited long", pt.Submitted(t0.Add(-30*time.Hour))).
+				Pending(3, 4, "short", pt.TimeLimit(30*time.Minute)).Build(),
+			want: map[int64]brief{
+				2: {planner.ActionUpdate, false, 8, 8, 1, planner.ReasonWaitResources},
+				3: {planner.ActionUpdate, false, 4, 4, 1, planner.ReasonWaitResources},
 			},
 		},
 		{
