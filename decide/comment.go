@@ -155,7 +155,7 @@ func ParseAdminComment(s string) (Written, bool) {
 	}
 	var w Written
 	seen := 0
-	for _, tok := range strings.Fields(s[i+len("strata:"):]) {
+	for tok := range strings.FieldsSeq(s[i+len("strata:"):]) { // Fields without the slice: every guard reads it
 		k, v, ok := strings.Cut(tok, "=")
 		if !ok {
 			break
