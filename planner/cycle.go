@@ -77,7 +77,11 @@ type jobInfo struct {
 	// leaving: a running job this plan preempts (or that was signalled
 	// already) while it still holds its GPUs: it checkpoints and requeues
 	// itself, so its GPUs are predicted free within an interval.
-	leaving  bool
+	leaving bool
+	// end is a running job's predicted end unless it is leaving
+	// (runningEnd), set once per cycle by setDynamic: the plan reads it
+	// for every running job several times.
+	end      time.Time
 	kappa    float64
 	deadline time.Time
 	// deadlinePast: the hint's deadline= was already past when the job was
@@ -366,6 +370,10 @@ func (c *cycle) setDynamic(ji *jobInfo) {
 	}
 	ji.notYet = c.eligibleIn(j)
 	ji.leaving = j.State == JobRunning && !j.Signalled.IsZero()
+	ji.end = time.Time{}
+	if j.State == JobRunning {
+		ji.end = c.predictEnd(ji)
+	}
 	ji.canPreempt = j.State == JobRunning && (c.o.Reshape || c.mayPreempt(ji))
 	c.setBurstBuffer(ji)
 }

@@ -476,11 +476,17 @@ func (c *cycle) predictStarts(ranked []*planned) {
 }
 
 // runningEnd predicts when a running job ends: start + predicted duration
-// on its GPUs, at least one interval from now.
+// on its GPUs (predictEnd, computed once per cycle), at least one interval
+// from now; one interval from now when it is leaving.
 func (c *cycle) runningEnd(ji *jobInfo) time.Time {
 	if ji.leaving { // it checkpoints and requeues itself: its GPUs free up soon
 		return c.s.Now.Add(c.o.Interval)
 	}
+	return ji.end
+}
+
+// predictEnd is runningEnd of a running job that is not leaving.
+func (c *cycle) predictEnd(ji *jobInfo) time.Time {
 	d, _ := c.durationAt(ji, max(1, ji.req), max(1, ji.pmin))
 	end := ji.job.StartTime.Add(d)
 	if ji.job.StartTime.IsZero() {
