@@ -67,11 +67,7 @@ func (c *cycle) roomAt(profiles map[*island]*gpuProfile, pl *planned) time.Time 
 	p := profiles[isl]
 	if p == nil {
 		free, _, _ := c.free(isl)
-		rel := make([]release, 0, len(isl.running))
-		for _, ji := range isl.running {
-			rel = append(rel, release{c.runningEnd(ji).Sub(c.s.Now), ji.req})
-		}
-		p = newProfile(free, rel)
+		p = newProfileSorted(free, c.runningReleases(make([]release, 0, len(isl.running)), isl, nil), nil)
 		profiles[isl] = p
 	}
 	t, ok := p.earliest(pl.w, pl.dur.Seconds(), 0)

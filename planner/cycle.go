@@ -33,6 +33,9 @@ type island struct {
 	jobs    []*jobInfo // pending jobs of the partition, by ID
 	running []*jobInfo
 	static  map[[4]int64]bool // staticFits memo
+	// byEnd is running by predicted end (runningByEnd), once byEndOK.
+	byEnd   []*jobInfo
+	byEndOK bool
 }
 
 // jobInfo is a job with its parsed hints and derived limits.
@@ -81,7 +84,10 @@ type jobInfo struct {
 	// end is a running job's predicted end unless it is leaving
 	// (runningEnd), set once per cycle by setDynamic: the plan reads it
 	// for every running job several times.
-	end      time.Time
+	end time.Time
+	// heldLong: a running job SMD counts against the long-job share this
+	// cycle (newSMDIsland).
+	heldLong bool
 	kappa    float64
 	deadline time.Time
 	// deadlinePast: the hint's deadline= was already past when the job was

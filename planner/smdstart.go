@@ -115,10 +115,9 @@ type smdIsland struct {
 	isl          *island
 	freeGPU      int
 	releases     []release
-	mu           float64    // queue weight per GPU (Σ ω / GPUs)
-	longFree     int        // GPUs long jobs may still take (Options.LongJobShare)
-	longHeldGPUs int        // GPUs running long jobs hold
-	longHeld     []*jobInfo // the running long jobs (predicted to run longer than LongJob)
+	mu           float64 // queue weight per GPU (Σ ω / GPUs)
+	longFree     int     // GPUs long jobs may still take (Options.LongJobShare)
+	longHeldGPUs int     // GPUs running long jobs hold (jobInfo.heldLong)
 	totalGPU     int
 	// longProf is the long-job budget over time while waiting jobs are
 	// scheduled (scheduleWaiting); nil when the share does not bind.
@@ -135,14 +134,12 @@ func (c *cycle) newSMDIsland(isl *island) *smdIsland {
 	s.freeGPU, _, _ = c.free(isl)
 	longHeld := 0
 	for _, ji := range isl.running {
-		left := c.runningEnd(ji).Sub(c.s.Now)
-		s.releases = append(s.releases, release{left, ji.req})
-		if left > c.o.LongJob {
+		ji.heldLong = c.runningEnd(ji).Sub(c.s.Now) > c.o.LongJob
+		if ji.heldLong {
 			longHeld += ji.req
-			s.longHeld = append(s.longHeld, ji)
 		}
 	}
-	sort.Slice(s.releases, func(a, b int) bool { return s.releases[a].after < s.releases[b].after })
+	s.releases = c.runningReleases(make([]release, 0, len(isl.running)), isl, nil)
 	for k := 1; k < len(s.releases); k++ {
 		s.releases[k].gpus += s.releases[k-1].gpus
 	}

@@ -46,16 +46,15 @@ func (s *smdIsland) longProfile(items []*smdItem) *gpuProfile {
 	if c.o.LongJobShare >= 1 {
 		return nil
 	}
+	// the running long jobs (a preempted one gives its GPUs back early)
+	held := c.runningReleases(nil, s.isl, func(ji *jobInfo) bool { return ji.heldLong })
 	var rel []release
-	for _, ji := range s.longHeld { // a preempted one gives its GPUs back early
-		rel = append(rel, release{c.runningEnd(ji).Sub(c.s.Now), ji.req})
-	}
 	for _, it := range items {
 		if it.pl.start && !it.running && it.pl.dur > c.o.LongJob {
 			rel = append(rel, release{it.pl.dur, it.pl.w})
 		}
 	}
-	return newProfile(s.longFree, rel)
+	return newProfileSorted(s.longFree, held, rel)
 }
 
 // limitedByShare reports whether option o of the job counts against the
@@ -103,16 +102,13 @@ func (s *smdIsland) reserve(it *smdItem, prof *gpuProfile, o option, t float64) 
 func (s *smdIsland) profile(items []*smdItem) *gpuProfile {
 	c := s.cycle
 	free, _, _ := c.free(s.isl)
-	rel := make([]release, 0, len(s.isl.running)+len(items))
-	for _, ji := range s.isl.running {
-		rel = append(rel, release{c.runningEnd(ji).Sub(c.s.Now), ji.req})
-	}
+	var rel []release
 	for _, it := range items {
 		if it.pl.start && !it.running {
 			rel = append(rel, release{it.pl.dur, it.pl.w})
 		}
 	}
-	return newProfile(free, rel)
+	return newProfileSorted(free, c.runningReleases(make([]release, 0, len(s.isl.running)), s.isl, nil), rel)
 }
 
 // waitChoice is one option of a waiting job with its earliest start
@@ -218,10 +214,12 @@ func (s *smdIsland) wait(it *smdItem, o option, t float64, order int, known bool
 
 // nextBreak is the profile's first change after from.
 func nextBreak(p *gpuProfile, from float64) (float64, bool) {
-	for _, t := range p.at {
-		if t > from {
-			return t, true
-		}
+	k := p.stepAt(from) // the breakpoints ascend: at[k] ≤ from < at[k+1], but for from before at[0]
+	if p.at[k] > from {
+		return p.at[k], true
+	}
+	if k+1 < len(p.at) {
+		return p.at[k+1], true
 	}
 	return 0, false
 }
