@@ -201,7 +201,20 @@ func (c *cycle) addIsland(p Partition, idx map[string]int) {
 	} else {
 		isl.static = map[[4]int64]bool{}
 	}
-	names := append([]string(nil), p.Nodes...)
+	if c.memo != nil {
+		c.memo.islandShape(isl, func() { c.shapeIsland(isl, idx) })
+	} else {
+		c.shapeIsland(isl, idx)
+	}
+	c.islands = append(c.islands, isl)
+	c.byPart[p.Name] = isl
+}
+
+// shapeIsland sets the island's static parts (islandShape): its usable
+// nodes by name, their GPUs, the most on one node, how many have at least
+// each count, and their GPU type.
+func (c *cycle) shapeIsland(isl *island, idx map[string]int) {
+	names := append([]string(nil), isl.part.Nodes...)
 	sort.Strings(names)
 	for _, n := range names {
 		i, ok := idx[n]
@@ -221,8 +234,6 @@ func (c *cycle) addIsland(p Partition, idx map[string]int) {
 			isl.atLeast[g]++
 		}
 	}
-	c.islands = append(c.islands, isl)
-	c.byPart[p.Name] = isl
 }
 
 // defaultIsland is the partition of jobs that name none.

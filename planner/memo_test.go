@@ -12,7 +12,8 @@ import (
 
 // memoSteps is a sequence of snapshots that change what the smd memo
 // caches: time passes (aging), jobs leave and come back, a job's hint,
-// time limit and GPU request change, and a node is drained.
+// time limit and GPU request change, a node is drained, a node moves to
+// another partition, and two partitions share a node.
 func memoSteps() []*planner.Snapshot {
 	base := mixedSnapshot(3)
 	clone := func(s *planner.Snapshot) *planner.Snapshot {
@@ -59,7 +60,24 @@ func memoSteps() []*planner.Snapshot {
 			break
 		}
 	}
-	return []*planner.Snapshot{base, base, later, changed, drained, dup, base}
+	// A node moves to the other partition, then the partitions share one
+	// (their islands are planned as one group).
+	parts := func(s *planner.Snapshot, edit func(p []planner.Partition)) *planner.Snapshot {
+		c := clone(s)
+		c.Partitions = slices.Clone(s.Partitions)
+		for i := range c.Partitions {
+			c.Partitions[i].Nodes = slices.Clone(c.Partitions[i].Nodes)
+		}
+		edit(c.Partitions)
+		return c
+	}
+	moved := parts(base, func(p []planner.Partition) {
+		last := p[0].Nodes[len(p[0].Nodes)-1]
+		p[0].Nodes = p[0].Nodes[:len(p[0].Nodes)-1]
+		p[1].Nodes = append(p[1].Nodes, last)
+	})
+	shared := parts(later, func(p []planner.Partition) { p[1].Nodes = append(p[1].Nodes, p[0].Nodes[0]) })
+	return []*planner.Snapshot{base, base, later, changed, drained, dup, base, moved, shared, shared, base}
 }
 
 // TestMemoIsTransparent plans a sequence of snapshots with one policy
