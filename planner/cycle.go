@@ -84,7 +84,8 @@ type jobInfo struct {
 	// end is a running job's predicted end unless it is leaving
 	// (runningEnd), set once per cycle by setDynamic: the plan reads it
 	// for every running job several times.
-	end time.Time
+	end  time.Time
+	left time.Duration // end − Now
 	// heldLong: a running job SMD counts against the long-job share this
 	// cycle (newSMDIsland).
 	heldLong bool
@@ -387,9 +388,10 @@ func (c *cycle) setDynamic(ji *jobInfo) {
 	}
 	ji.notYet = c.eligibleIn(j)
 	ji.leaving = j.State == JobRunning && !j.Signalled.IsZero()
-	ji.end = time.Time{}
+	ji.end, ji.left = time.Time{}, 0
 	if j.State == JobRunning {
 		ji.end = c.predictEnd(ji)
+		ji.left = ji.end.Sub(c.s.Now)
 	}
 	ji.canPreempt = j.State == JobRunning && (c.o.Reshape || c.mayPreempt(ji))
 	c.setBurstBuffer(ji)

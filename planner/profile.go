@@ -77,12 +77,12 @@ func newProfileSorted(freeNow int, sorted, extra []release) *gpuProfile {
 func byAfter(a, b release) int { return cmp.Compare(a.after, b.after) }
 
 // runningByEnd lists the island's running jobs by their predicted end
-// (jobInfo.end, whether or not they are leaving now), sorted once per
+// (jobInfo.left, whether or not they are leaving now), sorted once per
 // cycle.
 func (c *cycle) runningByEnd(isl *island) []*jobInfo {
 	if !isl.byEndOK {
 		isl.byEnd = append(isl.byEnd[:0], isl.running...)
-		slices.SortFunc(isl.byEnd, func(a, b *jobInfo) int { return a.end.Compare(b.end) })
+		slices.SortFunc(isl.byEnd, func(a, b *jobInfo) int { return cmp.Compare(a.left, b.left) })
 		isl.byEndOK = true
 	}
 	return isl.byEnd
@@ -98,12 +98,11 @@ func (c *cycle) runningReleases(dst []release, isl *island, keep func(*jobInfo) 
 		if keep != nil && !keep(ji) {
 			continue
 		}
-		r := release{c.runningEnd(ji).Sub(c.s.Now), ji.req}
 		if ji.leaving {
-			leaving = append(leaving, r)
+			leaving = append(leaving, release{c.runningEnd(ji).Sub(c.s.Now), ji.req})
 			continue
 		}
-		dst = append(dst, r)
+		dst = append(dst, release{ji.left, ji.req}) // runningEnd − Now
 	}
 	for _, r := range leaving { // few: each into its place
 		k, _ := slices.BinarySearchFunc(dst, r, byAfter)
