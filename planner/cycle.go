@@ -161,7 +161,10 @@ func newCycleMemo(ctx context.Context, s *Snapshot, o *Options, m *memo) (*cycle
 			m.nodeIdx = idx
 		}
 	}
-	c.nodes = make([]nodeState, 0, len(s.Nodes))
+	if m != nil {
+		m.lend(c)
+	}
+	c.nodes = slices.Grow(c.nodes, len(s.Nodes))
 	for _, n := range s.Nodes {
 		if build {
 			idx[n.Name] = len(c.nodes)
@@ -258,6 +261,7 @@ func (c *cycle) addJobs() {
 		}
 	}
 	sort.Slice(jobs, func(a, b int) bool { return jobs[a].ID < jobs[b].ID })
+	c.jobs = slices.Grow(c.jobs, len(jobs))
 	var flex []*Job // jobs whose partition the top tier chooses (toptier.go)
 	for _, j := range jobs {
 		if c.o.TopTier && c.candidates(j) != nil {

@@ -62,7 +62,11 @@ func planIslands(ctx context.Context, s *Snapshot, o *Options, slot *memoSlot, n
 	for _, g := range out {
 		pls = append(pls, g...)
 	}
-	return c.finalize(name, pls), nil
+	p := c.finalize(name, pls)
+	if m != nil {
+		m.keep(c)
+	}
+	return p, nil
 }
 
 // islandGroups partitions the islands into groups that share no usable

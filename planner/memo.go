@@ -28,6 +28,28 @@ type memo struct {
 	// built yet).
 	islands []islandShape
 	roots   []int
+	// Buffers of the last Plan call, for the next one (nothing refers to
+	// them once a plan is returned): the nodes' free capacity and the
+	// cycle's slabs.
+	nodes           []nodeState
+	plSlab          []planned
+	optSlab, optTmp []option
+}
+
+// lend gives cycle c the buffers of the last call.
+func (m *memo) lend(c *cycle) {
+	c.nodes, c.plSlab, c.optSlab, c.optTmp = m.nodes[:0], m.plSlab[:0], m.optSlab[:0], m.optTmp[:0]
+}
+
+// keep takes back cycle c's buffers once its plan is made.
+func (m *memo) keep(c *cycle) {
+	m.nodes, m.plSlab, m.optSlab, m.optTmp = c.nodes[:0], c.plSlab[:0], c.optSlab[:0], c.optTmp[:0]
+	for _, isl := range c.islands {
+		if isl.idx < len(m.islands) {
+			sh := &m.islands[isl.idx]
+			sh.jobs, sh.running, sh.byEnd = isl.jobs[:0], isl.running[:0], isl.byEnd[:0]
+		}
+	}
 }
 
 // islandShape is an island's static part (shapeIsland), which depends
@@ -39,6 +61,8 @@ type islandShape struct {
 	gpus, maxGPN int
 	atLeast      []int
 	gpuType      string
+	// the island's job lists of the last call, for the next (keep)
+	jobs, running, byEnd []*jobInfo
 }
 
 // islandShape sets island isl's static part from the memo, or by build
@@ -49,6 +73,7 @@ func (m *memo) islandShape(isl *island, build func()) {
 		// two share a name (then the one built must be the one asked).
 		if sh := &m.islands[isl.idx]; sh.part.Name == isl.part.Name && slices.Equal(sh.part.Nodes, isl.part.Nodes) {
 			isl.nodes, isl.gpus, isl.maxGPN, isl.atLeast, isl.gpuType = sh.nodes, sh.gpus, sh.maxGPN, sh.atLeast, sh.gpuType
+			isl.jobs, isl.running, isl.byEnd = sh.jobs[:0], sh.running[:0], sh.byEnd[:0]
 			return
 		}
 	}

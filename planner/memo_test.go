@@ -82,8 +82,9 @@ func memoSteps() []*planner.Snapshot {
 
 // TestMemoIsTransparent plans a sequence of snapshots with one policy
 // instance (whose memo carries over) and with a fresh instance per
-// snapshot: the plans must be equal. The predictor's answers change at
-// every step, so cached predictions would show.
+// snapshot: the plans must be equal, and stay equal while the policy
+// plans on. The predictor's answers change at every step, so cached
+// predictions would show.
 func TestMemoIsTransparent(t *testing.T) {
 	for _, name := range []string{"smd", "smd-elastic", "fifo", "sjf", "qssf", "edf", "priority", "andreas", "andreas-elastic", "tiresias", "optimus"} {
 		t.Run(name, func(t *testing.T) {
@@ -95,6 +96,7 @@ func TestMemoIsTransparent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			var gots, wants []planner.Plan
 			for k, s := range memoSteps() {
 				step = k
 				got, err := kept.Plan(context.Background(), s)
@@ -111,6 +113,14 @@ func TestMemoIsTransparent(t *testing.T) {
 				}
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("step %d: plan with a carried-over memo differs (-fresh +kept):\n%s", k, diff)
+				}
+				gots, wants = append(gots, got), append(wants, want)
+			}
+			// A plan returned stays as it was while the policy plans on
+			// (its buffers are reused, never what a plan refers to).
+			for k := range gots {
+				if diff := cmp.Diff(wants[k], gots[k]); diff != "" {
+					t.Errorf("step %d: plan changed by later plans (-then +now):\n%s", k, diff)
 				}
 			}
 		})

@@ -63,7 +63,9 @@ func (c *cycle) allocPlanned() *planned {
 		c.plSlab = make([]planned, 0, max(16, c.pending, 2*cap(c.plSlab)))
 	}
 	c.plSlab = c.plSlab[:len(c.plSlab)+1]
-	return &c.plSlab[len(c.plSlab)-1]
+	pl := &c.plSlab[len(c.plSlab)-1]
+	*pl = planned{} // the slab is the last cycle's
+	return pl
 }
 
 // keepDecision is the plan of a job the policy must not touch.
