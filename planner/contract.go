@@ -67,7 +67,8 @@ func (c *cycle) roomAt(profiles map[*island]*gpuProfile, pl *planned) time.Time 
 	p := profiles[isl]
 	if p == nil {
 		free, _, _ := c.free(isl)
-		p = newProfileSorted(free, c.runningReleases(make([]release, 0, len(isl.running)), isl, nil), nil)
+		isl.relTmp = c.runningReleases(isl.relTmp[:0], isl, nil)
+		p = newProfileSorted(free, isl.relTmp, nil, 0)
 		profiles[isl] = p
 	}
 	t, ok := p.earliest(pl.w, pl.dur.Seconds(), 0)

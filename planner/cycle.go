@@ -36,6 +36,7 @@ type island struct {
 	// byEnd is running by predicted end (runningByEnd), once byEndOK.
 	byEnd   []*jobInfo
 	byEndOK bool
+	relTmp  []release // scratch for the profiles' running releases
 }
 
 // jobInfo is a job with its parsed hints and derived limits.

@@ -55,10 +55,12 @@ func (p *gpuProfile) release(t float64, gpus int) {
 // sorted by time and a few more in any order (extra, which it sorts): the
 // profile is a function of the releases alone (those at one time add up,
 // in any order), so merging the two lists builds the same steps
-// (TestNewProfileSorted) without sorting the running jobs again.
-func newProfileSorted(freeNow int, sorted, extra []release) *gpuProfile {
+// (TestNewProfileSorted) without sorting the running jobs again. spare is
+// room for the steps reservations will add (two each), so that they
+// do not grow the profile.
+func newProfileSorted(freeNow int, sorted, extra []release, spare int) *gpuProfile {
 	slices.SortFunc(extra, byAfter)
-	n := len(sorted) + len(extra)
+	n := len(sorted) + len(extra) + spare
 	p := &gpuProfile{at: make([]float64, 1, n+1), free: make([]int, 1, n+1)}
 	p.free[0] = freeNow
 	i, k := 0, 0

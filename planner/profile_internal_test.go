@@ -64,7 +64,7 @@ func TestNewProfileSorted(t *testing.T) {
 		slices.SortStableFunc(sorted, byAfter)
 		extra := slices.Clone(rel[cut:])
 		want := newProfile(5, rel)
-		got := newProfileSorted(5, sorted, extra)
+		got := newProfileSorted(5, sorted, extra, i%3)
 		if diff := cmp.Diff(want, got, cmp.AllowUnexported(gpuProfile{})); diff != "" {
 			t.Fatalf("case %d (%v): newProfileSorted differs from newProfile (-want +got):\n%s", i, rel, diff)
 		}

@@ -14,11 +14,12 @@ import (
 func (s *smdIsland) tryStart(it *smdItem, first option, idle bool) bool {
 	c := s.cycle
 	ji := it.pl.ji
-	cands := make([]option, 0, len(it.opts)+1)
+	cands := s.cands[:0] // scratch: nothing keeps them
 	if first.w > 0 {
 		cands = append(cands, first)
 	}
-	rest := append([]option(nil), it.opts...)
+	rest := append(s.rest[:0], it.opts...)
+	defer func() { s.cands, s.rest = cands[:0], rest[:0] }()
 	slices.SortStableFunc(rest, func(a, b option) int { return lessInt(a.cost < b.cost) })
 	for _, o := range rest {
 		if v := o.cost; v < it.null || idle && o.idleCost < it.null {
@@ -125,6 +126,11 @@ type smdIsland struct {
 	// poolProf is each burst-buffer pool's free space over time while
 	// waiting jobs are scheduled (bbplan.go); nil without pools.
 	poolProf []*gpuProfile
+	// spare is the room the profiles leave for reservations; choices,
+	// cands and rest are scratch (waitChoices, tryStart).
+	spare       int
+	choices     []waitChoice
+	cands, rest []option
 }
 
 // newSMDIsland computes what SMD's costs need per island: free GPUs,

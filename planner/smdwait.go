@@ -30,6 +30,7 @@ func (s *smdIsland) scheduleWaiting(items []*smdItem) {
 		return
 	}
 	s.sortWaiting(wait)
+	s.spare = 2 * len(wait) // the reservations' steps
 	prof := s.profile(items)
 	s.longProf = s.longProfile(items)
 	s.poolProf = s.poolProfiles(items)
@@ -47,14 +48,14 @@ func (s *smdIsland) longProfile(items []*smdItem) *gpuProfile {
 		return nil
 	}
 	// the running long jobs (a preempted one gives its GPUs back early)
-	held := c.runningReleases(nil, s.isl, func(ji *jobInfo) bool { return ji.heldLong })
+	s.isl.relTmp = c.runningReleases(s.isl.relTmp[:0], s.isl, func(ji *jobInfo) bool { return ji.heldLong })
 	var rel []release
 	for _, it := range items {
 		if it.pl.start && !it.running && it.pl.dur > c.o.LongJob {
 			rel = append(rel, release{it.pl.dur, it.pl.w})
 		}
 	}
-	return newProfileSorted(s.longFree, held, rel)
+	return newProfileSorted(s.longFree, s.isl.relTmp, rel, s.spare)
 }
 
 // limitedByShare reports whether option o of the job counts against the
@@ -108,7 +109,8 @@ func (s *smdIsland) profile(items []*smdItem) *gpuProfile {
 			rel = append(rel, release{it.pl.dur, it.pl.w})
 		}
 	}
-	return newProfileSorted(free, c.runningReleases(make([]release, 0, len(s.isl.running)), s.isl, nil), rel)
+	s.isl.relTmp = c.runningReleases(s.isl.relTmp[:0], s.isl, nil)
+	return newProfileSorted(free, s.isl.relTmp, rel, s.spare)
 }
 
 // waitChoice is one option of a waiting job with its earliest start
@@ -167,7 +169,7 @@ func (s *smdIsland) scheduleOne(it *smdItem, prof *gpuProfile, order int) {
 // cheapest (cost plus the cost of waiting) first.
 func (s *smdIsland) waitChoices(it *smdItem, prof *gpuProfile, from float64) []waitChoice {
 	ji := it.pl.ji
-	out := make([]waitChoice, 0, len(it.all))
+	out := s.choices[:0] // the last call's: its caller is done with them
 	for _, o := range it.all {
 		t, ok := s.earliest(it, prof, o, from)
 		if !ok {
@@ -185,6 +187,7 @@ func (s *smdIsland) waitChoices(it *smdItem, prof *gpuProfile, from float64) []w
 		}
 		return cmp.Compare(a.t, b.t)
 	})
+	s.choices = out
 	return out
 }
 
