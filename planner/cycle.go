@@ -37,6 +37,7 @@ type island struct {
 	byEnd   []*jobInfo
 	byEndOK bool
 	relTmp  []release // scratch for the profiles' running releases
+	evTmp   eventHeap // scratch for predictStarts
 }
 
 // jobInfo is a job with its parsed hints and derived limits.

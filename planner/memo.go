@@ -48,6 +48,7 @@ func (m *memo) keep(c *cycle) {
 		if isl.idx < len(m.islands) {
 			sh := &m.islands[isl.idx]
 			sh.jobs, sh.running, sh.byEnd = isl.jobs[:0], isl.running[:0], isl.byEnd[:0]
+			sh.relTmp, sh.evTmp = isl.relTmp[:0], isl.evTmp[:0]
 		}
 	}
 }
@@ -61,8 +62,11 @@ type islandShape struct {
 	gpus, maxGPN int
 	atLeast      []int
 	gpuType      string
-	// the island's job lists of the last call, for the next (keep)
+	// the island's job lists and scratch of the last call, for the next
+	// (keep)
 	jobs, running, byEnd []*jobInfo
+	relTmp               []release
+	evTmp                eventHeap
 }
 
 // islandShape sets island isl's static part from the memo, or by build
@@ -74,6 +78,7 @@ func (m *memo) islandShape(isl *island, build func()) {
 		if sh := &m.islands[isl.idx]; sh.part.Name == isl.part.Name && slices.Equal(sh.part.Nodes, isl.part.Nodes) {
 			isl.nodes, isl.gpus, isl.maxGPN, isl.atLeast, isl.gpuType = sh.nodes, sh.gpus, sh.maxGPN, sh.atLeast, sh.gpuType
 			isl.jobs, isl.running, isl.byEnd = sh.jobs[:0], sh.running[:0], sh.byEnd[:0]
+			isl.relTmp, isl.evTmp = sh.relTmp[:0], sh.evTmp[:0]
 			return
 		}
 	}

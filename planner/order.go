@@ -434,21 +434,26 @@ func (c *cycle) predictStarts(ranked []*planned) {
 		ev   eventHeap
 		last time.Time
 	}
-	st := make(map[*island]*state, len(c.islands))
+	st := make([]state, len(c.islands)) // by island index
 	for _, isl := range c.islands {
-		s := &state{last: c.s.Now, ev: make(eventHeap, 0, len(isl.running)+len(isl.jobs))}
+		s := &st[isl.idx]
+		s.last, s.ev = c.s.Now, slices.Grow(isl.evTmp[:0], len(isl.running)+len(isl.jobs))
 		s.free, _, _ = c.free(isl)
 		for _, ji := range isl.running {
 			s.ev = append(s.ev, gpuEvent{at: c.runningEnd(ji), gpus: ji.req})
 		}
 		s.ev.init()
-		st[isl] = s
 	}
+	defer func() {
+		for _, isl := range c.islands {
+			isl.evTmp = st[isl.idx].ev[:0]
+		}
+	}()
 	for _, pl := range ranked {
-		s := st[pl.ji.isl]
-		if s == nil || pl.scheduled {
+		if pl.ji.isl == nil || pl.scheduled {
 			continue
 		}
+		s := &st[pl.ji.isl.idx]
 		if pl.start {
 			pl.predStart, pl.hasStart = c.s.Now, true
 			s.ev.push(gpuEvent{at: c.s.Now.Add(pl.dur), gpus: pl.w})
