@@ -38,6 +38,9 @@ type island struct {
 	byEndOK bool
 	relTmp  []release // scratch for the profiles' running releases
 	evTmp   eventHeap // scratch for predictStarts
+	// profs are the buffers of the profiles scheduleWaiting (0, 1) and
+	// roomAt (2) build.
+	profs [3]gpuProfile
 }
 
 // jobInfo is a job with its parsed hints and derived limits.

@@ -48,7 +48,7 @@ func (m *memo) keep(c *cycle) {
 		if isl.idx < len(m.islands) {
 			sh := &m.islands[isl.idx]
 			sh.jobs, sh.running, sh.byEnd = isl.jobs[:0], isl.running[:0], isl.byEnd[:0]
-			sh.relTmp, sh.evTmp = isl.relTmp[:0], isl.evTmp[:0]
+			sh.relTmp, sh.evTmp, sh.profs = isl.relTmp[:0], isl.evTmp[:0], isl.profs
 		}
 	}
 }
@@ -67,6 +67,7 @@ type islandShape struct {
 	jobs, running, byEnd []*jobInfo
 	relTmp               []release
 	evTmp                eventHeap
+	profs                [3]gpuProfile
 }
 
 // islandShape sets island isl's static part from the memo, or by build
@@ -78,7 +79,7 @@ func (m *memo) islandShape(isl *island, build func()) {
 		if sh := &m.islands[isl.idx]; sh.part.Name == isl.part.Name && slices.Equal(sh.part.Nodes, isl.part.Nodes) {
 			isl.nodes, isl.gpus, isl.maxGPN, isl.atLeast, isl.gpuType = sh.nodes, sh.gpus, sh.maxGPN, sh.atLeast, sh.gpuType
 			isl.jobs, isl.running, isl.byEnd = sh.jobs[:0], sh.running[:0], sh.byEnd[:0]
-			isl.relTmp, isl.evTmp = sh.relTmp[:0], sh.evTmp[:0]
+			isl.relTmp, isl.evTmp, isl.profs = sh.relTmp[:0], sh.evTmp[:0], sh.profs
 			return
 		}
 	}

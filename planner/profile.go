@@ -57,12 +57,17 @@ func (p *gpuProfile) release(t float64, gpus int) {
 // in any order), so merging the two lists builds the same steps
 // (TestNewProfileSorted) without sorting the running jobs again. spare is
 // room for the steps reservations will add (two each), so that they
-// do not grow the profile.
-func newProfileSorted(freeNow int, sorted, extra []release, spare int) *gpuProfile {
+// do not grow the profile. The profile is built in dst's buffers when dst
+// is not nil (and is then dst).
+func newProfileSorted(dst *gpuProfile, freeNow int, sorted, extra []release, spare int) *gpuProfile {
 	slices.SortFunc(extra, byAfter)
 	n := len(sorted) + len(extra) + spare
-	p := &gpuProfile{at: make([]float64, 1, n+1), free: make([]int, 1, n+1)}
-	p.free[0] = freeNow
+	p := dst
+	if p == nil {
+		p = &gpuProfile{}
+	}
+	p.at = append(slices.Grow(p.at[:0], n+1), 0)
+	p.free = append(slices.Grow(p.free[:0], n+1), freeNow)
 	i, k := 0, 0
 	for i < len(sorted) || k < len(extra) {
 		var r release

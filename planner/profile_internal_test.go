@@ -64,7 +64,11 @@ func TestNewProfileSorted(t *testing.T) {
 		slices.SortStableFunc(sorted, byAfter)
 		extra := slices.Clone(rel[cut:])
 		want := newProfile(5, rel)
-		got := newProfileSorted(5, sorted, extra, i%3)
+		var dst *gpuProfile
+		if i%2 == 1 { // in the buffers of an earlier profile
+			dst = newProfile(9, rel[:len(rel)/2])
+		}
+		got := newProfileSorted(dst, 5, sorted, extra, i%3)
 		if diff := cmp.Diff(want, got, cmp.AllowUnexported(gpuProfile{})); diff != "" {
 			t.Fatalf("case %d (%v): newProfileSorted differs from newProfile (-want +got):\n%s", i, rel, diff)
 		}

@@ -183,8 +183,8 @@ type scheduleEval struct {
 // and every running job that may be preempted (at its predicted end, or at
 // the restart's completion).
 func (s *smdIsland) evalSchedule(items, wait []*smdItem, restart *smdItem, from float64) scheduleEval {
-	prof := s.profile(items)
-	longProf := s.longProfile(items)
+	prof := s.profile(items, nil)
+	longProf := s.longProfile(items, nil)
 	out := scheduleEval{ok: restart == nil}
 	for _, ji := range s.isl.running {
 		if ji.canPreempt && !ji.leaving {

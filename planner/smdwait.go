@@ -31,8 +31,8 @@ func (s *smdIsland) scheduleWaiting(items []*smdItem) {
 	}
 	s.sortWaiting(wait)
 	s.spare = 2 * len(wait) // the reservations' steps
-	prof := s.profile(items)
-	s.longProf = s.longProfile(items)
+	prof := s.profile(items, &s.isl.profs[0])
+	s.longProf = s.longProfile(items, &s.isl.profs[1])
 	s.poolProf = s.poolProfiles(items)
 	for k, it := range wait {
 		s.scheduleOne(it, prof, k)
@@ -42,7 +42,8 @@ func (s *smdIsland) scheduleWaiting(items []*smdItem) {
 // longProfile is the GPUs long jobs may still hold over time (nil when the
 // long-job share does not bind): the budget left now, given back when the
 // running and starting long jobs are predicted to end.
-func (s *smdIsland) longProfile(items []*smdItem) *gpuProfile {
+// It is built in dst's buffers unless dst is nil.
+func (s *smdIsland) longProfile(items []*smdItem, dst *gpuProfile) *gpuProfile {
 	c := s.cycle
 	if c.o.LongJobShare >= 1 {
 		return nil
@@ -55,7 +56,7 @@ func (s *smdIsland) longProfile(items []*smdItem) *gpuProfile {
 			rel = append(rel, release{it.pl.dur, it.pl.w})
 		}
 	}
-	return newProfileSorted(s.longFree, s.isl.relTmp, rel, s.spare)
+	return newProfileSorted(dst, s.longFree, s.isl.relTmp, rel, s.spare)
 }
 
 // limitedByShare reports whether option o of the job counts against the
@@ -100,7 +101,8 @@ func (s *smdIsland) reserve(it *smdItem, prof *gpuProfile, o option, t float64) 
 
 // profile is the island's GPU profile after this cycle's starts: the GPUs
 // free now, released when running and starting jobs are predicted to end.
-func (s *smdIsland) profile(items []*smdItem) *gpuProfile {
+// It is built in dst's buffers unless dst is nil.
+func (s *smdIsland) profile(items []*smdItem, dst *gpuProfile) *gpuProfile {
 	c := s.cycle
 	free, _, _ := c.free(s.isl)
 	var rel []release
@@ -110,7 +112,7 @@ func (s *smdIsland) profile(items []*smdItem) *gpuProfile {
 		}
 	}
 	s.isl.relTmp = c.runningReleases(s.isl.relTmp[:0], s.isl, nil)
-	return newProfileSorted(free, s.isl.relTmp, rel, s.spare)
+	return newProfileSorted(dst, free, s.isl.relTmp, rel, s.spare)
 }
 
 // waitChoice is one option of a waiting job with its earliest start
