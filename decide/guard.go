@@ -156,7 +156,7 @@ func PlanWith(p planner.Plan, jobs map[int64]*planner.Job, hist History, now tim
 			}
 		default:
 			var a admin
-			v, a = one(d, j, resizes[d.JobID], now, o)
+			v, a = one(d, j, resizes[d.JobID], now, o, hist.Comments)
 			if v.Write {
 				if g := writeCap(j, a, hist, o); g != "" {
 					v.Write, v.Outcome, v.Guard = false, Held, g
@@ -172,6 +172,7 @@ func PlanWith(p planner.Plan, jobs map[int64]*planner.Job, hist History, now tim
 		}
 		out = append(out, v)
 	}
+	hist.Comments.sweep()
 	return out
 }
 
@@ -245,7 +246,7 @@ func preempt(d planner.Decision, j *planner.Job, resized, preempted int, now tim
 // worth writing, before the per-cycle limit. It returns the job's admin
 // comment as it read it (parsed once per decision: the write cap reads it
 // too); zero when it did not need it.
-func one(d planner.Decision, j *planner.Job, resized int, now time.Time, o Options) (Verdict, admin) {
+func one(d planner.Decision, j *planner.Job, resized int, now time.Time, o Options, cs *Comments) (Verdict, admin) {
 	v := Verdict{Send: d}
 	switch {
 	case d.Action != planner.ActionUpdate:
@@ -262,7 +263,7 @@ func one(d planner.Decision, j *planner.Job, resized int, now time.Time, o Optio
 		return v, admin{}
 	}
 	v.Write = true
-	a := parseAdmin(j)
+	a := cs.parse(j)
 	return hysteresisWith(v, j, a, resized, now, o), a
 }
 
