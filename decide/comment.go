@@ -155,7 +155,7 @@ func ParseAdminComment(s string) (Written, bool) {
 	}
 	var w Written
 	seen := 0
-	for _, tok := range strings.Fields(s[i+len("strata:"):]) {
+	for tok := range strings.FieldsSeq(s[i+len("strata:"):]) { // Fields without the slice: every guard reads it
 		k, v, ok := strings.Cut(tok, "=")
 		if !ok {
 			break
@@ -283,4 +283,59 @@ func ParseSlurmTime(v string) (time.Duration, bool) {
 	}
 	secs := days*86400 + hms[0]*3600 + hms[1]*60 + hms[2]
 	return time.Duration(secs) * time.Second, true
+}
+
+// Comments keeps jobs' admin comments as ParseAdminComment read them, by
+// job, across cycles: a job's comment changes only when it is written,
+// and it parses the same way until then, so each is parsed once. Jobs not
+// seen in a cycle are dropped after it. The zero value is ready; it is
+// not safe for concurrent use.
+type Comments struct {
+	byJob map[int64]parsedComment
+	gen   uint64 // the cycle (sweeps so far)
+	seen  int    // jobs read this cycle
+}
+
+type parsedComment struct {
+	s   string
+	a   admin
+	gen uint64
+}
+
+// parse is parseAdmin(j), from the cache when j's comment is the one
+// parsed before (c nil: parsed).
+func (c *Comments) parse(j *planner.Job) admin {
+	if c == nil {
+		return parseAdmin(j)
+	}
+	if c.byJob == nil {
+		c.byJob = map[int64]parsedComment{}
+	}
+	p, ok := c.byJob[j.ID]
+	if !ok || p.s != j.AdminComment {
+		p = parsedComment{s: j.AdminComment, a: parseAdmin(j)}
+	}
+	if !ok || p.gen != c.gen {
+		c.seen++
+	}
+	p.gen = c.gen
+	c.byJob[j.ID] = p
+	return p.a
+}
+
+// sweep ends a cycle: the jobs it did not read are dropped (when they are
+// many).
+func (c *Comments) sweep() {
+	if c == nil {
+		return
+	}
+	if len(c.byJob) > 2*c.seen+64 {
+		for id, p := range c.byJob {
+			if p.gen != c.gen {
+				delete(c.byJob, id)
+			}
+		}
+	}
+	c.gen++
+	c.seen = 0
 }

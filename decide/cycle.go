@@ -26,6 +26,11 @@ type History struct {
 	// Claims are the corrections of each user's predictions by their own
 	// record (planner/trust), by user name; nil: none.
 	Claims map[string]planner.Claim
+	// Comments, when set, keeps each job's admin comment as the guards
+	// parsed it from one cycle to the next (a caller that decides every
+	// cycle passes the same one); nil: parsed every cycle. The verdicts
+	// are the same either way.
+	Comments *Comments
 }
 
 // Result is one decision round: the plan of the annotated snapshot and the

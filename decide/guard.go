@@ -140,7 +140,7 @@ func PlanWith(p planner.Plan, jobs map[int64]*planner.Job, hist History, now tim
 			v = Verdict{Send: d, Write: j != nil && j.State == planner.JobRunning, Outcome: Kept}
 			if v.Write {
 				v.Outcome = ""
-				if g := writeCap(j, hist, o); g != "" {
+				if g := writeCap(j, parseAdmin(j), hist, o); g != "" {
 					v.Write, v.Outcome, v.Guard = false, Held, g
 				}
 			}
@@ -155,9 +155,10 @@ func PlanWith(p planner.Plan, jobs map[int64]*planner.Job, hist History, now tim
 				}
 			}
 		default:
-			v = one(d, j, resizes[d.JobID], now, o)
+			var a admin
+			v, a = one(d, j, resizes[d.JobID], now, o, hist.Comments)
 			if v.Write {
-				if g := writeCap(j, hist, o); g != "" {
+				if g := writeCap(j, a, hist, o); g != "" {
 					v.Write, v.Outcome, v.Guard = false, Held, g
 				}
 			}
@@ -171,6 +172,7 @@ func PlanWith(p planner.Plan, jobs map[int64]*planner.Job, hist History, now tim
 		}
 		out = append(out, v)
 	}
+	hist.Comments.sweep()
 	return out
 }
 
@@ -179,14 +181,14 @@ func PlanWith(p planner.Plan, jobs map[int64]*planner.Job, hist History, now tim
 // and stores nothing is not written to for ever), or MaxWritesPerJob
 // writes of any kind, counted by the audit trail or by Slurm's own record
 // of the job (the admin comment's n=, which a crash cannot lose), the
-// larger. A cap of 0 is no cap.
-func writeCap(j *planner.Job, h History, o Options) Name {
+// larger. A cap of 0 is no cap. a is the job's admin comment, parsed.
+func writeCap(j *planner.Job, a admin, h History, o Options) Name {
 	if o.MaxFailedWrites > 0 && h.Failed[j.ID] >= o.MaxFailedWrites {
 		return WritesFailing
 	}
 	n := h.Writes[j.ID]
-	if w, ok := ParseAdminComment(j.AdminComment); ok {
-		n = max(n, w.Writes)
+	if a.ok {
+		n = max(n, a.w.Writes)
 	}
 	if o.MaxWritesPerJob > 0 && n >= o.MaxWritesPerJob {
 		return WriteCap
@@ -241,25 +243,41 @@ func preempt(d planner.Decision, j *planner.Job, resized, preempted int, now tim
 }
 
 // one decides, for one decision and the job as the snapshot saw it, what is
-// worth writing, before the per-cycle limit.
-func one(d planner.Decision, j *planner.Job, resized int, now time.Time, o Options) Verdict {
+// worth writing, before the per-cycle limit. It returns the job's admin
+// comment as it read it (parsed once per decision: the write cap reads it
+// too); zero when it did not need it.
+func one(d planner.Decision, j *planner.Job, resized int, now time.Time, o Options, cs *Comments) (Verdict, admin) {
 	v := Verdict{Send: d}
 	switch {
 	case d.Action != planner.ActionUpdate:
 		v.Outcome = Kept
-		return v
+		return v, admin{}
 	case j == nil || j.State != planner.JobPending:
 		v.Outcome, v.Guard = Held, NotPending
-		return v
+		return v, admin{}
 	case IsHeld(*j):
 		v.Outcome, v.Guard = Held, JobHeld
-		return v
+		return v, admin{}
 	case OptedOut(*j):
 		v.Outcome, v.Guard = Held, OptOut
-		return v
+		return v, admin{}
 	}
 	v.Write = true
-	return hysteresis(v, *j, resized, now, o)
+	a := cs.parse(j)
+	return hysteresisWith(v, j, a, resized, now, o), a
+}
+
+// admin is Strata's segment of a job's admin comment (ParseAdminComment:
+// ok false when there is none or it does not parse).
+type admin struct {
+	w  Written
+	ok bool
+}
+
+// parseAdmin parses the job's admin comment.
+func parseAdmin(j *planner.Job) admin {
+	w, ok := ParseAdminComment(j.AdminComment)
+	return admin{w, ok}
 }
 
 // IsHeld reports a pending job Slurm holds: priority 0 (every hold, a
@@ -292,6 +310,11 @@ func OptedOut(j planner.Job) bool {
 // time to set, move or release, a partition to move to, a lower time
 // limit, or a workers/PS count the admin comment does not show yet.
 func hysteresis(v Verdict, j planner.Job, resized int, now time.Time, o Options) Verdict {
+	return hysteresisWith(v, &j, parseAdmin(&j), resized, now, o)
+}
+
+// hysteresisWith is hysteresis with the job's admin comment parsed (a).
+func hysteresisWith(v Verdict, j *planner.Job, a admin, resized int, now time.Time, o Options) Verdict {
 	d := &v.Send
 	cur := j.GPUs()
 	gpuChange := false
@@ -331,9 +354,9 @@ func hysteresis(v Verdict, j planner.Job, resized int, now time.Time, o Options)
 	}
 	switch { // the nice mode's nice, under the same hysteresis
 	case d.Nice == nil:
-	case niceChange(d, j, o):
+	case niceChange(d, j, a, o):
 		prioChange = true
-	case sameNice(d, j):
+	case sameNice(d, j, a):
 		d.Nice = nil
 	default:
 		d.Nice = nil
@@ -348,8 +371,7 @@ func hysteresis(v Verdict, j planner.Job, resized int, now time.Time, o Options)
 	if !limitChange {
 		d.TimeLimit = 0
 	}
-	w, ok := ParseAdminComment(j.AdminComment)
-	commentChange := !ok || w.Workers != d.Workers || w.PS != d.PS
+	commentChange := !a.ok || a.w.Workers != d.Workers || a.w.PS != d.PS
 	partChange := planner.ChangesPartition(j.Partition, d.Partition)
 	if !gpuChange && !prioChange && !beginChange && !commentChange && !partChange && !limitChange {
 		v.Write, v.Outcome = false, Unchanged
@@ -363,7 +385,7 @@ func hysteresis(v Verdict, j planner.Job, resized int, now time.Time, o Options)
 // deferral settles the begin time to write (d.NotBefore: zero = none, or
 // release one Strata set) against the one in effect (j.DeferredUntil), and
 // reports whether it changes.
-func deferral(d *planner.Decision, j planner.Job, now time.Time, o Options) bool {
+func deferral(d *planner.Decision, j *planner.Job, now time.Time, o Options) bool {
 	cur := j.DeferredUntil
 	active := cur.After(now)
 	want := d.NotBefore
@@ -405,7 +427,7 @@ func containsFold(s, sub string) bool {
 // keepServers trims a decision whose resize the per-job cap holds: the job
 // keeps its GPUs and its tasks, and the admin comment tells its script the
 // servers it has (its tasks beyond its GPUs), not the ones planned.
-func keepServers(d *planner.Decision, j planner.Job, cur int) {
+func keepServers(d *planner.Decision, j *planner.Job, cur int) {
 	d.GPUsPerNode, d.NodeCount, d.Workers = 0, 0, cur
 	if d.Tasks > 0 || d.PS > 0 {
 		d.PS = max(0, j.Tasks-cur)
@@ -418,19 +440,20 @@ func keepServers(d *planner.Decision, j planner.Job, cur int) {
 // PriorityHysteresis, or the job still carries a priority Strata fixed in
 // the absolute mode (its admin comment ranks it and records no nice),
 // which slurmctld keeps, ignoring any nice, until the write releases it.
-func niceChange(d *planner.Decision, j planner.Job, o Options) bool {
+// a is the job's admin comment, parsed.
+func niceChange(d *planner.Decision, j *planner.Job, a admin, o Options) bool {
 	if d.Nice == nil {
 		return false
 	}
-	if w, ok := ParseAdminComment(j.AdminComment); ok && w.AbsoluteWritten() {
+	if a.ok && a.w.AbsoluteWritten() {
 		return true
 	}
 	return abs(*d.Nice-j.Nice) >= max(1, o.PriorityHysteresis)
 }
 
 // sameNice: the decision's nice is the job's already.
-func sameNice(d *planner.Decision, j planner.Job) bool {
-	if w, ok := ParseAdminComment(j.AdminComment); ok && w.AbsoluteWritten() {
+func sameNice(d *planner.Decision, j *planner.Job, a admin) bool {
+	if a.ok && a.w.AbsoluteWritten() {
 		return false
 	}
 	return d.Nice != nil && *d.Nice == j.Nice

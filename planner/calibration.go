@@ -3,7 +3,6 @@ package planner
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -62,27 +61,6 @@ func (c *Calibration) power(gpuType string) (GPUPower, bool) {
 		}
 	}
 	return GPUPower{}, false
-}
-
-// appendKey encodes the calibration for the memo's cluster key: cached
-// durations depend on it.
-func (c *Calibration) appendKey(b []byte) []byte {
-	if c == nil {
-		return b
-	}
-	for _, f := range c.Speed {
-		b = append(b, f.Model...)
-		b = append(b, 0)
-		b = append(b, f.GPUType...)
-		b = strconv.AppendFloat(b, f.Factor, 'g', -1, 64)
-		b = append(b, 2)
-	}
-	for _, p := range c.Power {
-		b = append(b, p.GPUType...)
-		b = strconv.AppendFloat(b, p.Watts, 'g', -1, 64)
-		b = append(b, 2)
-	}
-	return b
 }
 
 // calibrate applies the snapshot's calibration to a job's time model and

@@ -1,9 +1,6 @@
 package planner
 
-import (
-	"slices"
-	"time"
-)
+import "time"
 
 // deferWaiting keeps the plan's waiting jobs waiting in Slurm. Strata
 // writes priorities and sizes; between its cycles slurmctld's main
@@ -40,8 +37,7 @@ func (c *cycle) deferWaiting(ranked []*planned) {
 		ji := pl.ji
 		outranks := c.siteOutranks(ahead, pl, int64(len(ranked)))
 		if c.deferStageIn(pl) { // its stage-in is to start later (bbplan.go)
-			rs := slices.DeleteFunc(slices.Clone(pl.reasons), func(r Reason) bool { return r == ReasonWaitResources })
-			pl.reasons = append([]Reason{ReasonDeferred}, rs...)
+			pl.reasons = deferredReasons(pl.reasons)
 			continue
 		}
 		if pl.start || pl.action != ActionUpdate || ji.isl == nil || cannotRun(pl) || ji.notYet > 0 {
@@ -63,9 +59,21 @@ func (c *cycle) deferWaiting(ranked []*planned) {
 		default:
 			continue
 		}
-		rs := slices.DeleteFunc(slices.Clone(pl.reasons), func(r Reason) bool { return r == ReasonWaitResources })
-		pl.reasons = append([]Reason{ReasonDeferred}, rs...)
+		pl.reasons = deferredReasons(pl.reasons)
 	}
+}
+
+// deferredReasons are the reasons of a job Strata defers: deferred first,
+// then rs but wait_resources (a new slice: rs may be shared).
+func deferredReasons(rs []Reason) []Reason {
+	out := make([]Reason, 1, len(rs)+1)
+	out[0] = ReasonDeferred
+	for _, r := range rs {
+		if r != ReasonWaitResources {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // roomAt is the first time the island's running jobs (and this cycle's
@@ -76,11 +84,8 @@ func (c *cycle) roomAt(profiles map[*island]*gpuProfile, pl *planned) time.Time 
 	p := profiles[isl]
 	if p == nil {
 		free, _, _ := c.free(isl)
-		rel := make([]release, 0, len(isl.running))
-		for _, ji := range isl.running {
-			rel = append(rel, release{c.runningEnd(ji).Sub(c.s.Now), ji.req})
-		}
-		p = newProfile(free, rel)
+		isl.relTmp = c.runningReleases(isl.relTmp[:0], isl, nil)
+		p = newProfileSorted(&isl.profs[2], free, isl.relTmp, nil, 0)
 		profiles[isl] = p
 	}
 	t, ok := p.earliest(pl.w, pl.dur.Seconds(), 0)

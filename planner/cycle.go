@@ -33,6 +33,14 @@ type island struct {
 	jobs    []*jobInfo // pending jobs of the partition, by ID
 	running []*jobInfo
 	static  map[[4]int64]bool // staticFits memo
+	// byEnd is running by predicted end (runningByEnd), once byEndOK.
+	byEnd   []*jobInfo
+	byEndOK bool
+	relTmp  []release // scratch for the profiles' running releases
+	evTmp   eventHeap // scratch for predictStarts
+	// profs are the buffers of the profiles scheduleWaiting (0, 1) and
+	// roomAt (2) build.
+	profs [3]gpuProfile
 }
 
 // jobInfo is a job with its parsed hints and derived limits.
@@ -77,7 +85,15 @@ type jobInfo struct {
 	// leaving: a running job this plan preempts (or that was signalled
 	// already) while it still holds its GPUs: it checkpoints and requeues
 	// itself, so its GPUs are predicted free within an interval.
-	leaving  bool
+	leaving bool
+	// end is a running job's predicted end unless it is leaving
+	// (runningEnd), set once per cycle by setDynamic: the plan reads it
+	// for every running job several times.
+	end  time.Time
+	left time.Duration // end − Now
+	// heldLong: a running job SMD counts against the long-job share this
+	// cycle (newSMDIsland).
+	heldLong bool
 	kappa    float64
 	deadline time.Time
 	// deadlinePast: the hint's deadline= was already past when the job was
@@ -150,7 +166,10 @@ func newCycleMemo(ctx context.Context, s *Snapshot, o *Options, m *memo) (*cycle
 			m.nodeIdx = idx
 		}
 	}
-	c.nodes = make([]nodeState, 0, len(s.Nodes))
+	if m != nil {
+		m.lend(c)
+	}
+	c.nodes = slices.Grow(c.nodes, len(s.Nodes))
 	for _, n := range s.Nodes {
 		if build {
 			idx[n.Name] = len(c.nodes)
@@ -191,7 +210,20 @@ func (c *cycle) addIsland(p Partition, idx map[string]int) {
 	} else {
 		isl.static = map[[4]int64]bool{}
 	}
-	names := append([]string(nil), p.Nodes...)
+	if c.memo != nil {
+		c.memo.islandShape(isl, func() { c.shapeIsland(isl, idx) })
+	} else {
+		c.shapeIsland(isl, idx)
+	}
+	c.islands = append(c.islands, isl)
+	c.byPart[p.Name] = isl
+}
+
+// shapeIsland sets the island's static parts (islandShape): its usable
+// nodes by name, their GPUs, the most on one node, how many have at least
+// each count, and their GPU type.
+func (c *cycle) shapeIsland(isl *island, idx map[string]int) {
+	names := append([]string(nil), isl.part.Nodes...)
 	sort.Strings(names)
 	for _, n := range names {
 		i, ok := idx[n]
@@ -211,8 +243,6 @@ func (c *cycle) addIsland(p Partition, idx map[string]int) {
 			isl.atLeast[g]++
 		}
 	}
-	c.islands = append(c.islands, isl)
-	c.byPart[p.Name] = isl
 }
 
 // defaultIsland is the partition of jobs that name none.
@@ -236,6 +266,7 @@ func (c *cycle) addJobs() {
 		}
 	}
 	sort.Slice(jobs, func(a, b int) bool { return jobs[a].ID < jobs[b].ID })
+	c.jobs = slices.Grow(c.jobs, len(jobs))
 	var flex []*Job // jobs whose partition the top tier chooses (toptier.go)
 	for _, j := range jobs {
 		if c.o.TopTier && c.candidates(j) != nil {
@@ -366,6 +397,11 @@ func (c *cycle) setDynamic(ji *jobInfo) {
 	}
 	ji.notYet = c.eligibleIn(j)
 	ji.leaving = j.State == JobRunning && !j.Signalled.IsZero()
+	ji.end, ji.left = time.Time{}, 0
+	if j.State == JobRunning {
+		ji.end = c.predictEnd(ji)
+		ji.left = ji.end.Sub(c.s.Now)
+	}
 	ji.canPreempt = j.State == JobRunning && (c.o.Reshape || c.mayPreempt(ji))
 	c.setBurstBuffer(ji)
 }

@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"fmt"
+	"slices"
 )
 
 // islandPlanner plans the pending (and, for policies that reshape in
@@ -61,17 +62,21 @@ func planIslands(ctx context.Context, s *Snapshot, o *Options, slot *memoSlot, n
 	for _, g := range out {
 		pls = append(pls, g...)
 	}
-	return c.finalize(name, pls), nil
+	p := c.finalize(name, pls)
+	if m != nil {
+		m.keep(c)
+	}
+	return p, nil
 }
 
 // islandGroups partitions the islands into groups that share no usable
 // node and no burst-buffer pool (a job of each using it), in order of
 // their first island; islands inside a group keep partition order.
 func (c *cycle) islandGroups() [][]*island {
-	parent := make([]int, len(c.islands))
-	for i := range parent {
-		parent[i] = i
+	if len(c.islands) == 1 {
+		return [][]*island{c.islands}
 	}
+	parent := c.nodeRoots()
 	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
@@ -82,16 +87,6 @@ func (c *cycle) islandGroups() [][]*island {
 	union := func(a, b int) {
 		if a, b = find(a), find(b); a != b {
 			parent[max(a, b)] = min(a, b)
-		}
-	}
-	owner := make(map[int]int, len(c.nodes)) // node → first island holding it
-	for _, isl := range c.islands {
-		for _, n := range isl.nodes {
-			if o, ok := owner[n]; ok {
-				union(o, isl.idx)
-			} else {
-				owner[n] = isl.idx
-			}
 		}
 	}
 	pool := make([]int, len(c.pools)) // pool → first island + 1 with a job using it
@@ -123,4 +118,44 @@ func (c *cycle) islandGroups() [][]*island {
 		groups[k] = append(groups[k], isl)
 	}
 	return groups
+}
+
+// nodeRoots joins the islands that share a usable node: for each island,
+// the first island of its set (a union-find's parent array, flattened). It
+// depends only on the cluster's static shape: the memo keeps it. The
+// caller owns the slice returned.
+func (c *cycle) nodeRoots() []int {
+	if c.memo != nil && len(c.memo.roots) == len(c.islands) {
+		return slices.Clone(c.memo.roots)
+	}
+	parent := make([]int, len(c.islands))
+	for i := range parent {
+		parent[i] = i
+	}
+	find := func(i int) int {
+		for parent[i] != i {
+			i = parent[i]
+		}
+		return i
+	}
+	owner := make(map[int]int, len(c.nodes)) // node → first island holding it
+	for _, isl := range c.islands {
+		for _, n := range isl.nodes {
+			o, ok := owner[n]
+			if !ok {
+				owner[n] = isl.idx
+				continue
+			}
+			if a, b := find(o), find(isl.idx); a != b {
+				parent[max(a, b)] = min(a, b)
+			}
+		}
+	}
+	for i := range parent {
+		parent[i] = find(i)
+	}
+	if c.memo != nil {
+		c.memo.roots = slices.Clone(parent)
+	}
+	return parent
 }

@@ -1,8 +1,8 @@
 package planner
 
 import (
-	"bytes"
-	"strconv"
+	"math"
+	"slices"
 	"sync"
 	"time"
 )
@@ -15,15 +15,80 @@ import (
 // so a plan with the memo equals the plan without it. Entries of jobs absent
 // from a snapshot are evicted, so the memo holds at most one snapshot's jobs.
 type memo struct {
-	cluster []byte // clusterKey of the snapshot the entries were built for
-	spare   []byte // buffer for the next clusterKey
-	gen     uint64
-	jobs    map[int64]*memoEntry
+	shape clusterShape // of the snapshot the entries were built for
+	gen   uint64
+	jobs  map[int64]*memoEntry
 	// static holds each island's staticFits answers (by the island's index
 	// in the cycle), which depend only on the cluster's static shape.
 	static map[int]map[[4]int64]bool
 	// nodeIdx maps node names to their index in the snapshot.
 	nodeIdx map[string]int
+	// islands are the islands' static parts (by index; addIsland), roots
+	// the islands that share nodes, as islandGroups joins them (nil: not
+	// built yet).
+	islands []islandShape
+	roots   []int
+	// Buffers of the last Plan call, for the next one (nothing refers to
+	// them once a plan is returned): the nodes' free capacity and the
+	// cycle's slabs.
+	nodes           []nodeState
+	plSlab          []planned
+	optSlab, optTmp []option
+}
+
+// lend gives cycle c the buffers of the last call.
+func (m *memo) lend(c *cycle) {
+	c.nodes, c.plSlab, c.optSlab, c.optTmp = m.nodes[:0], m.plSlab[:0], m.optSlab[:0], m.optTmp[:0]
+}
+
+// keep takes back cycle c's buffers once its plan is made.
+func (m *memo) keep(c *cycle) {
+	m.nodes, m.plSlab, m.optSlab, m.optTmp = c.nodes[:0], c.plSlab[:0], c.optSlab[:0], c.optTmp[:0]
+	for _, isl := range c.islands {
+		if isl.idx < len(m.islands) {
+			sh := &m.islands[isl.idx]
+			sh.jobs, sh.running, sh.byEnd = isl.jobs[:0], isl.running[:0], isl.byEnd[:0]
+			sh.relTmp, sh.evTmp, sh.profs = isl.relTmp[:0], isl.evTmp[:0], isl.profs
+		}
+	}
+}
+
+// islandShape is an island's static part (shapeIsland), which depends
+// only on the cluster's static shape; the planner never modifies it, so
+// each cycle's island shares it.
+type islandShape struct {
+	part         Partition
+	nodes        []int
+	gpus, maxGPN int
+	atLeast      []int
+	gpuType      string
+	// the island's job lists and scratch of the last call, for the next
+	// (keep)
+	jobs, running, byEnd []*jobInfo
+	relTmp               []release
+	evTmp                eventHeap
+	profs                [3]gpuProfile
+}
+
+// islandShape sets island isl's static part from the memo, or by build
+// (then kept for the next cycles of this cluster).
+func (m *memo) islandShape(isl *island, build func()) {
+	if isl.idx < len(m.islands) {
+		// The partitions are sorted by name: the same at each index unless
+		// two share a name (then the one built must be the one asked).
+		if sh := &m.islands[isl.idx]; sh.part.Name == isl.part.Name && slices.Equal(sh.part.Nodes, isl.part.Nodes) {
+			isl.nodes, isl.gpus, isl.maxGPN, isl.atLeast, isl.gpuType = sh.nodes, sh.gpus, sh.maxGPN, sh.atLeast, sh.gpuType
+			isl.jobs, isl.running, isl.byEnd = sh.jobs[:0], sh.running[:0], sh.byEnd[:0]
+			isl.relTmp, isl.evTmp, isl.profs = sh.relTmp[:0], sh.evTmp[:0], sh.profs
+			return
+		}
+	}
+	build()
+	if isl.idx == len(m.islands) {
+		part := Partition{Name: isl.part.Name, Nodes: slices.Clone(isl.part.Nodes)}
+		m.islands = append(m.islands, islandShape{part: part, nodes: isl.nodes, gpus: isl.gpus, maxGPN: isl.maxGPN,
+			atLeast: isl.atLeast, gpuType: isl.gpuType})
+	}
 }
 
 // maxStatic bounds one island's staticFits memo; it restarts when full.
@@ -79,51 +144,85 @@ func keyOf(j *Job, part string) memoKey {
 		memMB: j.MemoryMB, bbBytes: j.BurstBufferBytes, timeLimit: j.TimeLimit}
 }
 
-// clusterKey encodes the static shape of the snapshot's cluster: what
-// islands, shapes and the time model's GPU types depend on.
-func clusterKey(b []byte, s *Snapshot) []byte {
-	b = b[:0]
-	for _, n := range s.Nodes {
-		b = append(b, n.Name...)
-		b = append(b, 0)
-		b = strconv.AppendInt(b, int64(n.GPUs), 10)
-		b = append(b, ',')
-		b = strconv.AppendInt(b, int64(n.CPUs), 10)
-		b = append(b, ',')
-		b = strconv.AppendInt(b, n.MemoryMB, 10)
-		b = append(b, ',')
-		b = strconv.AppendBool(b, n.Usable())
-		b = append(b, n.GPUType...)
-		b = append(b, 0)
+// clusterShape is the static shape of a snapshot's cluster: what islands,
+// shapes and the time model's GPU types depend on. Its parts are copies:
+// a caller may reuse a snapshot's buffers.
+type clusterShape struct {
+	nodes []nodeShape
+	parts []Partition // Name, Nodes, MaxTime, TotalCPUs, TotalGPUs, Default
+	speed []SpeedFactor
+	power []GPUPower
+}
+
+type nodeShape struct {
+	name, gpuType string
+	gpus, cpus    int
+	mem           int64
+	usable        bool
+}
+
+func shapeOf(n *Node) nodeShape {
+	return nodeShape{name: n.Name, gpuType: n.GPUType, gpus: n.GPUs, cpus: n.CPUs, mem: n.MemoryMB, usable: n.Usable()}
+}
+
+// matches reports whether snapshot s has this shape.
+func (c *clusterShape) matches(s *Snapshot) bool {
+	if len(s.Nodes) != len(c.nodes) || len(s.Partitions) != len(c.parts) {
+		return false
 	}
-	b = append(b, 1)
-	for _, p := range s.Partitions {
-		b = append(b, p.Name...)
-		b = append(b, 0)
-		for _, n := range p.Nodes {
-			b = append(b, n...)
-			b = append(b, 0)
+	for i := range s.Nodes {
+		if shapeOf(&s.Nodes[i]) != c.nodes[i] {
+			return false
 		}
-		b = strconv.AppendInt(b, int64(p.MaxTime), 10)
-		b = append(b, ',')
-		b = strconv.AppendInt(b, int64(p.TotalCPUs), 10)
-		b = append(b, ',')
-		b = strconv.AppendInt(b, int64(p.TotalGPUs), 10)
-		b = strconv.AppendBool(b, p.Default)
-		b = append(b, 1)
 	}
-	return s.Calibration.appendKey(b)
+	for i := range s.Partitions {
+		p, q := &s.Partitions[i], &c.parts[i]
+		if p.Name != q.Name || p.MaxTime != q.MaxTime || p.TotalCPUs != q.TotalCPUs || p.TotalGPUs != q.TotalGPUs ||
+			p.Default != q.Default || !slices.Equal(p.Nodes, q.Nodes) {
+			return false
+		}
+	}
+	var speed []SpeedFactor
+	var power []GPUPower
+	if s.Calibration != nil {
+		speed, power = s.Calibration.Speed, s.Calibration.Power
+	}
+	return slices.EqualFunc(speed, c.speed, func(a, b SpeedFactor) bool {
+		return a.Model == b.Model && a.GPUType == b.GPUType && sameFloat(a.Factor, b.Factor)
+	}) && slices.EqualFunc(power, c.power, func(a, b GPUPower) bool {
+		return a.GPUType == b.GPUType && sameFloat(a.Watts, b.Watts)
+	})
+}
+
+// sameFloat: a and b print the same (NaNs alike, 0 and -0 not).
+func sameFloat(a, b float64) bool {
+	return a == b && math.Signbit(a) == math.Signbit(b) || a != a && b != b
+}
+
+// set makes the shape s's.
+func (c *clusterShape) set(s *Snapshot) {
+	c.nodes = c.nodes[:0]
+	for i := range s.Nodes {
+		c.nodes = append(c.nodes, shapeOf(&s.Nodes[i]))
+	}
+	c.parts = c.parts[:0]
+	for _, p := range s.Partitions {
+		c.parts = append(c.parts, Partition{Name: p.Name, Nodes: slices.Clone(p.Nodes), MaxTime: p.MaxTime,
+			TotalCPUs: p.TotalCPUs, TotalGPUs: p.TotalGPUs, Default: p.Default})
+	}
+	c.speed, c.power = nil, nil
+	if s.Calibration != nil {
+		c.speed, c.power = slices.Clone(s.Calibration.Speed), slices.Clone(s.Calibration.Power)
+	}
 }
 
 // begin starts a Plan call on snapshot s: it drops every entry when the
 // cluster changed.
 func (m *memo) begin(s *Snapshot) {
-	k := clusterKey(m.spare, s)
-	same := bytes.Equal(k, m.cluster) && m.jobs != nil
-	m.cluster, m.spare = k, m.cluster
-	if !same {
+	if m.jobs == nil || !m.shape.matches(s) {
+		m.shape.set(s)
 		m.jobs, m.static = map[int64]*memoEntry{}, map[int]map[[4]int64]bool{}
-		m.nodeIdx = nil
+		m.nodeIdx, m.islands, m.roots = nil, nil, nil
 	}
 	m.gen++
 }

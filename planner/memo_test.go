@@ -12,7 +12,8 @@ import (
 
 // memoSteps is a sequence of snapshots that change what the smd memo
 // caches: time passes (aging), jobs leave and come back, a job's hint,
-// time limit and GPU request change, and a node is drained.
+// time limit and GPU request change, a node is drained, a node moves to
+// another partition, and two partitions share a node.
 func memoSteps() []*planner.Snapshot {
 	base := mixedSnapshot(3)
 	clone := func(s *planner.Snapshot) *planner.Snapshot {
@@ -59,13 +60,31 @@ func memoSteps() []*planner.Snapshot {
 			break
 		}
 	}
-	return []*planner.Snapshot{base, base, later, changed, drained, dup, base}
+	// A node moves to the other partition, then the partitions share one
+	// (their islands are planned as one group).
+	parts := func(s *planner.Snapshot, edit func(p []planner.Partition)) *planner.Snapshot {
+		c := clone(s)
+		c.Partitions = slices.Clone(s.Partitions)
+		for i := range c.Partitions {
+			c.Partitions[i].Nodes = slices.Clone(c.Partitions[i].Nodes)
+		}
+		edit(c.Partitions)
+		return c
+	}
+	moved := parts(base, func(p []planner.Partition) {
+		last := p[0].Nodes[len(p[0].Nodes)-1]
+		p[0].Nodes = p[0].Nodes[:len(p[0].Nodes)-1]
+		p[1].Nodes = append(p[1].Nodes, last)
+	})
+	shared := parts(later, func(p []planner.Partition) { p[1].Nodes = append(p[1].Nodes, p[0].Nodes[0]) })
+	return []*planner.Snapshot{base, base, later, changed, drained, dup, base, moved, shared, shared, base}
 }
 
 // TestMemoIsTransparent plans a sequence of snapshots with one policy
 // instance (whose memo carries over) and with a fresh instance per
-// snapshot: the plans must be equal. The predictor's answers change at
-// every step, so cached predictions would show.
+// snapshot: the plans must be equal, and stay equal while the policy
+// plans on. The predictor's answers change at every step, so cached
+// predictions would show.
 func TestMemoIsTransparent(t *testing.T) {
 	for _, name := range []string{"smd", "smd-elastic", "fifo", "sjf", "qssf", "edf", "priority", "andreas", "andreas-elastic", "tiresias", "optimus"} {
 		t.Run(name, func(t *testing.T) {
@@ -77,6 +96,7 @@ func TestMemoIsTransparent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			var gots, wants []planner.Plan
 			for k, s := range memoSteps() {
 				step = k
 				got, err := kept.Plan(context.Background(), s)
@@ -93,6 +113,14 @@ func TestMemoIsTransparent(t *testing.T) {
 				}
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("step %d: plan with a carried-over memo differs (-fresh +kept):\n%s", k, diff)
+				}
+				gots, wants = append(gots, got), append(wants, want)
+			}
+			// A plan returned stays as it was while the policy plans on
+			// (its buffers are reused, never what a plan refers to).
+			for k := range gots {
+				if diff := cmp.Diff(wants[k], gots[k]); diff != "" {
+					t.Errorf("step %d: plan changed by later plans (-then +now):\n%s", k, diff)
 				}
 			}
 		})

@@ -63,7 +63,9 @@ func (c *cycle) allocPlanned() *planned {
 		c.plSlab = make([]planned, 0, max(16, c.pending, 2*cap(c.plSlab)))
 	}
 	c.plSlab = c.plSlab[:len(c.plSlab)+1]
-	return &c.plSlab[len(c.plSlab)-1]
+	pl := &c.plSlab[len(c.plSlab)-1]
+	*pl = planned{} // the slab is the last cycle's
+	return pl
 }
 
 // keepDecision is the plan of a job the policy must not touch.
@@ -432,21 +434,26 @@ func (c *cycle) predictStarts(ranked []*planned) {
 		ev   eventHeap
 		last time.Time
 	}
-	st := make(map[*island]*state, len(c.islands))
+	st := make([]state, len(c.islands)) // by island index
 	for _, isl := range c.islands {
-		s := &state{last: c.s.Now, ev: make(eventHeap, 0, len(isl.running)+len(isl.jobs))}
+		s := &st[isl.idx]
+		s.last, s.ev = c.s.Now, slices.Grow(isl.evTmp[:0], len(isl.running)+len(isl.jobs))
 		s.free, _, _ = c.free(isl)
 		for _, ji := range isl.running {
 			s.ev = append(s.ev, gpuEvent{at: c.runningEnd(ji), gpus: ji.req})
 		}
 		s.ev.init()
-		st[isl] = s
 	}
+	defer func() {
+		for _, isl := range c.islands {
+			isl.evTmp = st[isl.idx].ev[:0]
+		}
+	}()
 	for _, pl := range ranked {
-		s := st[pl.ji.isl]
-		if s == nil || pl.scheduled {
+		if pl.ji.isl == nil || pl.scheduled {
 			continue
 		}
+		s := &st[pl.ji.isl.idx]
 		if pl.start {
 			pl.predStart, pl.hasStart = c.s.Now, true
 			s.ev.push(gpuEvent{at: c.s.Now.Add(pl.dur), gpus: pl.w})
@@ -476,11 +483,17 @@ func (c *cycle) predictStarts(ranked []*planned) {
 }
 
 // runningEnd predicts when a running job ends: start + predicted duration
-// on its GPUs, at least one interval from now.
+// on its GPUs (predictEnd, computed once per cycle), at least one interval
+// from now; one interval from now when it is leaving.
 func (c *cycle) runningEnd(ji *jobInfo) time.Time {
 	if ji.leaving { // it checkpoints and requeues itself: its GPUs free up soon
 		return c.s.Now.Add(c.o.Interval)
 	}
+	return ji.end
+}
+
+// predictEnd is runningEnd of a running job that is not leaving.
+func (c *cycle) predictEnd(ji *jobInfo) time.Time {
 	d, _ := c.durationAt(ji, max(1, ji.req), max(1, ji.pmin))
 	end := ji.job.StartTime.Add(d)
 	if ji.job.StartTime.IsZero() {

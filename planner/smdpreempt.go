@@ -183,8 +183,8 @@ type scheduleEval struct {
 // and every running job that may be preempted (at its predicted end, or at
 // the restart's completion).
 func (s *smdIsland) evalSchedule(items, wait []*smdItem, restart *smdItem, from float64) scheduleEval {
-	prof := s.profile(items)
-	longProf := s.longProfile(items)
+	prof := s.profile(items, nil)
+	longProf := s.longProfile(items, nil)
 	out := scheduleEval{ok: restart == nil}
 	for _, ji := range s.isl.running {
 		if ji.canPreempt && !ji.leaving {
@@ -270,21 +270,28 @@ func (s *smdIsland) earliestIn(it *smdItem, prof, longProf *gpuProfile, o option
 // sortWaiting orders waiting jobs as scheduleWaiting takes them: aged
 // first (oldest first), then by their best cost per weight, then by ID.
 func (s *smdIsland) sortWaiting(wait []*smdItem) {
-	keys := make(map[*smdItem]float64, len(wait))
-	for _, it := range wait {
-		keys[it] = bestCostPerWeight(it.all, it.pl.ji.weight)
+	type keyed struct {
+		it  *smdItem
+		key float64
 	}
-	slices.SortStableFunc(wait, func(a, b *smdItem) int {
-		x, y := a.pl.ji, b.pl.ji
+	ks := make([]keyed, len(wait)) // each job's key beside it: no map lookups in the sort
+	for k, it := range wait {
+		ks[k] = keyed{it, bestCostPerWeight(it.all, it.pl.ji.weight)}
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int {
+		x, y := a.it.pl.ji, b.it.pl.ji
 		if x.aged != y.aged {
 			return lessInt(x.aged)
 		}
 		if x.aged && !x.job.SubmitTime.Equal(y.job.SubmitTime) {
 			return lessInt(x.job.SubmitTime.Before(y.job.SubmitTime))
 		}
-		if k := cmp.Compare(keys[a], keys[b]); k != 0 {
+		if k := cmp.Compare(a.key, b.key); k != 0 {
 			return k
 		}
 		return cmp.Compare(x.job.ID, y.job.ID)
 	})
+	for k := range ks {
+		wait[k] = ks[k].it
+	}
 }

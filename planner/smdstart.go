@@ -14,11 +14,12 @@ import (
 func (s *smdIsland) tryStart(it *smdItem, first option, idle bool) bool {
 	c := s.cycle
 	ji := it.pl.ji
-	cands := make([]option, 0, len(it.opts)+1)
+	cands := s.cands[:0] // scratch: nothing keeps them
 	if first.w > 0 {
 		cands = append(cands, first)
 	}
-	rest := append([]option(nil), it.opts...)
+	rest := append(s.rest[:0], it.opts...)
+	defer func() { s.cands, s.rest = cands[:0], rest[:0] }()
 	slices.SortStableFunc(rest, func(a, b option) int { return lessInt(a.cost < b.cost) })
 	for _, o := range rest {
 		if v := o.cost; v < it.null || idle && o.idleCost < it.null {
@@ -115,10 +116,9 @@ type smdIsland struct {
 	isl          *island
 	freeGPU      int
 	releases     []release
-	mu           float64    // queue weight per GPU (Σ ω / GPUs)
-	longFree     int        // GPUs long jobs may still take (Options.LongJobShare)
-	longHeldGPUs int        // GPUs running long jobs hold
-	longHeld     []*jobInfo // the running long jobs (predicted to run longer than LongJob)
+	mu           float64 // queue weight per GPU (Σ ω / GPUs)
+	longFree     int     // GPUs long jobs may still take (Options.LongJobShare)
+	longHeldGPUs int     // GPUs running long jobs hold (jobInfo.heldLong)
 	totalGPU     int
 	// longProf is the long-job budget over time while waiting jobs are
 	// scheduled (scheduleWaiting); nil when the share does not bind.
@@ -126,6 +126,11 @@ type smdIsland struct {
 	// poolProf is each burst-buffer pool's free space over time while
 	// waiting jobs are scheduled (bbplan.go); nil without pools.
 	poolProf []*gpuProfile
+	// spare is the room the profiles leave for reservations; choices,
+	// cands and rest are scratch (waitChoices, tryStart).
+	spare       int
+	choices     []waitChoice
+	cands, rest []option
 }
 
 // newSMDIsland computes what SMD's costs need per island: free GPUs,
@@ -135,14 +140,12 @@ func (c *cycle) newSMDIsland(isl *island) *smdIsland {
 	s.freeGPU, _, _ = c.free(isl)
 	longHeld := 0
 	for _, ji := range isl.running {
-		left := c.runningEnd(ji).Sub(c.s.Now)
-		s.releases = append(s.releases, release{left, ji.req})
-		if left > c.o.LongJob {
+		ji.heldLong = c.runningEnd(ji).Sub(c.s.Now) > c.o.LongJob
+		if ji.heldLong {
 			longHeld += ji.req
-			s.longHeld = append(s.longHeld, ji)
 		}
 	}
-	sort.Slice(s.releases, func(a, b int) bool { return s.releases[a].after < s.releases[b].after })
+	s.releases = c.runningReleases(make([]release, 0, len(isl.running)), isl, nil)
 	for k := 1; k < len(s.releases); k++ {
 		s.releases[k].gpus += s.releases[k-1].gpus
 	}

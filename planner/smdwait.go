@@ -30,8 +30,9 @@ func (s *smdIsland) scheduleWaiting(items []*smdItem) {
 		return
 	}
 	s.sortWaiting(wait)
-	prof := s.profile(items)
-	s.longProf = s.longProfile(items)
+	s.spare = 2 * len(wait) // the reservations' steps
+	prof := s.profile(items, &s.isl.profs[0])
+	s.longProf = s.longProfile(items, &s.isl.profs[1])
 	s.poolProf = s.poolProfiles(items)
 	for k, it := range wait {
 		s.scheduleOne(it, prof, k)
@@ -41,21 +42,21 @@ func (s *smdIsland) scheduleWaiting(items []*smdItem) {
 // longProfile is the GPUs long jobs may still hold over time (nil when the
 // long-job share does not bind): the budget left now, given back when the
 // running and starting long jobs are predicted to end.
-func (s *smdIsland) longProfile(items []*smdItem) *gpuProfile {
+// It is built in dst's buffers unless dst is nil.
+func (s *smdIsland) longProfile(items []*smdItem, dst *gpuProfile) *gpuProfile {
 	c := s.cycle
 	if c.o.LongJobShare >= 1 {
 		return nil
 	}
+	// the running long jobs (a preempted one gives its GPUs back early)
+	s.isl.relTmp = c.runningReleases(s.isl.relTmp[:0], s.isl, func(ji *jobInfo) bool { return ji.heldLong })
 	var rel []release
-	for _, ji := range s.longHeld { // a preempted one gives its GPUs back early
-		rel = append(rel, release{c.runningEnd(ji).Sub(c.s.Now), ji.req})
-	}
 	for _, it := range items {
 		if it.pl.start && !it.running && it.pl.dur > c.o.LongJob {
 			rel = append(rel, release{it.pl.dur, it.pl.w})
 		}
 	}
-	return newProfile(s.longFree, rel)
+	return newProfileSorted(dst, s.longFree, s.isl.relTmp, rel, s.spare)
 }
 
 // limitedByShare reports whether option o of the job counts against the
@@ -100,19 +101,18 @@ func (s *smdIsland) reserve(it *smdItem, prof *gpuProfile, o option, t float64) 
 
 // profile is the island's GPU profile after this cycle's starts: the GPUs
 // free now, released when running and starting jobs are predicted to end.
-func (s *smdIsland) profile(items []*smdItem) *gpuProfile {
+// It is built in dst's buffers unless dst is nil.
+func (s *smdIsland) profile(items []*smdItem, dst *gpuProfile) *gpuProfile {
 	c := s.cycle
 	free, _, _ := c.free(s.isl)
-	rel := make([]release, 0, len(s.isl.running)+len(items))
-	for _, ji := range s.isl.running {
-		rel = append(rel, release{c.runningEnd(ji).Sub(c.s.Now), ji.req})
-	}
+	var rel []release
 	for _, it := range items {
 		if it.pl.start && !it.running {
 			rel = append(rel, release{it.pl.dur, it.pl.w})
 		}
 	}
-	return newProfile(free, rel)
+	s.isl.relTmp = c.runningReleases(s.isl.relTmp[:0], s.isl, nil)
+	return newProfileSorted(dst, free, s.isl.relTmp, rel, s.spare)
 }
 
 // waitChoice is one option of a waiting job with its earliest start
@@ -171,7 +171,7 @@ func (s *smdIsland) scheduleOne(it *smdItem, prof *gpuProfile, order int) {
 // cheapest (cost plus the cost of waiting) first.
 func (s *smdIsland) waitChoices(it *smdItem, prof *gpuProfile, from float64) []waitChoice {
 	ji := it.pl.ji
-	out := make([]waitChoice, 0, len(it.all))
+	out := s.choices[:0] // the last call's: its caller is done with them
 	for _, o := range it.all {
 		t, ok := s.earliest(it, prof, o, from)
 		if !ok {
@@ -189,6 +189,7 @@ func (s *smdIsland) waitChoices(it *smdItem, prof *gpuProfile, from float64) []w
 		}
 		return cmp.Compare(a.t, b.t)
 	})
+	s.choices = out
 	return out
 }
 
@@ -218,10 +219,12 @@ func (s *smdIsland) wait(it *smdItem, o option, t float64, order int, known bool
 
 // nextBreak is the profile's first change after from.
 func nextBreak(p *gpuProfile, from float64) (float64, bool) {
-	for _, t := range p.at {
-		if t > from {
-			return t, true
-		}
+	k := p.stepAt(from) // the breakpoints ascend: at[k] ≤ from < at[k+1], but for from before at[0]
+	if p.at[k] > from {
+		return p.at[k], true
+	}
+	if k+1 < len(p.at) {
+		return p.at[k+1], true
 	}
 	return 0, false
 }

@@ -26,8 +26,7 @@ type bfPlan struct {
 	cap  int // GPUs per node
 	// skip, when set, marks the nodes outside the partition being tried.
 	skip []bool
-	// events are every node's releases (time, GPUs), by time once
-	// sortTimes ran.
+	// events are every node's releases (time, GPUs), by time.
 	events []bfEvent
 	// owner, at, needs, cands, next (the first event not in at), wide and
 	// sum (startFit) are fit's working state.
@@ -37,6 +36,18 @@ type bfPlan struct {
 	at        []bfFree
 	needs     []bfNeed
 	cands     []bfCand
+	// order is the running jobs by time limit, kept from one cycle to the
+	// next (byLimit); mark and stamp tell the jobs running now and those
+	// already in order apart.
+	order []bfJob
+	mark  []uint64
+	stamp uint64
+}
+
+// bfJob is a running job (index i) whose time limit ends at kill.
+type bfJob struct {
+	kill float64
+	i    int
 }
 
 type bfRelease struct {
@@ -61,11 +72,49 @@ func (e *engine) newBFPlan(t float64) *bfPlan {
 	for n := range e.cl.nodes {
 		p.resv[n] = [2]float64{math.Inf(1), math.Inf(1)}
 	}
-	for _, i := range e.running {
-		p.addRunning(&e.jobs[i])
+	for _, o := range p.byLimit(e) {
+		p.addRunning(&e.jobs[o.i])
 	}
-	p.sortTimes()
+	p.listTimes()
 	return p
+}
+
+// byLimit is the running jobs by the end of their time limits: the order
+// of the previous cycle, less the jobs no longer running (or whose limit
+// moved), merged with the jobs started since, sorted. The releases are
+// then added in time order, with no sort of every node's releases each
+// cycle; at one time, their order does not matter (listTimes).
+func (p *bfPlan) byLimit(e *engine) []bfJob {
+	if len(p.mark) != len(e.jobs) {
+		p.mark, p.order = make([]uint64, len(e.jobs)), p.order[:0]
+	}
+	p.stamp += 2
+	run, kept := p.stamp, p.stamp+1
+	for _, i := range e.running {
+		p.mark[i] = run
+	}
+	order := p.order[:0]
+	for _, o := range p.order {
+		if p.mark[o.i] == run && e.jobs[o.i].killAt == o.kill {
+			p.mark[o.i] = kept
+			order = append(order, o)
+		}
+	}
+	var fresh []bfJob
+	for _, i := range e.running {
+		if p.mark[i] == run {
+			p.mark[i] = kept
+			fresh = append(fresh, bfJob{e.jobs[i].killAt, i})
+		}
+	}
+	byKill := func(a, b bfJob) int { return cmp.Compare(a.kill, b.kill) }
+	slices.SortFunc(fresh, byKill)
+	for _, o := range fresh { // few: each into its place
+		k, _ := slices.BinarySearchFunc(order, o, byKill)
+		order = slices.Insert(order, k, o)
+	}
+	p.order = order
+	return order
 }
 
 // addRunning records when a running job's GPUs come free by its limit (a
@@ -77,6 +126,23 @@ func (p *bfPlan) addRunning(j *job) {
 	}
 }
 
+// insertRunning adds a job started in this cycle to the releases (in
+// time order: its own at the end of those at its time) and their times.
+func (p *bfPlan) insertRunning(j *job) {
+	end := max(j.killAt, p.now)
+	k, _ := slices.BinarySearchFunc(p.events, end, func(ev bfEvent, t float64) int {
+		if ev.at <= t {
+			return -1
+		}
+		return 1
+	})
+	for _, sl := range j.slots {
+		p.events = slices.Insert(p.events, k, bfEvent{bfRelease{end, len(sl.idx), sl.cpus, sl.mem}, sl.node})
+		k++
+	}
+	p.listTimes()
+}
+
 // refresh takes the free GPUs, CPUs and memory of every node from the
 // cluster (after a start).
 func (p *bfPlan) refresh(c *cluster) {
@@ -85,11 +151,11 @@ func (p *bfPlan) refresh(c *cluster) {
 	}
 }
 
-// sortTimes orders the releases by time and lists their distinct times.
-// The order of releases at the same time does not matter: fit applies all
-// the releases up to a time together (advance) and sums them.
-func (p *bfPlan) sortTimes() {
-	slices.SortFunc(p.events, func(a, b bfEvent) int { return cmp.Compare(a.at, b.at) })
+// listTimes lists the distinct times of the releases, which are in time
+// order (byLimit, insertRunning). The order of releases at the same time
+// does not matter: fit applies all the releases up to a time together
+// (advance) and sums them.
+func (p *bfPlan) listTimes() {
 	p.times = p.times[:0]
 	for _, ev := range p.events {
 		if len(p.times) == 0 || p.times[len(p.times)-1] != ev.at {
@@ -311,8 +377,7 @@ func (e *engine) backfill(s *slurmState, t float64) {
 			if ok, _ := e.slurmStart(i, t, avoid); ok {
 				started = true
 				p.refresh(e.cl)
-				p.addRunning(j)
-				p.sortTimes()
+				p.insertRunning(j)
 				continue
 			}
 		}

@@ -24,7 +24,10 @@ type slurmState struct {
 	// cap, decide.Options.MaxWritesPerJob, as the daemon counts it).
 	writes map[int64]int
 	guard  decide.Options
-	cycle  int64
+	// comments keeps the guards' parse of each job's admin comment from
+	// one cycle to the next.
+	comments decide.Comments
+	cycle    int64
 	// nodes and cpus of the cluster, for the job-size priority factor.
 	nodes, cpus float64
 }
