@@ -100,28 +100,6 @@ func (c *cycle) keepDecision(ji *jobInfo) *planned {
 	return pl
 }
 
-// sizeReasons explains why the GPU count is what it is.
-// Jobs the planner must not change get their keep reason instead.
-func sizeReasons(ji *jobInfo, w int) []Reason {
-	switch {
-	case ji.hintErr != nil:
-		return []Reason{ReasonHintInvalid}
-	case ji.keep:
-		return []Reason{ReasonRewriteOptOut}
-	case !ji.hasHint:
-		return []Reason{ReasonNoHint}
-	case ji.job.Claim.Distrust:
-		return []Reason{ReasonSizeKeptDistrusted}
-	case ji.job.SizeLocked:
-		return []Reason{ReasonSizeLocked}
-	case ji.fixed:
-		return []Reason{ReasonFixedGPUs}
-	case w != ji.req:
-		return []Reason{ReasonAllocationChanged}
-	}
-	return nil
-}
-
 // finalize assigns ranks, priorities and predicted times, and builds the
 // Plan. Ranked plans are ordered by (start now first, aged first, key,
 // job ID); rank r gets its priority or nice (Options.rankWrite).
@@ -480,33 +458,4 @@ func (c *cycle) predictStarts(ranked []*planned) {
 		pl.predStart, pl.hasStart = t, true
 		s.ev.push(gpuEvent{at: t.Add(pl.dur), gpus: pl.w})
 	}
-}
-
-// runningEnd predicts when a running job ends: start + predicted duration
-// on its GPUs (predictEnd, computed once per cycle), at least one interval
-// from now; one interval from now when it is leaving.
-func (c *cycle) runningEnd(ji *jobInfo) time.Time {
-	if ji.leaving { // it checkpoints and requeues itself: its GPUs free up soon
-		return c.s.Now.Add(c.o.Interval)
-	}
-	return ji.end
-}
-
-// predictEnd is runningEnd of a running job that is not leaving.
-func (c *cycle) predictEnd(ji *jobInfo) time.Time {
-	d, _ := c.durationAt(ji, max(1, ji.req), max(1, ji.pmin))
-	end := ji.job.StartTime.Add(d)
-	if ji.job.StartTime.IsZero() {
-		end = c.s.Now.Add(d)
-	}
-	if f := c.workLeft(ji); f < 1 { // restarted: what is left of its work
-		end = c.s.Now.Add(seconds(d.Seconds() * f))
-	}
-	if tl := ji.job.TimeLimit; tl > 0 && !ji.job.StartTime.IsZero() && end.After(ji.job.StartTime.Add(tl)) {
-		end = ji.job.StartTime.Add(tl) // Slurm ends it there at the latest
-	}
-	if min := c.s.Now.Add(c.o.Interval); end.Before(min) {
-		end = min
-	}
-	return end
 }

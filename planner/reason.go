@@ -260,3 +260,42 @@ func Reasons() []Reason {
 	slices.Sort(out)
 	return out
 }
+
+// sizeReasons explains why the GPU count is what it is.
+// Jobs the planner must not change get their keep reason instead.
+func sizeReasons(ji *jobInfo, w int) []Reason {
+	if r, ok := sizeReason(ji, w); ok {
+		return []Reason{r}
+	}
+	return nil
+}
+
+// sizeReason is the one reason sizeReasons gives (false: none).
+func sizeReason(ji *jobInfo, w int) (Reason, bool) {
+	switch {
+	case ji.hintErr != nil:
+		return ReasonHintInvalid, true
+	case ji.keep:
+		return ReasonRewriteOptOut, true
+	case !ji.hasHint:
+		return ReasonNoHint, true
+	case ji.job.Claim.Distrust:
+		return ReasonSizeKeptDistrusted, true
+	case ji.job.SizeLocked:
+		return ReasonSizeLocked, true
+	case ji.fixed:
+		return ReasonFixedGPUs, true
+	case w != ji.req:
+		return ReasonAllocationChanged, true
+	}
+	return "", false
+}
+
+// reasonsAround is head, the job's sizeReasons on w GPUs and tail, in
+// one slice (SMD's starts and waits build one per job and cycle).
+func reasonsAround(head Reason, ji *jobInfo, w int, tail Reason) []Reason {
+	if r, ok := sizeReason(ji, w); ok {
+		return []Reason{head, r, tail}
+	}
+	return []Reason{head, tail}
+}

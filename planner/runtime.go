@@ -125,3 +125,32 @@ func capAtLimit(j *Job, d time.Duration) time.Duration {
 	}
 	return d
 }
+
+// runningEnd predicts when a running job ends: start + predicted duration
+// on its GPUs (predictEnd, computed once per cycle), at least one interval
+// from now; one interval from now when it is leaving.
+func (c *cycle) runningEnd(ji *jobInfo) time.Time {
+	if ji.leaving { // it checkpoints and requeues itself: its GPUs free up soon
+		return c.s.Now.Add(c.o.Interval)
+	}
+	return ji.end
+}
+
+// predictEnd is runningEnd of a running job that is not leaving.
+func (c *cycle) predictEnd(ji *jobInfo) time.Time {
+	d, _ := c.durationAt(ji, max(1, ji.req), max(1, ji.pmin))
+	end := ji.job.StartTime.Add(d)
+	if ji.job.StartTime.IsZero() {
+		end = c.s.Now.Add(d)
+	}
+	if f := c.workLeft(ji); f < 1 { // restarted: what is left of its work
+		end = c.s.Now.Add(seconds(d.Seconds() * f))
+	}
+	if tl := ji.job.TimeLimit; tl > 0 && !ji.job.StartTime.IsZero() && end.After(ji.job.StartTime.Add(tl)) {
+		end = ji.job.StartTime.Add(tl) // Slurm ends it there at the latest
+	}
+	if min := c.s.Now.Add(c.o.Interval); end.Before(min) {
+		end = min
+	}
+	return end
+}

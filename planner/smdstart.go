@@ -62,7 +62,7 @@ func (s *smdIsland) startOption(it *smdItem, o option) bool {
 	pl.start, pl.nodes = true, nodes
 	pl.w, pl.p, pl.sh, pl.dur = o.w, o.p, o.sh, o.dur
 	pl.key = o.cost / ji.weight
-	pl.reasons = append(append([]Reason{ReasonAdmitted}, sizeReasons(ji, o.w)...), o.durReason)
+	pl.reasons = reasonsAround(ReasonAdmitted, ji, o.w, o.durReason)
 	return true
 }
 

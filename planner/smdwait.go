@@ -214,7 +214,7 @@ func (s *smdIsland) wait(it *smdItem, o option, t float64, order int, known bool
 	case ji.bbPool >= 0 && s.bbFree[ji.bbPool] < ji.bb:
 		r = ReasonBurstBufferFull
 	}
-	pl.reasons = append(append([]Reason{r}, sizeReasons(ji, o.w)...), o.durReason)
+	pl.reasons = reasonsAround(r, ji, o.w, o.durReason)
 }
 
 // nextBreak is the profile's first change after from.
