@@ -115,10 +115,10 @@ type Options struct {
 	// StarvationAge: a pending job that waited longer, and also longer
 	// than StarvationStretch × its modelled run time (or longer than
 	// StarvationMaxWait), is promoted ahead of the normal order (aging).
-	// Defaults 1 h, 8 (negative: the age alone), 7 days: measured against
-	// 24 h and 4 in docs/evaluation.d/accountability/32-site-policy-default.md
-	// (issue 31), a bounded slowdown is what keeps a user of wide jobs from
-	// being passed by narrow ones for hours.
+	// Defaults 24 h, 4 (negative: the age alone), 7 days. Earlier aging
+	// (1 h and 8) protects users of wide jobs better but makes an
+	// overloaded queue first-come-first-served: measured in
+	// docs/evaluation.d/accountability/33-site-policy-default-reading.md.
 	StarvationAge     time.Duration
 	StarvationStretch float64
 	StarvationMaxWait time.Duration

@@ -26,10 +26,10 @@ func (o Options) modelDefaults() Options {
 		o.DefaultDuration = time.Hour
 	}
 	if o.StarvationAge <= 0 {
-		o.StarvationAge = time.Hour
+		o.StarvationAge = 24 * time.Hour
 	}
 	if o.StarvationStretch == 0 {
-		o.StarvationStretch = 8
+		o.StarvationStretch = 4
 	}
 	if o.StarvationMaxWait <= 0 {
 		o.StarvationMaxWait = 7 * 24 * time.Hour

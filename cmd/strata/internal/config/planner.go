@@ -32,8 +32,8 @@ import (
 //	reference-tflops = 10          # sustained TFLOP/s of the reference GPU (params=/flops= hints)
 //	node-gpus = 8
 //	default-duration = "1h"        # a job with no hint, no prediction, no time limit
-//	starvation-age = "1h"          # promoted ahead after waiting this long ...
-//	starvation-stretch = 8         # ... and this many times its own run time (-1: age alone)
+//	starvation-age = "24h"         # promoted ahead after waiting this long ...
+//	starvation-stretch = 4         # ... and this many times its own run time (-1: age alone)
 //	starvation-max-wait = "168h"   # ... or this long, whatever its length
 //	max-options-per-job = 12
 //	andreas-iterations = 100       # MaxIt of the andreas policy's randomized greedy
