@@ -180,6 +180,7 @@ func (d *Daemon) prepare(ctx context.Context, res *Result) (cycleInput, cycleSta
 		in.hist, in.id = decide.History{}, 0
 	}
 	in.hist.Claims = d.trust.claims
+	in.hist.Comments = &d.comments
 	return in, cycleOK, nil
 }
 

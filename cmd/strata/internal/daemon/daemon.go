@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/strata-hpc/strata/db"
+	"github.com/strata-hpc/strata/decide"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/planner/trust"
 	"github.com/strata-hpc/strata/slurm"
@@ -133,7 +134,10 @@ type Daemon struct {
 	hist       learner     // completed jobs, for the duration predictor
 	calib      calibrator  // finished jobs' measurements, for Snapshot.Calibration
 	trust      trustKeeper // each user's record, for decide.History.Claims
-	ended      endedRecorder
+	// comments keeps each job's admin comment as the guards parsed it,
+	// from one cycle to the next (cycles run one at a time).
+	comments decide.Comments
+	ended    endedRecorder
 }
 
 type namedPolicy struct {
