@@ -63,8 +63,8 @@ def fs_error(r):
 
 if sys.argv[1] == "default":  # default IMG OUT VARIANT...: the shipped default against issue 31's targets
     img, out, variants = sys.argv[2], sys.argv[3], sys.argv[4:]
-    label = {"noise": "Slurm alone, sched_interval 61 s (noise)", "default": "default (band 4000, aging 1 h / 8x)",
-             "starve": "aging 24 h / 4x (the old default)", "protect": "protect 4", "band8000": "band 8000"}
+    label = {"noise": "Slurm alone, sched_interval 61 s (noise)", "default": "default (band 4000, aging 24 h / 4x)",
+             "aging1h": "aging 1 h / 8x", "protect": "protect 4", "band8000": "band 8000"}
     def run(path):
         r = json.load(open(path))["results"][0]
         return r["avg_jct_s"], r["user_jct_s"], fs_error(r)

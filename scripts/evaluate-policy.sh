@@ -75,10 +75,10 @@ img2=docs/img/eval/policy-default
 out2=docs/evaluation.d/accountability/32-site-policy-default.md
 [[ $render_only == 1 ]] || { rm -rf "$img2" && mkdir -p "$img2"; }
 printf '[planner]\npriority-mode = "nice"\n' >"$tmp/default.toml"
-printf '[planner]\npriority-mode = "nice"\nstarvation-age = "24h"\nstarvation-stretch = 4\n' >"$tmp/starve.toml"
+printf '[planner]\npriority-mode = "nice"\nstarvation-age = "1h"\nstarvation-stretch = 8\n' >"$tmp/aging1h.toml"
 printf '[planner]\npriority-mode = "nice"\n[planner.site-weights]\nfairshare = 1\nqos = 1\nprotect = 4\n' >"$tmp/protect.toml"
 printf '[planner]\npriority-mode = "nice"\nnice-band = 8000\n' >"$tmp/band8000.toml"
-variants=(default starve protect band8000)
+variants=(default aging1h protect band8000)
 for model in classic fairtree; do
 	fs=(); [[ $model == fairtree ]] && fs=(--fair-tree --accounts 3)
 	for w in 1 2 3 4 5 6; do
