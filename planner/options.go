@@ -122,6 +122,13 @@ type Options struct {
 	StarvationAge     time.Duration
 	StarvationStretch float64
 	StarvationMaxWait time.Duration
+	// EarlyStarvationStretch, when > 0, promotes in SMD one more job per
+	// partition while none is aged: the longest-waiting job that waited at
+	// least an hour and this many times its own modelled run. It protects
+	// wide short jobs that narrow ones keep passing, without turning a
+	// saturated queue first come, first served (docs/evaluation.md § The
+	// shipped default against the targets). Default 0: off.
+	EarlyStarvationStretch float64
 	// MaxOptionsPerJob caps SMD's worker counts per job (each with up to
 	// four PS counts). Default 12.
 	MaxOptionsPerJob int
@@ -291,7 +298,7 @@ func (o Options) Validate() error {
 	if o.TiresiasThreshold < 0 {
 		return fmt.Errorf("tiresias threshold %v GPU-seconds: must be ≥ 0", o.TiresiasThreshold)
 	}
-	if o.LongJobShare < 0 || o.GPUWatts < 0 || o.AndreasIterations < 0 || o.LongJob < 0 || o.StarvationAge < 0 || o.MaxOptionsPerJob < 0 {
+	if o.LongJobShare < 0 || o.GPUWatts < 0 || o.AndreasIterations < 0 || o.LongJob < 0 || o.StarvationAge < 0 || o.EarlyStarvationStretch < 0 || o.MaxOptionsPerJob < 0 {
 		return fmt.Errorf("long-job share, GPU watts, durations and option caps must be ≥ 0")
 	}
 	for _, v := range []float64{o.WorkerBandwidthBps, o.PSBandwidthBps, o.IntraNodeBps, o.InterNodeBps, o.ReferenceFLOPS, o.BurstBufferBps, o.BurstBufferPoolBps} {

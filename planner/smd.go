@@ -84,6 +84,7 @@ func (p *SMD) planIsland(c *cycle, isl *island) []*planned {
 			it.null = mustRun
 		}
 	}
+	s.promoteEarly(items)
 	s.reserveForAged(items)
 	now := startable(items)
 	m := s.knapsack(now)

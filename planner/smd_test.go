@@ -113,6 +113,32 @@ func TestSMDScenarios(t *testing.T) {
 			},
 		},
 		{
+			// A wide short job waited 2 h (12 × its run): with the early
+			// starvation limit it is promoted and reserved for, and the
+			// narrow job that would pass it again waits.
+			name: "early starvation promotes the wide job narrow ones pass",
+			o:    planner.Options{EarlyStarvationStretch: 8},
+			snap: pt.Cluster("early", t0).Partition("gpu", true).Nodes("n", 1, 8, 64, 512<<10, "gpu", "").
+				Running(1, 4, "n0001", t0.Add(-time.Hour), pt.TimeLimit(90*time.Minute)).
+				Pending(2, 8, "wide", pt.TimeLimit(10*time.Minute), pt.Submitted(t0.Add(-2*time.Hour))).
+				Pending(3, 4, "narrow", pt.TimeLimit(time.Hour)).Build(),
+			want: map[int64]brief{
+				2: {planner.ActionUpdate, false, 8, 8, 1, planner.ReasonWaitResources},
+				3: {planner.ActionUpdate, false, 4, 4, 1, planner.ReasonDeferred},
+			},
+		},
+		{
+			name: "without it the narrow job passes",
+			snap: pt.Cluster("early", t0).Partition("gpu", true).Nodes("n", 1, 8, 64, 512<<10, "gpu", "").
+				Running(1, 4, "n0001", t0.Add(-time.Hour), pt.TimeLimit(90*time.Minute)).
+				Pending(2, 8, "wide", pt.TimeLimit(10*time.Minute), pt.Submitted(t0.Add(-2*time.Hour))).
+				Pending(3, 4, "narrow", pt.TimeLimit(time.Hour)).Build(),
+			want: map[int64]brief{
+				2: {planner.ActionUpdate, false, 8, 8, 1, planner.ReasonWaitResources},
+				3: {planner.ActionUpdate, true, 4, 4, 1, planner.ReasonAdmitted},
+			},
+		},
+		{
 			name: "long jobs hold at most a quarter of the partition",
 			o:    planner.Options{StarvationStretch: -1, StarvationAge: 24 * time.Hour}, // age alone
 			snap: pt.Cluster("long", t0).Partition("gpu", true).Nodes("n", 4, 4, 64, 512<<10, "gpu", "").

@@ -213,3 +213,43 @@ func (s *smdIsland) relaxLongShare(items []*smdItem) {
 	limit := s.totalGPU - int(c.o.LongJobShare*float64(s.totalGPU))
 	s.longFree = max(s.longFree, limit-s.longHeldGPUs)
 }
+
+// earlyStarvationAge is the least wait before Options.EarlyStarvationStretch
+// promotes a job.
+const earlyStarvationAge = time.Hour
+
+// promoteEarly promotes (ji.aged) the one waiting job of the island that
+// waited longest among those past the early starvation limit
+// (Options.EarlyStarvationStretch), when no job of the island is aged: one
+// at a time, so that the plan's order stays its own for the rest.
+func (s *smdIsland) promoteEarly(items []*smdItem) {
+	c := s.cycle
+	k := c.o.EarlyStarvationStretch
+	if k <= 0 {
+		return
+	}
+	var best *jobInfo
+	for _, it := range items {
+		ji := it.pl.ji
+		if it.running || ji.job.State != JobPending {
+			continue
+		}
+		if ji.aged {
+			return
+		}
+		wait := c.s.Now.Sub(ji.job.SubmitTime)
+		if ji.job.SubmitTime.IsZero() || wait < earlyStarvationAge {
+			continue
+		}
+		if d, _ := c.durationAt(ji, max(1, ji.size), 0); float64(wait) < k*float64(d) {
+			continue
+		}
+		if best == nil || ji.job.SubmitTime.Before(best.job.SubmitTime) ||
+			ji.job.SubmitTime.Equal(best.job.SubmitTime) && ji.job.ID < best.job.ID {
+			best = ji
+		}
+	}
+	if best != nil {
+		best.aged = true
+	}
+}

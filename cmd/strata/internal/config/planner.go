@@ -35,6 +35,7 @@ import (
 //	starvation-age = "24h"         # promoted ahead after waiting this long ...
 //	starvation-stretch = 4         # ... and this many times its own run time (-1: age alone)
 //	starvation-max-wait = "168h"   # ... or this long, whatever its length
+//	early-starvation-stretch = 0   # > 0: also promote, one per partition, the longest-waiting job past 1 h and this many times its run
 //	max-options-per-job = 12
 //	andreas-iterations = 100       # MaxIt of the andreas policy's randomized greedy
 //	long-job = "2h"
@@ -63,7 +64,7 @@ type Planner struct {
 	ReferenceTFLOPS                                  float64
 	NodeGPUs, MaxOptionsPerJob, AndreasIterations    int
 	DefaultDuration, StarvationAge, LongJob          time.Duration
-	StarvationStretch                                float64
+	StarvationStretch, EarlyStarvationStretch        float64
 	StarvationMaxWait                                time.Duration
 	LongJobShare                                     float64
 	GPUSpeed                                         map[string]float64
@@ -197,6 +198,7 @@ var plannerKeys = []plannerKey{
 		p.StarvationStretch = f
 		return nil
 	}},
+	{"early-starvation-stretch", num(func(p *Planner) *float64 { return &p.EarlyStarvationStretch })},
 	{"starvation-max-wait", dur(func(p *Planner) *time.Duration { return &p.StarvationMaxWait })},
 	{"long-job", dur(func(p *Planner) *time.Duration { return &p.LongJob })},
 	{"long-job-share", func(p *Planner, v any) error {
@@ -382,7 +384,8 @@ func (p Planner) Options() planner.Options {
 		ReferenceFLOPS: p.ReferenceTFLOPS * 1e12, NodeGPUs: p.NodeGPUs, MaxOptionsPerJob: p.MaxOptionsPerJob,
 		DefaultDuration: p.DefaultDuration, StarvationAge: p.StarvationAge, LongJob: p.LongJob,
 		StarvationStretch: p.StarvationStretch, StarvationMaxWait: p.StarvationMaxWait,
-		LongJobShare: p.LongJobShare, GPUSpeed: p.GPUSpeed, Limits: p.Limits, AndreasIterations: p.AndreasIterations,
+		EarlyStarvationStretch: p.EarlyStarvationStretch,
+		LongJobShare:           p.LongJobShare, GPUSpeed: p.GPUSpeed, Limits: p.Limits, AndreasIterations: p.AndreasIterations,
 	}
 	if len(p.GPUMemoryMiB) > 0 {
 		o.GPUMemoryMB = p.GPUMemoryMiB
