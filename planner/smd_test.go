@@ -45,6 +45,14 @@ func briefOf(d planner.Decision) brief {
 
 func TestSMDScenarios(t *testing.T) {
 	cifar := "strata: model=cifar10 batch=2048 iters=3338 gpus=1-16"
+	// early: a wide short job waited 2 h (12 × its run) beside a narrow one
+	// that fits now and would end after the running job frees the node.
+	early := func() *planner.Snapshot {
+		return pt.Cluster("early", t0).Partition("gpu", true).Nodes("n", 1, 8, 64, 512<<10, "gpu", "").
+			Running(1, 4, "n0001", t0.Add(-time.Hour), pt.TimeLimit(90*time.Minute)).
+			Pending(2, 8, "wide", pt.TimeLimit(10*time.Minute), pt.Submitted(t0.Add(-2*time.Hour))).
+			Pending(3, 4, "narrow", pt.TimeLimit(time.Hour)).Build()
+	}
 	tests := []struct {
 		name string
 		o    planner.Options
@@ -113,15 +121,11 @@ func TestSMDScenarios(t *testing.T) {
 			},
 		},
 		{
-			// A wide short job waited 2 h (12 × its run): with the early
-			// starvation limit it is promoted and reserved for, and the
-			// narrow job that would pass it again waits.
+			// With the early starvation limit the wide job is promoted and
+			// reserved for, and the narrow job that would pass it waits.
 			name: "early starvation promotes the wide job narrow ones pass",
 			o:    planner.Options{EarlyStarvationStretch: 8},
-			snap: pt.Cluster("early", t0).Partition("gpu", true).Nodes("n", 1, 8, 64, 512<<10, "gpu", "").
-				Running(1, 4, "n0001", t0.Add(-time.Hour), pt.TimeLimit(90*time.Minute)).
-				Pending(2, 8, "wide", pt.TimeLimit(10*time.Minute), pt.Submitted(t0.Add(-2*time.Hour))).
-				Pending(3, 4, "narrow", pt.TimeLimit(time.Hour)).Build(),
+			snap: early(),
 			want: map[int64]brief{
 				2: {planner.ActionUpdate, false, 8, 8, 1, planner.ReasonWaitResources},
 				3: {planner.ActionUpdate, false, 4, 4, 1, planner.ReasonDeferred},
@@ -129,10 +133,7 @@ func TestSMDScenarios(t *testing.T) {
 		},
 		{
 			name: "without it the narrow job passes",
-			snap: pt.Cluster("early", t0).Partition("gpu", true).Nodes("n", 1, 8, 64, 512<<10, "gpu", "").
-				Running(1, 4, "n0001", t0.Add(-time.Hour), pt.TimeLimit(90*time.Minute)).
-				Pending(2, 8, "wide", pt.TimeLimit(10*time.Minute), pt.Submitted(t0.Add(-2*time.Hour))).
-				Pending(3, 4, "narrow", pt.TimeLimit(time.Hour)).Build(),
+			snap: early(),
 			want: map[int64]brief{
 				2: {planner.ActionUpdate, false, 8, 8, 1, planner.ReasonWaitResources},
 				3: {planner.ActionUpdate, true, 4, 4, 1, planner.ReasonAdmitted},
