@@ -169,7 +169,7 @@ func (c *Client) applyOne(ctx context.Context, d planner.Decision, nodes []plann
 	if stop, ok := holdBack(ctx, res, opts); ok {
 		return stop
 	}
-	u, err = c.update(ctx, d.JobID, u)
+	u, err = c.updateWhenFree(ctx, d.JobID, u)
 	if u.empty() && err == nil {
 		return skipped(res, decide.Unchanged, "only Strata's admin comment would change, which user "+c.cfg.User+" may not write", nil)
 	}

@@ -173,15 +173,10 @@ func (c *Client) restoreRunning(ctx context.Context, res RestoreResult, cur plan
 
 // restoreWrite sends u to the job and reads it back.
 func (c *Client) restoreWrite(ctx context.Context, res RestoreResult, u JobUpdate) RestoreResult {
-	sent, err := c.update(ctx, res.JobID, u)
-	for try := 1; try < restoreTries && busy(err); try++ {
-		select { // slurmctld's EAGAIN lasts longer on a loaded controller: back off
-		case <-ctx.Done():
-			res.Err = ctx.Err()
-			return restoreSkip(res, decide.Failed, res.Err.Error())
-		case <-time.After(time.Duration(try) * restoreBackoff):
-		}
-		sent, err = c.update(ctx, res.JobID, u) // every field absolute: sending it again is safe
+	sent, err := c.updateWhenFree(ctx, res.JobID, u)
+	if ctx.Err() != nil && err != nil {
+		res.Err = ctx.Err()
+		return restoreSkip(res, decide.Failed, res.Err.Error())
 	}
 	if body, berr := c.api.updateBody(sent); berr == nil {
 		res.Body = string(body) // what was sent
@@ -219,16 +214,34 @@ func (c *Client) restoreWrite(ctx context.Context, res RestoreResult, u JobUpdat
 	return res
 }
 
-// restoreTries bounds the attempts of one restore write that slurmctld
-// answers "Resource temporarily unavailable": seen on the test cluster for
-// about one partition change in two, each time on a job no one else touched;
-// the same update sent again went through, at once on an idle machine; under
-// make test's load five immediate tries all failed (0.12 s), so each try
-// waits restoreBackoff × its number (3 s in all).
+// busyTries bounds the attempts of one write (the daemon's, restore's)
+// that slurmctld answers "Resource temporarily unavailable": seen on the
+// test cluster for about one partition change in two, each time on a job
+// no one else touched; the same update sent again went through, at once on
+// an idle machine; under make test's load five immediate tries all failed
+// (0.12 s), so each try waits busyBackoff × its number (3 s in all).
 const (
-	restoreTries   = 6
-	restoreBackoff = 200 * time.Millisecond
+	busyTries   = 6
+	busyBackoff = 200 * time.Millisecond
 )
+
+// updateWhenFree is update, sent again while slurmctld answers EAGAIN
+// (busy), backing off: every field of a JobUpdate is absolute, so sending
+// it again is safe. Without this the daemon counted each EAGAIN as a
+// failed write, and three in a row stopped its writes to the job for good
+// (--max-failed-writes).
+func (c *Client) updateWhenFree(ctx context.Context, id int64, u JobUpdate) (JobUpdate, error) {
+	sent, err := c.update(ctx, id, u)
+	for try := 1; try < busyTries && busy(err); try++ {
+		select { // slurmctld's EAGAIN lasts longer on a loaded controller: back off
+		case <-ctx.Done():
+			return sent, err
+		case <-time.After(time.Duration(try) * busyBackoff):
+		}
+		sent, err = c.update(ctx, id, u)
+	}
+	return sent, err
+}
 
 // busy reports slurmctld's EAGAIN (slurm error 11) for an update.
 func busy(err error) bool {

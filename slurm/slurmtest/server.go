@@ -38,6 +38,9 @@ type Server struct {
 	meta     any
 	writes   []Write
 	failing  int // answer this many next requests with 503
+	// busy: answer this many next job updates as a busy slurmctld does
+	// (HTTP 500, slurm error 11, EAGAIN).
+	busy int
 	// operator: answer as slurmrestd with slurmdbd does for an operator's
 	// token (AsOperator).
 	operator bool
@@ -138,6 +141,15 @@ func (s *Server) FailNext(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failing = n
+}
+
+// BusyNext makes the next n job updates answer as slurmctld does when it
+// cannot take the update now: HTTP 500 with slurm error 11 ("Resource
+// temporarily unavailable"), the job unchanged.
+func (s *Server) BusyNext(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.busy = n
 }
 
 // Writes returns the POSTs received so far.
@@ -272,6 +284,11 @@ func (s *Server) job(w http.ResponseWriter, r *http.Request, id int64, version s
 	_, ac := u["admin_comment"]
 	if st := state(j); st != "PENDING" && !(ac && len(u) == 1 && st == "RUNNING") {
 		s.reply(w, http.StatusInternalServerError, map[string]any{}, slurmError(2073, "Job is no longer pending execution"))
+		return
+	}
+	if s.busy > 0 {
+		s.busy--
+		s.reply(w, http.StatusInternalServerError, map[string]any{}, slurmError(11, "Resource temporarily unavailable"))
 		return
 	}
 	if s.refuseAll || s.operator && ac {
