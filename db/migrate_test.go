@@ -19,13 +19,20 @@ import (
 // version 3, the one before 004.
 func at3(t *testing.T) (*db.Store, *pgx.Conn) {
 	t.Helper()
+	return atVersion(t, 3)
+}
+
+// atVersion returns a store and a raw connection on a fresh database at
+// schema version v (skipped with -short).
+func atVersion(t *testing.T, v int) (*db.Store, *pgx.Conn) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("integration test (Postgres)")
 	}
 	ctx := context.Background()
 	url := dbtest.URL(t)
 	s := dbtest.Open(t, url, false)
-	if _, err := s.MigrateTo(ctx, 3); err != nil {
+	if _, err := s.MigrateTo(ctx, v); err != nil {
 		t.Fatal(err)
 	}
 	conn, err := pgx.Connect(ctx, url)

@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/strata-hpc/strata/db"
-	"github.com/strata-hpc/strata/db/dbtest"
 )
 
 // TestEnergyReportGroupsEqualHourly (issue 35.1): the group rollups
@@ -251,20 +250,8 @@ func TestJobChangeMarksDaysDirty(t *testing.T) {
 // the check finds nothing to rebuild and the report by user reads them
 // and answers what the hours answer.
 func TestMigrate011BuildsGroups(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test (Postgres)")
-	}
 	ctx := context.Background()
-	url := dbtest.URL(t)
-	s := dbtest.Open(t, url, false)
-	if _, err := s.MigrateTo(ctx, 10); err != nil {
-		t.Fatal(err)
-	}
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	s, conn := atVersion(t, 10)
 	d0 := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	var hours [][]any
 	for i := range 6 { // job 1: days 0-2, one GPU; job 2: day 1 only, two GPUs
