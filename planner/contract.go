@@ -54,7 +54,7 @@ func (c *cycle) deferWaiting(ranked []*planned) {
 			if pl.hasStart && pl.predStart.After(soon) {
 				pl.notBefore = pl.predStart
 			}
-		case pl.dur > c.o.LongJob && pl.hasStart && pl.predStart.After(soon) && pl.predStart.After(c.roomAt(profiles, pl).Add(time.Second)):
+		case c.longRun(pl.dur) && pl.hasStart && pl.predStart.After(soon) && pl.predStart.After(c.roomAt(profiles, pl).Add(time.Second)):
 			pl.notBefore = pl.predStart // a long job held back beyond its room: see above
 		default:
 			continue

@@ -64,8 +64,14 @@ func (c *cycle) starved(ji *jobInfo) bool {
 	if wait >= c.o.StarvationMaxWait || c.o.StarvationStretch < 0 {
 		return true
 	}
+	return c.waitedTimes(ji, wait, c.o.StarvationStretch)
+}
+
+// waitedTimes says whether a wait is at least k times the job's own
+// modelled run at its requested size (starved, promoteEarly).
+func (c *cycle) waitedTimes(ji *jobInfo, wait time.Duration, k float64) bool {
 	d, _ := c.durationAt(ji, max(1, ji.size), 0)
-	return float64(wait) >= c.o.StarvationStretch*float64(d)
+	return float64(wait) >= k*float64(d)
 }
 
 // runAt is the run the plan gives a pending job on w workers and p

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 )
 
 // SMD is the SMD-style planner (algorithms.md A1.4–A1.5): per job a grid
@@ -315,7 +316,12 @@ func anyFits(opts []option, total, most int) bool {
 }
 
 // isLong reports whether an option counts against the long-job share.
-func (c *cycle) isLong(o option) bool { return o.dur > c.o.LongJob }
+func (c *cycle) isLong(o option) bool { return c.longRun(o.dur) }
+
+// longRun says whether a run of d is long (Options.LongJob): the long-job
+// share, and the begin time of a long job the plan holds back
+// (deferWaiting).
+func (c *cycle) longRun(d time.Duration) bool { return d > c.o.LongJob }
 
 // narrowest is the smallest worker count among the options: an aged job
 // may always start at that size, whatever the long-job share.

@@ -140,7 +140,7 @@ func (c *cycle) newSMDIsland(isl *island) *smdIsland {
 	s.freeGPU, _, _ = c.free(isl)
 	longHeld := 0
 	for _, ji := range isl.running {
-		ji.heldLong = c.runningEnd(ji).Sub(c.s.Now) > c.o.LongJob
+		ji.heldLong = c.longRun(c.runningEnd(ji).Sub(c.s.Now))
 		if ji.heldLong {
 			longHeld += ji.req
 		}
@@ -241,7 +241,7 @@ func (s *smdIsland) promoteEarly(items []*smdItem) {
 		if ji.job.SubmitTime.IsZero() || wait < earlyStarvationAge {
 			continue
 		}
-		if d, _ := c.durationAt(ji, max(1, ji.size), 0); float64(wait) < k*float64(d) {
+		if !c.waitedTimes(ji, wait, k) {
 			continue
 		}
 		if best == nil || ji.job.SubmitTime.Before(best.job.SubmitTime) ||

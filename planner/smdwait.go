@@ -52,7 +52,7 @@ func (s *smdIsland) longProfile(items []*smdItem, dst *gpuProfile) *gpuProfile {
 	s.isl.relTmp = c.runningReleases(s.isl.relTmp[:0], s.isl, func(ji *jobInfo) bool { return ji.heldLong })
 	var rel []release
 	for _, it := range items {
-		if it.pl.start && !it.running && it.pl.dur > c.o.LongJob {
+		if it.pl.start && !it.running && c.longRun(it.pl.dur) {
 			rel = append(rel, release{it.pl.dur, it.pl.w})
 		}
 	}
