@@ -99,7 +99,7 @@ func (e *engine) predictRun(i int) {
 	v.Claim = planner.Claim{}
 	if d, r, err := planner.EstimateDuration(&v, max(1, j.gpus), 0, e.trust.opts); err == nil && d > 0 {
 		// the daemon reads the same from the decision's reasons
-		j.predicted, j.unclaimed = d.Seconds(), r != planner.ReasonModelled
+		j.predicted, j.unclaimed = d.Seconds(), !trust.Claimed(r)
 		if c := e.cfg.calib; c != nil { // calibrated, before the user's correction: as the daemon records it
 			j.predicted *= c.factor(j)
 		}

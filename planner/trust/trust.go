@@ -41,6 +41,12 @@ type Outcome struct {
 	NoClaim bool
 }
 
+// Claimed says whether a prediction timed by reason came from the job's
+// hint through the time model: the one rule behind Outcome.NoClaim (the
+// simulator reads the reason itself, the daemon's query and the report
+// the stored one).
+func Claimed(reason planner.Reason) bool { return reason == planner.ReasonModelled }
+
 // weight is the job's GPU-hours (at least a GPU-minute).
 func (o Outcome) weight() float64 {
 	return float64(max(1, o.GPUs)) * max(o.Real.Hours(), 1.0/60)

@@ -206,7 +206,7 @@ func userRecords(rows []db.PredictionRow) map[string]*UserRecord {
 		}
 		outs = append(outs, trust.Outcome{User: r.User, Account: r.Account, JobID: r.JobID, End: r.End,
 			Predicted: secs(pred), Real: secs(r.Actual), TimedOut: r.TimedOut,
-			NoClaim: "duration_"+r.Source != string(planner.ReasonModelled)})
+			NoClaim: !trust.Claimed(planner.Reason("duration_" + r.Source))})
 	}
 	out := map[string]*UserRecord{}
 	for _, rec := range trust.Fit(outs, trust.Config{}) {
