@@ -82,3 +82,56 @@ func TestTrustOutcomes(t *testing.T) {
 		t.Errorf("stored decision of job 2 (%v): %+v, want time limit 30m and claimed 36s", err, ds)
 	}
 }
+
+// TestTrustRunning: a running job of the snapshot is paired with the
+// planner's last decision before it started, as an ended one is
+// (TestTrustOutcomes), with how long it has run so far; jobs that are not
+// running, ran on another size or have no decision are left out (issue
+// 30: a running lie counts in its user's record once it overran).
+func TestTrustRunning(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Postgres (skipped only under -short)")
+	}
+	t.Parallel() // a database of its own (dbtest)
+	s := dbtest.Open(t, dbtest.URL(t), true)
+	ctx := context.Background()
+	t0 := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
+	decide := func(at time.Time, job int64, run, claimed time.Duration, source planner.Reason) {
+		c := &db.Cycle{Cluster: "c1", SnapshotID: "s", Policy: "smd", StartedAt: at,
+			Decisions: []db.CycleDecision{{Decision: planner.Decision{JobID: job, Action: planner.ActionUpdate, Workers: 2,
+				PredictedStart: at.Add(time.Minute), PredictedEnd: at.Add(time.Minute + run), Claimed: claimed,
+				Reasons: []planner.Reason{planner.ReasonWaitOrder, source}}, User: "mallory", Outcome: "dry-run"}}}
+		if err := s.SaveCycle(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	decide(t0.Add(5*time.Minute), 1, time.Hour, 0, planner.ReasonModelled)               // superseded
+	decide(t0.Add(10*time.Minute), 1, 6*time.Minute, 0, planner.ReasonModelled)          // the claim
+	decide(t0.Add(10*time.Minute), 2, time.Hour, 36*time.Second, planner.ReasonModelled) // claimed 36 s
+	decide(t0.Add(10*time.Minute), 3, time.Hour, 0, planner.ReasonPredicted)             // history
+	decide(t0.Add(10*time.Minute), 4, time.Hour, 0, planner.ReasonModelled)              // runs on 4 GPUs
+	decide(t0.Add(40*time.Minute), 6, time.Hour, 0, planner.ReasonModelled)              // after its start
+	start := t0.Add(30 * time.Minute)
+	now := start.Add(2 * time.Hour)
+	job := func(id int64, state planner.JobState, gpus int) planner.Job {
+		return planner.Job{ID: id, User: "mallory", Account: "lab", State: state, SubmitTime: t0, StartTime: start,
+			GPUsPerNode: gpus, Nodes: 1}
+	}
+	jobs := []planner.Job{job(1, planner.JobRunning, 2), job(2, planner.JobRunning, 2), job(3, planner.JobRunning, 2),
+		job(4, planner.JobRunning, 4), job(5, planner.JobPending, 2), job(6, planner.JobRunning, 2)}
+	got, err := s.TrustRunning(ctx, "c1", jobs, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(id int64, pred time.Duration, noClaim bool) trust.Outcome {
+		return trust.Outcome{User: "mallory", Account: "lab", JobID: id, End: now, Predicted: pred, Real: 2 * time.Hour,
+			GPUs: 2, NoClaim: noClaim, Running: true}
+	}
+	want := []trust.Outcome{run(1, 6*time.Minute, false), run(2, 36*time.Second, false), run(3, time.Hour, true)}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("running outcomes (-want +got):\n%s", diff)
+	}
+	if got, err := s.TrustRunning(ctx, "c1", jobs[4:5], now); err != nil || len(got) != 0 {
+		t.Errorf("no running job: %v (%v), want none", got, err)
+	}
+}

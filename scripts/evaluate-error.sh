@@ -8,7 +8,8 @@
 # error of up to 3x (--speed-error 3 with sigma 0.5), seeds 1-3, first with
 # no configuration file (the daemon's defaults) and then with
 # bind-claims = true; then liars (a tenth of the users, 3x and 100x, tactics
-# plain, preempt, tiny) against their all-honest twins. JSON results go to
+# plain, preempt, tiny) against their all-honest twins, and the same twins
+# with Slurm's sched_interval one second longer (nobody lying: the noise). JSON results go to
 # docs/img/eval/error/, the tables to the Markdown file; the reading of
 # them is kept by hand in 21-prediction-error-reading.md.
 #
@@ -62,6 +63,9 @@ for w in 1 2 3 4 5 6; do
 		tr=(--trace "$peers/pollux_workload$w.csv" --knowledge-seed "$s" --speed-error-seed "$s")
 		for tac in plain preempt tiny; do
 			sim "$img/lie-w$w-s$s-x1-$tac.json" none "${tr[@]}" --speed-noise 0.5 --speed-error 3 --policy smd --dishonest "0.1:1:$tac"
+			# the null: nobody lies, Slurm's timing moved by one second — how far
+			# timing alone moves each group (the table's first rows)
+			[[ $tac == preempt ]] || sim "$img/lie-w$w-s$s-null-$tac.json" none "${tr[@]}" --speed-noise 0.5 --speed-error 3 --policy smd --dishonest "0.1:1:$tac" --sched-interval 61s
 			for x in 3 100; do
 				sim "$img/lie-w$w-s$s-x$x-$tac.json" none "${tr[@]}" --speed-noise 0.5 --speed-error 3 --policy smd --dishonest "0.1:$x:$tac"
 				n=$((n + 1))

@@ -84,6 +84,9 @@ type trustState struct {
 	outcomes []trust.Outcome
 	claims   map[string]planner.Claim
 	stale    bool
+	// overran are the running jobs that have run trust.MaxFactor × their
+	// prediction (trust.Overran), by job index, at the last fit.
+	overran []int
 }
 
 // predictRun records what the planner predicts for running job i at the
@@ -122,15 +125,44 @@ func (e *engine) runEnded(i int, end float64, timedOut bool) {
 	j.ran, j.predicted = 0, 0
 }
 
-// claims are the users' corrections for this cycle (decide.History.Claims).
-func (e *engine) claims() map[string]planner.Claim {
+// runningOutcome is the record's outcome of running job i so far, at t
+// (trust.Outcome.Running).
+func (e *engine) runningOutcome(i int, t float64) trust.Outcome {
+	j := &e.jobs[i]
+	return trust.Outcome{User: j.tj.User, Account: j.pj.Account, JobID: int64(i + 1), End: simTime(t),
+		Predicted: time.Duration(j.predicted * float64(time.Second)), Real: time.Duration(j.ran * float64(time.Second)),
+		GPUs: j.gpus, NoClaim: j.unclaimed, Running: true}
+}
+
+// claims are the users' corrections for the cycle at t
+// (decide.History.Claims): from the runs ended so far and the running
+// jobs that have already overrun their claim (trust.Overran), as the
+// daemon's.
+func (e *engine) claims(t float64) map[string]planner.Claim {
 	tr := e.trust
 	if tr == nil {
 		return nil
 	}
+	var over []int
+	for _, i := range e.running {
+		if j := &e.jobs[i]; j.predicted > 0 && j.ran > 0 && j.tj.User != "" && trust.Overran(e.runningOutcome(i, t)) {
+			over = append(over, i)
+		}
+	}
+	slices.Sort(over)
+	if !slices.Equal(over, tr.overran) {
+		tr.overran, tr.stale = over, true
+	}
 	if tr.stale {
 		var unreliable map[string]bool
-		_, tr.claims, unreliable = decide.Records(tr.outcomes)
+		outs := tr.outcomes
+		if len(over) > 0 {
+			outs = slices.Clip(outs)
+			for _, i := range over {
+				outs = append(outs, e.runningOutcome(i, t))
+			}
+		}
+		_, tr.claims, unreliable = decide.Records(outs)
 		tr.stale = false
 		if c := e.cfg.calib; c != nil { // the shared calibration leaves them out, as the daemon's
 			c.exclude, c.dirty = unreliable, true

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,7 +50,7 @@ func TestResubmitAfterKill(t *testing.T) {
 
 // runWithRecords runs a policy in Slurm mode as RunNamed does, with the
 // users' records, and calls hook after each of Strata's cycles.
-func runWithRecords(t *testing.T, cfg Config, tr *Trace, name string, hook func(e *engine, p planner.Plan), prior ...trust.Outcome) (*engine, *Result) {
+func runWithRecords(t *testing.T, cfg Config, tr *Trace, name string, hook func(e *engine, t float64, p planner.Plan), prior ...trust.Outcome) (*engine, *Result) {
 	t.Helper()
 	cfg.Scheduler = SchedulerSlurm
 	cfg = cfg.withDefaults()
@@ -62,7 +63,7 @@ func runWithRecords(t *testing.T, cfg Config, tr *Trace, name string, hook func(
 	e := newEngine(cfg, tr, name, p)
 	e.trust = &trustState{opts: o, outcomes: prior, stale: len(prior) > 0}
 	if hook != nil {
-		e.afterWrites = func(_ *slurmState, _ float64, p planner.Plan) { hook(e, p) }
+		e.afterWrites = func(_ *slurmState, t float64, p planner.Plan) { hook(e, t, p) }
 	}
 	if err := e.slurmLoop(context.Background()); err != nil {
 		t.Fatal(err)
@@ -75,16 +76,20 @@ func runWithRecords(t *testing.T, cfg Config, tr *Trace, name string, hook func(
 // for a user with an ended run, only the liars' are corrected (the honest
 // users' hints are true), and every liar ends distrusted. Each ended run
 // is recorded with the prediction the planner made for it before any
-// correction.
+// correction. (A running job that has already run 10× its claim counts
+// as well: TestRunningLieDistrustsAtOnce.)
 func TestTrustFedFromFinishedRuns(t *testing.T) {
 	sc := readScalingFile(t, "testdata/pollux_scaling.csv")
 	tr, liars := MakeDishonest(AssignUsers(readTraceFile(t, "testdata/pollux_workload1.csv"), 20), Honesty{Fraction: 0.1, Factor: 100, Seed: 1})
 	cfg := Config{Cluster: ClusterSpec{Nodes: 16, GPUsPerNode: 4, GPUType: "t4"}, Truth: Truth{Scaling: sc}}
 	corrected := map[string]bool{}
-	_, r := runWithRecords(t, cfg, tr, "smd", func(e *engine, p planner.Plan) {
+	_, r := runWithRecords(t, cfg, tr, "smd", func(e *engine, _ float64, p planner.Plan) {
 		ended := map[string]bool{}
 		for _, o := range e.trust.outcomes {
 			ended[o.User] = true
+		}
+		for _, i := range e.trust.overran { // a running lie past 10× its claim counts too
+			ended[e.jobs[i].pj.User] = true
 		}
 		for _, d := range p.Decisions {
 			if !slices.Contains(d.Reasons, planner.ReasonPredictionCorrected) && !slices.Contains(d.Reasons, planner.ReasonClaimDistrusted) {
@@ -111,6 +116,41 @@ func TestTrustFedFromFinishedRuns(t *testing.T) {
 	}
 }
 
+// TestRunningLieDistrustsAtOnce (issue 30: a new user's first large
+// lie): a liar whose first job claims a hundredth of its 4,172 s is
+// distrusted once that job has run 10× its claim, while it still runs:
+// the liar's second job, submitted meanwhile, is timed by its limit from
+// then on, not only after the first ends.
+func TestRunningLieDistrustsAtOnce(t *testing.T) {
+	sc := readScalingFile(t, "testdata/pollux_scaling.csv")
+	tr := mustTrace(t, "job_id,submit_time,duration_s,gpus,nodes,model,batch_size,iterations,user\n"+
+		"lie,0,4172,6,2,deepspeech2,320,2254,liar\n"+
+		"blocker,0,6000,2,1,,,,honest\n"+
+		"next,60,4172,6,2,deepspeech2,320,2254,liar\n")
+	for _, k := range []int{0, 2} {
+		tr.Jobs[k].Dishonest, tr.Jobs[k].ClaimScale = true, 0.01
+	}
+	cfg := Config{Cluster: ClusterSpec{Nodes: 2, GPUsPerNode: 4, GPUType: "t4"}, Truth: Truth{Scaling: sc}}
+	firstDistrust, claimed := -1.0, 0.0
+	e, _ := runWithRecords(t, cfg, tr, "smd", func(e *engine, now float64, p planner.Plan) {
+		if c := e.jobs[0].predicted; c > 0 {
+			claimed = c // the lie's prediction while it runs
+		}
+		for _, d := range p.Decisions {
+			if d.JobID == 3 && slices.Contains(d.Reasons, planner.ReasonClaimDistrusted) && firstDistrust < 0 {
+				firstDistrust = now
+				if !strings.Contains(d.Detail, "still running") {
+					t.Errorf("detail %q: want it to say the lie still runs", d.Detail)
+				}
+			}
+		}
+	})
+	if lie := &e.jobs[0]; firstDistrust < 0 || claimed == 0 || firstDistrust >= lie.end || firstDistrust < lie.firstStart+10*claimed {
+		t.Errorf("the liar's second job distrusted at %v; the lie ran %v–%v: want distrusted while it runs, after 10× its claim",
+			firstDistrust, lie.firstStart, lie.end)
+	}
+}
+
 // TestBoundClaimKilledAndResubmitted: a liar's job (deepspeech2 whose
 // hint claims a hundredth of its 4,172 s), of a user whose record already
 // shows 3× understatement (binding is only for such users), waits behind
@@ -129,7 +169,7 @@ func TestBoundClaimKilledAndResubmitted(t *testing.T) {
 		Planner: &planner.Options{BindClaims: true, ClaimMargin: 2}}
 	var limits []float64
 	before := []trust.Outcome{{User: "liar", JobID: 100, End: simTime(-3600), Predicted: 20 * time.Minute, Real: time.Hour, GPUs: 4}}
-	e, r := runWithRecords(t, cfg, tr, "smd", func(e *engine, _ planner.Plan) {
+	e, r := runWithRecords(t, cfg, tr, "smd", func(e *engine, _ float64, _ planner.Plan) {
 		if j := &e.jobs[1]; len(limits) == 0 || limits[len(limits)-1] != j.limit {
 			limits = append(limits, j.limit)
 		}

@@ -25,7 +25,7 @@ func (e *engine) strataCycle(ctx context.Context, s *slurmState, t float64) erro
 	}
 	snap := e.snapshot(s.cycle, t, s)
 	dec, err := decide.Decide(ctx, timedPolicy{e.policy, &e.res}, snap,
-		decide.History{Resizes: s.rewrites, Writes: s.writes, Preempts: e.preemptCounts(t), Claims: e.claims(), Comments: &s.comments}, s.guard)
+		decide.History{Resizes: s.rewrites, Writes: s.writes, Preempts: e.preemptCounts(t), Claims: e.claims(t), Comments: &s.comments}, s.guard)
 	if err != nil {
 		return fmt.Errorf("cycle at t=%.0fs: %w", t, err)
 	}

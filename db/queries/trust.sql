@@ -29,3 +29,26 @@ WHERE ($1 = '' OR j.cluster = $1) AND j.state IN ('COMPLETED', 'TIMEOUT') AND j.
   AND pd.workers = j.gpus
 ORDER BY j.end_time, j.job_id
 LIMIT $3;
+
+-- name: TrustRunning
+-- The running jobs $2 (ids), submitted at $3 and started at $4 on $5 GPUs,
+-- of cluster $1 ('' = any cluster's cycles), each with what the planner
+-- predicted for its run at its last decision before it started (as
+-- TrustOutcomes: before the user's record corrected it, only when the job
+-- runs on the decided number of GPUs) and whether that prediction was not
+-- the hint's (the decision's reasons lack $6, planner.ReasonModelled).
+-- A job with no such decision is left out.
+SELECT r.id,
+       coalesce(pd.claimed_seconds, extract(epoch FROM pd.predicted_end - pd.predicted_start))::float8,
+       NOT ($6 = ANY(pd.reasons))
+FROM unnest($2::bigint[], $3::timestamptz[], $4::timestamptz[], $5::int[]) AS r(id, sub, sta, g)
+JOIN LATERAL (
+    SELECT d.claimed_seconds, d.predicted_start, d.predicted_end, d.workers, d.reasons
+    FROM plan_decision d JOIN plan_cycle c ON c.cycle_id = d.cycle_id
+    WHERE d.job_id = r.id AND ($1 = '' OR c.cluster = $1)
+      AND c.started_at <= r.sta AND c.started_at >= r.sub
+      AND d.predicted_start IS NOT NULL AND d.predicted_end > d.predicted_start
+    ORDER BY c.started_at DESC
+    LIMIT 1) pd ON true
+WHERE pd.workers = r.g
+ORDER BY r.id;

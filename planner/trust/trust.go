@@ -39,6 +39,13 @@ type Outcome struct {
 	// user's claims, so such a job does not count: a liar's unhinted jobs
 	// ran as predicted and hid the lies (issue 30).
 	NoClaim bool
+	// Running: the job has not ended; Real is how long it has run so far
+	// (a lower bound of its run, as for TimedOut) and End the moment it was
+	// seen. Such a job counts only once it has run MaxFactor × its
+	// prediction: then the user is distrusted at once, while the lie still
+	// runs, instead of when it ends (issue 30: a new user's first large
+	// lie). Below that a run so far says nothing of the claim.
+	Running bool
 }
 
 // Claimed says whether a prediction timed by reason came from the job's
@@ -145,13 +152,14 @@ type Record struct {
 }
 
 // Fit builds every user's record from outcomes (any order). Outcomes
-// without a user, a ratio or a claim (NoClaim) are ignored. Users are
-// returned sorted.
+// without a user, a ratio or a claim (NoClaim) are ignored, and so are
+// running jobs that have not yet run MaxFactor × their prediction
+// (Overran). Users are returned sorted.
 func Fit(outcomes []Outcome, c Config) []Record {
 	c = c.withDefaults()
 	by := map[string][]Outcome{}
 	for _, o := range outcomes {
-		if o.User == "" || o.Ratio() == 0 || o.NoClaim {
+		if o.User == "" || o.Ratio() == 0 || o.NoClaim || o.Running && !c.overran(o) {
 			continue
 		}
 		by[o.User] = append(by[o.User], o)
@@ -166,6 +174,16 @@ func Fit(outcomes []Outcome, c Config) []Record {
 		out = append(out, fitUser(u, by[u], c))
 	}
 	return out
+}
+
+// Overran says whether a running job o has already run MaxFactor × its
+// prediction (at the default Config): the one running job that counts in
+// its user's record. Callers use it to refit only when the set of such
+// jobs changes.
+func Overran(o Outcome) bool { return Config{}.withDefaults().overran(o) }
+
+func (c Config) overran(o Outcome) bool {
+	return o.User != "" && !o.NoClaim && o.Ratio() >= c.MaxFactor
 }
 
 // Claims returns the corrections by user (only users whose record
@@ -189,7 +207,7 @@ func fitUser(user string, os []Outcome, c Config) Record {
 	r.Recent = len(recent)
 	logs := make([]float64, len(recent))
 	weights := make([]float64, len(recent))
-	huge := 0 // recent jobs that ran MaxFactor × their prediction or more
+	huge, running := 0, 0 // recent jobs that ran MaxFactor × their prediction or more; of them still running
 	for i, o := range recent {
 		logs[i], weights[i] = math.Log(o.Ratio()), o.weight()
 		// still unforgiven: fewer than Forgive jobs since, or less work
@@ -202,6 +220,9 @@ func fitUser(user string, os []Outcome, c Config) Record {
 		}
 		if o.Ratio() >= c.MaxFactor && inForgive {
 			huge++
+			if o.Running {
+				running++
+			}
 		}
 	}
 	med := weightedMedian(logs, weights)
@@ -210,9 +231,13 @@ func fitUser(user string, os []Outcome, c Config) Record {
 	f := math.Exp(med * n / (n + c.Prior))
 	switch {
 	case huge > 0 && r.Broken == 0:
+		still := ""
+		if running > 0 {
+			still = fmt.Sprintf(" (%d still running)", running)
+		}
 		r.Claim = planner.Claim{Distrust: true, Jobs: r.Recent,
-			Note: fmt.Sprintf("%d of your last %d jobs ran %g× or more their predictions: "+
-				"claims are not trusted until %d jobs in a row, and as many GPU-hours as those jobs ran, run as claimed; timed by the time limit", huge, r.Recent, c.MaxFactor, c.Forgive)}
+			Note: fmt.Sprintf("%d of your last %d jobs ran %g× or more their predictions%s: "+
+				"claims are not trusted until %d jobs in a row, and as many GPU-hours as those jobs ran, run as claimed; timed by the time limit", huge, r.Recent, c.MaxFactor, still, c.Forgive)}
 	case r.Broken > 0:
 		r.Claim = planner.Claim{Distrust: true, Jobs: r.Recent,
 			Note: fmt.Sprintf("%d of your last %d jobs ran past their claimed work and were stopped at their time limit: "+

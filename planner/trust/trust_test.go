@@ -1,6 +1,8 @@
 package trust_test
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -188,5 +190,47 @@ func TestFitLeavesUnclaimedOut(t *testing.T) {
 	}
 	if c := trust.Claims(recs)["a"]; c.Factor < 3 {
 		t.Errorf("claim %+v: want the lies corrected (squared: above 3)", c)
+	}
+}
+
+// TestFitCountsRunningOverruns (issue 30: a new user's first large lie): a
+// job still running counts in its user's record once it has run MaxFactor
+// × its claim — the user is distrusted while the lie runs, not when it
+// ends — and not before (a run so far below that says nothing).
+func TestFitCountsRunningOverruns(t *testing.T) {
+	running := func(ranFor time.Duration) trust.Outcome {
+		return trust.Outcome{User: "a", JobID: 9, End: t0, Predicted: 6 * time.Minute, Real: ranFor, GPUs: 8, Running: true}
+	}
+	honest := jobs("a", 1, 1.1, 0.9)
+	for _, tc := range []struct {
+		name string
+		in   []trust.Outcome
+		want bool // distrusted
+	}{
+		{"a first job at 9x its claim so far: nothing yet", []trust.Outcome{running(54 * time.Minute)}, false},
+		{"a first job at 10x its claim so far: distrusted at once", []trust.Outcome{running(time.Hour)}, true},
+		{"after honest jobs too", append(slices.Clone(honest), running(2*time.Hour)), true},
+		{"a running job below 10x leaves the honest record alone", append(slices.Clone(honest), running(30*time.Minute)), false},
+		{"a running job that claimed nothing does not count", []trust.Outcome{func() trust.Outcome {
+			o := running(5 * time.Hour)
+			o.NoClaim = true
+			return o
+		}()}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			recs := trust.Fit(tc.in, trust.Config{})
+			c := trust.Claims(recs)["a"]
+			if c.Distrust != tc.want {
+				t.Fatalf("claim %+v: want distrust %v", c, tc.want)
+			}
+			if tc.want && !strings.Contains(c.Note, "still running") {
+				t.Errorf("note %q: want it to say the job still runs", c.Note)
+			}
+			for _, o := range tc.in {
+				if o.Running && trust.Overran(o) != (o.Ratio() >= trust.DefaultMaxFactor && !o.NoClaim) {
+					t.Errorf("Overran(%v) disagrees with the record", o.Real)
+				}
+			}
+		})
 	}
 }

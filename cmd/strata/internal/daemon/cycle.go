@@ -200,7 +200,7 @@ func (d *Daemon) learn(ctx context.Context, cl Cluster, st Store, snap *planner.
 	d.learnHistory(ctx, cl, st, snap.Cluster, snap.Now)
 	if st != nil {
 		lctx, cancel := d.dbContext(ctx)
-		d.trust.refresh(lctx, st, snap.Cluster, snap.Now, d.log)
+		d.trust.refresh(lctx, st, snap.Cluster, snap.Jobs, snap.Now, d.log)
 		cancel()
 	}
 	if st != nil && d.opts.Calibrate {

@@ -57,6 +57,9 @@ type Store interface {
 	// TrustOutcomes lists the jobs that finished after since, oldest
 	// first, with their prediction before their user's correction.
 	TrustOutcomes(ctx context.Context, cluster string, since time.Time, limit int) ([]trust.Outcome, error)
+	// TrustRunning pairs the running jobs among jobs with their
+	// prediction before their user's correction, as run so far at now.
+	TrustRunning(ctx context.Context, cluster string, jobs []planner.Job, now time.Time) ([]trust.Outcome, error)
 	// UpsertJobs records Slurm jobs; the daemon stores the runs slurmctld
 	// reports ended (endedRecorder).
 	UpsertJobs(ctx context.Context, cluster string, jobs []planner.Job, end map[int64]time.Time) error

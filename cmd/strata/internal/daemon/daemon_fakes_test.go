@@ -186,6 +186,9 @@ type fakePostgres struct {
 	calibration []db.CalibrationJob
 	// outcomes are the finished jobs TrustOutcomes returns.
 	outcomes []trust.Outcome
+	// claimed are the predictions (from the hint) TrustRunning pairs
+	// running jobs with, by job ID.
+	claimed map[int64]time.Duration
 	// ended are the job records UpsertJobs stored, in order.
 	ended []planner.Job
 	// blackHole makes lock checks hang until their context ends, as on a
@@ -308,6 +311,22 @@ func (p *fakePostgres) CalibrationJobs(ctx context.Context, cluster string, sinc
 	for _, j := range p.calibration {
 		if j.End.After(since) && len(out) < limit {
 			out = append(out, j)
+		}
+	}
+	return out, nil
+}
+
+func (p *fakePostgres) TrustRunning(ctx context.Context, cluster string, jobs []planner.Job, now time.Time) ([]trust.Outcome, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.down {
+		return nil, errFakeDown
+	}
+	var out []trust.Outcome
+	for _, j := range jobs {
+		if pred, ok := p.claimed[j.ID]; ok && j.State == planner.JobRunning && !j.StartTime.IsZero() {
+			out = append(out, trust.Outcome{User: j.User, Account: j.Account, JobID: j.ID, End: now,
+				Predicted: pred, Real: now.Sub(j.StartTime), GPUs: j.GPUs(), Running: true})
 		}
 	}
 	return out, nil

@@ -38,6 +38,7 @@ type trustKeeper struct {
 // trustSource is the part of Store the record reads.
 type trustSource interface {
 	TrustOutcomes(ctx context.Context, cluster string, since time.Time, limit int) ([]trust.Outcome, error)
+	TrustRunning(ctx context.Context, cluster string, jobs []planner.Job, now time.Time) ([]trust.Outcome, error)
 }
 
 const (
@@ -48,8 +49,10 @@ const (
 )
 
 // refresh reads what finished since the last read (at most every
-// trustEvery) and refits every user's record.
-func (k *trustKeeper) refresh(ctx context.Context, st trustSource, cluster string, now time.Time, log zerolog.Logger) {
+// trustEvery) and the running jobs among jobs (the snapshot's) that have
+// already run trust.MaxFactor × their prediction (trust.Overran: a lie is
+// caught while it runs), and refits every user's record.
+func (k *trustKeeper) refresh(ctx context.Context, st trustSource, cluster string, jobs []planner.Job, now time.Time, log zerolog.Logger) {
 	if k.outs == nil || k.cluster != cluster {
 		*k = trustKeeper{outs: map[calibKey]trust.Outcome{}, since: now.Add(-trustWindow), cluster: cluster}
 	}
@@ -77,17 +80,30 @@ func (k *trustKeeper) refresh(ctx context.Context, st trustSource, cluster strin
 	}) {
 		in = append(in, k.outs[key])
 	}
-	k.recs, k.claims, k.unreliable = decide.Records(in)
+	over := k.overran(ctx, st, cluster, jobs, now, log)
+	k.recs, k.claims, k.unreliable = decide.Records(append(in, over...))
 	if !k.read || len(k.claims) > 0 {
 		ev := log.Info()
 		if k.read {
 			ev = log.Debug()
 		}
-		ev.Int("jobs", len(in)).Int("users", len(k.recs)).Int("corrected", len(k.claims)).
+		ev.Int("jobs", len(in)).Int("running_overran", len(over)).Int("users", len(k.recs)).Int("corrected", len(k.claims)).
 			Int("left_out_of_calibration", len(k.unreliable)).
 			Msg("users' records read: each user's predictions are corrected by how their own jobs ran")
 	}
 	k.read, k.lastRead = true, now
+}
+
+// overran reads the running jobs' predictions and keeps those that have
+// already run trust.MaxFactor × their prediction. A failed read is logged
+// and counts none: the ended runs still make the record.
+func (k *trustKeeper) overran(ctx context.Context, st trustSource, cluster string, jobs []planner.Job, now time.Time, log zerolog.Logger) []trust.Outcome {
+	outs, err := st.TrustRunning(ctx, cluster, jobs, now)
+	if err != nil {
+		log.Warn().Err(err).Msg("running jobs' predictions unavailable: the users' records count ended runs only this time")
+		return nil
+	}
+	return slices.DeleteFunc(outs, func(o trust.Outcome) bool { return !trust.Overran(o) })
 }
 
 // prune forgets jobs that ended before cut and keeps at most trustPerUser

@@ -105,23 +105,75 @@ func TestTrustKeeperRefresh(t *testing.T) {
 	var k trustKeeper
 	log := zerolog.Nop()
 	distrusted := func() bool { return k.claims["mallory"].Distrust }
-	k.refresh(context.Background(), pg, "c", testNow, log)
+	k.refresh(context.Background(), pg, "c", nil, testNow, log)
 	if !distrusted() || len(k.outs) != trustPerUser || !k.unreliable["mallory"] {
 		t.Fatalf("first read: claims %v, %d jobs kept, unreliable %v: want mallory distrusted, %d jobs", k.claims, len(k.outs), k.unreliable, trustPerUser)
 	}
 	pg.outcomes = append(pg.outcomes, trust.Outcome{User: "mallory", JobID: 999, End: testNow.Add(time.Minute), Predicted: time.Hour, Real: time.Hour})
-	k.refresh(context.Background(), pg, "c", testNow.Add(time.Minute), log)
+	k.refresh(context.Background(), pg, "c", nil, testNow.Add(time.Minute), log)
 	if _, ok := k.outs[calibKey{999, testNow.Add(time.Minute)}]; ok {
 		t.Error("re-read before trustEvery")
 	}
 	pg.SetDown(true)
-	k.refresh(context.Background(), pg, "c", testNow.Add(trustEvery+time.Minute), log)
+	k.refresh(context.Background(), pg, "c", nil, testNow.Add(trustEvery+time.Minute), log)
 	if !distrusted() {
 		t.Error("an outage dropped the record")
 	}
 	pg.SetDown(false)
-	k.refresh(context.Background(), pg, "c", testNow.Add(trustWindow+time.Hour), log)
+	k.refresh(context.Background(), pg, "c", nil, testNow.Add(trustWindow+time.Hour), log)
 	if len(k.claims) != 0 || len(k.outs) != 0 {
 		t.Errorf("after the window: claims %v, %d jobs, want none", k.claims, len(k.outs))
+	}
+}
+
+// TestDaemonDistrustsARunningLie (issue 30: a new user's first large lie):
+// a user with no ended job whose running job has already run 10× its
+// claim is distrusted at once — their next job is timed by its limit and
+// ranks behind an honest one — and not while it has run less.
+func TestDaemonDistrustsARunningLie(t *testing.T) {
+	user := func(u string) plannertest.JobOpt { return func(j *planner.Job) { j.User = u } }
+	snap := func(ranFor time.Duration) *planner.Snapshot {
+		return plannertest.Cluster("snap", testNow).Partition("gpu", true).
+			Nodes("node", 1, 8, 16, 64000, "gpu", "a100").
+			Running(1, 4, "node0001", testNow.Add(-ranFor), user("mallory")).
+			Pending(10, 4, "strata: model=resnet50 batch=64 iters=2000", user("alice"), plannertest.TimeLimit(4*time.Hour),
+				plannertest.Submitted(testNow.Add(-10*time.Minute))).
+			Pending(11, 4, "strata: model=resnet50 batch=1 iters=1", user("mallory"), plannertest.TimeLimit(48*time.Hour),
+				plannertest.Submitted(testNow.Add(-time.Minute))).
+			Build()
+	}
+	for _, tc := range []struct {
+		name     string
+		ranFor   time.Duration
+		distrust bool
+	}{
+		{"the lie has run 9x its claim: trusted still", 54 * time.Minute, false},
+		{"the lie has run 12x its claim: distrusted while it runs", 72 * time.Minute, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pg := newFakePostgres()
+			pg.claimed = map[int64]time.Duration{1: 6 * time.Minute}
+			d := newTestDaemon(t, testBed{cl: newFakeCluster(snap(tc.ranFor)), pg: pg, m: NewMetrics()}, testOptions())
+			res, err := d.RunOnce(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var liar, honest planner.Decision
+			for _, dc := range res.Plan.Decisions {
+				switch dc.JobID {
+				case 10:
+					honest = dc
+				case 11:
+					liar = dc
+				}
+			}
+			distrusted := slices.Contains(liar.Reasons, planner.ReasonClaimDistrusted)
+			if distrusted != tc.distrust || (liar.Rank > honest.Rank) != tc.distrust {
+				t.Errorf("liar's job: rank %d (honest %d), reasons %v: want distrusted %v", liar.Rank, honest.Rank, liar.Reasons, tc.distrust)
+			}
+			if tc.distrust && !strings.Contains(liar.Detail, "still running") {
+				t.Errorf("detail %q: want it to say the overrunning job still runs", liar.Detail)
+			}
+		})
 	}
 }
