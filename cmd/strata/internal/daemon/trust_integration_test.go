@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/strata-hpc/strata/db"
 	"github.com/strata-hpc/strata/db/dbtest"
 	"github.com/strata-hpc/strata/planner"
 	"github.com/strata-hpc/strata/planner/trust"
@@ -32,40 +33,9 @@ func TestIntegrationLiarIsCorrected(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration: needs the Slurm test cluster and Postgres")
 	}
-	cl := slurmtest.Connect(t)
-	st := dbtest.Open(t, dbtest.URL(t), true)
-	name := fmt.Sprintf("trust-%d-%d", os.Getpid(), time.Now().UnixNano()%100000)
-	lie := "--comment=strata: model=resnet50 batch=1 iters=1"
-	honest := "--comment=strata: model=resnet50 batch=64 iters=300"
-	sub := func(user, hint, limit, begin, run string, size ...string) int64 {
-		if size == nil {
-			size = []string{"--gres=gpu:1"}
-		}
-		return cl.SbatchAs(t, user, append(size, "-J", name, "--chdir=/tmp", "-o", "/dev/null", "-t", limit,
-			"--begin="+begin, hint, "--wrap=sleep "+run)...)
-	}
-	var logs strings.Builder
-	log := zerolog.New(&logs)
-	newDaemon := func() *Daemon {
-		o := testOptions()
-		o.Compare, o.Scope.NamePrefix = nil, name
-		d, err := New(log, o, Deps{
-			Connect: func(ctx context.Context) (Cluster, error) { return slurm.New(ctx, cl.Config, log) },
-			Open:    func(context.Context) (Store, error) { return keptStore{StoreOf(st)}, nil }}, NewMetrics())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-	decision := func(p planner.Plan, id int64) planner.Decision {
-		for _, d := range p.Decisions {
-			if d.JobID == id {
-				return d
-			}
-		}
-		t.Fatalf("no decision for job %d in %+v", id, p.Decisions)
-		return planner.Decision{}
-	}
+	b := newTrustBed(t, "trust")
+	cl, st, sub, newDaemon, decision, lie, honest := b.cl, b.st, b.sub, b.newDaemon, b.decision, trustLie, trustHonest
+	logs := &b.logs
 
 	// The claim is planned (and recorded) before the job starts.
 	first := sub("bob", lie, "10", "now+3", "4")
@@ -118,6 +88,112 @@ func TestIntegrationLiarIsCorrected(t *testing.T) {
 	if err != nil || !slices.ContainsFunc(outs, func(o trust.Outcome) bool { return o.JobID == first && o.User == "bob" }) {
 		t.Errorf("outcomes %+v (%v): want bob's first job", outs, err)
 	}
+}
+
+// TestIntegrationRunningLieDistrusts (issue 30: a new user's first large
+// lie) runs the daemon's cycle against the test cluster and a real
+// Postgres: bob, with no record, claims one ResNet-50 iteration
+// (milliseconds) for a job that sleeps a minute. Once it has run 10× its
+// claim — while it still runs — the next cycle distrusts bob: his next job
+// with the same claim is timed by its limit, says the lie still runs, and
+// ranks behind alice's honest job.
+func TestIntegrationRunningLieDistrusts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: needs the Slurm test cluster and Postgres")
+	}
+	b := newTrustBed(t, "trustrun")
+	cl, sub, newDaemon, decision, lie, honest := b.cl, b.sub, b.newDaemon, b.decision, trustLie, trustHonest
+	logs := &b.logs
+
+	// The claim is planned (and recorded) before the job starts.
+	first := sub("bob", lie, "10", "now+3", "120")
+	d1 := newDaemon()
+	if _, err := d1.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	d1.Close()
+	if st := cl.WaitState(t, first, "RUNNING", 40*time.Second); st != "RUNNING" {
+		t.Fatalf("first job is %s, want RUNNING", st)
+	}
+	time.Sleep(2 * time.Second) // hundreds of times its millisecond claim, far from its end
+
+	all := []string{"-N", "2", "--gres=gpu:4"}
+	again := sub("bob", lie, "60", "now+3600", "4", all...)
+	fair := sub("alice", honest, "30", "now+3600", "60", all...)
+	d2 := newDaemon()
+	defer d2.Close()
+	res, err := d2.RunOnce(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cl.ShowJob(t, first)["JobState"]; got != "RUNNING" {
+		t.Fatalf("the lie is %s at the second cycle: the test needs it running", got)
+	}
+	liar, ok := decision(res.Plan, again), decision(res.Plan, fair)
+	if !slices.Contains(liar.Reasons, planner.ReasonClaimDistrusted) || !strings.Contains(liar.Detail, "still running") {
+		t.Errorf("bob's next job decided %v %q: want %s, saying the lie still runs; log:\n%s", liar.Reasons, liar.Detail,
+			planner.ReasonClaimDistrusted, logs.String())
+	}
+	if liar.Rank <= ok.Rank {
+		t.Errorf("bob's distrusted job ranks %d, ahead of alice's honest job (%d)", liar.Rank, ok.Rank)
+	}
+}
+
+// The hints of the trust tests: one ResNet-50 iteration (milliseconds, a
+// lie for any job that sleeps) and an honest few minutes.
+const (
+	trustLie    = "--comment=strata: model=resnet50 batch=1 iters=1"
+	trustHonest = "--comment=strata: model=resnet50 batch=64 iters=300"
+)
+
+// trustBed is a trust test's cluster, database and daemons: jobs named
+// after the test (the daemons' scope), submitted as a user.
+type trustBed struct {
+	t    *testing.T
+	cl   *slurmtest.Cluster
+	st   *db.Store
+	name string
+	logs strings.Builder
+}
+
+func newTrustBed(t *testing.T, prefix string) *trustBed {
+	return &trustBed{t: t, cl: slurmtest.Connect(t), st: dbtest.Open(t, dbtest.URL(t), true),
+		name: fmt.Sprintf("%s-%d-%d", prefix, os.Getpid(), time.Now().UnixNano()%100000)}
+}
+
+// sub submits a job of user with hint and limit (minutes), not before
+// begin, sleeping run seconds, on size (default one GPU).
+func (b *trustBed) sub(user, hint, limit, begin, run string, size ...string) int64 {
+	if size == nil {
+		size = []string{"--gres=gpu:1"}
+	}
+	return b.cl.SbatchAs(b.t, user, append(size, "-J", b.name, "--chdir=/tmp", "-o", "/dev/null", "-t", limit,
+		"--begin="+begin, hint, "--wrap=sleep "+run)...)
+}
+
+// newDaemon is a daemon over the bed's jobs, logging into b.logs.
+func (b *trustBed) newDaemon() *Daemon {
+	log := zerolog.New(&b.logs)
+	o := testOptions()
+	o.Compare, o.Scope.NamePrefix = nil, b.name
+	d, err := New(log, o, Deps{
+		Connect: func(ctx context.Context) (Cluster, error) { return slurm.New(ctx, b.cl.Config, log) },
+		Open:    func(context.Context) (Store, error) { return keptStore{StoreOf(b.st)}, nil }}, NewMetrics())
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return d
+}
+
+// decision is the plan's decision for job id.
+func (b *trustBed) decision(p planner.Plan, id int64) planner.Decision {
+	for _, d := range p.Decisions {
+		if d.JobID == id {
+			return d
+		}
+	}
+	b.t.Fatalf("no decision for job %d in %+v", id, p.Decisions)
+	return planner.Decision{}
 }
 
 // keptStore is the test's store, which the daemons share: closing a
