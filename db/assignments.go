@@ -118,12 +118,17 @@ func (s *Store) UpsertJobs(ctx context.Context, cluster string, jobs []planner.J
 	names, users, accts, parts, states := make([]string, n), make([]string, n),
 		make([]string, n), make([]string, n), make([]string, n)
 	sub, sta, en := make([]*time.Time, n), make([]*time.Time, n), make([]*time.Time, n)
+	limits := make([]*float64, n)
 	var knownIDs []int64
 	var knownSub []time.Time
 	for i, j := range jobs {
 		ids[i], gpus[i] = j.ID, int32(j.GPUs())
 		names[i], users[i], accts[i], parts[i], states[i] = j.Name, j.User, j.Account, j.Partition, string(j.State)
 		sub[i], sta[i], en[i] = timePtr(j.SubmitTime), timePtr(j.StartTime), timePtr(end[j.ID])
+		if j.TimeLimit > 0 {
+			l := j.TimeLimit.Seconds()
+			limits[i] = &l
+		}
 		if !j.SubmitTime.IsZero() {
 			knownIDs, knownSub = append(knownIDs, j.ID), append(knownSub, j.SubmitTime)
 		}
@@ -142,7 +147,7 @@ func (s *Store) UpsertJobs(ctx context.Context, cluster string, jobs []planner.J
 				return err
 			}
 		}
-		_, err := tx.Exec(ctx, upsert, cluster, ids, names, users, accts, parts, states, gpus, sub, sta, en)
+		_, err := tx.Exec(ctx, upsert, cluster, ids, names, users, accts, parts, states, gpus, sub, sta, en, limits)
 		return err
 	})
 	return interpretError("upsert jobs", err)

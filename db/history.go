@@ -11,6 +11,9 @@ type FinishedJob struct {
 	User, Name, Partition string
 	GPUs                  int
 	Start, End            time.Time
+	// TimeLimit is the limit it ran under (0: none, or recorded before
+	// Strata kept limits).
+	TimeLimit time.Duration
 }
 
 // FinishedJobs returns the jobs of cluster ("" = any) that completed after
@@ -28,9 +31,11 @@ func (s *Store) FinishedJobs(ctx context.Context, cluster string, since time.Tim
 	var out []FinishedJob
 	for rows.Next() {
 		var j FinishedJob
-		if err := rows.Scan(&j.User, &j.Name, &j.Partition, &j.GPUs, &j.Start, &j.End); err != nil {
+		var limit float64
+		if err := rows.Scan(&j.User, &j.Name, &j.Partition, &j.GPUs, &j.Start, &j.End, &limit); err != nil {
 			return nil, interpretError("read finished jobs", err)
 		}
+		j.TimeLimit = seconds(limit)
 		j.Start, j.End = j.Start.UTC(), j.End.UTC()
 		out = append(out, j)
 	}

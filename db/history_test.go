@@ -24,9 +24,10 @@ func TestFinishedJobs(t *testing.T) {
 		return planner.Job{ID: id, Name: name, User: "alice", Partition: "gpu", State: state, GPUsPerNode: 2, Nodes: 1,
 			SubmitTime: start.Add(-time.Minute), StartTime: start}
 	}
+	limited := func(j planner.Job, limit time.Duration) planner.Job { j.TimeLimit = limit; return j }
 	jobs := []planner.Job{
-		job(1, "bert-a", planner.JobCompleted, t0),
-		job(2, "bert-b", planner.JobCompleted, t0.Add(time.Hour)),
+		limited(job(1, "bert-a", planner.JobCompleted, t0), 3*time.Hour),
+		job(2, "bert-b", planner.JobCompleted, t0.Add(time.Hour)), // no limit known
 		job(3, "cut-short", planner.JobState("CANCELLED"), t0),
 		job(4, "still-running", planner.JobRunning, t0),
 	}
@@ -39,7 +40,7 @@ func TestFinishedJobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []db.FinishedJob{
-		{User: "alice", Name: "bert-a", Partition: "gpu", GPUs: 2, Start: t0, End: t0.Add(2 * time.Hour)},
+		{User: "alice", Name: "bert-a", Partition: "gpu", GPUs: 2, Start: t0, End: t0.Add(2 * time.Hour), TimeLimit: 3 * time.Hour},
 		{User: "alice", Name: "bert-b", Partition: "gpu", GPUs: 2, Start: t0.Add(time.Hour), End: t0.Add(4 * time.Hour)},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -47,6 +48,14 @@ func TestFinishedJobs(t *testing.T) {
 	}
 	if got, _ := s.FinishedJobs(ctx, "c1", t0.Add(3*time.Hour), 10); len(got) != 1 || got[0].Name != "bert-b" {
 		t.Errorf("since: %v", got)
+	}
+	// A later report without a limit (a record of the run's end) keeps the
+	// one known.
+	if err := s.UpsertJobs(ctx, "c1", []planner.Job{limited(jobs[0], 0)}, ends); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.FinishedJobs(ctx, "c1", t0, 1); len(got) != 1 || got[0].TimeLimit != 3*time.Hour {
+		t.Errorf("after a report without the limit: %+v, want the 3 h limit kept", got)
 	}
 	if got, _ := s.FinishedJobs(ctx, "other", t0, 10); len(got) != 0 {
 		t.Errorf("another cluster's jobs: %v", got)

@@ -226,7 +226,7 @@ func (e *engine) advance(t float64) {
 			e.runEnded(i, end, false)
 			if l := e.cfg.learn; l != nil && j.kills == 0 {
 				l.Add(history.Record{User: j.pj.User, Name: j.pj.Name, Partition: j.pj.Partition, GPUs: j.tj.GPUs,
-					Duration: time.Duration((end - j.firstStart) * float64(time.Second))})
+					Duration: time.Duration((end - j.firstStart) * float64(time.Second)), Limit: time.Duration(j.userLimit * float64(time.Second))})
 			}
 			e.done++
 			e.changed = true

@@ -34,15 +34,16 @@ WHERE j.cluster = $3::text AND j.job_id = x.id AND j.submit_time = '-infinity'
 -- A job is (cluster, id, submit time): a new submit time for an id is a new
 -- job (the id was reused); an unknown one (NULL in $9) updates the cluster's
 -- latest job of that id, or creates it with submit time '-infinity'.
+-- $12: each job's time limit in seconds (NULL: none or not known).
 INSERT INTO job (job_id, cluster, name, user_name, account, partition, state, gpus,
-                 submit_time, start_time, end_time, updated_at)
+                 submit_time, start_time, end_time, time_limit_seconds, updated_at)
 SELECT x.id, $1::text, x.n, x.u, x.a, x.p, x.st, x.g,
        coalesce(x.sub, (SELECT max(k.submit_time) FROM job k WHERE k.cluster = $1::text AND k.job_id = x.id),
                 '-infinity'),
-       x.sta, x.en, now()
+       x.sta, x.en, x.lim, now()
 FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-            $8::int[], $9::timestamptz[], $10::timestamptz[], $11::timestamptz[])
-    AS x(id, n, u, a, p, st, g, sub, sta, en)
+            $8::int[], $9::timestamptz[], $10::timestamptz[], $11::timestamptz[], $12::float8[])
+    AS x(id, n, u, a, p, st, g, sub, sta, en, lim)
 ON CONFLICT (cluster, job_id, submit_time) DO UPDATE SET
     name        = excluded.name,
     user_name   = excluded.user_name,
@@ -56,6 +57,8 @@ ON CONFLICT (cluster, job_id, submit_time) DO UPDATE SET
                         AND (excluded.start_time IS NULL OR excluded.start_time = job.start_time)
                        THEN job.state ELSE excluded.state END,
     gpus        = excluded.gpus,
+    -- the limit it runs under (NULL in $12: not known, the one kept)
+    time_limit_seconds = coalesce(excluded.time_limit_seconds, job.time_limit_seconds),
     start_time  = coalesce(excluded.start_time, job.start_time),
     end_time    = CASE WHEN excluded.end_time IS NOT NULL THEN excluded.end_time
                        WHEN excluded.start_time IS DISTINCT FROM job.start_time AND excluded.start_time IS NOT NULL THEN NULL

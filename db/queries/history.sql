@@ -1,8 +1,9 @@
 -- name: FinishedJobs
 -- Jobs that completed (state COMPLETED, so that a cancelled or failed run's
 -- cut-short time does not teach the predictor) after $2, oldest first, at
--- most $3: the history the duration predictor learns from.
-SELECT user_name, name, partition, gpus, start_time, end_time
+-- most $3: the history the duration predictor learns from, with the time
+-- limit each ran under (0: none or not recorded).
+SELECT user_name, name, partition, gpus, start_time, end_time, coalesce(time_limit_seconds, 0)
 FROM job
 WHERE ($1 = '' OR cluster = $1) AND state = 'COMPLETED'
   AND start_time IS NOT NULL AND end_time > start_time AND end_time > $2

@@ -5,8 +5,17 @@
 // jobs with a similar name (difflib ratio ≥ 0.6, at most two names), the
 // same user first, the same GPU count when there are such jobs; else the
 // user's mean; else the mean of everyone. It learns online: Add each job as
-// it finishes. It is pure and deterministic, like the planner; an
-// Estimator serves one goroutine at a time.
+// it finishes. It is pure and deterministic, like the planner.
+//
+// Names say something only where users name jobs after their work (Helios'
+// do; "openb-pod-0016" does not), so the estimator also keeps a prediction
+// from the job's own time limit (the user's usual share of a limit, after
+// Tsafrir, Etsion and Feitelson, "Backfilling using system-generated
+// predictions rather than user runtime estimates", IEEE TPDS 2007) and
+// scores every way of predicting on each job as it finishes, before
+// learning from it. Once each way that can answer a job has been scored on
+// MinScored jobs, the one with the smallest error on this site answers
+// (select.go); before that, Helios' order does.
 package history
 
 import (
@@ -26,6 +35,8 @@ type Record struct {
 	GPUs      int
 	// Duration is the job's run time (end − start).
 	Duration time.Duration
+	// Limit is the time limit the job ran under (0: unknown or none).
+	Limit time.Duration
 }
 
 // Match names what a prediction was based on (for explain and reports).
@@ -36,7 +47,10 @@ const (
 	MatchName   Match = "name"      // similar names (the user's own when there are)
 	MatchUser   Match = "user_mean" // the user's mean duration
 	MatchGlobal Match = "global"    // the mean of every job seen
-	MatchNone   Match = ""          // no history at all
+	// MatchLimit: the job's time limit × the share of their limits the
+	// user's jobs ran (everyone's while the user has few), geometric mean.
+	MatchLimit Match = "limit_share"
+	MatchNone  Match = "" // no history at all
 )
 
 // Estimator is the history and the predictor over it. It is safe for
@@ -49,11 +63,18 @@ type Estimator struct {
 	MinSimilarity float64
 	// MaxNames is how many similar names are used; default 2.
 	MaxNames int
+	// MinScored is how many finished jobs each way of predicting must have
+	// been scored on before the best scored one answers; default 20.
+	MinScored int
 
 	byName map[string][]Record // by exact name
 	names  []string            // distinct names, sorted
 	users  map[string]*mean
 	all    mean
+	// shares are the log shares of their time limits the jobs ran, by user
+	// ("" everyone's); scores each way's error on the jobs so far.
+	shares map[string]*logMean
+	scores map[Match]*errMean
 	// similar caches the similar names found for a name, with their
 	// similarity; Add updates it with each new name (no recomputation).
 	similar map[string][]cand
@@ -83,8 +104,8 @@ func (m mean) value() time.Duration {
 
 // New returns an empty estimator with Helios' parameters.
 func New() *Estimator {
-	return &Estimator{MinSimilarity: 0.6, MaxNames: 2, byName: map[string][]Record{},
-		users: map[string]*mean{}, similar: map[string][]cand{}}
+	return &Estimator{MinSimilarity: 0.6, MaxNames: 2, MinScored: 20, byName: map[string][]Record{},
+		users: map[string]*mean{}, similar: map[string][]cand{}, shares: map[string]*logMean{}, scores: map[Match]*errMean{}}
 }
 
 // Add records a finished job. Jobs without a positive duration are
@@ -95,6 +116,7 @@ func (e *Estimator) Add(r Record) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.score(r)
 	if _, ok := e.byName[r.Name]; !ok {
 		i, _ := slices.BinarySearch(e.names, r.Name)
 		e.names = slices.Insert(e.names, i, r.Name)
@@ -112,6 +134,12 @@ func (e *Estimator) Add(r Record) {
 	}
 	u.add(r.Duration)
 	e.all.add(r.Duration)
+	if r.Limit > 0 {
+		share := min(1, r.Duration.Seconds()/r.Limit.Seconds())
+		for _, k := range []string{r.User, ""} {
+			e.logMeanOf(e.shares, k).add(share)
+		}
+	}
 }
 
 // Len is the number of records.
@@ -121,41 +149,38 @@ func (e *Estimator) Len() int {
 	return e.all.n
 }
 
-// Estimate predicts the run time of a job of user on gpus GPUs named name,
-// and says what it is based on (MatchNone and 0 without history).
-func (e *Estimator) Estimate(user, name string, gpus int) (time.Duration, Match) {
+// Estimate predicts the run time of a job of user on gpus GPUs named name
+// with time limit limit (0: none), and says what it is based on (MatchNone
+// and 0 without history).
+func (e *Estimator) Estimate(user, name string, gpus int, limit time.Duration) (time.Duration, Match) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if names := e.similarNames(name); len(names) > 0 {
-		var sel []Record
+	return e.choose(e.candidates(user, name, gpus, limit, true))
+}
+
+// byName is the Helios estimate from the jobs with the names names.
+func (e *Estimator) byNames(user string, names []string, gpus int) time.Duration {
+	var sel []Record
+	for _, n := range names {
+		for _, r := range e.byName[n] {
+			if r.User == user {
+				sel = append(sel, r)
+			}
+		}
+	}
+	if len(sel) == 0 { // the user has none: everyone's jobs of those names
 		for _, n := range names {
-			for _, r := range e.byName[n] {
-				if r.User == user {
-					sel = append(sel, r)
-				}
-			}
+			sel = append(sel, e.byName[n]...)
 		}
-		if len(sel) == 0 { // the user has none: everyone's jobs of those names
-			for _, n := range names {
-				sel = append(sel, e.byName[n]...)
-			}
-		}
-		if same := sameGPUs(sel, gpus); len(same) > 0 {
-			sel = same
-		}
-		var m mean
-		for _, r := range sel {
-			m.add(r.Duration)
-		}
-		return m.value(), MatchName
 	}
-	if u := e.users[user]; u != nil && u.n > 0 {
-		return u.value(), MatchUser
+	if same := sameGPUs(sel, gpus); len(same) > 0 {
+		sel = same
 	}
-	if e.all.n > 0 {
-		return e.all.value(), MatchGlobal
+	var m mean
+	for _, r := range sel {
+		m.add(r.Duration)
 	}
-	return 0, MatchNone
+	return m.value()
 }
 
 // similarNames is Helios' name match: the exact name if it was seen, else
@@ -219,7 +244,7 @@ func sameGPUs(rs []Record, gpus int) []Record {
 func (e *Estimator) Predictor() planner.Predictor {
 	return planner.PredictorFunc(func(j *planner.Job, gpus int) (time.Duration, bool) {
 		req := j.GPUs()
-		d, m := e.Estimate(j.User, strings.TrimSpace(j.Name), req)
+		d, m := e.Estimate(j.User, strings.TrimSpace(j.Name), req, j.TimeLimit)
 		if m == MatchNone || d <= 0 {
 			return 0, false
 		}

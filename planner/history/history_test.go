@@ -59,12 +59,12 @@ func TestEstimateFollowsHelios(t *testing.T) {
 		{"dave", "something-else", 1, min(120), MatchGlobal}, // new user: everyone's mean
 	}
 	for _, tt := range tests {
-		d, m := e.Estimate(tt.user, tt.name, tt.gpus)
+		d, m := e.Estimate(tt.user, tt.name, tt.gpus, 0)
 		if d != tt.want || m != tt.match {
 			t.Errorf("Estimate(%s, %s, %d) = %v %s, want %v %s", tt.user, tt.name, tt.gpus, d, m, tt.want, tt.match)
 		}
 	}
-	if d, m := New().Estimate("a", "b", 1); d != 0 || m != MatchNone {
+	if d, m := New().Estimate("a", "b", 1, 0); d != 0 || m != MatchNone {
 		t.Errorf("empty history: %v %s", d, m)
 	}
 	p := e.Predictor()
@@ -85,7 +85,7 @@ func BenchmarkEstimate(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		e.similar = map[string][]cand{} // measure the scan, not the cache
-		e.Estimate("ua", "job-new-"+itoa(i)+"-train", 4)
+		e.Estimate("ua", "job-new-"+itoa(i)+"-train", 4, 0)
 		i++
 	}
 }
@@ -108,7 +108,7 @@ func TestCacheFollowsAdds(t *testing.T) {
 	warm := New()
 	for i, n := range names {
 		if i == 2 {
-			warm.Estimate("u", "bert-large-z", 1) // cache the lookup part way
+			warm.Estimate("u", "bert-large-z", 1, 0) // cache the lookup part way
 		}
 		warm.Add(Record{User: "u", Name: n, GPUs: 1, Duration: time.Duration(i+1) * time.Minute})
 	}
@@ -129,7 +129,7 @@ func TestEstimatorConcurrentLookups(t *testing.T) {
 	for i := range 50 {
 		e.Add(Record{User: "u", Name: fmt.Sprintf("bert-large-%d", i), GPUs: 1, Duration: time.Duration(i+1) * time.Minute})
 	}
-	want, _ := e.Estimate("u", "bert-large-x", 1)
+	want, _ := e.Estimate("u", "bert-large-x", 1, 0)
 	e = New()
 	for i := range 50 {
 		e.Add(Record{User: "u", Name: fmt.Sprintf("bert-large-%d", i), GPUs: 1, Duration: time.Duration(i+1) * time.Minute})
@@ -141,7 +141,7 @@ func TestEstimatorConcurrentLookups(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 20 {
-				got[k], _ = e.Estimate("u", "bert-large-x", 1)
+				got[k], _ = e.Estimate("u", "bert-large-x", 1, 0)
 			}
 		}()
 	}

@@ -60,14 +60,14 @@ func (s storeHistory) finished(ctx context.Context, cluster string, since, _ tim
 	}
 	out := make([]finishedJob, len(jobs))
 	for i, j := range jobs {
-		out[i] = finished(j.User, j.Name, j.Partition, j.GPUs, j.Start, j.End)
+		out[i] = finished(j.User, j.Name, j.Partition, j.GPUs, j.TimeLimit, j.Start, j.End)
 	}
 	return out, nil
 }
 
 // finished is a completed job as the estimator and the learner take it.
-func finished(user, name, partition string, gpus int, start, end time.Time) finishedJob {
-	return finishedJob{history.Record{User: user, Name: name, Partition: partition, GPUs: gpus, Duration: end.Sub(start)}, end}
+func finished(user, name, partition string, gpus int, limit time.Duration, start, end time.Time) finishedJob {
+	return finishedJob{history.Record{User: user, Name: name, Partition: partition, GPUs: gpus, Duration: end.Sub(start), Limit: limit}, end}
 }
 
 type slurmdbdHistory struct{ h AccountingHistory }
@@ -83,7 +83,7 @@ func (s slurmdbdHistory) finished(ctx context.Context, cluster string, since, no
 	}
 	out := make([]finishedJob, len(jobs))
 	for i, j := range jobs {
-		out[i] = finished(j.User, j.Name, j.Partition, j.GPUs, j.Start, j.End)
+		out[i] = finished(j.User, j.Name, j.Partition, j.GPUs, j.TimeLimit, j.Start, j.End)
 	}
 	return out, nil
 }

@@ -191,7 +191,7 @@ func historyJobs(js []slurm.FinishedJob, partitions []string) []sim.HistoryJob {
 func priorRecords(js []slurm.FinishedJob) []history.Record {
 	out := make([]history.Record, len(js))
 	for i, j := range js {
-		out[i] = history.Record{User: j.User, Name: j.Name, Partition: j.Partition, GPUs: j.GPUs, Duration: j.End.Sub(j.Start)}
+		out[i] = history.Record{User: j.User, Name: j.Name, Partition: j.Partition, GPUs: j.GPUs, Duration: j.End.Sub(j.Start), Limit: j.TimeLimit}
 	}
 	return out
 }

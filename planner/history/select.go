@@ -1,0 +1,119 @@
+package history
+
+import (
+	"math"
+	"time"
+)
+
+// Choosing the way of predicting. Every way that can answer a job is a
+// candidate (Helios' name match, the user's mean, everyone's mean, the
+// job's limit × its user's share); each finished job scores the candidates
+// that could have answered it, before the estimator learns from it, by the
+// error |log2(estimate / run)|. Once every candidate for a job has been
+// scored on MinScored jobs, the one with the smallest mean error answers;
+// before that, Helios' order does (name, user, everyone), so that a site
+// with few jobs predicts as Helios did.
+
+// logMean is a geometric mean: a sum of logs.
+type logMean struct {
+	sum float64
+	n   int
+}
+
+func (m *logMean) add(x float64) { m.sum += math.Log(x); m.n++ }
+
+func (m *logMean) value() float64 { return math.Exp(m.sum / float64(m.n)) }
+
+// logMeanOf is the entry k of ms, created empty.
+func (e *Estimator) logMeanOf(ms map[string]*logMean, k string) *logMean {
+	m := ms[k]
+	if m == nil {
+		m = &logMean{}
+		ms[k] = m
+	}
+	return m
+}
+
+// errMean is a way's mean error |log2(estimate / run)| so far.
+type errMean struct {
+	sum float64
+	n   int
+}
+
+// candidate is one way's estimate.
+type candidate struct {
+	m Match
+	d time.Duration
+}
+
+// candidates are the estimates every way can give a job (in Helios'
+// order). lookup: find similar names even if not yet cached (a pending
+// job's Estimate); Add scores the name match only when its names are
+// known without a search (the job was estimated while it waited, or its
+// exact name ran before), so that learning a long history stays linear.
+func (e *Estimator) candidates(user, name string, gpus int, limit time.Duration, lookup bool) []candidate {
+	var out []candidate
+	var names []string
+	if _, cached := e.similar[name]; lookup || cached || e.byName[name] != nil {
+		names = e.similarNames(name)
+	}
+	if len(names) > 0 {
+		out = append(out, candidate{MatchName, e.byNames(user, names, gpus)})
+	}
+	if u := e.users[user]; u != nil && u.n > 0 {
+		out = append(out, candidate{MatchUser, u.value()})
+	}
+	if e.all.n > 0 {
+		out = append(out, candidate{MatchGlobal, e.all.value()})
+	}
+	if limit > 0 {
+		sh := e.shares[user]
+		if sh == nil || sh.n < 3 {
+			sh = e.shares[""]
+		}
+		if sh != nil && sh.n > 0 {
+			out = append(out, candidate{MatchLimit, time.Duration(sh.value() * float64(limit))})
+		}
+	}
+	return out
+}
+
+// choose picks among cs: the smallest mean error once each has been
+// scored on MinScored jobs, else the first in Helios' order (the limit's
+// estimate only when nothing else answers).
+func (e *Estimator) choose(cs []candidate) (time.Duration, Match) {
+	if len(cs) == 0 {
+		return 0, MatchNone
+	}
+	best, bestErr := -1, math.Inf(1)
+	for i, c := range cs {
+		sc := e.scores[c.m]
+		if sc == nil || sc.n < max(1, e.MinScored) {
+			best = -1
+			break
+		}
+		if v := sc.sum / float64(sc.n); v < bestErr {
+			best, bestErr = i, v
+		}
+	}
+	if best >= 0 {
+		return cs[best].d, cs[best].m
+	}
+	return cs[0].d, cs[0].m // Helios' order: candidates are built in it
+}
+
+// score adds r's error to each way that could have predicted it (before r
+// is learnt).
+func (e *Estimator) score(r Record) {
+	for _, c := range e.candidates(r.User, r.Name, r.GPUs, r.Limit, false) {
+		if c.d > 0 {
+			sc := e.scores[c.m]
+			if sc == nil {
+				sc = &errMean{}
+				e.scores[c.m] = sc
+			}
+			sc.sum += math.Abs(math.Log2(c.d.Seconds() / r.Duration.Seconds()))
+			sc.n++
+		}
+	}
+}
