@@ -208,7 +208,7 @@ var reasonText = map[Reason]string{
 	ReasonRunning:             "the job is running; Strata never changes running jobs",
 	ReasonModelUnknown:        "the model/batch in the hint is not in the catalog, so the duration comes from history or the time limit",
 	ReasonGPUUnknown:          "the job's GPU type is neither built in nor in the site's [planner] gpu-speed, so the duration comes from history or the time limit",
-	ReasonPredicted:           "the duration is predicted from the history of similar jobs",
+	ReasonPredicted:           "the duration is predicted from history: similar jobs, the user's mean, or the job's time limit × the user's usual share of it, whichever has predicted this site's jobs best",
 	ReasonTimeLimit:           "the duration is taken from the job's time limit",
 	ReasonDurationDefault:     "the job has no hint, history or time limit, so a default duration is assumed",
 	ReasonMemoryInfeasible:    "one worker needs more host memory (mem=) or GPU memory than the partition's nodes have",

@@ -68,7 +68,8 @@ const (
 		"predicted at its last decision before it started with the real one (ratio = predicted /\n" +
 		"real): per group the median, P10 and P90 ratio, the share within a factor of two and the\n" +
 		"median |log2 ratio|. --by source shows which source of durations to trust: modelled (the\n" +
-		"hint and the catalog), predicted (the history of similar jobs), time_limit, default;\n" +
+		"hint and the catalog), predicted (history: similar jobs, the user's mean or the limit's\n" +
+		"usual share), time_limit, default;\n" +
 		"--by model and --by gpu-type show where the catalog errs on this site's jobs.\n" +
 		"--by user adds each user's record: their jobs (timed-out ones too), the median real /\n" +
 		"claimed run time (the prediction before any correction of theirs), how many were stopped\n" +
