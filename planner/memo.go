@@ -116,6 +116,11 @@ type memoEntry struct {
 	// between calls).
 	gridOK bool
 	optsOK bool
+	// runDur is the modelled run at the job's requested size, from which
+	// a running job's end is predicted (predictEnd), when runOK (under the
+	// same rule as opts).
+	runDur time.Duration
+	runOK  bool
 }
 
 // memoKey is every Job field the cached work depends on.

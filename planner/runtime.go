@@ -20,6 +20,22 @@ func (c *cycle) durationAt(ji *jobInfo, w, p int) (time.Duration, Reason) {
 	return ji.model.duration(ji.job, w, p, gpn, ji.kappa, c.o)
 }
 
+// requestedRun is the job's predicted run time at its requested size,
+// kept in its memo entry when it does not come from the Predictor (as
+// options: cacheable): every input is in the entry's key or the cluster's
+// static shape.
+func (c *cycle) requestedRun(ji *jobInfo) time.Duration {
+	e := ji.memo
+	if e != nil && e.runOK {
+		return e.runDur
+	}
+	d, r := c.durationAt(ji, max(1, ji.req), max(1, ji.pmin))
+	if e != nil && (c.o.Predictor == nil || r == ReasonModelled) {
+		e.runDur, e.runOK = d, true
+	}
+	return d
+}
+
 // workLeft is the fraction of a restarted job's work still to do, from
 // the GPU service it attained (Job.AttainedGPUSeconds, over all its runs).
 // The estimate is conservative: the service includes each restart's
@@ -144,7 +160,7 @@ func (c *cycle) runningEnd(ji *jobInfo) time.Time {
 
 // predictEnd is runningEnd of a running job that is not leaving.
 func (c *cycle) predictEnd(ji *jobInfo) time.Time {
-	d, _ := c.durationAt(ji, max(1, ji.req), max(1, ji.pmin))
+	d := c.requestedRun(ji)
 	end := ji.job.StartTime.Add(d)
 	if ji.job.StartTime.IsZero() {
 		end = c.s.Now.Add(d)
