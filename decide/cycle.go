@@ -62,14 +62,39 @@ func (r Result) Send() []planner.Decision {
 // plan with o. s is modified in place (the annotations). It is pure apart
 // from what pol does: same snapshot, history and options, same result.
 func Decide(ctx context.Context, pol planner.Policy, s *planner.Snapshot, h History, o Options) (Result, error) {
+	return DecideIn(ctx, pol, s, h, o, nil)
+}
+
+// Buffers are a caller's buffers that DecideIn builds a Result's Jobs and
+// Verdicts in, lent from one call to the next (the simulator decides
+// every cycle, and keeps neither past its cycle). The zero value is ready.
+type Buffers struct {
+	jobs     map[int64]*planner.Job
+	verdicts []Verdict
+}
+
+// DecideIn is Decide building the Result's Jobs and Verdicts in b's
+// buffers (nil: new ones): they hold only until the next call with the
+// same b. The result is Decide's.
+func DecideIn(ctx context.Context, pol planner.Policy, s *planner.Snapshot, h History, o Options, b *Buffers) (Result, error) {
 	Annotate(s, h, o)
 	p, err := pol.Plan(ctx, s)
 	if err != nil {
 		return Result{}, fmt.Errorf("plan: %w", err)
 	}
 	markNonCooperative(&p, NonCooperative(s, o.RequeueTimeout))
-	jobs := JobIndex(s)
-	return Result{Plan: p, Jobs: jobs, Verdicts: PlanWith(p, jobs, h, s.Now, o)}, nil
+	if b == nil {
+		jobs := JobIndex(s)
+		return Result{Plan: p, Jobs: jobs, Verdicts: PlanWith(p, jobs, h, s.Now, o)}, nil
+	}
+	if b.jobs == nil {
+		b.jobs = make(map[int64]*planner.Job, len(s.Jobs))
+	}
+	clear(b.jobs)
+	indexJobs(b.jobs, s)
+	clear(b.verdicts) // drop the last cycle's references
+	b.verdicts = planWith(b.verdicts[:0], p, b.jobs, h, s.Now, o)
+	return Result{Plan: p, Jobs: b.jobs, Verdicts: b.verdicts}, nil
 }
 
 // markNonCooperative turns the plan's decision for each marked job into
@@ -126,10 +151,15 @@ func Annotate(s *planner.Snapshot, h History, o Options) {
 // JobIndex indexes the snapshot's jobs by ID (pointers into s.Jobs).
 func JobIndex(s *planner.Snapshot) map[int64]*planner.Job {
 	m := make(map[int64]*planner.Job, len(s.Jobs))
+	indexJobs(m, s)
+	return m
+}
+
+// indexJobs adds the snapshot's jobs to m by ID.
+func indexJobs(m map[int64]*planner.Job, s *planner.Snapshot) {
 	for i := range s.Jobs {
 		m[s.Jobs[i].ID] = &s.Jobs[i]
 	}
-	return m
 }
 
 // PlannerOptions returns po with the planner's preemption limits set from
