@@ -41,6 +41,11 @@ type island struct {
 	// profs are the buffers of the profiles scheduleWaiting (0, 1) and
 	// roomAt (2) build.
 	profs [3]gpuProfile
+	// items and itemPtrs are the buffers of SMD's knapsack items, releases
+	// of its release curve (smdIsland.releases).
+	items    []smdItem
+	itemPtrs []*smdItem
+	releases []release
 }
 
 // jobInfo is a job with its parsed hints and derived limits.
@@ -139,7 +144,8 @@ type cycle struct {
 	plSlab  []planned
 	optSlab []option
 	optTmp  []option // scratch for options before pruning
-	pending int      // pending jobs in jobs
+	scratch scratch
+	pending int // pending jobs in jobs
 	// siteMax is the largest site priority of a job in the snapshot
 	// (sitepolicy.go).
 	siteMax int64
@@ -259,12 +265,13 @@ func (c *cycle) defaultIsland() *island {
 }
 
 func (c *cycle) addJobs() {
-	jobs := make([]*Job, 0, len(c.s.Jobs))
+	jobs := c.scratch.jobs[:0]
 	for i := range c.s.Jobs {
 		if st := c.s.Jobs[i].State; st == JobPending || st == JobRunning {
 			jobs = append(jobs, &c.s.Jobs[i])
 		}
 	}
+	c.scratch.jobs = jobs
 	sort.Slice(jobs, func(a, b int) bool { return jobs[a].ID < jobs[b].ID })
 	c.jobs = slices.Grow(c.jobs, len(jobs))
 	var flex []*Job // jobs whose partition the top tier chooses (toptier.go)

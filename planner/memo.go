@@ -34,21 +34,35 @@ type memo struct {
 	nodes           []nodeState
 	plSlab          []planned
 	optSlab, optTmp []option
+	scratch         scratch
+}
+
+// scratch is a Plan call's working memory that only the cycle itself
+// (not an island group's copy) uses, lent from call to call like the
+// slabs.
+type scratch struct {
+	jobs   []*Job        // addJobs
+	keys   []rankKey     // rank
+	flat   []flatRankKey // sortRankKeysIn
+	sorted []rankKey     //
 }
 
 // lend gives cycle c the buffers of the last call.
 func (m *memo) lend(c *cycle) {
 	c.nodes, c.plSlab, c.optSlab, c.optTmp = m.nodes[:0], m.plSlab[:0], m.optSlab[:0], m.optTmp[:0]
+	c.scratch = m.scratch
 }
 
 // keep takes back cycle c's buffers once its plan is made.
 func (m *memo) keep(c *cycle) {
 	m.nodes, m.plSlab, m.optSlab, m.optTmp = c.nodes[:0], c.plSlab[:0], c.optSlab[:0], c.optTmp[:0]
+	m.scratch = c.scratch
 	for _, isl := range c.islands {
 		if isl.idx < len(m.islands) {
 			sh := &m.islands[isl.idx]
 			sh.jobs, sh.running, sh.byEnd = isl.jobs[:0], isl.running[:0], isl.byEnd[:0]
 			sh.relTmp, sh.evTmp, sh.profs = isl.relTmp[:0], isl.evTmp[:0], isl.profs
+			sh.items, sh.itemPtrs, sh.releases = isl.items[:0], isl.itemPtrs[:0], isl.releases[:0]
 		}
 	}
 }
@@ -68,6 +82,9 @@ type islandShape struct {
 	relTmp               []release
 	evTmp                eventHeap
 	profs                [3]gpuProfile
+	items                []smdItem
+	itemPtrs             []*smdItem
+	releases             []release
 }
 
 // islandShape sets island isl's static part from the memo, or by build
@@ -80,6 +97,7 @@ func (m *memo) islandShape(isl *island, build func()) {
 			isl.nodes, isl.gpus, isl.maxGPN, isl.atLeast, isl.gpuType = sh.nodes, sh.gpus, sh.maxGPN, sh.atLeast, sh.gpuType
 			isl.jobs, isl.running, isl.byEnd = sh.jobs[:0], sh.running[:0], sh.byEnd[:0]
 			isl.relTmp, isl.evTmp, isl.profs = sh.relTmp[:0], sh.evTmp[:0], sh.profs
+			isl.items, isl.itemPtrs, isl.releases = sh.items[:0], sh.itemPtrs[:0], sh.releases[:0]
 			return
 		}
 	}

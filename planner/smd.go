@@ -57,8 +57,11 @@ type smdItem struct {
 
 func (p *SMD) planIsland(c *cycle, isl *island) []*planned {
 	var out []*planned
-	var items []*smdItem
-	slab := make([]smdItem, 0, len(isl.jobs))
+	// The island's buffers, the slab at its full size first: items point
+	// into it.
+	items := isl.itemPtrs[:0]
+	slab := slices.Grow(isl.items[:0], len(isl.jobs))
+	defer func() { isl.items, isl.itemPtrs = slab[:0], items[:0] }()
 	s := c.newSMDIsland(isl)
 	for _, ji := range isl.jobs {
 		pl := c.newPlanned(ji)

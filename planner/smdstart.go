@@ -145,7 +145,8 @@ func (c *cycle) newSMDIsland(isl *island) *smdIsland {
 			longHeld += ji.req
 		}
 	}
-	s.releases = c.runningReleases(make([]release, 0, len(isl.running)), isl, nil)
+	s.releases = c.runningReleases(isl.releases[:0], isl, nil)
+	isl.releases = s.releases[:0]
 	for k := 1; k < len(s.releases); k++ {
 		s.releases[k].gpus += s.releases[k-1].gpus
 	}
