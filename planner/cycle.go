@@ -145,7 +145,10 @@ type cycle struct {
 	optSlab []option
 	optTmp  []option // scratch for options before pruning
 	scratch scratch
-	pending int // pending jobs in jobs
+	// stablePred: durations from o.Predictor may be kept across calls
+	// (stablePredictor).
+	stablePred bool
+	pending    int // pending jobs in jobs
 	// siteMax is the largest site priority of a job in the snapshot
 	// (sitepolicy.go).
 	siteMax int64
@@ -157,7 +160,7 @@ func newCycleMemo(ctx context.Context, s *Snapshot, o *Options, m *memo) (*cycle
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("plan snapshot %s: %w", s.ID, err)
 	}
-	c := &cycle{s: s, o: o, byPart: map[string]*island{}, memo: m}
+	c := &cycle{s: s, o: o, byPart: map[string]*island{}, memo: m, stablePred: stablePredictor(o.Predictor)}
 	if m != nil {
 		m.begin(s)
 	}

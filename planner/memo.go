@@ -130,8 +130,8 @@ type memoEntry struct {
 	grid []option // options before durations (gridOK)
 	opts []option // options before costs (optsOK)
 	// gridOK says grid is cached; optsOK says opts is cached (durations
-	// that came from a Predictor are never cached: predictions may change
-	// between calls).
+	// that came from a Predictor are cached only when it is a
+	// StablePredictor: others' predictions may change between calls).
 	gridOK bool
 	optsOK bool
 	// runDur is the modelled run at the job's requested size, from which

@@ -21,16 +21,16 @@ func (c *cycle) durationAt(ji *jobInfo, w, p int) (time.Duration, Reason) {
 }
 
 // requestedRun is the job's predicted run time at its requested size,
-// kept in its memo entry when it does not come from the Predictor (as
-// options: cacheable): every input is in the entry's key or the cluster's
-// static shape.
+// kept in its memo entry unless it came from a Predictor whose answers
+// may change (as options: cacheable): every other input is in the entry's
+// key or the cluster's static shape.
 func (c *cycle) requestedRun(ji *jobInfo) time.Duration {
 	e := ji.memo
 	if e != nil && e.runOK {
 		return e.runDur
 	}
 	d, r := c.durationAt(ji, max(1, ji.req), max(1, ji.pmin))
-	if e != nil && (c.o.Predictor == nil || r == ReasonModelled) {
+	if e != nil && (c.stablePred || r == ReasonModelled) {
 		e.runDur, e.runOK = d, true
 	}
 	return d
