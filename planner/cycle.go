@@ -148,7 +148,13 @@ type cycle struct {
 	// stablePred: durations from o.Predictor may be kept across calls
 	// (stablePredictor).
 	stablePred bool
-	pending    int // pending jobs in jobs
+	// lastPart is partitionOf's last answer.
+	lastPart struct {
+		name string
+		isl  *island
+		ok   bool
+	}
+	pending int // pending jobs in jobs
 	// siteMax is the largest site priority of a job in the snapshot
 	// (sitepolicy.go).
 	siteMax int64
@@ -179,7 +185,8 @@ func newCycleMemo(ctx context.Context, s *Snapshot, o *Options, m *memo) (*cycle
 		m.lend(c)
 	}
 	c.nodes = slices.Grow(c.nodes, len(s.Nodes))
-	for _, n := range s.Nodes {
+	for i := range s.Nodes {
+		n := &s.Nodes[i]
 		if build {
 			idx[n.Name] = len(c.nodes)
 		}
@@ -339,13 +346,20 @@ func (c *cycle) eligibleIn(j *Job) time.Duration {
 	return 0
 }
 
-// partitionOf returns the island of the job's (first) partition.
+// partitionOf returns the island of the job's (first) partition: the
+// last answer again for the same Partition (most jobs of a cycle name the
+// same), as the islands do not change within a cycle.
 func (c *cycle) partitionOf(j *Job) *island {
-	name, _, _ := strings.Cut(j.Partition, ",")
-	if name == "" {
-		return c.defaultIsland()
+	if c.lastPart.ok && j.Partition == c.lastPart.name {
+		return c.lastPart.isl
 	}
-	return c.byPart[name]
+	name, _, _ := strings.Cut(j.Partition, ",")
+	isl := c.defaultIsland()
+	if name != "" {
+		isl = c.byPart[name]
+	}
+	c.lastPart.name, c.lastPart.isl, c.lastPart.ok = j.Partition, isl, true
+	return isl
 }
 
 // newJobInfo parses the job's hints and derives its limits for planning
