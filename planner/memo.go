@@ -18,6 +18,14 @@ type memo struct {
 	shape clusterShape // of the snapshot the entries were built for
 	gen   uint64
 	jobs  map[int64]*memoEntry
+	// seen are the entries the current call returned in ascending ID
+	// order (it asks by ID, but for the jobs the top tier places: those
+	// are in other); last and lastOther are the last call's, next the
+	// first of last not passed yet. The jobs of one call are mostly the
+	// last one's, so entry finds most of them in last, in order, before
+	// the map.
+	seen, other, last, lastOther []*memoEntry
+	next                         int
 	// static holds each island's staticFits answers (by the island's index
 	// in the cycle), which depend only on the cluster's static shape.
 	static map[int]map[[4]int64]bool
@@ -124,6 +132,7 @@ func (m *memo) staticFor(i int) map[[4]int64]bool {
 
 // memoEntry is one job's cached work.
 type memoEntry struct {
+	id   int64 // the job's
 	key  memoKey
 	gen  uint64   // last snapshot that held the job
 	info jobInfo  // reused each call; job, isl, memo, aged and bbPool are set per call
@@ -246,34 +255,66 @@ func (m *memo) begin(s *Snapshot) {
 		m.shape.set(s)
 		m.jobs, m.static = map[int64]*memoEntry{}, map[int]map[[4]int64]bool{}
 		m.nodeIdx, m.islands, m.roots = nil, nil, nil
+		m.seen, m.other = m.seen[:0], m.other[:0]
 	}
 	m.gen++
+	m.last, m.seen, m.next = m.seen, m.last[:0], 0
+	m.lastOther, m.other = m.other, m.lastOther[:0]
 }
 
 // entry returns the job's entry, fresh (ok false) when it has none or the
 // job changed, and marks it as seen in this call; dup reports that the
 // call already saw the ID (then e is nil).
 func (m *memo) entry(j *Job, part string) (e *memoEntry, ok, dup bool) {
-	e = m.jobs[j.ID]
+	e = m.lastEntry(j.ID)
+	if e == nil {
+		e = m.jobs[j.ID]
+	}
 	if e != nil && e.gen == m.gen {
 		return nil, false, true
 	}
 	k := keyOf(j, part)
 	ok = e != nil && e.key == k
 	if !ok {
-		e = &memoEntry{key: k}
+		e = &memoEntry{id: j.ID, key: k}
 		m.jobs[j.ID] = e
 	}
 	e.gen = m.gen
+	if n := len(m.seen); n == 0 || m.seen[n-1].id < e.id {
+		m.seen = append(m.seen, e)
+	} else {
+		m.other = append(m.other, e)
+	}
 	return e, ok, false
 }
 
-// evict drops the entries of jobs the current snapshot did not hold.
+// lastEntry is the last call's entry of job id when it is the next of
+// last (nil: look in the map). It is the map's entry then, or this call
+// returned it already (its gen is set: a duplicate): the map held every
+// entry of last at the end of the last call, and an ID's entry is
+// replaced only by entry, which, last ascending, found it here first.
+func (m *memo) lastEntry(id int64) *memoEntry {
+	for m.next < len(m.last) && m.last[m.next].id < id {
+		m.next++
+	}
+	if m.next < len(m.last) && m.last[m.next].id == id {
+		m.next++
+		return m.last[m.next-1]
+	}
+	return nil
+}
+
+// evict drops the entries of jobs the current snapshot did not hold: the
+// map holds the entries this call returned and, of the last call's, those
+// of jobs it did not ask for.
 func (m *memo) evict() {
-	for id, e := range m.jobs {
-		if e.gen != m.gen {
-			delete(m.jobs, id)
+	for _, l := range [][]*memoEntry{m.last, m.lastOther} {
+		for _, e := range l {
+			if e.gen != m.gen && m.jobs[e.id] == e {
+				delete(m.jobs, e.id)
+			}
 		}
+		clear(l) // the entries evicted are not kept alive by the lists
 	}
 }
 
