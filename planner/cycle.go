@@ -148,6 +148,9 @@ type cycle struct {
 	// stablePred: durations from o.Predictor may be kept across calls
 	// (stablePredictor).
 	stablePred bool
+	// soonest is one interval from now, the earliest a running job is
+	// predicted to end.
+	soonest time.Time
 	// lastPart is partitionOf's last answer.
 	lastPart struct {
 		name string
@@ -166,7 +169,8 @@ func newCycleMemo(ctx context.Context, s *Snapshot, o *Options, m *memo) (*cycle
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("plan snapshot %s: %w", s.ID, err)
 	}
-	c := &cycle{s: s, o: o, byPart: map[string]*island{}, memo: m, stablePred: stablePredictor(o.Predictor)}
+	c := &cycle{s: s, o: o, byPart: map[string]*island{}, memo: m, stablePred: stablePredictor(o.Predictor),
+		soonest: s.Now.Add(o.Interval)}
 	if m != nil {
 		m.begin(s)
 	}

@@ -26,6 +26,7 @@ type memo struct {
 	// the map.
 	seen, other, last, lastOther []*memoEntry
 	next                         int
+	seenIDs, lastIDs             []int64 // seen's and last's IDs
 	// static holds each island's staticFits answers (by the island's index
 	// in the cycle), which depend only on the cluster's static shape.
 	static map[int]map[[4]int64]bool
@@ -255,11 +256,12 @@ func (m *memo) begin(s *Snapshot) {
 		m.shape.set(s)
 		m.jobs, m.static = map[int64]*memoEntry{}, map[int]map[[4]int64]bool{}
 		m.nodeIdx, m.islands, m.roots = nil, nil, nil
-		m.seen, m.other = m.seen[:0], m.other[:0]
+		m.seen, m.other, m.seenIDs = m.seen[:0], m.other[:0], m.seenIDs[:0]
 	}
 	m.gen++
 	m.last, m.seen, m.next = m.seen, m.last[:0], 0
 	m.lastOther, m.other = m.other, m.lastOther[:0]
+	m.lastIDs, m.seenIDs = m.seenIDs, m.lastIDs[:0]
 }
 
 // entry returns the job's entry, fresh (ok false) when it has none or the
@@ -281,7 +283,7 @@ func (m *memo) entry(j *Job, part string) (e *memoEntry, ok, dup bool) {
 	}
 	e.gen = m.gen
 	if n := len(m.seen); n == 0 || m.seen[n-1].id < e.id {
-		m.seen = append(m.seen, e)
+		m.seen, m.seenIDs = append(m.seen, e), append(m.seenIDs, e.id)
 	} else {
 		m.other = append(m.other, e)
 	}
@@ -294,10 +296,11 @@ func (m *memo) entry(j *Job, part string) (e *memoEntry, ok, dup bool) {
 // entry of last at the end of the last call, and an ID's entry is
 // replaced only by entry, which, last ascending, found it here first.
 func (m *memo) lastEntry(id int64) *memoEntry {
-	for m.next < len(m.last) && m.last[m.next].id < id {
+	ids := m.lastIDs
+	for m.next < len(ids) && ids[m.next] < id {
 		m.next++
 	}
-	if m.next < len(m.last) && m.last[m.next].id == id {
+	if m.next < len(ids) && ids[m.next] == id {
 		m.next++
 		return m.last[m.next-1]
 	}
