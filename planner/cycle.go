@@ -46,6 +46,7 @@ type island struct {
 	items    []smdItem
 	itemPtrs []*smdItem
 	releases []release
+	smd      smdBufs
 }
 
 // jobInfo is a job with its parsed hints and derived limits.
@@ -287,7 +288,7 @@ func (c *cycle) addJobs() {
 	}
 	c.scratch.jobs = jobs
 	sort.Slice(jobs, func(a, b int) bool { return jobs[a].ID < jobs[b].ID })
-	c.jobs = slices.Grow(c.jobs, len(jobs))
+	c.jobs = slices.Grow(c.scratch.infos[:0], len(jobs))
 	var flex []*Job // jobs whose partition the top tier chooses (toptier.go)
 	for _, j := range jobs {
 		if c.o.TopTier && c.candidates(j) != nil {

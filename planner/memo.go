@@ -51,6 +51,7 @@ type memo struct {
 // slabs.
 type scratch struct {
 	jobs   []*Job        // addJobs
+	infos  []*jobInfo    // cycle.jobs
 	keys   []rankKey     // rank
 	flat   []flatRankKey // sortRankKeysIn
 	sorted []rankKey     //
@@ -66,12 +67,13 @@ func (m *memo) lend(c *cycle) {
 func (m *memo) keep(c *cycle) {
 	m.nodes, m.plSlab, m.optSlab, m.optTmp = c.nodes[:0], c.plSlab[:0], c.optSlab[:0], c.optTmp[:0]
 	m.scratch = c.scratch
+	m.scratch.infos = c.jobs[:0]
 	for _, isl := range c.islands {
 		if isl.idx < len(m.islands) {
 			sh := &m.islands[isl.idx]
 			sh.jobs, sh.running, sh.byEnd = isl.jobs[:0], isl.running[:0], isl.byEnd[:0]
 			sh.relTmp, sh.evTmp, sh.profs = isl.relTmp[:0], isl.evTmp[:0], isl.profs
-			sh.items, sh.itemPtrs, sh.releases = isl.items[:0], isl.itemPtrs[:0], isl.releases[:0]
+			sh.items, sh.itemPtrs, sh.releases, sh.smd = isl.items[:0], isl.itemPtrs[:0], isl.releases[:0], isl.smd
 		}
 	}
 }
@@ -94,6 +96,7 @@ type islandShape struct {
 	items                []smdItem
 	itemPtrs             []*smdItem
 	releases             []release
+	smd                  smdBufs
 }
 
 // islandShape sets island isl's static part from the memo, or by build
@@ -106,7 +109,7 @@ func (m *memo) islandShape(isl *island, build func()) {
 			isl.nodes, isl.gpus, isl.maxGPN, isl.atLeast, isl.gpuType = sh.nodes, sh.gpus, sh.maxGPN, sh.atLeast, sh.gpuType
 			isl.jobs, isl.running, isl.byEnd = sh.jobs[:0], sh.running[:0], sh.byEnd[:0]
 			isl.relTmp, isl.evTmp, isl.profs = sh.relTmp[:0], sh.evTmp[:0], sh.profs
-			isl.items, isl.itemPtrs, isl.releases = sh.items[:0], sh.itemPtrs[:0], sh.releases[:0]
+			isl.items, isl.itemPtrs, isl.releases, isl.smd = sh.items[:0], sh.itemPtrs[:0], sh.releases[:0], sh.smd
 			return
 		}
 	}
