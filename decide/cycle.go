@@ -67,10 +67,49 @@ func Decide(ctx context.Context, pol planner.Policy, s *planner.Snapshot, h Hist
 
 // Buffers are a caller's buffers that DecideIn builds a Result's Jobs and
 // Verdicts in, lent from one call to the next (the simulator decides
-// every cycle, and keeps neither past its cycle). The zero value is ready.
+// every cycle, and keeps neither past its cycle, nor changes them). The
+// zero value is ready.
 type Buffers struct {
 	jobs     map[int64]*planner.Job
 	verdicts []Verdict
+	// ids and first are what jobs indexes: a snapshot's job IDs in order
+	// and the address of its first job (a caller that reuses its
+	// snapshot's buffer has the same jobs at the same addresses).
+	ids   []int64
+	first *planner.Job
+}
+
+// index makes b.jobs the index of s's jobs, unless it is already.
+func (b *Buffers) index(s *planner.Snapshot) {
+	if b.jobs != nil && b.indexes(s) {
+		return
+	}
+	if b.jobs == nil {
+		b.jobs = make(map[int64]*planner.Job, len(s.Jobs))
+	}
+	clear(b.jobs)
+	indexJobs(b.jobs, s)
+	b.ids, b.first = b.ids[:0], nil
+	for i := range s.Jobs {
+		b.ids = append(b.ids, s.Jobs[i].ID)
+	}
+	if len(s.Jobs) > 0 {
+		b.first = &s.Jobs[0]
+	}
+}
+
+// indexes reports whether b.jobs indexes s's jobs: the same IDs in the
+// same order at the same addresses.
+func (b *Buffers) indexes(s *planner.Snapshot) bool {
+	if len(s.Jobs) != len(b.ids) || len(s.Jobs) > 0 && &s.Jobs[0] != b.first {
+		return false
+	}
+	for i := range s.Jobs {
+		if s.Jobs[i].ID != b.ids[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // DecideIn is Decide building the Result's Jobs and Verdicts in b's
@@ -87,11 +126,7 @@ func DecideIn(ctx context.Context, pol planner.Policy, s *planner.Snapshot, h Hi
 		jobs := JobIndex(s)
 		return Result{Plan: p, Jobs: jobs, Verdicts: PlanWith(p, jobs, h, s.Now, o)}, nil
 	}
-	if b.jobs == nil {
-		b.jobs = make(map[int64]*planner.Job, len(s.Jobs))
-	}
-	clear(b.jobs)
-	indexJobs(b.jobs, s)
+	b.index(s)
 	clear(b.verdicts) // drop the last cycle's references
 	b.verdicts = planWith(b.verdicts[:0], p, b.jobs, h, s.Now, o)
 	return Result{Plan: p, Jobs: b.jobs, Verdicts: b.verdicts}, nil

@@ -106,7 +106,7 @@ func (c *cycle) runningReleases(dst []release, isl *island, keep func(*jobInfo) 
 			continue
 		}
 		if ji.leaving {
-			leaving = append(leaving, release{c.runningEnd(ji).Sub(c.s.Now), ji.req})
+			leaving = append(leaving, release{c.runningLeft(ji), ji.req})
 			continue
 		}
 		dst = append(dst, release{ji.left, ji.req}) // runningEnd − Now

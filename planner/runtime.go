@@ -158,6 +158,15 @@ func (c *cycle) runningEnd(ji *jobInfo) time.Time {
 	return ji.end
 }
 
+// runningLeft is runningEnd − Now: one interval for a leaving job, else
+// its predicted end's (jobInfo.left).
+func (c *cycle) runningLeft(ji *jobInfo) time.Duration {
+	if ji.leaving {
+		return c.o.Interval
+	}
+	return ji.left
+}
+
 // predictEnd is runningEnd of a running job that is not leaving: its
 // start plus its run at its size, what is left of its work from now for a
 // restarted job, never past its time limit (Slurm ends it there at the

@@ -140,7 +140,7 @@ func (c *cycle) newSMDIsland(isl *island) *smdIsland {
 	s.freeGPU, _, _ = c.free(isl)
 	longHeld := 0
 	for _, ji := range isl.running {
-		ji.heldLong = c.longRun(c.runningEnd(ji).Sub(c.s.Now))
+		ji.heldLong = c.longRun(c.runningLeft(ji))
 		if ji.heldLong {
 			longHeld += ji.req
 		}
