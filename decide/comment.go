@@ -291,7 +291,7 @@ func ParseSlurmTime(v string) (time.Duration, bool) {
 // seen in a cycle are dropped after it. The zero value is ready; it is
 // not safe for concurrent use.
 type Comments struct {
-	byJob map[int64]parsedComment
+	byJob map[int64]*parsedComment
 	gen   uint64 // the cycle (sweeps so far)
 	seen  int    // jobs read this cycle
 }
@@ -309,17 +309,22 @@ func (c *Comments) parse(j *planner.Job) admin {
 		return parseAdmin(j)
 	}
 	if c.byJob == nil {
-		c.byJob = map[int64]parsedComment{}
+		c.byJob = map[int64]*parsedComment{}
 	}
-	p, ok := c.byJob[j.ID]
-	if !ok || p.s != j.AdminComment {
-		p = parsedComment{s: j.AdminComment, a: parseAdmin(j)}
-	}
-	if !ok || p.gen != c.gen {
+	p := c.byJob[j.ID]
+	if p == nil {
+		p = &parsedComment{s: j.AdminComment, a: parseAdmin(j)}
+		c.byJob[j.ID] = p
 		c.seen++
+	} else {
+		if p.s != j.AdminComment {
+			p.s, p.a = j.AdminComment, parseAdmin(j)
+		}
+		if p.gen != c.gen {
+			c.seen++
+		}
 	}
 	p.gen = c.gen
-	c.byJob[j.ID] = p
 	return p.a
 }
 

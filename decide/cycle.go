@@ -62,14 +62,74 @@ func (r Result) Send() []planner.Decision {
 // plan with o. s is modified in place (the annotations). It is pure apart
 // from what pol does: same snapshot, history and options, same result.
 func Decide(ctx context.Context, pol planner.Policy, s *planner.Snapshot, h History, o Options) (Result, error) {
+	return DecideIn(ctx, pol, s, h, o, nil)
+}
+
+// Buffers are a caller's buffers that DecideIn builds a Result's Jobs and
+// Verdicts in, lent from one call to the next (the simulator decides
+// every cycle, and keeps neither past its cycle, nor changes them). The
+// zero value is ready.
+type Buffers struct {
+	jobs     map[int64]*planner.Job
+	verdicts []Verdict
+	// ids and first are what jobs indexes: a snapshot's job IDs in order
+	// and the address of its first job (a caller that reuses its
+	// snapshot's buffer has the same jobs at the same addresses).
+	ids   []int64
+	first *planner.Job
+}
+
+// index makes b.jobs the index of s's jobs, unless it is already.
+func (b *Buffers) index(s *planner.Snapshot) {
+	if b.jobs != nil && b.indexes(s) {
+		return
+	}
+	if b.jobs == nil {
+		b.jobs = make(map[int64]*planner.Job, len(s.Jobs))
+	}
+	clear(b.jobs)
+	indexJobs(b.jobs, s)
+	b.ids, b.first = b.ids[:0], nil
+	for i := range s.Jobs {
+		b.ids = append(b.ids, s.Jobs[i].ID)
+	}
+	if len(s.Jobs) > 0 {
+		b.first = &s.Jobs[0]
+	}
+}
+
+// indexes reports whether b.jobs indexes s's jobs: the same IDs in the
+// same order at the same addresses.
+func (b *Buffers) indexes(s *planner.Snapshot) bool {
+	if len(s.Jobs) != len(b.ids) || len(s.Jobs) > 0 && &s.Jobs[0] != b.first {
+		return false
+	}
+	for i := range s.Jobs {
+		if s.Jobs[i].ID != b.ids[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// DecideIn is Decide building the Result's Jobs and Verdicts in b's
+// buffers (nil: new ones): they hold only until the next call with the
+// same b. The result is Decide's.
+func DecideIn(ctx context.Context, pol planner.Policy, s *planner.Snapshot, h History, o Options, b *Buffers) (Result, error) {
 	Annotate(s, h, o)
 	p, err := pol.Plan(ctx, s)
 	if err != nil {
 		return Result{}, fmt.Errorf("plan: %w", err)
 	}
 	markNonCooperative(&p, NonCooperative(s, o.RequeueTimeout))
-	jobs := JobIndex(s)
-	return Result{Plan: p, Jobs: jobs, Verdicts: PlanWith(p, jobs, h, s.Now, o)}, nil
+	if b == nil {
+		jobs := JobIndex(s)
+		return Result{Plan: p, Jobs: jobs, Verdicts: PlanWith(p, jobs, h, s.Now, o)}, nil
+	}
+	b.index(s)
+	clear(b.verdicts) // drop the last cycle's references
+	b.verdicts = planWith(b.verdicts[:0], p, b.jobs, h, s.Now, o)
+	return Result{Plan: p, Jobs: b.jobs, Verdicts: b.verdicts}, nil
 }
 
 // markNonCooperative turns the plan's decision for each marked job into
@@ -126,10 +186,15 @@ func Annotate(s *planner.Snapshot, h History, o Options) {
 // JobIndex indexes the snapshot's jobs by ID (pointers into s.Jobs).
 func JobIndex(s *planner.Snapshot) map[int64]*planner.Job {
 	m := make(map[int64]*planner.Job, len(s.Jobs))
+	indexJobs(m, s)
+	return m
+}
+
+// indexJobs adds the snapshot's jobs to m by ID.
+func indexJobs(m map[int64]*planner.Job, s *planner.Snapshot) {
 	for i := range s.Jobs {
 		m[s.Jobs[i].ID] = &s.Jobs[i]
 	}
-	return m
 }
 
 // PlannerOptions returns po with the planner's preemption limits set from

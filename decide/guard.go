@@ -128,16 +128,23 @@ func Plan(p planner.Plan, jobs map[int64]*planner.Job, resizes, preempts map[int
 // cap Strata stops writing to the job and says so (write_cap,
 // writes_failing).
 func PlanWith(p planner.Plan, jobs map[int64]*planner.Job, hist History, now time.Time, o Options) []Verdict {
+	return planWith(make([]Verdict, 0, len(p.Decisions)), p, jobs, hist, now, o)
+}
+
+// planWith is PlanWith appending the verdicts to out (each built in its
+// place: a Verdict is large).
+func planWith(out []Verdict, p planner.Plan, jobs map[int64]*planner.Job, hist History, now time.Time, o Options) []Verdict {
 	resizes, preempts := hist.Resizes, hist.Preempts
-	out := make([]Verdict, 0, len(p.Decisions))
 	sent := 0
 	disturbed := 0.0
-	for _, d := range p.Decisions {
+	for k := range p.Decisions {
+		d := &p.Decisions[k]
 		j := jobs[d.JobID]
-		var v Verdict
+		out = append(out, Verdict{Send: *d})
+		v := &out[len(out)-1]
 		switch {
 		case d.Action == planner.ActionMarkNonCooperative: // a record, counted like any write
-			v = Verdict{Send: d, Write: j != nil && j.State == planner.JobRunning, Outcome: Kept}
+			v.Write, v.Outcome = j != nil && j.State == planner.JobRunning, Kept
 			if v.Write {
 				v.Outcome = ""
 				if g := writeCap(j, parseAdmin(j), hist, o); g != "" {
@@ -145,7 +152,7 @@ func PlanWith(p planner.Plan, jobs map[int64]*planner.Job, hist History, now tim
 				}
 			}
 		case d.Action == planner.ActionPreempt:
-			v = preempt(d, j, resizes[d.JobID], preempts[d.JobID], now, o)
+			*v = preempt(*d, j, resizes[d.JobID], preempts[d.JobID], now, o)
 			if v.Write {
 				h := planner.DisturbedGPUHours(j, now)
 				if disturbed+h > o.MaxDisturbedGPUHours {
@@ -155,8 +162,7 @@ func PlanWith(p planner.Plan, jobs map[int64]*planner.Job, hist History, now tim
 				}
 			}
 		default:
-			var a admin
-			v, a = one(d, j, resizes[d.JobID], now, o, hist.Comments)
+			a := one(v, j, resizes, now, o, hist.Comments)
 			if v.Write {
 				if g := writeCap(j, a, hist, o); g != "" {
 					v.Write, v.Outcome, v.Guard = false, Held, g
@@ -170,7 +176,6 @@ func PlanWith(p planner.Plan, jobs map[int64]*planner.Job, hist History, now tim
 				sent++
 			}
 		}
-		out = append(out, v)
 	}
 	hist.Comments.sweep()
 	return out
@@ -242,29 +247,30 @@ func preempt(d planner.Decision, j *planner.Job, resized, preempted int, now tim
 	return v
 }
 
-// one decides, for one decision and the job as the snapshot saw it, what is
-// worth writing, before the per-cycle limit. It returns the job's admin
-// comment as it read it (parsed once per decision: the write cap reads it
-// too); zero when it did not need it.
-func one(d planner.Decision, j *planner.Job, resized int, now time.Time, o Options, cs *Comments) (Verdict, admin) {
-	v := Verdict{Send: d}
+// one decides, for one decision (v.Send, set by the caller) and the job as
+// the snapshot saw it, what is worth writing, before the per-cycle limit;
+// resizes are the GPU-request changes already applied per job. It returns
+// the job's admin comment as it read it (parsed once per decision: the
+// write cap reads it too); zero when it did not need it.
+func one(v *Verdict, j *planner.Job, resizes map[int64]int, now time.Time, o Options, cs *Comments) admin {
 	switch {
-	case d.Action != planner.ActionUpdate:
+	case v.Send.Action != planner.ActionUpdate:
 		v.Outcome = Kept
-		return v, admin{}
+		return admin{}
 	case j == nil || j.State != planner.JobPending:
 		v.Outcome, v.Guard = Held, NotPending
-		return v, admin{}
-	case IsHeld(*j):
+		return admin{}
+	case isHeld(j):
 		v.Outcome, v.Guard = Held, JobHeld
-		return v, admin{}
-	case OptedOut(*j):
+		return admin{}
+	case optedOut(j):
 		v.Outcome, v.Guard = Held, OptOut
-		return v, admin{}
+		return admin{}
 	}
 	v.Write = true
 	a := cs.parse(j)
-	return hysteresisWith(v, j, a, resized, now, o), a
+	hysteresisWith(v, j, a, resizes[v.Send.JobID], now, o)
+	return a
 }
 
 // admin is Strata's segment of a job's admin comment (ParseAdminComment:
@@ -284,14 +290,20 @@ func parseAdmin(j *planner.Job) admin {
 // BadConstraints or launch-failure hold) or a held state reason
 // (JobHeldUser, JobHeldAdmin, JobHoldMaxRequeue, ...). A priority update on
 // it fails with error 2042; sent with a release it would release the job.
-func IsHeld(j planner.Job) bool {
+func IsHeld(j planner.Job) bool { return isHeld(&j) }
+
+// isHeld is IsHeld without the copy.
+func isHeld(j *planner.Job) bool {
 	return j.State == planner.JobPending &&
 		(j.Priority == 0 || strings.HasPrefix(j.Reason, "JobHeld") || strings.HasPrefix(j.Reason, "JobHold"))
 }
 
 // OptedOut reports a job whose hint says rewrite=no or does not parse: the
 // planner leaves such jobs alone, and so must every write.
-func OptedOut(j planner.Job) bool {
+func OptedOut(j planner.Job) bool { return optedOut(&j) }
+
+// optedOut is OptedOut without the copy.
+func optedOut(j *planner.Job) bool {
 	if !strings.Contains(j.Comment, "strata:") && !containsFold(j.Comment, "strata:") {
 		return false // no segment: nothing to opt out with (spares the parse)
 	}
@@ -310,11 +322,13 @@ func OptedOut(j planner.Job) bool {
 // time to set, move or release, a partition to move to, a lower time
 // limit, or a workers/PS count the admin comment does not show yet.
 func hysteresis(v Verdict, j planner.Job, resized int, now time.Time, o Options) Verdict {
-	return hysteresisWith(v, &j, parseAdmin(&j), resized, now, o)
+	hysteresisWith(&v, &j, parseAdmin(&j), resized, now, o)
+	return v
 }
 
-// hysteresisWith is hysteresis with the job's admin comment parsed (a).
-func hysteresisWith(v Verdict, j *planner.Job, a admin, resized int, now time.Time, o Options) Verdict {
+// hysteresisWith is hysteresis in place, with the job's admin comment
+// parsed (a).
+func hysteresisWith(v *Verdict, j *planner.Job, a admin, resized int, now time.Time, o Options) {
 	d := &v.Send
 	cur := j.GPUs()
 	gpuChange := false
@@ -379,7 +393,6 @@ func hysteresisWith(v Verdict, j *planner.Job, a admin, resized int, now time.Ti
 			v.Outcome = Held
 		}
 	}
-	return v
 }
 
 // deferral settles the begin time to write (d.NotBefore: zero = none, or

@@ -20,7 +20,8 @@ func NonCooperative(s *planner.Snapshot, requeueTimeout time.Duration) []planner
 		requeueTimeout = DefaultRequeueTimeout
 	}
 	var out []planner.Decision
-	for _, j := range s.Jobs {
+	for i := range s.Jobs {
+		j := &s.Jobs[i]
 		if j.State != planner.JobRunning || j.NonCooperative || !strings.Contains(j.AdminComment, "sig=") {
 			continue // no signal in the comment: nothing to parse (most jobs, every cycle)
 		}

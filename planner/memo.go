@@ -18,6 +18,15 @@ type memo struct {
 	shape clusterShape // of the snapshot the entries were built for
 	gen   uint64
 	jobs  map[int64]*memoEntry
+	// seen are the entries the current call returned in ascending ID
+	// order (it asks by ID, but for the jobs the top tier places: those
+	// are in other); last and lastOther are the last call's, next the
+	// first of last not passed yet. The jobs of one call are mostly the
+	// last one's, so entry finds most of them in last, in order, before
+	// the map.
+	seen, other, last, lastOther []*memoEntry
+	next                         int
+	seenIDs, lastIDs             []int64 // seen's and last's IDs
 	// static holds each island's staticFits answers (by the island's index
 	// in the cycle), which depend only on the cluster's static shape.
 	static map[int]map[[4]int64]bool
@@ -34,21 +43,37 @@ type memo struct {
 	nodes           []nodeState
 	plSlab          []planned
 	optSlab, optTmp []option
+	scratch         scratch
+}
+
+// scratch is a Plan call's working memory that only the cycle itself
+// (not an island group's copy) uses, lent from call to call like the
+// slabs.
+type scratch struct {
+	jobs   []*Job        // addJobs
+	infos  []*jobInfo    // cycle.jobs
+	keys   []rankKey     // rank
+	flat   []flatRankKey // sortRankKeysIn
+	sorted []rankKey     //
 }
 
 // lend gives cycle c the buffers of the last call.
 func (m *memo) lend(c *cycle) {
 	c.nodes, c.plSlab, c.optSlab, c.optTmp = m.nodes[:0], m.plSlab[:0], m.optSlab[:0], m.optTmp[:0]
+	c.scratch = m.scratch
 }
 
 // keep takes back cycle c's buffers once its plan is made.
 func (m *memo) keep(c *cycle) {
 	m.nodes, m.plSlab, m.optSlab, m.optTmp = c.nodes[:0], c.plSlab[:0], c.optSlab[:0], c.optTmp[:0]
+	m.scratch = c.scratch
+	m.scratch.infos = c.jobs[:0]
 	for _, isl := range c.islands {
 		if isl.idx < len(m.islands) {
 			sh := &m.islands[isl.idx]
 			sh.jobs, sh.running, sh.byEnd = isl.jobs[:0], isl.running[:0], isl.byEnd[:0]
 			sh.relTmp, sh.evTmp, sh.profs = isl.relTmp[:0], isl.evTmp[:0], isl.profs
+			sh.items, sh.itemPtrs, sh.releases, sh.smd = isl.items[:0], isl.itemPtrs[:0], isl.releases[:0], isl.smd
 		}
 	}
 }
@@ -68,6 +93,10 @@ type islandShape struct {
 	relTmp               []release
 	evTmp                eventHeap
 	profs                [3]gpuProfile
+	items                []smdItem
+	itemPtrs             []*smdItem
+	releases             []release
+	smd                  smdBufs
 }
 
 // islandShape sets island isl's static part from the memo, or by build
@@ -80,6 +109,7 @@ func (m *memo) islandShape(isl *island, build func()) {
 			isl.nodes, isl.gpus, isl.maxGPN, isl.atLeast, isl.gpuType = sh.nodes, sh.gpus, sh.maxGPN, sh.atLeast, sh.gpuType
 			isl.jobs, isl.running, isl.byEnd = sh.jobs[:0], sh.running[:0], sh.byEnd[:0]
 			isl.relTmp, isl.evTmp, isl.profs = sh.relTmp[:0], sh.evTmp[:0], sh.profs
+			isl.items, isl.itemPtrs, isl.releases, isl.smd = sh.items[:0], sh.itemPtrs[:0], sh.releases[:0], sh.smd
 			return
 		}
 	}
@@ -106,16 +136,22 @@ func (m *memo) staticFor(i int) map[[4]int64]bool {
 
 // memoEntry is one job's cached work.
 type memoEntry struct {
+	id   int64 // the job's
 	key  memoKey
 	gen  uint64   // last snapshot that held the job
 	info jobInfo  // reused each call; job, isl, memo, aged and bbPool are set per call
 	grid []option // options before durations (gridOK)
 	opts []option // options before costs (optsOK)
 	// gridOK says grid is cached; optsOK says opts is cached (durations
-	// that came from a Predictor are never cached: predictions may change
-	// between calls).
+	// that came from a Predictor are cached only when it is a
+	// StablePredictor: others' predictions may change between calls).
 	gridOK bool
 	optsOK bool
+	// runDur is the modelled run at the job's requested size, from which
+	// a running job's end is predicted (predictEnd), when runOK (under the
+	// same rule as opts).
+	runDur time.Duration
+	runOK  bool
 }
 
 // memoKey is every Job field the cached work depends on.
@@ -223,34 +259,68 @@ func (m *memo) begin(s *Snapshot) {
 		m.shape.set(s)
 		m.jobs, m.static = map[int64]*memoEntry{}, map[int]map[[4]int64]bool{}
 		m.nodeIdx, m.islands, m.roots = nil, nil, nil
+		m.seen, m.other, m.seenIDs = m.seen[:0], m.other[:0], m.seenIDs[:0]
 	}
 	m.gen++
+	m.last, m.seen, m.next = m.seen, m.last[:0], 0
+	m.lastOther, m.other = m.other, m.lastOther[:0]
+	m.lastIDs, m.seenIDs = m.seenIDs, m.lastIDs[:0]
 }
 
 // entry returns the job's entry, fresh (ok false) when it has none or the
 // job changed, and marks it as seen in this call; dup reports that the
 // call already saw the ID (then e is nil).
 func (m *memo) entry(j *Job, part string) (e *memoEntry, ok, dup bool) {
-	e = m.jobs[j.ID]
+	e = m.lastEntry(j.ID)
+	if e == nil {
+		e = m.jobs[j.ID]
+	}
 	if e != nil && e.gen == m.gen {
 		return nil, false, true
 	}
 	k := keyOf(j, part)
 	ok = e != nil && e.key == k
 	if !ok {
-		e = &memoEntry{key: k}
+		e = &memoEntry{id: j.ID, key: k}
 		m.jobs[j.ID] = e
 	}
 	e.gen = m.gen
+	if n := len(m.seen); n == 0 || m.seen[n-1].id < e.id {
+		m.seen, m.seenIDs = append(m.seen, e), append(m.seenIDs, e.id)
+	} else {
+		m.other = append(m.other, e)
+	}
 	return e, ok, false
 }
 
-// evict drops the entries of jobs the current snapshot did not hold.
+// lastEntry is the last call's entry of job id when it is the next of
+// last (nil: look in the map). It is the map's entry then, or this call
+// returned it already (its gen is set: a duplicate): the map held every
+// entry of last at the end of the last call, and an ID's entry is
+// replaced only by entry, which, last ascending, found it here first.
+func (m *memo) lastEntry(id int64) *memoEntry {
+	ids := m.lastIDs
+	for m.next < len(ids) && ids[m.next] < id {
+		m.next++
+	}
+	if m.next < len(ids) && ids[m.next] == id {
+		m.next++
+		return m.last[m.next-1]
+	}
+	return nil
+}
+
+// evict drops the entries of jobs the current snapshot did not hold: the
+// map holds the entries this call returned and, of the last call's, those
+// of jobs it did not ask for.
 func (m *memo) evict() {
-	for id, e := range m.jobs {
-		if e.gen != m.gen {
-			delete(m.jobs, id)
+	for _, l := range [][]*memoEntry{m.last, m.lastOther} {
+		for _, e := range l {
+			if e.gen != m.gen && m.jobs[e.id] == e {
+				delete(m.jobs, e.id)
+			}
 		}
+		clear(l) // the entries evicted are not kept alive by the lists
 	}
 }
 

@@ -23,6 +23,28 @@ type PredictorFunc func(j *Job, gpus int) (time.Duration, bool)
 // Predict implements Predictor.
 func (f PredictorFunc) Predict(j *Job, gpus int) (time.Duration, bool) { return f(j, gpus) }
 
+// StablePredictor is a Predictor whose answer for a job depends on the
+// job's ID and the GPUs asked only, never on when it is asked or on the
+// job's other fields (the simulator's oracle of true durations). The
+// policies keep durations from it across Plan calls in their memo, as
+// they keep the time model's (a job whose request changes is timed
+// again); other predictors are asked at every call.
+type StablePredictor interface {
+	Predictor
+	// Stable reports that the answers are stable (false: ask every call).
+	Stable() bool
+}
+
+// stablePredictor reports whether p's answers may be kept across calls:
+// none (the time model alone) or a StablePredictor that says so.
+func stablePredictor(p Predictor) bool {
+	if p == nil {
+		return true
+	}
+	sp, ok := p.(StablePredictor)
+	return ok && sp.Stable()
+}
+
 // Options configure every policy. The zero value is usable: defaults are
 // documented per field and filled by withDefaults.
 type Options struct {

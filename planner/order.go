@@ -134,7 +134,7 @@ func (c *cycle) finalize(name string, pls []*planned) Plan {
 func (c *cycle) rank(pls []*planned) []*planned {
 	// Sort copies of the keys (the same comparisons as on the plans, so
 	// the same order) to keep the sort's memory accesses local.
-	var keys []rankKey
+	keys := c.scratch.keys[:0]
 	weak := true // the order is a strict weak order (no NaN key)
 	for _, pl := range pls {
 		pl.rank, pl.notBefore = 0, time.Time{}
@@ -146,7 +146,8 @@ func (c *cycle) rank(pls []*planned) []*planned {
 			weak = weak && !math.IsNaN(pl.key)
 		}
 	}
-	sortRankKeys(keys, weak)
+	c.scratch.flat, c.scratch.sorted = sortRankKeysIn(keys, weak, c.scratch.flat, c.scratch.sorted)
+	c.scratch.keys = keys
 	ranked := make([]*planned, len(keys))
 	for r, k := range keys {
 		ranked[r] = k.pl
@@ -244,23 +245,22 @@ func calibrationUsed(pl *planned, d *Decision) bool {
 // sortRankKeys sorts keys stably by rank order. A stable sort by a strict
 // weak order (weak: no NaN key) has exactly one result, the order with
 // ties broken by position, which pdqsort on packed keys finds faster.
-func sortRankKeys(keys []rankKey, weak bool) {
+func sortRankKeys(keys []rankKey, weak bool) { sortRankKeysIn(keys, weak, nil, nil) }
+
+// sortRankKeysIn is sortRankKeys with scratch fs and sorted, returned
+// (grown) for the next call.
+func sortRankKeysIn(keys []rankKey, weak bool, fs []flatRankKey, sorted []rankKey) ([]flatRankKey, []rankKey) {
 	if !weak {
 		slices.SortStableFunc(keys, func(x, y rankKey) int { return lessInt(x.before(&y)) })
-		return
+		return fs, sorted
 	}
 	// Sort pointer-free copies (no write barriers when swapping).
-	type flat struct {
-		p0, p1 uint64
-		id     int64
-		pos    int32
-	}
-	fs := make([]flat, len(keys))
+	fs = fs[:0]
 	for k := range keys {
 		p := keys[k].pack()
-		fs[k] = flat{p[0], p[1], keys[k].id, int32(k)}
+		fs = append(fs, flatRankKey{p[0], p[1], keys[k].id, int32(k)})
 	}
-	slices.SortFunc(fs, func(x, y flat) int {
+	slices.SortFunc(fs, func(x, y flatRankKey) int {
 		if c := cmp.Compare(x.p0, y.p0); c != 0 {
 			return c
 		}
@@ -272,11 +272,19 @@ func sortRankKeys(keys []rankKey, weak bool) {
 		}
 		return cmp.Compare(x.pos, y.pos)
 	})
-	sorted := make([]rankKey, len(keys))
-	for k, f := range fs {
-		sorted[k] = keys[f.pos]
+	sorted = sorted[:0]
+	for _, f := range fs {
+		sorted = append(sorted, keys[f.pos])
 	}
 	copy(keys, sorted)
+	return fs, sorted
+}
+
+// flatRankKey is a rankKey packed without pointers (sortRankKeys).
+type flatRankKey struct {
+	p0, p1 uint64
+	id     int64
+	pos    int32
 }
 
 // rankKey is what the rank order of finalize compares.

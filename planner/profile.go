@@ -106,7 +106,7 @@ func (c *cycle) runningReleases(dst []release, isl *island, keep func(*jobInfo) 
 			continue
 		}
 		if ji.leaving {
-			leaving = append(leaving, release{c.runningEnd(ji).Sub(c.s.Now), ji.req})
+			leaving = append(leaving, release{c.runningLeft(ji), ji.req})
 			continue
 		}
 		dst = append(dst, release{ji.left, ji.req}) // runningEnd − Now
@@ -147,22 +147,25 @@ func (p *gpuProfile) add(from, to float64, n int) {
 // earliest is the earliest start at or after from at which w GPUs stay
 // free for d seconds; false when that never happens.
 func (p *gpuProfile) earliest(w int, d, from float64) (float64, bool) {
-	k := p.stepAt(from)
+	at := p.at
+	free := p.free[:len(at)]
+	last := len(at) - 1
 	start := from
-	for ; k < len(p.at); k++ {
-		last := k == len(p.at)-1
-		if p.free[k] < w {
-			if last {
-				return 0, false
-			}
-			start = p.at[k+1]
+	k := p.stepAt(from)
+	for ; k < last; k++ {
+		if free[k] < w {
+			start = at[k+1]
 			continue
 		}
-		if last || p.at[k+1] >= start+d {
+		if at[k+1] >= start+d {
 			return start, true
 		}
 	}
-	return 0, false
+	// the last step lasts forever
+	if free[last] < w {
+		return 0, false
+	}
+	return start, true
 }
 
 // reserve takes w GPUs on [t, t+d).

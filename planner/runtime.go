@@ -20,6 +20,22 @@ func (c *cycle) durationAt(ji *jobInfo, w, p int) (time.Duration, Reason) {
 	return ji.model.duration(ji.job, w, p, gpn, ji.kappa, c.o)
 }
 
+// requestedRun is the job's predicted run time at its requested size,
+// kept in its memo entry unless it came from a Predictor whose answers
+// may change (as options: cacheable): every other input is in the entry's
+// key or the cluster's static shape.
+func (c *cycle) requestedRun(ji *jobInfo) time.Duration {
+	e := ji.memo
+	if e != nil && e.runOK {
+		return e.runDur
+	}
+	d, r := c.durationAt(ji, max(1, ji.req), max(1, ji.pmin))
+	if e != nil && (c.stablePred || r == ReasonModelled) {
+		e.runDur, e.runOK = d, true
+	}
+	return d
+}
+
 // workLeft is the fraction of a restarted job's work still to do, from
 // the GPU service it attained (Job.AttainedGPUSeconds, over all its runs).
 // The estimate is conservative: the service includes each restart's
@@ -137,26 +153,44 @@ func capAtLimit(j *Job, d time.Duration) time.Duration {
 // from now; one interval from now when it is leaving.
 func (c *cycle) runningEnd(ji *jobInfo) time.Time {
 	if ji.leaving { // it checkpoints and requeues itself: its GPUs free up soon
-		return c.s.Now.Add(c.o.Interval)
+		return c.soonest
 	}
 	return ji.end
 }
 
-// predictEnd is runningEnd of a running job that is not leaving.
+// runningLeft is runningEnd − Now: one interval for a leaving job, else
+// its predicted end's (jobInfo.left).
+func (c *cycle) runningLeft(ji *jobInfo) time.Duration {
+	if ji.leaving {
+		return c.o.Interval
+	}
+	return ji.left
+}
+
+// predictEnd is runningEnd of a running job that is not leaving: its
+// start plus its run at its size, what is left of its work from now for a
+// restarted job, never past its time limit (Slurm ends it there at the
+// latest) nor within one interval from now.
 func (c *cycle) predictEnd(ji *jobInfo) time.Time {
-	d, _ := c.durationAt(ji, max(1, ji.req), max(1, ji.pmin))
-	end := ji.job.StartTime.Add(d)
-	if ji.job.StartTime.IsZero() {
-		end = c.s.Now.Add(d)
-	}
-	if f := c.workLeft(ji); f < 1 { // restarted: what is left of its work
+	d := c.requestedRun(ji)
+	start, tl := ji.job.StartTime, ji.job.TimeLimit
+	var end time.Time
+	switch f := c.workLeft(ji); {
+	case f < 1: // restarted
 		end = c.s.Now.Add(seconds(d.Seconds() * f))
+		if tl > 0 && !start.IsZero() && end.After(start.Add(tl)) {
+			end = start.Add(tl)
+		}
+	case start.IsZero():
+		end = c.s.Now.Add(d)
+	default: // start+d after start+tl exactly when d > tl
+		if tl > 0 && d > tl {
+			d = tl
+		}
+		end = start.Add(d)
 	}
-	if tl := ji.job.TimeLimit; tl > 0 && !ji.job.StartTime.IsZero() && end.After(ji.job.StartTime.Add(tl)) {
-		end = ji.job.StartTime.Add(tl) // Slurm ends it there at the latest
-	}
-	if min := c.s.Now.Add(c.o.Interval); end.Before(min) {
-		end = min
+	if end.Before(c.soonest) {
+		end = c.soonest
 	}
 	return end
 }

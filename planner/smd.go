@@ -44,6 +44,28 @@ func (p *SMD) Plan(ctx context.Context, s *Snapshot) (Plan, error) {
 	return planIslands(ctx, s, &p.o, &p.memo, p.name(), p.planIsland)
 }
 
+// smdBufs are SMD's scratch in one island, lent from plan to plan through
+// the memo (islandShape): nothing refers to them once a plan is made.
+type smdBufs struct {
+	wait          []*smdItem  // scheduleWaiting
+	keyed         []itemKey   // backfill, sortWaiting (one at a time)
+	slots         []queueSlot // queueCosts
+	null, cost, q []float64   // knapsack
+}
+
+// itemKey is an item with its sort key.
+type itemKey struct {
+	it  *smdItem
+	key float64
+}
+
+// queueSlot is an item in queueCosts' list with its best option.
+type queueSlot struct {
+	it   *smdItem
+	best *option
+	key  float64
+}
+
 // smdItem is a job in the knapsack with its options.
 type smdItem struct {
 	pl   *planned
@@ -57,8 +79,11 @@ type smdItem struct {
 
 func (p *SMD) planIsland(c *cycle, isl *island) []*planned {
 	var out []*planned
-	var items []*smdItem
-	slab := make([]smdItem, 0, len(isl.jobs))
+	// The island's buffers, the slab at its full size first: items point
+	// into it.
+	items := isl.itemPtrs[:0]
+	slab := slices.Grow(isl.items[:0], len(isl.jobs))
+	defer func() { isl.items, isl.itemPtrs = slab[:0], items[:0] }()
 	s := c.newSMDIsland(isl)
 	for _, ji := range isl.jobs {
 		pl := c.newPlanned(ji)
@@ -129,12 +154,8 @@ func startable(items []*smdItem) []*smdItem {
 // until running jobs free enough GPUs).
 func (s *smdIsland) queueCosts(items []*smdItem) {
 	g := float64(max(1, s.totalGPU))
-	type slot struct {
-		it   *smdItem
-		best *option
-		key  float64
-	}
-	slots := make([]slot, len(items))
+	slots := slices.Grow(s.isl.smd.slots[:0], len(items))[:len(items)]
+	defer func() { s.isl.smd.slots = slots[:0] }()
 	var wsum float64
 	for k, it := range items {
 		best := &it.opts[0]
@@ -144,10 +165,10 @@ func (s *smdIsland) queueCosts(items []*smdItem) {
 				best = o
 			}
 		}
-		slots[k] = slot{it, best, s.gpuEq(it.pl.ji, best) * best.dur.Seconds() / it.pl.ji.weight}
+		slots[k] = queueSlot{it, best, s.gpuEq(it.pl.ji, best) * best.dur.Seconds() / it.pl.ji.weight}
 		wsum += it.pl.ji.weight
 	}
-	slices.SortFunc(slots, func(a, b slot) int {
+	slices.SortFunc(slots, func(a, b queueSlot) int {
 		if c := cmp.Compare(a.key, b.key); c != 0 {
 			return c
 		}
@@ -212,10 +233,13 @@ func (s *smdIsland) knapsack(items []*smdItem) *mcmkp {
 	for _, it := range items {
 		n += len(it.opts)
 	}
-	m.null = make([]float64, 0, len(items))
+	b := &s.isl.smd
+	m.null = slices.Grow(b.null[:0], len(items))
 	m.first = slices.Grow(m.first, len(items))
-	m.cost = make([]float64, 0, n)
-	m.q = make([]float64, n*r) // zero weights; set below, as add would copy them
+	m.cost = slices.Grow(b.cost[:0], n)
+	m.q = slices.Grow(b.q[:0], n*r)[:n*r] // zero weights; set below, as add would copy them
+	clear(m.q)
+	defer func() { b.null, b.cost, b.q = m.null[:0], m.cost[:0], m.q[:0] }()
 	for _, it := range items {
 		it.base = len(m.cost)
 		for _, o := range it.opts {
@@ -259,17 +283,14 @@ func (s *smdIsland) admit(items []*smdItem, m *mcmkp, choice []int) {
 // shortest weighted first, when starting now beats waiting for the job
 // itself (idleCost < null); the aged reservation still applies.
 func (s *smdIsland) backfill(items []*smdItem) {
-	type waiting struct {
-		it  *smdItem
-		key float64
-	}
-	var wait []waiting
+	wait := s.isl.smd.keyed[:0]
 	for _, it := range items {
 		if !it.pl.start && !it.running {
-			wait = append(wait, waiting{it, minCost(it)})
+			wait = append(wait, itemKey{it, minCost(it)})
 		}
 	}
-	slices.SortStableFunc(wait, func(a, b waiting) int { return lessInt(a.key < b.key) })
+	defer func() { s.isl.smd.keyed = wait[:0] }()
+	slices.SortStableFunc(wait, func(a, b itemKey) int { return lessInt(a.key < b.key) })
 	if len(wait) == 0 {
 		return
 	}

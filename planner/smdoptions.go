@@ -135,9 +135,9 @@ func (c *cycle) pruneToSlab(os []option) []option {
 }
 
 // cacheable reports whether options may be memoised: their durations do
-// not come from the Predictor, whose answers may change between calls.
+// not come from a Predictor whose answers may change between calls.
 func (c *cycle) cacheable(opts []option) bool {
-	if c.o.Predictor == nil {
+	if c.stablePred {
 		return true
 	}
 	for _, o := range opts {

@@ -270,15 +270,13 @@ func (s *smdIsland) earliestIn(it *smdItem, prof, longProf *gpuProfile, o option
 // sortWaiting orders waiting jobs as scheduleWaiting takes them: aged
 // first (oldest first), then by their best cost per weight, then by ID.
 func (s *smdIsland) sortWaiting(wait []*smdItem) {
-	type keyed struct {
-		it  *smdItem
-		key float64
-	}
-	ks := make([]keyed, len(wait)) // each job's key beside it: no map lookups in the sort
+	// each job's key beside it: no map lookups in the sort
+	ks := slices.Grow(s.isl.smd.keyed[:0], len(wait))[:len(wait)]
+	defer func() { s.isl.smd.keyed = ks[:0] }()
 	for k, it := range wait {
-		ks[k] = keyed{it, bestCostPerWeight(it.all, it.pl.ji.weight)}
+		ks[k] = itemKey{it, bestCostPerWeight(it.all, it.pl.ji.weight)}
 	}
-	slices.SortStableFunc(ks, func(a, b keyed) int {
+	slices.SortStableFunc(ks, func(a, b itemKey) int {
 		x, y := a.it.pl.ji, b.it.pl.ji
 		if x.aged != y.aged {
 			return lessInt(x.aged)

@@ -140,12 +140,13 @@ func (c *cycle) newSMDIsland(isl *island) *smdIsland {
 	s.freeGPU, _, _ = c.free(isl)
 	longHeld := 0
 	for _, ji := range isl.running {
-		ji.heldLong = c.longRun(c.runningEnd(ji).Sub(c.s.Now))
+		ji.heldLong = c.longRun(c.runningLeft(ji))
 		if ji.heldLong {
 			longHeld += ji.req
 		}
 	}
-	s.releases = c.runningReleases(make([]release, 0, len(isl.running)), isl, nil)
+	s.releases = c.runningReleases(isl.releases[:0], isl, nil)
+	isl.releases = s.releases[:0]
 	for k := 1; k < len(s.releases); k++ {
 		s.releases[k].gpus += s.releases[k-1].gpus
 	}

@@ -20,12 +20,13 @@ import (
 // future too: long options must also fit a second profile, the GPUs long
 // jobs may hold.
 func (s *smdIsland) scheduleWaiting(items []*smdItem) {
-	var wait []*smdItem
+	wait := s.isl.smd.wait[:0]
 	for _, it := range items {
 		if !it.pl.start && !it.running {
 			wait = append(wait, it)
 		}
 	}
+	defer func() { s.isl.smd.wait = wait[:0] }()
 	if len(wait) == 0 {
 		return
 	}

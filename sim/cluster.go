@@ -394,7 +394,8 @@ func (c *cluster) snapshotNodes(buf []planner.Node) []planner.Node {
 		}
 	}
 	out := slices.Grow(buf[:0], len(c.nodes))[:len(c.nodes)]
-	for i, nd := range c.nodes {
+	for i := range c.nodes {
+		nd := &c.nodes[i]
 		used := c.spec.GPUsPerNode - nd.free
 		state := stateMixed
 		switch {

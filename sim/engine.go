@@ -109,6 +109,11 @@ type Config struct {
 	// that can write nothing (nothingToWrite): the from-scratch reference
 	// the skipping is compared with.
 	planIdle bool
+	// fromScratch (tests) decides every Strata cycle in Slurm mode from
+	// scratch: no decide.Buffers, no admin comments kept parsed (the
+	// reference the kept caches are compared with; the policy's memo is
+	// the policy's).
+	fromScratch bool
 	// Progress, when set, is called once per simulated tick with the number
 	// of finished and total jobs. It must not affect the run.
 	Progress func(done, total int)

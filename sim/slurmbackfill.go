@@ -3,6 +3,7 @@ package sim
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -33,9 +34,12 @@ type bfPlan struct {
 	owner     int
 	next      int
 	wide, sum int
-	at        []bfFree
-	needs     []bfNeed
-	cands     []bfCand
+	// wideSet marks the nodes counted in wide (a bit per node), so that
+	// fitAt visits only those when they are all it may take (per ≥ 1).
+	wideSet []uint64
+	at      []bfFree
+	needs   []bfNeed
+	cands   []bfCand
 	// order is the running jobs by time limit, kept from one cycle to the
 	// next (byLimit); mark and stamp tell the jobs running now and those
 	// already in order apart.
@@ -231,6 +235,8 @@ type bfFree struct {
 // nodes (outside skip) with at least per free GPUs, sum their free GPUs.
 func (p *bfPlan) startFit(owner, per int) {
 	p.owner, p.next, p.wide, p.sum = owner, 0, 0, 0
+	p.wideSet = slices.Grow(p.wideSet[:0], (len(p.free)+63)/64)[:(len(p.free)+63)/64]
+	clear(p.wideSet)
 	p.at = slices.Grow(p.at[:0], len(p.free))[:len(p.free)]
 	for n := range p.free {
 		p.at[n] = bfFree{gpus: p.free[n], cpus: p.cpu[n], mem: p.mem[n]}
@@ -252,6 +258,11 @@ func (p *bfPlan) count(n, per, sign int) {
 	p.sum += sign * g
 	if g >= per {
 		p.wide += sign
+		if sign > 0 {
+			p.wideSet[n/64] |= 1 << (n % 64)
+		} else {
+			p.wideSet[n/64] &^= 1 << (n % 64)
+		}
 	}
 }
 
@@ -296,19 +307,25 @@ func (p *bfPlan) fitAt(t float64, per, nodes, total int, limit float64) ([]int, 
 	cs := p.cands[:0]
 	defer func() { p.cands = cs[:0] }()
 	sum := 0
-	least := max(1, per) // the GPUs a candidate node has free at least
-	for n := range p.free {
-		a := &p.at[n]
-		if a.gpus < least || p.skip != nil && p.skip[n] || !p.usable(n, t, t+limit) {
-			continue
-		}
-		if per >= 1 {
-			if p.usableAt(a, per) == per {
-				cs = append(cs, bfCand{n, a.gpus})
+	if per >= 1 { // the wide nodes (outside skip), in node order
+		for w, bs := range p.wideSet {
+			for ; bs != 0; bs &= bs - 1 {
+				n := w*64 + bits.TrailingZeros64(bs)
+				if a := &p.at[n]; p.usable(n, t, t+limit) && p.usableAt(a, per) == per {
+					cs = append(cs, bfCand{n, a.gpus})
+				}
 			}
-		} else if f := p.usableAt(a, a.gpus); f > 0 {
-			cs = append(cs, bfCand{n, f})
-			sum += f
+		}
+	} else {
+		for n := range p.free {
+			a := &p.at[n]
+			if a.gpus < 1 || p.skip != nil && p.skip[n] || !p.usable(n, t, t+limit) {
+				continue
+			}
+			if f := p.usableAt(a, a.gpus); f > 0 {
+				cs = append(cs, bfCand{n, f})
+				sum += f
+			}
 		}
 	}
 	if per >= 1 && len(cs) < nodes || per < 1 && sum < total {

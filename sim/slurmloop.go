@@ -27,7 +27,9 @@ type slurmState struct {
 	// comments keeps the guards' parse of each job's admin comment from
 	// one cycle to the next.
 	comments decide.Comments
-	cycle    int64
+	// decided holds the buffers of each cycle's decide.Result.
+	decided decide.Buffers
+	cycle   int64
 	// nodes and cpus of the cluster, for the job-size priority factor.
 	nodes, cpus float64
 }

@@ -24,8 +24,12 @@ func (e *engine) strataCycle(ctx context.Context, s *slurmState, t float64) erro
 		return nil
 	}
 	snap := e.snapshot(s.cycle, t, s)
-	dec, err := decide.Decide(ctx, timedPolicy{e.policy, &e.res}, snap,
-		decide.History{Resizes: s.rewrites, Writes: s.writes, Preempts: e.preemptCounts(t), Claims: e.claims(t), Comments: &s.comments}, s.guard)
+	h := decide.History{Resizes: s.rewrites, Writes: s.writes, Preempts: e.preemptCounts(t), Claims: e.claims(t), Comments: &s.comments}
+	buf := &s.decided
+	if e.cfg.fromScratch {
+		h.Comments, buf = nil, nil
+	}
+	dec, err := decide.DecideIn(ctx, timedPolicy{e.policy, &e.res}, snap, h, s.guard, buf)
 	if err != nil {
 		return fmt.Errorf("cycle at t=%.0fs: %w", t, err)
 	}

@@ -170,7 +170,7 @@ func (r HintRange) comment(t Truth, j *TraceJob, clusterGPUs int) string {
 // oracle is the Predictor every policy of a run gets: the true duration
 // (labelled "oracle" in results). Jobs are looked up by simulator ID.
 func oracle(t Truth, jobs []TraceJob) planner.Predictor {
-	return planner.PredictorFunc(func(j *planner.Job, gpus int) (time.Duration, bool) {
+	return oracleFunc(func(j *planner.Job, gpus int) (time.Duration, bool) {
 		i := int(j.ID) - 1
 		if i < 0 || i >= len(jobs) {
 			return 0, false
@@ -182,3 +182,14 @@ func oracle(t Truth, jobs []TraceJob) planner.Predictor {
 		return time.Duration(d * float64(time.Second)), true
 	})
 }
+
+// oracleFunc is the oracle: a planner.StablePredictor, its answer a
+// function of the job's ID (its trace job, the whole work even after a
+// resubmission) and the GPUs asked only.
+type oracleFunc func(j *planner.Job, gpus int) (time.Duration, bool)
+
+// Predict implements planner.Predictor.
+func (f oracleFunc) Predict(j *planner.Job, gpus int) (time.Duration, bool) { return f(j, gpus) }
+
+// Stable implements planner.StablePredictor.
+func (oracleFunc) Stable() bool { return true }
