@@ -272,6 +272,9 @@ func Run(ctx context.Context, cfg Config, tr *Trace, name string, p planner.Poli
 	r.Scheduler = cfg.Scheduler
 	if cfg.Predictor == PredictorHistory {
 		r.Predictor = PredictorHistory
+		if cfg.learn != nil { // Slurm alone plans nothing and learns nothing
+			r.HistoryWays = cfg.learn.Ways()
+		}
 	}
 	if cfg.calib != nil {
 		r.Calibration = cfg.calib.stats()

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/strata-hpc/strata/planner/history"
 )
 
 // Result summarises one policy's run (algorithms.md B5 definitions):
@@ -29,6 +31,10 @@ type Result struct {
 	// Predictor names the duration source the policy saw: "oracle" (the
 	// true durations) or "history" (learned online from completed jobs).
 	Predictor string `json:"predictor"`
+	// HistoryWays: with the history predictor, each way of timing an
+	// unhinted job and its error on the run's finished jobs, the one that
+	// answers (once scored enough) first (history.Estimator.Ways).
+	HistoryWays []history.Way `json:"history_ways,omitempty"`
 	// AvgStartGPUs is the mean GPU count jobs first started with;
 	// ChangedAllocations counts jobs started with another count than asked.
 	AvgStartGPUs       float64 `json:"avg_start_gpus"`

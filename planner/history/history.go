@@ -75,6 +75,9 @@ type Estimator struct {
 	// ("" everyone's); scores each way's error on the jobs so far.
 	shares map[string]*logMean
 	scores map[Match]*errMean
+	// scoreLookups counts the similar-name searches Add made to score the
+	// name match (candidates).
+	scoreLookups int
 	// similar caches the similar names found for a name, with their
 	// similarity; Add updates it with each new name (no recomputation).
 	similar map[string][]cand

@@ -1,7 +1,9 @@
 package history
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -48,13 +50,21 @@ type candidate struct {
 
 // candidates are the estimates every way can give a job (in Helios'
 // order). lookup: find similar names even if not yet cached (a pending
-// job's Estimate); Add scores the name match only when its names are
+// job's Estimate). Add searches them for its first 5 × MinScored jobs
+// whose names are not cached, and after that scores the name match only
+// when its names are
 // known without a search (the job was estimated while it waited, or its
-// exact name ran before), so that learning a long history stays linear.
+// exact name ran before), so that learning a long history at start stays
+// about linear.
 func (e *Estimator) candidates(user, name string, gpus int, limit time.Duration, lookup bool) []candidate {
 	var out []candidate
 	var names []string
-	if _, cached := e.similar[name]; lookup || cached || e.byName[name] != nil {
+	_, cached := e.similar[name]
+	if !lookup && !cached && e.byName[name] == nil && e.scoreLookups < 5*max(1, e.MinScored) {
+		lookup = true
+		e.scoreLookups++
+	}
+	if lookup || cached || e.byName[name] != nil {
 		names = e.similarNames(name)
 	}
 	if len(names) > 0 {
@@ -116,4 +126,29 @@ func (e *Estimator) score(r Record) {
 			sc.n++
 		}
 	}
+}
+
+// Way is one way of predicting and how it has done on this site's jobs so
+// far: the mean |log2(estimate / run)| over the finished jobs it could
+// have timed (1 is off by 2× on average).
+type Way struct {
+	Match   Match   `json:"way"`
+	Jobs    int     `json:"jobs"`
+	MeanErr float64 `json:"mean_abs_log2_error"`
+}
+
+// Ways returns every way scored so far, the smallest error first (ties by
+// name): what `strata run` logs and the simulator reports, so that a site
+// sees which way times its unhinted jobs and why.
+func (e *Estimator) Ways() []Way {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]Way, 0, len(e.scores))
+	for m, s := range e.scores {
+		out = append(out, Way{Match: m, Jobs: s.n, MeanErr: s.sum / float64(s.n)})
+	}
+	slices.SortFunc(out, func(a, b Way) int {
+		return cmp.Or(cmp.Compare(a.MeanErr, b.MeanErr), cmp.Compare(a.Match, b.Match))
+	})
+	return out
 }

@@ -61,6 +61,9 @@ func TestSelectsTheWayThatPredictsThisSite(t *testing.T) {
 			if err := math.Abs(math.Log2(d.Seconds() / r.Seconds())); err > 0.5 {
 				t.Errorf("estimate %v for a run of %v: want within 2^0.5", d, r)
 			}
+			if ways := e.Ways(); len(ways) == 0 || ways[0].Match != tc.after {
+				t.Errorf("ways %+v: want %s first", ways, tc.after)
+			}
 		})
 	}
 }

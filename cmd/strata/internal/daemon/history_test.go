@@ -3,6 +3,8 @@ package daemon
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -110,5 +112,33 @@ func TestLearnFromSlurmdbdKeepsPredictionsThroughOutage(t *testing.T) {
 		if got := [2]any{a.reads, predict()}; got != [2]any{s.wantReads, s.want} {
 			t.Errorf("%s: reads, prediction = %v, want %v", s.name, got, [2]any{s.wantReads, s.want})
 		}
+	}
+}
+
+// TestLearnTimesGenericNamesByLimit: slurmdbd's jobs carry their time
+// limits to the predictor; on a site whose job names say nothing
+// ("pod-0001", ...) and whose limits follow the runs, the limit's share
+// answers once scored, and the log says which way answers and why.
+func TestLearnTimesGenericNamesByLimit(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	var jobs []slurm.FinishedJob
+	for i := range 60 {
+		run := time.Duration(1+i%7*5) * time.Hour
+		end := now.Add(-time.Duration(200-i) * time.Hour)
+		jobs = append(jobs, slurm.FinishedJob{User: "bob", Name: fmt.Sprintf("pod-%04d", i), Partition: "gpu", GPUs: 1,
+			State: "COMPLETED", TimeLimit: 2 * run, Start: end.Add(-run), End: end})
+	}
+	var l learner
+	var logs strings.Builder
+	if err := l.learn(context.Background(), slurmdbdHistory{&acctCluster{serves: true, jobs: jobs}}, "c", now, zerolog.New(&logs)); err != nil {
+		t.Fatal(err)
+	}
+	// A new pod of bob's asking 20 h: half of it, as bob's jobs use half.
+	pending := planner.Job{User: "bob", Name: "pod-9999", Partition: "gpu", GPUsPerNode: 1, Nodes: 1, TimeLimit: 20 * time.Hour}
+	if d, ok := l.predictor().Predict(&pending, 1); !ok || d < 9*time.Hour || d > 11*time.Hour {
+		t.Errorf("predicted %v (%v): want about 10 h, half its limit", d, ok)
+	}
+	if !strings.Contains(logs.String(), `"best":"limit_share"`) {
+		t.Errorf("log %s: want the limit's share named the best way", logs.String())
 	}
 }

@@ -2,6 +2,8 @@ package daemon
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -10,9 +12,11 @@ import (
 	"github.com/strata-hpc/strata/planner/history"
 )
 
-// learner keeps the history of completed jobs in a duration estimator:
-// Helios' rule — the same user's jobs with similar names and the same GPU
-// count, then the user's mean, then everyone's (planner/history). The jobs
+// learner keeps the history of completed jobs in a duration estimator
+// (planner/history: Helios' rule — the same user's jobs with similar names
+// and the same GPU count, then the user's mean, then everyone's — and the
+// job's limit × its user's usual share, whichever has timed this site's
+// jobs best). The jobs
 // come from one source (history.go): slurmdbd through slurmrestd, or the
 // collector's job records in Postgres. It reads the history of the last
 // learnWindow once, then what completed since, every learnEvery; a failed
@@ -23,6 +27,7 @@ type learner struct {
 	lastRead  time.Time
 	key       string // cluster and source the estimator was built from
 	firstRead bool
+	best      history.Match // the way that answered at the last log
 }
 
 const (
@@ -59,8 +64,28 @@ func (l *learner) learn(ctx context.Context, src historySource, cluster string, 
 		log.Info().Int("jobs", l.est.Len()).Str("history_source", src.name()).
 			Msg("job history read: unhinted jobs are timed from similar completed jobs")
 	}
+	l.logWays(log)
 	l.firstRead, l.lastRead = true, now
 	return nil
+}
+
+// logWays says, when it changes, which way of timing unhinted jobs has the
+// smallest error on this site's completed jobs, with every way's error.
+func (l *learner) logWays(log zerolog.Logger) {
+	ways := l.est.Ways()
+	if len(ways) == 0 || ways[0].Match == l.best {
+		return
+	}
+	l.best = ways[0].Match
+	var b strings.Builder
+	for i, w := range ways {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %.2f (%d jobs)", w.Match, w.MeanErr, w.Jobs)
+	}
+	log.Info().Str("best", string(ways[0].Match)).Str("ways", b.String()).
+		Msg("job history: each way of timing unhinted jobs scored on the completed jobs (mean |log2 predicted/real|); once each has 20 the best answers")
 }
 
 // predictor answers from the history once it has any; until then (and with
