@@ -234,14 +234,7 @@ func TestMemoIsTransparentRandom(t *testing.T) {
 				for k := range 40 {
 					q.step()
 					s := q.snapshot(k)
-					fresh, err := planner.NewPolicy(name, o)
-					if err != nil {
-						t.Fatal(err)
-					}
-					want, err := fresh.Plan(context.Background(), s)
-					if err != nil {
-						t.Fatal(err)
-					}
+					want := freshPlan(t, name, o, s)
 					got, err := kept.Plan(context.Background(), clone(s))
 					if err != nil {
 						t.Fatal(err)

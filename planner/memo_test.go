@@ -103,14 +103,7 @@ func TestMemoIsTransparent(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				fresh, err := planner.NewPolicy(name, o)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, err := fresh.Plan(context.Background(), s)
-				if err != nil {
-					t.Fatal(err)
-				}
+				want := freshPlan(t, name, o, s)
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("step %d: plan with a carried-over memo differs (-fresh +kept):\n%s", k, diff)
 				}
@@ -125,4 +118,19 @@ func TestMemoIsTransparent(t *testing.T) {
 			}
 		})
 	}
+}
+
+// freshPlan is the plan of s by a new policy name (no memo): what a policy
+// that keeps its memo must return.
+func freshPlan(t *testing.T, name string, o planner.Options, s *planner.Snapshot) planner.Plan {
+	t.Helper()
+	fresh, err := planner.NewPolicy(name, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := fresh.Plan(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
