@@ -88,6 +88,27 @@ func TestIntegrationBurstBufferJobsRunInPlanOrder(t *testing.T) {
 			t.Fatalf("apply: %+v", rep.Results)
 		}
 	}
+	// slurmctld hands freed space to the waiting jobs in order of their
+	// expected start time (burst_buffer's bb_job_queue_sort on
+	// job_ptr->start_time), which its schedulers set from the priorities:
+	// until they have run since the write, the estimates are those of
+	// submission order (make test once saw the long job stage in first).
+	// So job a ends only once slurmctld expects the short job no later.
+	expected := func(id int64) (time.Time, bool) {
+		st, err := time.ParseInLocation("2006-01-02T15:04:05", cl.ShowJob(t, id)["StartTime"], time.UTC)
+		return st, err == nil
+	}
+	for wait := time.Now().Add(120 * time.Second); ; time.Sleep(time.Second) {
+		es, oks := expected(short)
+		el, okl := expected(long)
+		if oks && okl && !es.After(el) {
+			break
+		}
+		if time.Now().After(wait) {
+			t.Fatalf("after 120 s slurmctld still expects short job %d at %v (%v), long job %d at %v (%v): the priorities written are not used",
+				short, es, oks, long, el, okl)
+		}
+	}
 	cl.MustExec(t, "touch", release) // job a ends: its space frees
 
 	// The order comes from slurmctld's StartTime of each job, not from
