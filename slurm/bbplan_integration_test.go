@@ -3,6 +3,7 @@ package slurm_test
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"testing"
 	"time"
 
@@ -19,11 +20,11 @@ import (
 // Neither fits beside the first, nor with the other. Planned from the
 // snapshot Strata reads (pools from scontrol), both lack only space, so
 // both rank among the starts, the short one first, with no begin time
-// (docs/planner.md § Burst buffers in time); written through the adapter.
-// When the first ends Slurm gives the space to the short one, then to the
-// long one — in plan order, not submission order — and the pool's use
-// never exceeds its capacity.
-func TestIntegrationBurstBufferJobsRunInPlanOrder(t *testing.T) {
+// (docs/planner.md § Burst buffers in time); written through the adapter,
+// slurmctld holds the short one at the higher priority. When the first
+// ends both run, one after the other, and the pool's use never exceeds its
+// capacity. (Which stages in first is Slurm's choice: see the end.)
+func TestIntegrationBurstBufferJobsKeepPlanOrder(t *testing.T) {
 	cl, _ := integration(t)
 	ctx := context.Background()
 	cfg := cl.Config
@@ -88,26 +89,16 @@ func TestIntegrationBurstBufferJobsRunInPlanOrder(t *testing.T) {
 			t.Fatalf("apply: %+v", rep.Results)
 		}
 	}
-	// slurmctld hands freed space to the waiting jobs in order of their
-	// expected start time (burst_buffer's bb_job_queue_sort on
-	// job_ptr->start_time), which its schedulers set from the priorities:
-	// until they have run since the write, the estimates are those of
-	// submission order (make test once saw the long job stage in first).
-	// So job a ends only once slurmctld expects the short job no later.
-	expected := func(id int64) (time.Time, bool) {
-		st, err := time.ParseInLocation("2006-01-02T15:04:05", cl.ShowJob(t, id)["StartTime"], time.UTC)
-		return st, err == nil
+	// The writes reach Slurm's priorities: the short job ahead.
+	prio := func(id int64) int64 {
+		v, err := strconv.ParseInt(cl.ShowJob(t, id)["Priority"], 10, 64)
+		if err != nil {
+			t.Fatalf("job %d priority: %v", id, err)
+		}
+		return v
 	}
-	for wait := time.Now().Add(120 * time.Second); ; time.Sleep(time.Second) {
-		es, oks := expected(short)
-		el, okl := expected(long)
-		if oks && okl && !es.After(el) {
-			break
-		}
-		if time.Now().After(wait) {
-			t.Fatalf("after 120 s slurmctld still expects short job %d at %v (%v), long job %d at %v (%v): the priorities written are not used",
-				short, es, oks, long, el, okl)
-		}
+	if ps, pl := prio(short), prio(long); ps <= pl {
+		t.Fatalf("slurmctld priorities after the writes: short job %d %d, long job %d %d: want the short one higher", short, ps, long, pl)
 	}
 	cl.MustExec(t, "touch", release) // job a ends: its space frees
 
@@ -140,10 +131,14 @@ func TestIntegrationBurstBufferJobsRunInPlanOrder(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	if !ts.Before(tl) {
-		t.Errorf("short job %d started %v, long job %d %v: want the short job (ranked first) before the long one (submitted first)",
-			short, ts, long, tl)
-	}
+	// Which of the two stages in first is Slurm's to say, not Strata's:
+	// the burst-buffer plugins hand freed space to waiting jobs in order of
+	// their expected start (bb_job_queue_sort), and slurmctld expects both
+	// at the same moment (when job a's space frees), so after a backfill
+	// pass the tie goes by its job list (submission order: the long job),
+	// after a main-scheduler pass by priority (the short job). make test saw
+	// both; docs/planner.md § Burst buffers in time says so.
+	t.Logf("started: short job %d at %v, long job %d at %v", short, ts, long, tl)
 	if st := cl.ShowJob(t, a)["JobState"]; st != "COMPLETED" {
 		t.Errorf("job %d is %s after both others started: the pool was over-committed", a, st)
 	}
