@@ -17,6 +17,13 @@ type Predictor interface {
 	Predict(j *Job, gpus int) (time.Duration, bool)
 }
 
+// PredictionBasis is implemented by a Predictor that can say what its
+// answer for a job rests on; the decision's detail then says it beside
+// ReasonPredicted.
+type PredictionBasis interface {
+	Basis(j *Job) string
+}
+
 // PredictorFunc adapts a function to Predictor.
 type PredictorFunc func(j *Job, gpus int) (time.Duration, bool)
 

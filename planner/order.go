@@ -208,6 +208,11 @@ func (c *cycle) explain(pl *planned, d *Decision) {
 		d.Reasons = append(d.Reasons, r)
 		d.Detail = joinDetail(d.Detail, cl.Note)
 	}
+	if b, ok := c.o.Predictor.(PredictionBasis); ok && slices.Contains(d.Reasons, ReasonPredicted) {
+		if note := b.Basis(pl.ji.job); note != "" {
+			d.Detail = joinDetail(d.Detail, note)
+		}
+	}
 	if pl.ji.deadlinePast {
 		d.Reasons = append(d.Reasons, ReasonDeadlinePast)
 		d.Detail = joinDetail(d.Detail, "deadline "+pl.ji.hints.Deadline.UTC().Format("2006-01-02T15:04")+" was past at submission: ignored")

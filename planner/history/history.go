@@ -244,16 +244,25 @@ func sameGPUs(rs []Record, gpus int) []Record {
 // duration scaled by requested/gpus, as the simulator's linear truth does).
 // Jobs of users with no history at all get no prediction (the planner then
 // uses the time limit).
-func (e *Estimator) Predictor() planner.Predictor {
-	return planner.PredictorFunc(func(j *planner.Job, gpus int) (time.Duration, bool) {
-		req := j.GPUs()
-		d, m := e.Estimate(j.User, strings.TrimSpace(j.Name), req, j.TimeLimit)
-		if m == MatchNone || d <= 0 {
-			return 0, false
-		}
-		if gpus > 0 && req > 0 && gpus != req {
-			d = time.Duration(float64(d) * float64(req) / float64(gpus))
-		}
-		return d, true
-	})
+func (e *Estimator) Predictor() planner.Predictor { return predictor{e} }
+
+// predictor is the estimator as planner.Predictor and
+// planner.PredictionBasis.
+type predictor struct{ e *Estimator }
+
+func (p predictor) Predict(j *planner.Job, gpus int) (time.Duration, bool) {
+	req := j.GPUs()
+	d, m := p.e.Estimate(j.User, strings.TrimSpace(j.Name), req, j.TimeLimit)
+	if m == MatchNone || d <= 0 {
+		return 0, false
+	}
+	if gpus > 0 && req > 0 && gpus != req {
+		d = time.Duration(float64(d) * float64(req) / float64(gpus))
+	}
+	return d, true
+}
+
+// Basis says which way timed j and why (the decision's detail).
+func (p predictor) Basis(j *planner.Job) string {
+	return p.e.Basis(j.User, strings.TrimSpace(j.Name), j.GPUs(), j.TimeLimit)
 }

@@ -2,6 +2,7 @@ package history
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -151,4 +152,38 @@ func (e *Estimator) Ways() []Way {
 		return cmp.Or(cmp.Compare(a.MeanErr, b.MeanErr), cmp.Compare(a.Match, b.Match))
 	})
 	return out
+}
+
+// wayNames say each way in a decision's detail.
+var wayNames = map[Match]string{
+	MatchName:   "similar job names",
+	MatchUser:   "the user's mean run",
+	MatchGlobal: "everyone's mean run",
+	MatchLimit:  "its time limit × the share of their limits the user's jobs ran",
+}
+
+// Basis says which way times a job of user on gpus GPUs named name with
+// time limit limit, and why: the smallest error on this site's finished
+// jobs, or Helios' order while the ways have too few scores.
+func (e *Estimator) Basis(user, name string, gpus int, limit time.Duration) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	cs := e.candidates(user, name, gpus, limit, true)
+	_, m := e.choose(cs)
+	if m == MatchNone {
+		return ""
+	}
+	sc := e.scores[m]
+	if sc == nil || sc.n < max(1, e.MinScored) || len(cs) < 2 {
+		return "timed from history by " + wayNames[m] + " (Helios' order: the ways have too few finished jobs to compare)"
+	}
+	var next Match
+	nextErr := math.Inf(1)
+	for _, c := range cs {
+		if s := e.scores[c.m]; c.m != m && s != nil && s.sum/float64(s.n) < nextErr {
+			next, nextErr = c.m, s.sum/float64(s.n)
+		}
+	}
+	return fmt.Sprintf("timed from history by %s: off by %.2g× on average over this site's %d finished jobs, against %.2g× for %s",
+		wayNames[m], math.Exp2(sc.sum/float64(sc.n)), sc.n, math.Exp2(nextErr), wayNames[next])
 }

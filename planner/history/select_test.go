@@ -3,6 +3,7 @@ package history
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -48,6 +49,9 @@ func TestSelectsTheWayThatPredictsThisSite(t *testing.T) {
 			if _, m := e.Estimate("u", n, 1, l); m != tc.warm {
 				t.Fatalf("before the scores: answered by %s, want %s (Helios' order)", m, tc.warm)
 			}
+			if b := e.Basis("u", n, 1, l); !strings.Contains(b, "Helios' order") {
+				t.Errorf("basis before the scores %q: want Helios' order said", b)
+			}
 			for ; i < 5+2*e.MinScored; i++ {
 				n, r, l := next(i)
 				e.Estimate("u", n, 1, l)
@@ -63,6 +67,9 @@ func TestSelectsTheWayThatPredictsThisSite(t *testing.T) {
 			}
 			if ways := e.Ways(); len(ways) == 0 || ways[0].Match != tc.after {
 				t.Errorf("ways %+v: want %s first", ways, tc.after)
+			}
+			if b := e.Basis("u", n, 1, l); !strings.Contains(b, wayNames[tc.after]) || !strings.Contains(b, "on average over this site's") {
+				t.Errorf("basis %q: want it to name %q and its error", b, wayNames[tc.after])
 			}
 		})
 	}

@@ -138,6 +138,9 @@ func TestLearnTimesGenericNamesByLimit(t *testing.T) {
 	if d, ok := l.predictor().Predict(&pending, 1); !ok || d < 9*time.Hour || d > 11*time.Hour {
 		t.Errorf("predicted %v (%v): want about 10 h, half its limit", d, ok)
 	}
+	if b := l.predictor().(planner.PredictionBasis).Basis(&pending); !strings.Contains(b, "time limit") {
+		t.Errorf("basis %q: want the limit's share named (the decision's detail)", b)
+	}
 	if !strings.Contains(logs.String(), `"best":"limit_share"`) {
 		t.Errorf("log %s: want the limit's share named the best way", logs.String())
 	}

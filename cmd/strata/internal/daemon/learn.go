@@ -90,11 +90,22 @@ func (l *learner) logWays(log zerolog.Logger) {
 
 // predictor answers from the history once it has any; until then (and with
 // no source) the planner falls back to the job's time limit.
-func (l *learner) predictor() planner.Predictor {
-	return planner.PredictorFunc(func(j *planner.Job, gpus int) (time.Duration, bool) {
-		if l.est == nil || l.est.Len() == 0 {
-			return 0, false
-		}
-		return l.est.Predictor().Predict(j, gpus)
-	})
+func (l *learner) predictor() planner.Predictor { return learnerPredictor{l} }
+
+// learnerPredictor is the learner's estimator as planner.Predictor and
+// planner.PredictionBasis (the decision says which way timed the job).
+type learnerPredictor struct{ l *learner }
+
+func (p learnerPredictor) Predict(j *planner.Job, gpus int) (time.Duration, bool) {
+	if p.l.est == nil || p.l.est.Len() == 0 {
+		return 0, false
+	}
+	return p.l.est.Predictor().Predict(j, gpus)
+}
+
+func (p learnerPredictor) Basis(j *planner.Job) string {
+	if p.l.est == nil {
+		return ""
+	}
+	return p.l.est.Predictor().(planner.PredictionBasis).Basis(j)
 }
