@@ -15,7 +15,7 @@ import (
 type basisPredictor struct{}
 
 func (basisPredictor) Predict(*planner.Job, int) (time.Duration, bool) { return time.Hour, true }
-func (basisPredictor) Basis(j *planner.Job) string                  { return "timed by the test for " + j.User }
+func (basisPredictor) Basis(j *planner.Job) string                     { return "timed by the test for " + j.User }
 
 // TestDecisionSaysThePredictionsBasis: a job timed from history
 // (duration_predicted) carries in its detail what the predictor says its
