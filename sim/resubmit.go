@@ -129,7 +129,7 @@ func (e *engine) runEnded(i int, end float64, timedOut bool) {
 // (trust.Outcome.Running).
 func (e *engine) runningOutcome(i int, t float64) trust.Outcome {
 	j := &e.jobs[i]
-	return trust.Outcome{User: j.tj.User, Account: j.pj.Account, JobID: int64(i + 1), End: simTime(t),
+	return trust.Outcome{User: j.pj.User, Account: j.pj.Account, JobID: int64(i + 1), End: simTime(t),
 		Predicted: time.Duration(j.predicted * float64(time.Second)), Real: time.Duration(j.ran * float64(time.Second)),
 		GPUs: j.gpus, NoClaim: j.unclaimed, Running: true}
 }

@@ -140,7 +140,7 @@ func (e *Estimator) Add(r Record) {
 	if r.Limit > 0 {
 		share := min(1, r.Duration.Seconds()/r.Limit.Seconds())
 		for _, k := range []string{r.User, ""} {
-			e.logMeanOf(e.shares, k).add(share)
+			logMeanOf(e.shares, k).add(share)
 		}
 	}
 }
@@ -161,7 +161,7 @@ func (e *Estimator) Estimate(user, name string, gpus int, limit time.Duration) (
 	return e.choose(e.candidates(user, name, gpus, limit, true))
 }
 
-// byName is the Helios estimate from the jobs with the names names.
+// byNames is the Helios estimate from the jobs with the names names.
 func (e *Estimator) byNames(user string, names []string, gpus int) time.Duration {
 	var sel []Record
 	for _, n := range names {

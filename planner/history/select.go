@@ -28,7 +28,7 @@ func (m *logMean) add(x float64) { m.sum += math.Log(x); m.n++ }
 func (m *logMean) value() float64 { return math.Exp(m.sum / float64(m.n)) }
 
 // logMeanOf is the entry k of ms, created empty.
-func (e *Estimator) logMeanOf(ms map[string]*logMean, k string) *logMean {
+func logMeanOf(ms map[string]*logMean, k string) *logMean {
 	m := ms[k]
 	if m == nil {
 		m = &logMean{}
@@ -43,6 +43,17 @@ type errMean struct {
 	n   int
 }
 
+func (m *errMean) value() float64 { return m.sum / float64(m.n) }
+
+// scored is the way m's error when it has been scored on MinScored jobs.
+func (e *Estimator) scored(m Match) (float64, bool) {
+	sc := e.scores[m]
+	if sc == nil || sc.n < max(1, e.MinScored) {
+		return 0, false
+	}
+	return sc.value(), true
+}
+
 // candidate is one way's estimate.
 type candidate struct {
 	m Match
@@ -53,10 +64,9 @@ type candidate struct {
 // order). lookup: find similar names even if not yet cached (a pending
 // job's Estimate). Add searches them for its first 5 × MinScored jobs
 // whose names are not cached, and after that scores the name match only
-// when its names are
-// known without a search (the job was estimated while it waited, or its
-// exact name ran before), so that learning a long history at start stays
-// about linear.
+// when its names are known without a search (the job was estimated while
+// it waited, or its exact name ran before), so that learning a long
+// history at start stays about linear.
 func (e *Estimator) candidates(user, name string, gpus int, limit time.Duration, lookup bool) []candidate {
 	var out []candidate
 	var names []string
@@ -93,24 +103,29 @@ func (e *Estimator) candidates(user, name string, gpus int, limit time.Duration,
 // scored on MinScored jobs, else the first in Helios' order (the limit's
 // estimate only when nothing else answers).
 func (e *Estimator) choose(cs []candidate) (time.Duration, Match) {
+	if i, _ := e.choice(cs); i >= 0 {
+		return cs[i].d, cs[i].m
+	}
+	return 0, MatchNone
+}
+
+// choice is the index of choose's pick in cs (-1: none) and whether the
+// scores chose it (false: Helios' order).
+func (e *Estimator) choice(cs []candidate) (int, bool) {
 	if len(cs) == 0 {
-		return 0, MatchNone
+		return -1, false
 	}
 	best, bestErr := -1, math.Inf(1)
 	for i, c := range cs {
-		sc := e.scores[c.m]
-		if sc == nil || sc.n < max(1, e.MinScored) {
-			best = -1
-			break
+		v, ok := e.scored(c.m)
+		if !ok {
+			return 0, false // Helios' order: candidates are built in it
 		}
-		if v := sc.sum / float64(sc.n); v < bestErr {
+		if v < bestErr {
 			best, bestErr = i, v
 		}
 	}
-	if best >= 0 {
-		return cs[best].d, cs[best].m
-	}
-	return cs[0].d, cs[0].m // Helios' order: candidates are built in it
+	return best, true
 }
 
 // score adds r's error to each way that could have predicted it (before r
@@ -146,7 +161,7 @@ func (e *Estimator) Ways() []Way {
 	defer e.mu.Unlock()
 	out := make([]Way, 0, len(e.scores))
 	for m, s := range e.scores {
-		out = append(out, Way{Match: m, Jobs: s.n, MeanErr: s.sum / float64(s.n)})
+		out = append(out, Way{Match: m, Jobs: s.n, MeanErr: s.value()})
 	}
 	slices.SortFunc(out, func(a, b Way) int {
 		return cmp.Or(cmp.Compare(a.MeanErr, b.MeanErr), cmp.Compare(a.Match, b.Match))
@@ -169,21 +184,22 @@ func (e *Estimator) Basis(user, name string, gpus int, limit time.Duration) stri
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	cs := e.candidates(user, name, gpus, limit, true)
-	_, m := e.choose(cs)
-	if m == MatchNone {
+	i, byScore := e.choice(cs)
+	if i < 0 {
 		return ""
 	}
-	sc := e.scores[m]
-	if sc == nil || sc.n < max(1, e.MinScored) || len(cs) < 2 {
+	m := cs[i].m
+	if !byScore || len(cs) < 2 {
 		return "timed from history by " + wayNames[m] + " (Helios' order: the ways have too few finished jobs to compare)"
 	}
 	var next Match
 	nextErr := math.Inf(1)
 	for _, c := range cs {
-		if s := e.scores[c.m]; c.m != m && s != nil && s.sum/float64(s.n) < nextErr {
-			next, nextErr = c.m, s.sum/float64(s.n)
+		if v, _ := e.scored(c.m); c.m != m && v < nextErr {
+			next, nextErr = c.m, v
 		}
 	}
+	err, _ := e.scored(m)
 	return fmt.Sprintf("timed from history by %s: off by %.2g× on average over this site's %d finished jobs, against %.2g× for %s",
-		wayNames[m], math.Exp2(sc.sum/float64(sc.n)), sc.n, math.Exp2(nextErr), wayNames[next])
+		wayNames[m], math.Exp2(err), e.scores[m].n, math.Exp2(nextErr), wayNames[next])
 }
