@@ -8,15 +8,19 @@
 # error of up to 3x (--speed-error 3 with sigma 0.5), seeds 1-3, first with
 # no configuration file (the daemon's defaults) and then with
 # bind-claims = true; then liars (a tenth of the users, 3x and 100x, tactics
-# plain, preempt, tiny) against their all-honest twins, and the same twins
-# with Slurm's sched_interval one second longer (nobody lying: the noise). JSON results go to
-# docs/img/eval/error/, the tables to the Markdown file; the reading of
-# them is kept by hand in 21-prediction-error-reading.md.
+# plain, preempt, tiny) against their all-honest twins, each at five timings
+# of Slurm's scheduler (sched_interval 60-64 s, averaged: one run's JCTs move
+# by up to 1.4x when the interval moves by a second), and the same twins at
+# five other timings (65-69 s; nobody lying: the noise left after
+# averaging). JSON results go to docs/img/eval/error/ (a liar cell's file
+# holds one result document per timing), the tables to the Markdown file;
+# the reading of them is kept by hand in 21-prediction-error-reading.md.
 #
 # Environment: STRATA_TRACES (folder with peers/pollux_workload*.csv),
 # STRATA_BIN, SEEDS (default "1 2 3"), LIAR_SEEDS (the liars' seeds,
 # default SEEDS: a liar cell's spread between seeds is wide, more seeds
-# tell it from 1 more closely).
+# tell it from 1 more closely), TIMINGS and NULL_TIMINGS (the liars'
+# sched_interval seconds, defaults "60 61 62 63 64" and "65 66 67 68 69").
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -25,6 +29,8 @@ peers=${STRATA_TRACES:-traces}/peers
 need_traces evaluate-error "${STRATA_TRACES:-traces}" peers/pollux_scaling.csv peers/pollux_workload{1..6}.csv
 seeds=${SEEDS:-1 2 3}
 liar_seeds=${LIAR_SEEDS:-$seeds}
+timings=${TIMINGS:-60 61 62 63 64}
+null_timings=${NULL_TIMINGS:-65 66 67 68 69}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bin=${STRATA_BIN:-}
@@ -42,6 +48,22 @@ sim() { # sim OUT CONFIG ARGS...
 	[[ $cfg == none ]] || c=(--config "$cfg")
 	"$bin" "${c[@]}" simulate --json --parallel 1 --scheduler slurm --cluster 16x4:t4 --interval 60s --users 20 \
 		--knowledge realistic --scaling "$peers/pollux_scaling.csv" "$@" >"$out"
+}
+# timed OUT TIMINGS ARGS...: one run per sched_interval in TIMINGS (two at a
+# time), their result documents one after another in OUT
+timed() {
+	local out=$1 ts=$2 si k=0
+	shift 2
+	for si in $ts; do
+		sim "$tmp/timed-$si.json" none "$@" --sched-interval "${si}s" &
+		k=$((k + 1))
+		((k % 2)) || wait
+	done
+	wait
+	for si in $ts; do
+		cat "$tmp/timed-$si.json"
+	done >"$out"
+	n=$((n + k))
 }
 n=0
 for w in 1 2 3 4 5 6; do
@@ -62,17 +84,15 @@ for w in 1 2 3 4 5 6; do
 		echo "evaluate-error: liars, workload $w seed $s" >&2
 		tr=(--trace "$peers/pollux_workload$w.csv" --knowledge-seed "$s" --speed-error-seed "$s")
 		for tac in plain preempt tiny; do
-			sim "$img/lie-w$w-s$s-x1-$tac.json" none "${tr[@]}" --speed-noise 0.5 --speed-error 3 --policy smd --dishonest "0.1:1:$tac"
-			# the null: nobody lies, Slurm's timing moved by one second — how far
-			# timing alone moves each group (the table's first rows)
-			[[ $tac == preempt ]] || sim "$img/lie-w$w-s$s-null-$tac.json" none "${tr[@]}" --speed-noise 0.5 --speed-error 3 --policy smd --dishonest "0.1:1:$tac" --sched-interval 61s
-			for x in 3 100; do
-				sim "$img/lie-w$w-s$s-x$x-$tac.json" none "${tr[@]}" --speed-noise 0.5 --speed-error 3 --policy smd --dishonest "0.1:$x:$tac"
-				n=$((n + 1))
+			for x in 1 3 100; do
+				timed "$img/lie-w$w-s$s-x$x-$tac.json" "$timings" "${tr[@]}" --speed-noise 0.5 --speed-error 3 --policy smd --dishonest "0.1:$x:$tac"
 			done
+			# the null: nobody lies, at other timings — how far timing alone
+			# still moves each group after averaging (the table's first rows)
+			[[ $tac == preempt ]] || timed "$img/lie-w$w-s$s-null-$tac.json" "$null_timings" "${tr[@]}" --speed-noise 0.5 --speed-error 3 --policy smd --dishonest "0.1:1:$tac"
 		done
 	done
 done
 echo "evaluate-error: $n runs; rendering" >&2
-go run ./scripts/evalerror -dir "$img" -seeds "$seeds" -liar-seeds "$liar_seeds" >docs/evaluation.d/accountability/20-prediction-error.md
+go run ./scripts/evalerror -dir "$img" -seeds "$seeds" -liar-seeds "$liar_seeds" -timings "$timings" -null-timings "$null_timings" >docs/evaluation.d/accountability/20-prediction-error.md
 echo "evaluate-error: wrote docs/evaluation.d/accountability/20-prediction-error.md" >&2

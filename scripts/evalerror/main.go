@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -31,37 +32,60 @@ func main() {
 	dir := flag.String("dir", "docs/img/eval/error", "folder of the JSON results")
 	seeds := flag.String("seeds", "1 2 3", "seeds simulated")
 	liarSeeds := flag.String("liar-seeds", "", "seeds of the liars' runs (default: -seeds)")
+	timings := flag.String("timings", "60 61 62 63 64", "sched_interval seconds of the liars' runs")
+	nullTimings := flag.String("null-timings", "65 66 67 68 69", "sched_interval seconds of the null rows' runs")
 	flag.Parse()
 	if *liarSeeds == "" {
 		liarSeeds = seeds
 	}
-	if err := render(os.Stdout, *dir, strings.Fields(*seeds), strings.Fields(*liarSeeds)); err != nil {
+	lt := liarTimings{strings.Fields(*timings), strings.Fields(*nullTimings)}
+	if err := render(os.Stdout, *dir, strings.Fields(*seeds), strings.Fields(*liarSeeds), lt); err != nil {
 		fmt.Fprintln(os.Stderr, "evalerror:", err)
 		os.Exit(1)
 	}
 }
 
 func load(path string) (map[string]result, error) {
-	b, err := os.ReadFile(path)
+	docs, err := loadAll(path)
 	if err != nil {
 		return nil, err
 	}
-	var doc struct {
-		Results []result `json:"results"`
+	if len(docs) != 1 {
+		return nil, fmt.Errorf("%s: %d result documents, want 1", path, len(docs))
 	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	return docs[0], nil
+}
+
+// loadAll reads every result document in path (a liar cell's file holds
+// one per timing, one after another), each by policy.
+func loadAll(path string) ([]map[string]result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
 	}
-	out := map[string]result{}
-	for _, r := range doc.Results {
-		out[r.Policy] = r
+	defer f.Close()
+	var out []map[string]result
+	dec := json.NewDecoder(f)
+	for {
+		var doc struct {
+			Results []result `json:"results"`
+		}
+		if err := dec.Decode(&doc); err == io.EOF {
+			return out, nil
+		} else if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		m := map[string]result{}
+		for _, r := range doc.Results {
+			m[r.Policy] = r
+		}
+		out = append(out, m)
 	}
-	return out, nil
 }
 
 var workloads = []string{"1", "2", "3", "4", "5", "6"}
 
-func render(w io.Writer, dir string, seeds, liarSeeds []string) error {
+func render(w io.Writer, dir string, seeds, liarSeeds []string, lt liarTimings) error {
 	fmt.Fprintf(w, "### Prediction error: what a wrong model costs (`scripts/evaluate-error.sh`)\n\n")
 	fmt.Fprintf(w, "Pollux workloads 1–6 in Slurm mode, realistic knowledge, 20 users, seeds %s; each job's true run\n", strings.Join(seeds, ", "))
 	fmt.Fprintf(w, "is its model's time × exp(σ·z) (`--speed-noise σ`), and with `--speed-error 3` every model is also up\n")
@@ -101,20 +125,49 @@ func render(w io.Writer, dir string, seeds, liarSeeds []string) error {
 			fmt.Fprintf(w, "| %s | %s | %d | %d | %.0f | %.3f | %.3f |\n", label, setting, lowered, kills, lost, sum/float64(n), worst)
 		}
 	}
-	return renderLiars(w, dir, liarSeeds)
+	return renderLiars(w, dir, liarSeeds, lt)
+}
+
+// liarTimings are the sched_interval seconds the liars' cells ran at
+// (each file one result per timing, averaged) and the null rows' others.
+type liarTimings struct{ runs, null []string }
+
+// honestyMean is the smd run's honest and dishonest users' average JCT,
+// each averaged over the timings in path (want of them).
+func honestyMean(path string, want int) (honest, dishonest float64, err error) {
+	docs, err := loadAll(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	if len(docs) != want {
+		return 0, 0, fmt.Errorf("%s: %d results, want one per timing (%d)", path, len(docs), want)
+	}
+	for _, d := range docs {
+		h := d["smd"].Honesty
+		if h == nil || h.HonestAvgJCT == 0 || h.DishonestAvgJCT == 0 {
+			return 0, 0, fmt.Errorf("%s: no honesty statistics", path)
+		}
+		honest += h.HonestAvgJCT / float64(want)
+		dishonest += h.DishonestAvgJCT / float64(want)
+	}
+	return honest, dishonest, nil
 }
 
 // renderLiars writes the liars' table: per lie and tactic, each
 // workload's liars' JCT over their honest twin's, and the honest users'
-// worst ratio.
-func renderLiars(w io.Writer, dir string, seeds []string) error {
+// mean and worst ratio over the seeds, every run averaged over lt's
+// timings.
+func renderLiars(w io.Writer, dir string, seeds []string, lt liarTimings) error {
 	fmt.Fprintf(w, "\n**Liars** (the daemon's defaults, σ 0.5 and per model ×3, seeds %s): a tenth of the users understate every\n", strings.Join(seeds, ", "))
 	fmt.Fprintf(w, "hint 3× or 100×, with a tactic — *plain*; *preempt* (writes `preempt=yes` without `--requeue`);\n")
-	fmt.Fprintf(w, "*tiny* (two honest 2-minute jobs before each lie). Each cell is the liars' average JCT over their\n")
+	fmt.Fprintf(w, "*tiny* (two honest 2-minute jobs before each lie). Every run is repeated at %d timings of Slurm's\n", len(lt.runs))
+	fmt.Fprintf(w, "scheduler (`--sched-interval` %s s) and each group's average JCT averaged over them: a single run\n", strings.Join(lt.runs, ", "))
+	fmt.Fprintf(w, "moves by up to 1.4× when the interval moves by a second. Each cell is the liars' average JCT over their\n")
 	fmt.Fprintf(w, "all-honest twin's (≥ 1: lying does not pay), the mean over the seeds ± its standard error (the\n")
-	fmt.Fprintf(w, "seeds' spread over √n: a cell within about two of 1 is not told apart from 1), and in brackets the\n")
-	fmt.Fprintf(w, "honest users' ratio, the mean over the seeds and the worst seed. The first two rows are the noise: nobody lies, and\n")
-	fmt.Fprintf(w, "Slurm's `sched_interval` is 61 s instead of 60 (`--sched-interval 61s`), against the same twins.\n\n")
+	fmt.Fprintf(w, "seeds' spread over √n: a cell within about two of 1 is not told apart from 1), then the same over\n")
+	fmt.Fprintf(w, "the first three seeds alone, and in brackets the honest users' ratio, the mean over the seeds and\n")
+	fmt.Fprintf(w, "the worst seed. The first two rows are the noise left after averaging: nobody lies, and the twins\n")
+	fmt.Fprintf(w, "run at %d other timings (%s s) against the same twins.\n\n", len(lt.null), strings.Join(lt.null, ", "))
 	fmt.Fprint(w, "| lie | tactic |")
 	for _, wl := range workloads {
 		fmt.Fprintf(w, " workload %s |", wl)
@@ -124,6 +177,7 @@ func renderLiars(w io.Writer, dir string, seeds []string) error {
 		fmt.Fprint(w, "---:|")
 	}
 	fmt.Fprintln(w)
+	first := min(3, len(seeds))
 	for _, x := range []string{"null", "3", "100"} {
 		for _, tac := range []string{"plain", "preempt", "tiny"} {
 			if x == "null" && tac == "preempt" {
@@ -131,36 +185,31 @@ func renderLiars(w io.Writer, dir string, seeds []string) error {
 			}
 			lie := x + "×"
 			if x == "null" {
-				lie = "none, timing +1 s"
+				lie = "none, other timings"
 			}
 			fmt.Fprintf(w, "| %s | %s |", lie, tac)
 			for _, wl := range workloads {
 				var liars, honest []float64
-				var honestWorst float64
 				for _, s := range seeds {
-					h, err := load(filepath.Join(dir, fmt.Sprintf("lie-w%s-s%s-x1-%s.json", wl, s, tac)))
+					hh, hd, err := honestyMean(filepath.Join(dir, fmt.Sprintf("lie-w%s-s%s-x1-%s.json", wl, s, tac)), len(lt.runs))
 					if err != nil {
 						return err
 					}
-					name := fmt.Sprintf("lie-w%s-s%s-x%s-%s.json", wl, s, x, tac)
+					name, want := fmt.Sprintf("lie-w%s-s%s-x%s-%s.json", wl, s, x, tac), len(lt.runs)
 					if x == "null" {
-						name = fmt.Sprintf("lie-w%s-s%s-null-%s.json", wl, s, tac)
+						name, want = fmt.Sprintf("lie-w%s-s%s-null-%s.json", wl, s, tac), len(lt.null)
 					}
-					l, err := load(filepath.Join(dir, name))
+					lh, ld, err := honestyMean(filepath.Join(dir, name), want)
 					if err != nil {
 						return err
 					}
-					hh, lh := h["smd"].Honesty, l["smd"].Honesty
-					if hh == nil || lh == nil || hh.DishonestAvgJCT == 0 || hh.HonestAvgJCT == 0 {
-						return fmt.Errorf("workload %s seed %s: no honesty statistics", wl, s)
-					}
-					liars = append(liars, lh.DishonestAvgJCT/hh.DishonestAvgJCT)
-					honest = append(honest, lh.HonestAvgJCT/hh.HonestAvgJCT)
-					honestWorst = max(honestWorst, lh.HonestAvgJCT/hh.HonestAvgJCT)
+					liars = append(liars, ld/hd)
+					honest = append(honest, lh/hh)
 				}
 				m, se := meanSE(liars)
+				m3, se3 := meanSE(liars[:first])
 				hm, _ := meanSE(honest)
-				fmt.Fprintf(w, " %.2f ±%.2f (%.2f, %.2f) |", m, se, hm, honestWorst)
+				fmt.Fprintf(w, " %.2f ±%.2f; %.2f ±%.2f (%.2f, %.2f) |", m, se, m3, se3, hm, slices.Max(honest))
 			}
 			fmt.Fprintln(w)
 		}
