@@ -82,3 +82,42 @@ func TestShrinkKeepsAMarginUnderTheLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestOverdueRunningJobsEndAtTheirLimit: a running job already past its
+// predicted end is expected at its time limit (Slurm's own view: its
+// backfill reserves by it), or, without a limit, to run as long again as
+// it has; a job within its prediction ends by it. The 4-GPU job waiting
+// for its GPUs is planned then, not within the next interval every cycle
+// (which let narrower jobs fill the room a wide job waited for).
+func TestOverdueRunningJobsEndAtTheirLimit(t *testing.T) {
+	short := "strata: model=imagenet batch=3200 iters=300" // about 20 min on 4 t4
+	for _, tc := range []struct {
+		name    string
+		ran     time.Duration
+		limit   time.Duration
+		wantEnd time.Duration // after Now
+	}{
+		{"overdue, 4 h limit: at its limit", time.Hour, 4 * time.Hour, 3 * time.Hour},
+		{"overdue, no limit: as long again", time.Hour, 0, time.Hour},
+		{"overdue past its limit: within the interval", 5 * time.Hour, 4 * time.Hour, time.Minute},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := pt.Cluster("overdue", t0).Partition("gpu", true).Nodes("n", 1, 4, 64, 512<<10, "gpu", "t4").
+				Running(1, 4, "n1", t0.Add(-tc.ran), func(j *planner.Job) { j.TimeLimit = tc.limit; j.Comment = short }).
+				Pending(2, 4, "", func(j *planner.Job) { j.TimeLimit = time.Hour }).Build()
+			for _, policy := range []string{"fifo", "smd"} {
+				d := plan(t, policy, planner.Options{}, s)[2]
+				if got := d.PredictedStart.Sub(t0); got != tc.wantEnd {
+					t.Errorf("%s: job 2 planned to start in %v, want %v", policy, got, tc.wantEnd)
+				}
+			}
+		})
+	}
+	// within its prediction: its predicted end, as before
+	s := pt.Cluster("overdue", t0).Partition("gpu", true).Nodes("n", 1, 4, 64, 512<<10, "gpu", "t4").
+		Running(1, 4, "n1", t0.Add(-5*time.Minute), func(j *planner.Job) { j.TimeLimit = 4 * time.Hour; j.Comment = short }).
+		Pending(2, 4, "", func(j *planner.Job) { j.TimeLimit = time.Hour }).Build()
+	if got := plan(t, "smd", planner.Options{}, s)[2].PredictedStart.Sub(t0); got < 10*time.Minute || got > 20*time.Minute {
+		t.Errorf("job 2 planned to start in %v, want when job 1's modelled 20 min end (in about 15)", got)
+	}
+}

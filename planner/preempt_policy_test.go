@@ -99,7 +99,7 @@ func TestSMDPreemptsLongJobForShortJobs(t *testing.T) {
 		{"no opt-in: it runs on", build(4, 10000, time.Hour, func(j *planner.Job) { j.Requeue = false }), ""},
 		{"ran 5 minutes: not yet", build(4, 10000, 5*time.Minute), ""},
 		{"preempted twice today: never", build(4, 10000, time.Hour, func(j *planner.Job) { j.PreemptsToday = 2 }), ""},
-		{"it ends in 20 minutes: not worth it", build(4, 300, time.Hour), ""},
+		{"it ends in 20 minutes: not worth it", build(4, 600, 20*time.Minute), ""},
 		{"nobody waits: nothing to gain", build(0, 10000, time.Hour), ""},
 	}
 	for _, tt := range tests {

@@ -140,6 +140,23 @@ func keepRequest[T any](o *Options, ji *jobInfo, opts []T, workers func(T) int) 
 	return slices.DeleteFunc(opts, func(x T) bool { return workers(x) < least })
 }
 
+// overdueEnd is when the plan expects a running job that started at
+// start, with time limit tl, once it has run past its predicted end: the
+// prediction was wrong, by how much nobody knows, so the plan takes
+// Slurm's own view, its time limit (Slurm's backfill reserves by it);
+// without a limit, that it runs as long again as it has run. Expecting it
+// within the next interval instead, cycle after cycle, promised the GPUs
+// of a job that ran on for hours to the wide job waiting for them, while
+// narrower jobs were started into the room left beside it: the wide job
+// waited until the overdue one ended (docs/planner.md, "Running jobs
+// past their prediction").
+func (c *cycle) overdueEnd(start time.Time, tl time.Duration) time.Time {
+	if tl > 0 {
+		return start.Add(tl)
+	}
+	return c.s.Now.Add(c.s.Now.Sub(start))
+}
+
 // capAtLimit is d, at most the job's time limit (none: d).
 func capAtLimit(j *Job, d time.Duration) time.Duration {
 	if tl := j.TimeLimit; tl > 0 && d > tl {
@@ -170,7 +187,8 @@ func (c *cycle) runningLeft(ji *jobInfo) time.Duration {
 // predictEnd is runningEnd of a running job that is not leaving: its
 // start plus its run at its size, what is left of its work from now for a
 // restarted job, never past its time limit (Slurm ends it there at the
-// latest) nor within one interval from now.
+// latest) nor within one interval from now. A job already past the end so
+// predicted is expected at overdueEnd.
 func (c *cycle) predictEnd(ji *jobInfo) time.Time {
 	d := c.requestedRun(ji)
 	start, tl := ji.job.StartTime, ji.job.TimeLimit
@@ -188,6 +206,9 @@ func (c *cycle) predictEnd(ji *jobInfo) time.Time {
 			d = tl
 		}
 		end = start.Add(d)
+		if end.Before(c.s.Now) {
+			end = c.overdueEnd(start, tl)
+		}
 	}
 	if end.Before(c.soonest) {
 		end = c.soonest
