@@ -169,9 +169,12 @@ func runCollect(c *cli.Context) error {
 	if c.String(flagSpoolFile) == "" {
 		warnOldSpool(lg, cfg.SpoolFile)
 	}
-	if err := collect.CheckSpool(cfg); err != nil {
+	// Taken first and kept: a second collector on it stops at once (exit 2).
+	spool, err := collect.TakeSpool(cfg, lg)
+	if err != nil {
 		return err
 	}
+	defer spool.Close() // RunSpooled closes it too; this covers the errors before it
 	if c.Bool(flagSlurmMapping) {
 		cl, err := cliflags.ConnectSlurm(c, cliflags.WithoutPools)
 		if err != nil {
@@ -206,6 +209,6 @@ func runCollect(c *cli.Context) error {
 		reg = cfg.Metrics.Registry()
 	}
 	return promserve.RunWith(c.Context, ln, reg, lg, func(ctx context.Context) error {
-		return collect.Run(ctx, cfg, in, st, lg)
+		return collect.RunSpooled(ctx, cfg, in, st, spool, lg)
 	})
 }

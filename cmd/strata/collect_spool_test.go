@@ -63,12 +63,18 @@ func TestTwoCollectorsOneSpool(t *testing.T) {
 	}
 	doneA := make(chan error, 1)
 	go func() { doneA <- a.Wait() }()
-	waitForHolder(t, spool+".lock", a.Process.Pid, doneA)
+	held := waitForHolder(t, spool+".lock", a.Process.Pid, doneA)
 	errB := collect(recB, &outB).Run()
 	select {
 	case err := <-doneA:
 		t.Fatalf("the first collector ended (%v) before the second one did: not a concurrent run\n%s", err, outA.String())
 	default:
+	}
+	// One lock from start to end: a collector that let its spool go
+	// between its start-up check and its run (a new lock file) could lose
+	// it to one started a moment later, and be the one refused.
+	if now, err := os.Stat(spool + ".lock"); err != nil || !os.SameFile(held, now) {
+		t.Errorf("the first collector's lock file was replaced while it ran (%v): it let the spool go", err)
 	}
 	var ee *exec.ExitError
 	if !errors.As(errB, &ee) || ee.ExitCode() != 2 {
@@ -116,12 +122,15 @@ func deadDatabaseURL(t *testing.T) string {
 }
 
 // waitForHolder waits until the spool lock names pid (the collector holds
-// its spool), or fails when the collector ends first.
-func waitForHolder(t *testing.T, lock string, pid int, done chan error) {
+// its spool) and returns the lock file's FileInfo, or fails when the
+// collector ends first.
+func waitForHolder(t *testing.T, lock string, pid int, done chan error) os.FileInfo {
 	t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
 		if b, err := os.ReadFile(lock); err == nil && strings.TrimSpace(string(b)) == strconv.Itoa(pid) {
-			return
+			if fi, err := os.Stat(lock); err == nil {
+				return fi
+			}
 		}
 		select {
 		case err := <-done:
@@ -130,6 +139,7 @@ func waitForHolder(t *testing.T, lock string, pid int, done chan error) {
 		}
 	}
 	t.Fatalf("collector %d never held %s", pid, lock)
+	return nil
 }
 
 func countSamples(t *testing.T, url string) int {

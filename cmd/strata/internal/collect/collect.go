@@ -159,16 +159,14 @@ func openReplay(cfg Config, in *Input) (*Input, error) {
 	return in, nil
 }
 
-// CheckSpool fails with a ConfigError (exit 2) naming the holder when
-// another process holds cfg's spool, so that a second collector on it stops
-// before anything else can fail (its metrics port, for one). Run takes the
-// spool for good.
-func CheckSpool(cfg Config) error {
-	spool, err := openSpool(cfg, zerolog.Nop())
-	if err != nil {
-		return err
-	}
-	return spool.Close()
+// TakeSpool takes cfg's spool for this process, or fails with a
+// ConfigError (exit 2) naming the holder when another process holds it. A
+// command takes it before anything else, so that a second collector on it
+// stops before anything else can fail (its metrics port, for one), and
+// keeps it until RunSpooled ends: released in between, a collector started
+// a moment later could take it, and the first would be the one refused.
+func TakeSpool(cfg Config, log zerolog.Logger) (*db.Spool, error) {
+	return openSpool(cfg, log)
 }
 
 func openSpool(cfg Config, log zerolog.Logger) (*db.Spool, error) {
@@ -189,6 +187,12 @@ func Run(ctx context.Context, cfg Config, in *Input, st *db.Store, log zerolog.L
 	if err != nil {
 		return err
 	}
+	return RunSpooled(ctx, cfg, in, st, spool, log)
+}
+
+// RunSpooled is Run on a spool already taken (TakeSpool); it closes the
+// spool when it ends.
+func RunSpooled(ctx context.Context, cfg Config, in *Input, st *db.Store, spool *db.Spool, log zerolog.Logger) error {
 	defer spool.Close()
 	if err := st.CheckSchema(ctx); errors.Is(err, db.ErrSchemaBehind) || errors.Is(err, db.ErrSchemaAhead) {
 		return &ConfigError{Err: fmt.Errorf("collect: %w", err)}

@@ -4,8 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/rs/zerolog"
+
+	"github.com/strata-hpc/strata/db"
 	"github.com/strata-hpc/strata/planner"
 )
 
@@ -58,4 +63,30 @@ func TestOpenInput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TakeSpool keeps the spool until RunSpooled ends: a collector that let it
+// go between its start-up check and its run lost it to one started a
+// moment later, and was the one refused (make test saw it, in
+// TestTwoCollectorsOneSpool). While it is held, another taker is refused
+// with a ConfigError (exit 2) naming the spool; once closed, it is free.
+func TestTakeSpoolHoldsItUntilClosed(t *testing.T) {
+	cfg := Config{SpoolFile: filepath.Join(t.TempDir(), "sp.jsonl")}
+	held, err := TakeSpool(cfg, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = TakeSpool(cfg, zerolog.Nop())
+	var ce *ConfigError
+	if !errors.As(err, &ce) || !errors.Is(err, db.ErrSpoolLocked) || !strings.Contains(err.Error(), cfg.SpoolFile) {
+		t.Fatalf("second taker while held: %v, want a ConfigError naming %s", err, cfg.SpoolFile)
+	}
+	if err := held.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := TakeSpool(cfg, zerolog.Nop())
+	if err != nil {
+		t.Fatalf("after close: %v", err)
+	}
+	again.Close()
 }
