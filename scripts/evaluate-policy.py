@@ -114,15 +114,24 @@ if sys.argv[1] == "default":  # default IMG OUT "TIMINGS" VARIANT...: the shippe
     open(out, "w").write("\n".join(doc))
     sys.exit(0)
 
-img, out, bands = sys.argv[1], sys.argv[2], sys.argv[3:]
+# bands IMG OUT "TIMINGS" BAND...: the band table, every run averaged over the timings
+assert sys.argv[1] == "bands", "usage: evaluate-policy.py compact FILE | default IMG OUT TIMINGS VARIANT... | bands IMG OUT TIMINGS BAND..."
+img, out, timings, bands = sys.argv[2], sys.argv[3], sys.argv[4].split(), sys.argv[5:]
 
-def load(path):
-    r = json.load(open(path))["results"][0]
-    users = r["user_jct_s"]
-    fs = fs_error(r)
-    groups = {u: "QOS high" for u in r.get("qos_high_users") or []}
-    groups.update({u: "never hint" for u in r.get("never_hint_users") or []})
-    return r["avg_jct_s"], users, fs, groups
+def load(stem):
+    """The run stem-i{si}.json averaged over the timings: average JCT, each
+    user's average JCT, the fairshare error, and the users' groups."""
+    jct, users, fs, groups = [], defaultdict(list), [], {}
+    for si in timings:
+        r = json.load(open(f"{stem}-i{si}.json"))["results"][0]
+        jct.append(r["avg_jct_s"])
+        fs.append(fs_error(r))
+        for u, x in r["user_jct_s"].items():
+            users[u].append(x)
+        groups = {u: "QOS high" for u in r.get("qos_high_users") or []}
+        groups.update({u: "never hint" for u in r.get("never_hint_users") or []})
+    avg = lambda v: sum(v) / len(v)
+    return avg(jct), {u: avg(x) for u, x in users.items()}, avg(fs), groups
 
 rows, summary = [], defaultdict(lambda: {"ratio": [], "worst": [], "fsd": []})
 kinds = defaultdict(list)  # (band, group) -> each user's ratio
@@ -130,12 +139,12 @@ names = [(f"pollux_workload{w}", str(w)) for w in range(1, 7)] + [("alibaba", "A
 for stem, w in names:
     for seed in (1, 2):
         base = os.path.join(img, f"{stem}-s{seed}")
-        if not os.path.exists(base + "-slurm.json"):
+        if not os.path.exists(f"{base}-slurm-i{timings[0]}.json"):
             continue
-        sj, su, sfs, _ = load(base + "-slurm.json")
+        sj, su, sfs, _ = load(base + "-slurm")
         cells = []
         for b in bands:
-            j, u, fs, groups = load(f"{base}-{b}.json")
+            j, u, fs, groups = load(f"{base}-{b}")
             for k in u:
                 if k in su and su[k] > 0:
                     kinds[(b, groups.get(k, "others"))].append(u[k] / su[k])
@@ -166,8 +175,9 @@ doc = ["### The site's policy in force (issue 31)", "",
        "write a hint (`--never-hint 0.3`), the site's multifactor priority: age 1000, job size 1000, classic",
        "fairshare 10000 (every user an account of equal shares, usage from the run, half-life 6 h), QOS 10000",
        "for the jobs of 2 of the 10 users (`--qos-high 0.2`); Pollux workloads 1-6 on 16x4:t4 with their",
-       "scaling curves and the Alibaba GPU 2023 slice on 3x8:t4 (sizes fixed), seeds 1 and 2. smd writes its",
-       "order as a nice within ±band",
+       "scaling curves and the Alibaba GPU 2023 slice on 3x8:t4 (sizes fixed), seeds 1 and 2, each run at",
+       f"{len(timings)} timings of Slurm's scheduler (`--sched-interval` {', '.join(timings)} s) and averaged (each user's",
+       "average JCT too). smd writes its order as a nice within ±band",
        "(`[planner] nice-band`) or, last column, as absolute priorities. Each cell: smd's average JCT over",
        "Slurm alone's / the worst user's average JCT over the same user's under Slurm alone / the fairshare",
        "error minus Slurm alone's, in percentage points: in each 6-hour window, the largest distance of a",

@@ -9,6 +9,10 @@
 # docs/evaluation.d/accountability/30-site-policy.md (rendered by
 # scripts/evaluate-policy.py; the reading is 31-site-policy-reading.md).
 #
+# Every run is repeated at five timings of Slurm's scheduler
+# (sched_interval 60-64 s) and averaged: one user's ratio in a single run
+# moves by up to 1.7x when the interval moves by a second.
+#
 # Environment: STRATA_TRACES (folder with peers/pollux_workload*.csv),
 # STRATA_BIN, STRATA_EVAL_RENDER_ONLY=1 (re-render from the JSON there),
 # EVALPOLICY_PARTS ("bands default", the default: both tables; "default":
@@ -35,6 +39,7 @@ img=docs/img/eval/policy
 out=docs/evaluation.d/accountability/30-site-policy.md
 [[ $render_only == 1 || " $parts " != *" bands "* ]] || { rm -rf "$img" && mkdir -p "$img"; }
 bands=(0 500 2000 4000 20000 absolute)
+timings=(60 61 62 63 64)
 for b in "${bands[@]}"; do
 	if [[ $b == absolute ]]; then
 		printf '[planner]\npriority-mode = "absolute"\n' >"$tmp/$b.toml"
@@ -59,16 +64,27 @@ for name in pollux_workload1 pollux_workload2 pollux_workload3 pollux_workload4 
 		common=(simulate "${where[@]}" --interval 60s
 			--scheduler slurm --knowledge realistic --users 10 --never-hint 0.3 --knowledge-seed "$seed" "${site[@]}"
 			--json --jobs --parallel 1)
-		"$bin" --config "$tmp/2000.toml" "${common[@]}" --policy slurm >"$img/$name-s$seed-slurm.json"
-		python3 scripts/evaluate-policy.py compact "$img/$name-s$seed-slurm.json"
-		for b in "${bands[@]}"; do
-			"$bin" --config "$tmp/$b.toml" "${common[@]}" --policy smd >"$img/$name-s$seed-$b.json"
-			python3 scripts/evaluate-policy.py compact "$img/$name-s$seed-$b.json"
+		one() { # one SI: Slurm alone and every band at sched_interval SI
+			local si=$1 b f=$img/$name-s$seed-slurm-i$1.json
+			"$bin" --config "$tmp/2000.toml" "${common[@]}" --sched-interval "${si}s" --policy slurm >"$f"
+			python3 scripts/evaluate-policy.py compact "$f"
+			for b in "${bands[@]}"; do
+				f=$img/$name-s$seed-$b-i$si.json
+				"$bin" --config "$tmp/$b.toml" "${common[@]}" --sched-interval "${si}s" --policy smd >"$f"
+				python3 scripts/evaluate-policy.py compact "$f"
+			done
+		}
+		k=0
+		for si in "${timings[@]}"; do # two timings at a time
+			one "$si" &
+			k=$((k + 1))
+			((k % 2)) || wait
 		done
+		wait
 	done
 done
 if [[ " $parts " == *" bands "* ]]; then
-	python3 scripts/evaluate-policy.py "$img" "$out" "${bands[@]}"
+	python3 scripts/evaluate-policy.py bands "$img" "$out" "${timings[*]}" "${bands[@]}"
 	echo "evaluate-policy: wrote $out" >&2
 fi
 
@@ -92,7 +108,6 @@ printf '[planner]\npriority-mode = "nice"\n[planner.site-weights]\nfairshare = 1
 printf '[planner]\npriority-mode = "nice"\nnice-band = 8000\n' >"$tmp/band8000.toml"
 printf '[planner]\npriority-mode = "nice"\nearly-starvation-stretch = 8\n' >"$tmp/early8.toml"
 variants=(default aging1h protect band8000 early8)
-timings=(60 61 62 63 64)
 for model in classic fairtree; do
 	fs=(); [[ $model == fairtree ]] && fs=(--fair-tree --accounts 3)
 	for w in 1 2 3 4 5 6; do
