@@ -97,6 +97,9 @@ type jobInfo struct {
 	// for every running job several times.
 	end  time.Time
 	left time.Duration // end − Now
+	// overdue: a running job already past its predicted run, so end is
+	// overdueEnd's (set with end).
+	overdue bool
 	// heldLong: a running job SMD counts against the long-job share this
 	// cycle (newSMDIsland).
 	heldLong bool

@@ -68,7 +68,7 @@ func (c *cycle) setDynamic(ji *jobInfo) {
 	}
 	ji.notYet = c.eligibleIn(j)
 	ji.leaving = j.State == JobRunning && !j.Signalled.IsZero()
-	ji.end, ji.left = time.Time{}, 0
+	ji.end, ji.left, ji.overdue = time.Time{}, 0, false
 	if j.State == JobRunning {
 		ji.end = c.predictEnd(ji)
 		ji.left = ji.end.Sub(c.s.Now)

@@ -1,6 +1,8 @@
 package planner_test
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,14 +94,18 @@ func TestShrinkKeepsAMarginUnderTheLimit(t *testing.T) {
 func TestOverdueRunningJobsEndAtTheirLimit(t *testing.T) {
 	short := "strata: model=imagenet batch=3200 iters=300" // about 20 min on 4 t4
 	for _, tc := range []struct {
-		name    string
-		ran     time.Duration
-		limit   time.Duration
-		wantEnd time.Duration // after Now
+		name       string
+		ran        time.Duration
+		limit      time.Duration
+		wantEnd    time.Duration // after Now
+		wantDetail string        // job 2's, with ReasonBehindOverdue
 	}{
-		{"overdue, 4 h limit: at its limit", time.Hour, 4 * time.Hour, 3 * time.Hour},
-		{"overdue, no limit: as long again", time.Hour, 0, time.Hour},
-		{"overdue past its limit: within the interval", 5 * time.Hour, 4 * time.Hour, time.Minute},
+		{"overdue, 4 h limit: at its limit", time.Hour, 4 * time.Hour, 3 * time.Hour,
+			"planned for when job 1 reaches its time limit 04:00:00 (2026-11-22T15:00): it has run 01:00:00, past its predicted end"},
+		{"overdue, no limit: as long again", time.Hour, 0, time.Hour,
+			"planned for when job 1 has run as long again (2026-11-22T13:00): it has run 01:00:00, past its predicted end, with no time limit"},
+		{"overdue past its limit: within the interval", 5 * time.Hour, 4 * time.Hour, time.Minute,
+			"planned for when job 1 ends: it has run 05:00:00, past its predicted end and its time limit 04:00:00"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := pt.Cluster("overdue", t0).Partition("gpu", true).Nodes("n", 1, 4, 64, 512<<10, "gpu", "t4").
@@ -110,6 +116,10 @@ func TestOverdueRunningJobsEndAtTheirLimit(t *testing.T) {
 				if got := d.PredictedStart.Sub(t0); got != tc.wantEnd {
 					t.Errorf("%s: job 2 planned to start in %v, want %v", policy, got, tc.wantEnd)
 				}
+				// strata explain says what the start waits for
+				if !slices.Contains(d.Reasons, planner.ReasonBehindOverdue) || !strings.Contains(d.Detail, tc.wantDetail) {
+					t.Errorf("%s: job 2's reasons %v, detail %q; want %s and %q", policy, d.Reasons, d.Detail, planner.ReasonBehindOverdue, tc.wantDetail)
+				}
 			}
 		})
 	}
@@ -117,7 +127,11 @@ func TestOverdueRunningJobsEndAtTheirLimit(t *testing.T) {
 	s := pt.Cluster("overdue", t0).Partition("gpu", true).Nodes("n", 1, 4, 64, 512<<10, "gpu", "t4").
 		Running(1, 4, "n1", t0.Add(-5*time.Minute), func(j *planner.Job) { j.TimeLimit = 4 * time.Hour; j.Comment = short }).
 		Pending(2, 4, "", func(j *planner.Job) { j.TimeLimit = time.Hour }).Build()
-	if got := plan(t, "smd", planner.Options{}, s)[2].PredictedStart.Sub(t0); got < 10*time.Minute || got > 20*time.Minute {
+	d := plan(t, "smd", planner.Options{}, s)[2]
+	if got := d.PredictedStart.Sub(t0); got < 10*time.Minute || got > 20*time.Minute {
 		t.Errorf("job 2 planned to start in %v, want when job 1's modelled 20 min end (in about 15)", got)
+	}
+	if slices.Contains(d.Reasons, planner.ReasonBehindOverdue) {
+		t.Errorf("job 2 behind a job within its prediction: reasons %v, want no %s", d.Reasons, planner.ReasonBehindOverdue)
 	}
 }

@@ -185,6 +185,7 @@ func (c *cycle) decide(pl *planned, n int64, d *Decision) {
 			d.Reasons = append(d.Reasons, ReasonDeadlineRisk)
 		}
 	}
+	c.behindOverdue(pl, d)
 	c.claimed(pl, d)
 	c.bindClaim(pl, d)
 	if len(d.Reasons) == 0 {

@@ -37,6 +37,11 @@ const (
 	// ReasonRunning: a running job; Strata never changes running jobs in
 	// production.
 	ReasonRunning Reason = "running"
+	// ReasonBehindOverdue: the job's planned start is when a running job
+	// that has run past its predicted end reaches its time limit (Detail
+	// names it): the plan expects such a job there, as Slurm's backfill
+	// does (docs/planner.md, "Running jobs past their prediction").
+	ReasonBehindOverdue Reason = "behind_overdue"
 	// ReasonModelUnknown: the model= name is not in the catalog (or its
 	// batch size has no measured curve); the duration comes from the
 	// predictor or the time limit.
@@ -206,6 +211,7 @@ var reasonText = map[Reason]string{
 	ReasonNoShapeFits:         "no set of usable nodes in the partition can hold the requested GPUs, even when idle",
 	ReasonBurstBufferFull:     "the burst-buffer pool has not enough free capacity for the job's data; Slurm gives it space as soon as enough frees (ranked with the starts when nothing else holds it back)",
 	ReasonRunning:             "the job is running; Strata never changes running jobs",
+	ReasonBehindOverdue:       "the planned start is when a running job that has run past its predicted end reaches its time limit (the detail names it): the plan expects such a job there, as Slurm's backfill does, so the start may come much sooner if it ends earlier",
 	ReasonModelUnknown:        "the model/batch in the hint is not in the catalog, so the duration comes from history or the time limit",
 	ReasonGPUUnknown:          "the job's GPU type is neither built in nor in the site's [planner] gpu-speed, so the duration comes from history or the time limit",
 	ReasonPredicted:           "the duration is predicted from history: similar jobs, the user's mean, or the job's time limit × the user's usual share of it, whichever has predicted this site's jobs best",

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -157,6 +158,35 @@ func (c *cycle) overdueEnd(start time.Time, tl time.Duration) time.Time {
 	return c.s.Now.Add(c.s.Now.Sub(start))
 }
 
+// behindOverdue adds ReasonBehindOverdue to a waiting job's decision d
+// whose planned start is the expected end of an overdue running job of its
+// island (the first in the island's list), naming that job: a start planned at another
+// job's time limit is explained by it.
+func (c *cycle) behindOverdue(pl *planned, d *Decision) {
+	isl := pl.ji.isl
+	if pl.start || isl == nil || d.PredictedStart.IsZero() || !d.PredictedStart.After(c.s.Now) {
+		return
+	}
+	for _, r := range isl.running {
+		if !r.overdue || r.leaving || r.end.Sub(d.PredictedStart).Abs() >= time.Second {
+			continue
+		}
+		ran, at := c.s.Now.Sub(r.job.StartTime), r.end.UTC().Format("2006-01-02T15:04")
+		var note string
+		switch tl := r.job.TimeLimit; {
+		case tl > 0 && ran >= tl:
+			note = fmt.Sprintf("planned for when job %d ends: it has run %s, past its predicted end and its time limit %s", r.job.ID, limitText(ran), limitText(tl))
+		case tl > 0:
+			note = fmt.Sprintf("planned for when job %d reaches its time limit %s (%s): it has run %s, past its predicted end", r.job.ID, limitText(tl), at, limitText(ran))
+		default:
+			note = fmt.Sprintf("planned for when job %d has run as long again (%s): it has run %s, past its predicted end, with no time limit", r.job.ID, at, limitText(ran))
+		}
+		d.Reasons = append(d.Reasons, ReasonBehindOverdue)
+		d.Detail = joinDetail(d.Detail, note)
+		return
+	}
+}
+
 // capAtLimit is d, at most the job's time limit (none: d).
 func capAtLimit(j *Job, d time.Duration) time.Duration {
 	if tl := j.TimeLimit; tl > 0 && d > tl {
@@ -207,7 +237,7 @@ func (c *cycle) predictEnd(ji *jobInfo) time.Time {
 		}
 		end = start.Add(d)
 		if end.Before(c.s.Now) {
-			end = c.overdueEnd(start, tl)
+			end, ji.overdue = c.overdueEnd(start, tl), true
 		}
 	}
 	if end.Before(c.soonest) {
