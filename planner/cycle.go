@@ -136,9 +136,12 @@ type cycle struct {
 	nodes   []nodeState
 	islands []*island // sorted by partition name
 	byPart  map[string]*island
-	jobs    []*jobInfo // every pending and running job, by ID
-	pools   []BurstBufferPool
-	bbFree  []int64
+	// overdueBy lists each island's overdue running jobs (jobInfo.overdue),
+	// built when the first decision is explained (behindOverdue).
+	overdueBy map[*island][]*jobInfo
+	jobs      []*jobInfo // every pending and running job, by ID
+	pools     []BurstBufferPool
+	bbFree    []int64
 	// bbFlows counts, per pool, the pending jobs staging in now: they
 	// share the pool's total bandwidth with a job that starts its own.
 	bbFlows []int

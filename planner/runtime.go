@@ -167,8 +167,18 @@ func (c *cycle) behindOverdue(pl *planned, d *Decision) {
 	if pl.start || isl == nil || d.PredictedStart.IsZero() || !d.PredictedStart.After(c.s.Now) {
 		return
 	}
-	for _, r := range isl.running {
-		if !r.overdue || r.leaving || r.end.Sub(d.PredictedStart).Abs() >= time.Second {
+	if c.overdueBy == nil { // once per plan: few running jobs are overdue
+		c.overdueBy = map[*island][]*jobInfo{}
+		for _, is := range c.islands {
+			for _, r := range is.running {
+				if r.overdue && !r.leaving {
+					c.overdueBy[is] = append(c.overdueBy[is], r)
+				}
+			}
+		}
+	}
+	for _, r := range c.overdueBy[isl] {
+		if r.end.Sub(d.PredictedStart).Abs() >= time.Second {
 			continue
 		}
 		ran, at := c.s.Now.Sub(r.job.StartTime), r.end.UTC().Format("2006-01-02T15:04")
