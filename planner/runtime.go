@@ -160,8 +160,8 @@ func (c *cycle) overdueEnd(start time.Time, tl time.Duration) time.Time {
 
 // behindOverdue adds ReasonBehindOverdue to a waiting job's decision d
 // whose planned start is the expected end of an overdue running job of its
-// island (the first in the island's list), naming that job: a start planned at another
-// job's time limit is explained by it.
+// island (the first in the island's list), naming that job: a start
+// planned at another job's time limit is explained by it.
 func (c *cycle) behindOverdue(pl *planned, d *Decision) {
 	isl := pl.ji.isl
 	if pl.start || isl == nil || d.PredictedStart.IsZero() || !d.PredictedStart.After(c.s.Now) {
