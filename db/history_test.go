@@ -17,7 +17,7 @@ func TestFinishedJobs(t *testing.T) {
 		t.Skip("needs Postgres (skipped only under -short)")
 	}
 	t.Parallel() // a database of its own (dbtest)
-	s := dbtest.Open(t, dbtest.URL(t), true)
+	s := dbtest.New(t)
 	ctx := context.Background()
 	t0 := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
 	job := func(id int64, name string, state planner.JobState, start time.Time) planner.Job {
@@ -70,7 +70,7 @@ func TestPredictionReport(t *testing.T) {
 		t.Skip("needs Postgres (skipped only under -short)")
 	}
 	t.Parallel() // a database of its own (dbtest)
-	s := dbtest.Open(t, dbtest.URL(t), true)
+	s := dbtest.New(t)
 	ctx := context.Background()
 	t0 := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
 	cycle := func(at time.Time, job int64, run time.Duration, reason planner.Reason) {

@@ -24,7 +24,7 @@ func TestTrustOutcomes(t *testing.T) {
 		t.Skip("needs Postgres (skipped only under -short)")
 	}
 	t.Parallel() // a database of its own (dbtest)
-	s := dbtest.Open(t, dbtest.URL(t), true)
+	s := dbtest.New(t)
 	ctx := context.Background()
 	t0 := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
 	decideBy := func(at time.Time, job int64, user string, run, claimed time.Duration, source planner.Reason) {
@@ -93,7 +93,7 @@ func TestTrustRunning(t *testing.T) {
 		t.Skip("needs Postgres (skipped only under -short)")
 	}
 	t.Parallel() // a database of its own (dbtest)
-	s := dbtest.Open(t, dbtest.URL(t), true)
+	s := dbtest.New(t)
 	ctx := context.Background()
 	t0 := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
 	decide := func(at time.Time, job int64, run, claimed time.Duration, source planner.Reason) {
