@@ -166,10 +166,6 @@ func openReplay(cfg Config, in *Input) (*Input, error) {
 // keeps it until RunSpooled ends: released in between, a collector started
 // a moment later could take it, and the first would be the one refused.
 func TakeSpool(cfg Config, log zerolog.Logger) (*db.Spool, error) {
-	return openSpool(cfg, log)
-}
-
-func openSpool(cfg Config, log zerolog.Logger) (*db.Spool, error) {
 	spool, err := db.OpenSpool(cfg.SpoolFile, cfg.SpoolMax, db.WithSpoolLogger(log))
 	if errors.Is(err, db.ErrSpoolLocked) {
 		return nil, &ConfigError{Err: fmt.Errorf("--spool-file: %w", err)}
@@ -183,7 +179,7 @@ func openSpool(cfg Config, log zerolog.Logger) (*db.Spool, error) {
 // schema that is not current stops it at once.
 func Run(ctx context.Context, cfg Config, in *Input, st *db.Store, log zerolog.Logger) error {
 	// The spool first: a second collector on it stops at once (exit 2).
-	spool, err := openSpool(cfg, log)
+	spool, err := TakeSpool(cfg, log)
 	if err != nil {
 		return err
 	}
