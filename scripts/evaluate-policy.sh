@@ -51,6 +51,18 @@ site=(--priority-weight-fairshare 10000 --priority-weight-qos 10000 --qos-high 0
 # The six Pollux workloads on 16x4:t4, and the Alibaba GPU 2023 slice on the
 # contended cluster of scripts/evaluate.sh (no scaling curves: sizes fixed).
 ali=${ALIBABA_CLUSTER:-3x8:t4,cpus=128}
+# one SI: Slurm alone and every band at sched_interval SI, for the $name,
+# $seed and $common of the loop below
+one() {
+	local si=$1 b f=$img/$name-s$seed-slurm-i$1.json
+	"$bin" --config "$tmp/2000.toml" "${common[@]}" --sched-interval "${si}s" --policy slurm >"$f"
+	python3 scripts/evaluate-policy.py compact "$f"
+	for b in "${bands[@]}"; do
+		f=$img/$name-s$seed-$b-i$si.json
+		"$bin" --config "$tmp/$b.toml" "${common[@]}" --sched-interval "${si}s" --policy smd >"$f"
+		python3 scripts/evaluate-policy.py compact "$f"
+	done
+}
 for name in pollux_workload1 pollux_workload2 pollux_workload3 pollux_workload4 pollux_workload5 pollux_workload6 alibaba; do
 	[[ " $parts " == *" bands "* ]] || break
 	for seed in 1 2; do
@@ -64,16 +76,6 @@ for name in pollux_workload1 pollux_workload2 pollux_workload3 pollux_workload4 
 		common=(simulate "${where[@]}" --interval 60s
 			--scheduler slurm --knowledge realistic --users 10 --never-hint 0.3 --knowledge-seed "$seed" "${site[@]}"
 			--json --jobs --parallel 1)
-		one() { # one SI: Slurm alone and every band at sched_interval SI
-			local si=$1 b f=$img/$name-s$seed-slurm-i$1.json
-			"$bin" --config "$tmp/2000.toml" "${common[@]}" --sched-interval "${si}s" --policy slurm >"$f"
-			python3 scripts/evaluate-policy.py compact "$f"
-			for b in "${bands[@]}"; do
-				f=$img/$name-s$seed-$b-i$si.json
-				"$bin" --config "$tmp/$b.toml" "${common[@]}" --sched-interval "${si}s" --policy smd >"$f"
-				python3 scripts/evaluate-policy.py compact "$f"
-			done
-		}
 		k=0
 		for si in "${timings[@]}"; do # two timings at a time
 			one "$si" &
