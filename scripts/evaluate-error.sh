@@ -12,7 +12,9 @@
 # of Slurm's scheduler (sched_interval 60-64 s, averaged: one run's JCTs move
 # by up to 1.4x when the interval moves by a second), and the same twins at
 # five other timings (65-69 s; nobody lying: the noise left after
-# averaging). JSON results go to docs/img/eval/error/ (a liar cell's file
+# averaging). Control rows: a 1.2x misstatement (smaller than the hints' own
+# error) with the records, and 1.2x and 3x with the records off (--no-trust,
+# twins too). JSON results go to docs/img/eval/error/ (a liar cell's file
 # holds one result document per timing), the tables to the Markdown file;
 # the reading of them is kept by hand in 21-prediction-error-reading.md.
 #
@@ -87,9 +89,16 @@ for w in 1 2 3 4 5 6; do
 			for x in 1 3 100; do
 				timed "$img/lie-w$w-s$s-x$x-$tac.json" "$timings" "${tr[@]}" --speed-noise 0.5 --speed-error 3 --policy smd --dishonest "0.1:$x:$tac"
 			done
+			[[ $tac == preempt ]] && continue
 			# the null: nobody lies, at other timings — how far timing alone
 			# still moves each group after averaging (the table's first rows)
-			[[ $tac == preempt ]] || timed "$img/lie-w$w-s$s-null-$tac.json" "$null_timings" "${tr[@]}" --speed-noise 0.5 --speed-error 3 --policy smd --dishonest "0.1:1:$tac"
+			timed "$img/lie-w$w-s$s-null-$tac.json" "$null_timings" "${tr[@]}" --speed-noise 0.5 --speed-error 3 --policy smd --dishonest "0.1:1:$tac"
+			# the control: a 1.2x misstatement, smaller than the hints' own
+			# error, with the records and (as the 3x lie) without them
+			timed "$img/lie-w$w-s$s-x1.2-$tac.json" "$timings" "${tr[@]}" --speed-noise 0.5 --speed-error 3 --policy smd --dishonest "0.1:1.2:$tac"
+			for x in 1 1.2 3; do
+				timed "$img/lie-w$w-s$s-x$x-$tac-norecord.json" "$timings" "${tr[@]}" --speed-noise 0.5 --speed-error 3 --policy smd --dishonest "0.1:$x:$tac" --no-trust
+			done
 		done
 	done
 done

@@ -153,10 +153,57 @@ func honestyMean(path string, want int) (honest, dishonest float64, err error) {
 	return honest, dishonest, nil
 }
 
-// renderLiars writes the liars' table: per lie and tactic, each
-// workload's liars' JCT over their honest twin's, and the honest users'
-// mean and worst ratio over the seeds, every run averaged over lt's
-// timings.
+// liarRow is one row of the liars' table: a lie (factor x; "null": none,
+// at the null timings), a tactic, and whether the records were off
+// (--no-trust, in the lying run and its twin alike).
+type liarRow struct {
+	x, tac   string
+	noRecord bool
+}
+
+// liarRows are the table's rows in order: the null; a 1.2× misstatement,
+// smaller than the hints' own error, as the control of how far any change
+// in a tenth of the users' claims moves the others; the lies; and the
+// same without records (what the records change).
+var liarRows = []liarRow{
+	{"null", "plain", false}, {"null", "tiny", false},
+	{"1.2", "plain", false}, {"1.2", "tiny", false},
+	{"3", "plain", false}, {"3", "preempt", false}, {"3", "tiny", false},
+	{"100", "plain", false}, {"100", "preempt", false}, {"100", "tiny", false},
+	{"1.2", "plain", true}, {"1.2", "tiny", true},
+	{"3", "plain", true}, {"3", "tiny", true},
+}
+
+// files are the row's twin's and run's result files for workload wl and
+// seed s, and how many timings the run's holds.
+func (r liarRow) files(wl, s string, lt liarTimings) (twin, run string, want int) {
+	suffix := ""
+	if r.noRecord {
+		suffix = "-norecord"
+	}
+	twin = fmt.Sprintf("lie-w%s-s%s-x1-%s%s.json", wl, s, r.tac, suffix)
+	if r.x == "null" {
+		return twin, fmt.Sprintf("lie-w%s-s%s-null-%s.json", wl, s, r.tac), len(lt.null)
+	}
+	return twin, fmt.Sprintf("lie-w%s-s%s-x%s-%s%s.json", wl, s, r.x, r.tac, suffix), len(lt.runs)
+}
+
+func (r liarRow) label() string {
+	switch {
+	case r.x == "null":
+		return "none, other timings"
+	case r.x == "1.2" && !r.noRecord:
+		return "1.2× (control)"
+	case r.noRecord:
+		return r.x + "×, no records"
+	}
+	return r.x + "×"
+}
+
+// renderLiars writes the liars' table: per row, each workload's liars'
+// JCT over their honest twin's and the honest users' mean and worst ratio
+// over the seeds, every run averaged over lt's timings, and how many of
+// the row's seeds moved the honest users above sim.HonestTarget.
 func renderLiars(w io.Writer, dir string, seeds []string, lt liarTimings) error {
 	fmt.Fprintf(w, "\n**Liars** (the daemon's defaults, σ 0.5 and per model ×3, seeds %s): a tenth of the users understate every\n", strings.Join(seeds, ", "))
 	fmt.Fprintf(w, "hint 3× or 100×, with a tactic — *plain*; *preempt* (writes `preempt=yes` without `--requeue`);\n")
@@ -166,57 +213,58 @@ func renderLiars(w io.Writer, dir string, seeds []string, lt liarTimings) error 
 	fmt.Fprintf(w, "all-honest twin's (≥ 1: lying does not pay), the mean over the seeds ± its standard error (the\n")
 	fmt.Fprintf(w, "seeds' spread over √n: a cell within about two of 1 is not told apart from 1), then the same over\n")
 	fmt.Fprintf(w, "the first three seeds alone, and in brackets the honest users' ratio, the mean over the seeds and\n")
-	fmt.Fprintf(w, "the worst seed. The first two rows are the noise left after averaging: nobody lies, and the twins\n")
-	fmt.Fprintf(w, "run at %d other timings (%s s) against the same twins.\n\n", len(lt.null), strings.Join(lt.null, ", "))
+	fmt.Fprintf(w, "the worst seed; the last column counts the seeds, over all workloads, on which the honest users'\n")
+	fmt.Fprintf(w, "ratio is above %.2f. The first two rows are the noise left after averaging: nobody lies, and the twins\n", honestTarget)
+	fmt.Fprintf(w, "run at %d other timings (%s s) against the same twins. *1.2× (control)* is a misstatement smaller\n", len(lt.null), strings.Join(lt.null, ", "))
+	fmt.Fprintf(w, "than the hints' own error (an optimistic honest user; the records correct it, never square it): how far\n")
+	fmt.Fprintf(w, "any change in a tenth of the users' claims moves the others. *No records* runs the lie and its twin with\n")
+	fmt.Fprintf(w, "`--no-trust`: nothing corrects or distrusts a claim.\n\n")
 	fmt.Fprint(w, "| lie | tactic |")
 	for _, wl := range workloads {
 		fmt.Fprintf(w, " workload %s |", wl)
 	}
-	fmt.Fprint(w, "\n|---|---|")
+	fmt.Fprintf(w, " honest > %.2f |\n|---|---|", honestTarget)
 	for range workloads {
 		fmt.Fprint(w, "---:|")
 	}
-	fmt.Fprintln(w)
+	fmt.Fprintln(w, "---:|")
 	first := min(3, len(seeds))
-	for _, x := range []string{"null", "3", "100"} {
-		for _, tac := range []string{"plain", "preempt", "tiny"} {
-			if x == "null" && tac == "preempt" {
-				continue // the same as plain when nobody lies
-			}
-			lie := x + "×"
-			if x == "null" {
-				lie = "none, other timings"
-			}
-			fmt.Fprintf(w, "| %s | %s |", lie, tac)
-			for _, wl := range workloads {
-				var liars, honest []float64
-				for _, s := range seeds {
-					hh, hd, err := honestyMean(filepath.Join(dir, fmt.Sprintf("lie-w%s-s%s-x1-%s.json", wl, s, tac)), len(lt.runs))
-					if err != nil {
-						return err
-					}
-					name, want := fmt.Sprintf("lie-w%s-s%s-x%s-%s.json", wl, s, x, tac), len(lt.runs)
-					if x == "null" {
-						name, want = fmt.Sprintf("lie-w%s-s%s-null-%s.json", wl, s, tac), len(lt.null)
-					}
-					lh, ld, err := honestyMean(filepath.Join(dir, name), want)
-					if err != nil {
-						return err
-					}
-					liars = append(liars, ld/hd)
-					honest = append(honest, lh/hh)
+	for _, row := range liarRows {
+		fmt.Fprintf(w, "| %s | %s |", row.label(), row.tac)
+		above, all := 0, 0
+		for _, wl := range workloads {
+			var liars, honest []float64
+			for _, s := range seeds {
+				twin, run, want := row.files(wl, s, lt)
+				hh, hd, err := honestyMean(filepath.Join(dir, twin), len(lt.runs))
+				if err != nil {
+					return err
 				}
-				m, se := meanSE(liars)
-				m3, se3 := meanSE(liars[:first])
-				hm, _ := meanSE(honest)
-				fmt.Fprintf(w, " %.2f ±%.2f; %.2f ±%.2f (%.2f, %.2f) |", m, se, m3, se3, hm, slices.Max(honest))
+				lh, ld, err := honestyMean(filepath.Join(dir, run), want)
+				if err != nil {
+					return err
+				}
+				liars = append(liars, ld/hd)
+				honest = append(honest, lh/hh)
+				if lh/hh > honestTarget {
+					above++
+				}
+				all++
 			}
-			fmt.Fprintln(w)
+			m, se := meanSE(liars)
+			m3, se3 := meanSE(liars[:first])
+			hm, _ := meanSE(honest)
+			fmt.Fprintf(w, " %.2f ±%.2f; %.2f ±%.2f (%.2f, %.2f) |", m, se, m3, se3, hm, slices.Max(honest))
 		}
+		fmt.Fprintf(w, " %d of %d |\n", above, all)
 	}
 	fmt.Fprintln(w)
 	return nil
 }
+
+// honestTarget is issue 30's bound on the honest users' ratio
+// (sim.HonestTarget; this command reads JSON only).
+const honestTarget = 1.05
 
 // meanSE is the mean of xs and its standard error (the sample standard
 // deviation over √n; 0 for fewer than two values).
