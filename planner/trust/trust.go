@@ -244,7 +244,7 @@ func fitUser(user string, os []Outcome, c Config) Record {
 				"claims are not trusted until %d jobs in a row, and as many GPU-hours as those jobs ran, finish within them; timed by the time limit", r.Broken, r.Recent, c.Forgive)}
 	case f >= c.MaxFactor:
 		r.Claim = planner.Claim{Distrust: true, Jobs: r.Recent,
-			Note: fmt.Sprintf("your last %d jobs ran a median %.3g× their predictions: claims are not trusted; timed by the time limit",
+			Note: fmt.Sprintf("your last %d jobs ran a median %.3g× their predictions (by GPU-hours): claims are not trusted; timed by the time limit",
 				r.Recent, r.MedianRatio)}
 	case math.Abs(math.Log(f)) < math.Log(1.1):
 		// within 10 %: no correction
@@ -253,11 +253,11 @@ func fitUser(user string, os []Outcome, c Config) Record {
 		// more than it could gain: the correction is squared (issue 30).
 		f = min(f*f, c.MaxFactor)
 		r.Claim = planner.Claim{Factor: f, Jobs: r.Recent,
-			Note: fmt.Sprintf("prediction ×%.2f: your last %d jobs ran a median %.3g× their predictions (understated claims are corrected twice over)", f, r.Recent, r.MedianRatio)}
+			Note: fmt.Sprintf("prediction ×%.2f: your last %d jobs ran a median %.3g× their predictions by GPU-hours (understated claims are corrected twice over)", f, r.Recent, r.MedianRatio)}
 	default:
 		f = max(f, c.MinFactor)
 		r.Claim = planner.Claim{Factor: f, Jobs: r.Recent,
-			Note: fmt.Sprintf("prediction ×%.2f: your last %d jobs ran a median %.3g× their predictions", f, r.Recent, r.MedianRatio)}
+			Note: fmt.Sprintf("prediction ×%.2f: your last %d jobs ran a median %.3g× their predictions by GPU-hours", f, r.Recent, r.MedianRatio)}
 	}
 	return r
 }
