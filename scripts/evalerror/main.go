@@ -34,11 +34,12 @@ func main() {
 	liarSeeds := flag.String("liar-seeds", "", "seeds of the liars' runs (default: -seeds)")
 	timings := flag.String("timings", "60 61 62 63 64", "sched_interval seconds of the liars' runs")
 	nullTimings := flag.String("null-timings", "65 66 67 68 69", "sched_interval seconds of the null rows' runs")
+	wideTimings := flag.String("wide-timings", "70 71 72 73 74 75 76 77 78 79", "sched_interval seconds of the wide null rows' runs (against the twins at -timings and -null-timings together)")
 	flag.Parse()
 	if *liarSeeds == "" {
 		liarSeeds = seeds
 	}
-	lt := liarTimings{strings.Fields(*timings), strings.Fields(*nullTimings)}
+	lt := liarTimings{strings.Fields(*timings), strings.Fields(*nullTimings), strings.Fields(*wideTimings)}
 	if err := render(os.Stdout, *dir, strings.Fields(*seeds), strings.Fields(*liarSeeds), lt); err != nil {
 		fmt.Fprintln(os.Stderr, "evalerror:", err)
 		os.Exit(1)
@@ -129,8 +130,31 @@ func render(w io.Writer, dir string, seeds, liarSeeds []string, lt liarTimings) 
 }
 
 // liarTimings are the sched_interval seconds the liars' cells ran at
-// (each file one result per timing, averaged) and the null rows' others.
-type liarTimings struct{ runs, null []string }
+// (each file one result per timing, averaged), the null rows' others, and
+// the wide null rows' (as many as runs and null together).
+type liarTimings struct{ runs, null, wide []string }
+
+// part is a result file and the number of timings it holds.
+type part struct {
+	path string
+	want int
+}
+
+// honestyMeanOf is honestyMean over several files, each weighing by its
+// timings.
+func honestyMeanOf(dir string, parts []part) (honest, dishonest float64, err error) {
+	n := 0
+	for _, p := range parts {
+		h, d, err := honestyMean(filepath.Join(dir, p.path), p.want)
+		if err != nil {
+			return 0, 0, err
+		}
+		honest += h * float64(p.want)
+		dishonest += d * float64(p.want)
+		n += p.want
+	}
+	return honest / float64(n), dishonest / float64(n), nil
+}
 
 // honestyMean is the smd run's honest and dishonest users' average JCT,
 // each averaged over the timings in path (want of them).
@@ -154,7 +178,8 @@ func honestyMean(path string, want int) (honest, dishonest float64, err error) {
 }
 
 // liarRow is one row of the liars' table: a lie (factor x; "null": none,
-// at the null timings), a tactic, and whether the records were off
+// at the null timings; "wide": none, at the wide timings against the twins
+// at both the runs' and the null's), a tactic, and whether the records were off
 // (--no-trust, in the lying run and its twin alike).
 type liarRow struct {
 	x, tac   string
@@ -167,6 +192,7 @@ type liarRow struct {
 // same without records (what the records change).
 var liarRows = []liarRow{
 	{"null", "plain", false}, {"null", "tiny", false},
+	{"wide", "plain", false}, {"wide", "tiny", false},
 	{"1.2", "plain", false}, {"1.2", "tiny", false},
 	{"3", "plain", false}, {"3", "preempt", false}, {"3", "tiny", false},
 	{"100", "plain", false}, {"100", "preempt", false}, {"100", "tiny", false},
@@ -175,23 +201,29 @@ var liarRows = []liarRow{
 }
 
 // files are the row's twin's and run's result files for workload wl and
-// seed s, and how many timings the run's holds.
-func (r liarRow) files(wl, s string, lt liarTimings) (twin, run string, want int) {
+// seed s.
+func (r liarRow) files(wl, s string, lt liarTimings) (twin, run []part) {
 	suffix := ""
 	if r.noRecord {
 		suffix = "-norecord"
 	}
-	twin = fmt.Sprintf("lie-w%s-s%s-x1-%s%s.json", wl, s, r.tac, suffix)
-	if r.x == "null" {
-		return twin, fmt.Sprintf("lie-w%s-s%s-null-%s.json", wl, s, r.tac), len(lt.null)
+	twin = []part{{fmt.Sprintf("lie-w%s-s%s-x1-%s%s.json", wl, s, r.tac, suffix), len(lt.runs)}}
+	null := part{fmt.Sprintf("lie-w%s-s%s-null-%s.json", wl, s, r.tac), len(lt.null)}
+	switch r.x {
+	case "null":
+		return twin, []part{null}
+	case "wide":
+		return append(twin, null), []part{{fmt.Sprintf("lie-w%s-s%s-wide-%s.json", wl, s, r.tac), len(lt.wide)}}
 	}
-	return twin, fmt.Sprintf("lie-w%s-s%s-x%s-%s%s.json", wl, s, r.x, r.tac, suffix), len(lt.runs)
+	return twin, []part{{fmt.Sprintf("lie-w%s-s%s-x%s-%s%s.json", wl, s, r.x, r.tac, suffix), len(lt.runs)}}
 }
 
 func (r liarRow) label() string {
 	switch {
 	case r.x == "null":
 		return "none, other timings"
+	case r.x == "wide":
+		return "none, 10 against 10 timings"
 	case r.x == "1.2" && !r.noRecord:
 		return "1.2× (control)"
 	case r.noRecord:
@@ -215,7 +247,8 @@ func renderLiars(w io.Writer, dir string, seeds []string, lt liarTimings) error 
 	fmt.Fprintf(w, "the first three seeds alone, and in brackets the honest users' ratio, the mean over the seeds and\n")
 	fmt.Fprintf(w, "the worst seed; the last column counts the seeds, over all workloads, on which the honest users'\n")
 	fmt.Fprintf(w, "ratio is above %.2f. The first two rows are the noise left after averaging: nobody lies, and the twins\n", honestTarget)
-	fmt.Fprintf(w, "run at %d other timings (%s s) against the same twins. *1.2× (control)* is a misstatement smaller\n", len(lt.null), strings.Join(lt.null, ", "))
+	fmt.Fprintf(w, "run at %d other timings (%s s) against the same twins; the next two the same with %d timings (%s s)\n", len(lt.null), strings.Join(lt.null, ", "), len(lt.wide), strings.Join(lt.wide, ", "))
+	fmt.Fprintf(w, "against the twins at both sets. *1.2× (control)* is a misstatement smaller\n")
 	fmt.Fprintf(w, "than the hints' own error (an optimistic honest user; alone it stays below the 1.5× from which the\n")
 	fmt.Fprintf(w, "records square a correction): how far\n")
 	fmt.Fprintf(w, "any change in a tenth of the users' claims moves the others. *No records* runs the lie and its twin with\n")
@@ -236,12 +269,12 @@ func renderLiars(w io.Writer, dir string, seeds []string, lt liarTimings) error 
 		for _, wl := range workloads {
 			var liars, honest []float64
 			for _, s := range seeds {
-				twin, run, want := row.files(wl, s, lt)
-				hh, hd, err := honestyMean(filepath.Join(dir, twin), len(lt.runs))
+				twin, run := row.files(wl, s, lt)
+				hh, hd, err := honestyMeanOf(dir, twin)
 				if err != nil {
 					return err
 				}
-				lh, ld, err := honestyMean(filepath.Join(dir, run), want)
+				lh, ld, err := honestyMeanOf(dir, run)
 				if err != nil {
 					return err
 				}
