@@ -174,7 +174,7 @@ func runCollect(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	defer spool.Close() // RunSpooled closes it too; this covers the errors before it
+	defer spool.Close() // Run closes it too; this covers the errors before it
 	if c.Bool(flagSlurmMapping) {
 		cl, err := cliflags.ConnectSlurm(c, cliflags.WithoutPools)
 		if err != nil {
@@ -209,6 +209,6 @@ func runCollect(c *cli.Context) error {
 		reg = cfg.Metrics.Registry()
 	}
 	return promserve.RunWith(c.Context, ln, reg, lg, func(ctx context.Context) error {
-		return collect.RunSpooled(ctx, cfg, in, st, spool, lg)
+		return collect.Run(ctx, cfg, in, st, spool, lg)
 	})
 }

@@ -195,7 +195,7 @@ func (e *Estimator) Basis(user, name string, gpus int, limit time.Duration) stri
 	var next Match
 	nextErr := math.Inf(1)
 	for _, c := range cs {
-		if v, _ := e.scored(c.m); c.m != m && v < nextErr {
+		if v, ok := e.scored(c.m); ok && c.m != m && v < nextErr {
 			next, nextErr = c.m, v
 		}
 	}

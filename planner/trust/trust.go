@@ -244,7 +244,7 @@ func fitUser(user string, os []Outcome, c Config) Record {
 				"claims are not trusted until %d jobs in a row, and as many GPU-hours as those jobs ran, finish within them; timed by the time limit", r.Broken, r.Recent, c.Forgive)}
 	case f >= c.MaxFactor:
 		r.Claim = planner.Claim{Distrust: true, Jobs: r.Recent,
-			Note: fmt.Sprintf("your last %d jobs ran a median %.3g× their predictions (by GPU-hours): claims are not trusted; timed by the time limit",
+			Note: fmt.Sprintf("your last %d jobs ran a median %.3g× their predictions by GPU-hours: claims are not trusted; timed by the time limit",
 				r.Recent, r.MedianRatio)}
 	case math.Abs(math.Log(f)) < math.Log(1.1):
 		// within 10 %: no correction

@@ -163,7 +163,7 @@ func openReplay(cfg Config, in *Input) (*Input, error) {
 // ConfigError (exit 2) naming the holder when another process holds it. A
 // command takes it before anything else, so that a second collector on it
 // stops before anything else can fail (its metrics port, for one), and
-// keeps it until RunSpooled ends: released in between, a collector started
+// keeps it until Run ends: released in between, a collector started
 // a moment later could take it, and the first would be the one refused.
 func TakeSpool(cfg Config, log zerolog.Logger) (*db.Spool, error) {
 	spool, err := db.OpenSpool(cfg.SpoolFile, cfg.SpoolMax, db.WithSpoolLogger(log))
@@ -175,20 +175,10 @@ func TakeSpool(cfg Config, log zerolog.Logger) (*db.Spool, error) {
 
 // Run samples in into st until ctx ends or a finite source is exhausted,
 // then writes what is left and refreshes the rollups of the jobs it saw.
-// An unreachable database only delays the writes (batches are spooled); a
-// schema that is not current stops it at once.
-func Run(ctx context.Context, cfg Config, in *Input, st *db.Store, log zerolog.Logger) error {
-	// The spool first: a second collector on it stops at once (exit 2).
-	spool, err := TakeSpool(cfg, log)
-	if err != nil {
-		return err
-	}
-	return RunSpooled(ctx, cfg, in, st, spool, log)
-}
-
-// RunSpooled is Run on a spool already taken (TakeSpool); it closes the
-// spool when it ends.
-func RunSpooled(ctx context.Context, cfg Config, in *Input, st *db.Store, spool *db.Spool, log zerolog.Logger) error {
+// spool is the collector's spool, taken first (TakeSpool); Run closes it
+// when it ends. An unreachable database only delays the writes (batches
+// are spooled); a schema that is not current stops it at once.
+func Run(ctx context.Context, cfg Config, in *Input, st *db.Store, spool *db.Spool, log zerolog.Logger) error {
 	defer spool.Close()
 	if err := st.CheckSchema(ctx); errors.Is(err, db.ErrSchemaBehind) || errors.Is(err, db.ErrSchemaAhead) {
 		return &ConfigError{Err: fmt.Errorf("collect: %w", err)}

@@ -65,7 +65,7 @@ func TestOpenInput(t *testing.T) {
 	}
 }
 
-// TakeSpool keeps the spool until RunSpooled ends: a collector that let it
+// TakeSpool keeps the spool until Run ends: a collector that let it
 // go between its start-up check and its run lost it to one started a
 // moment later, and was the one refused (make test saw it, in
 // TestTwoCollectorsOneSpool). While it is held, another taker is refused
@@ -89,4 +89,13 @@ func TestTakeSpoolHoldsItUntilClosed(t *testing.T) {
 		t.Fatalf("after close: %v", err)
 	}
 	again.Close()
+}
+
+// takeAndRun is what `strata collect` does: take the spool, then Run.
+func takeAndRun(ctx context.Context, cfg Config, in *Input, st *db.Store, log zerolog.Logger) error {
+	spool, err := TakeSpool(cfg, log)
+	if err != nil {
+		return err
+	}
+	return Run(ctx, cfg, in, st, spool, log)
 }

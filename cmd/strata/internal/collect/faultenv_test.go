@@ -231,7 +231,7 @@ func replay(t *testing.T, dbURL string, rec dcgmtest.Recording, o replayOpts) ou
 	in := &Input{src: &faultSource{src: dcgm.NewReplaySource(rec.Samples, dcgm.ReplayConfig{}), before: o.before, shift: o.shift},
 		mapper: scheduleMapper{sched: rec.Schedule}, paced: true, close: func() {}}
 	var logs syncBuffer
-	if err := Run(ctx, cfg, in, st, zerolog.New(&logs)); err != nil {
+	if err := takeAndRun(ctx, cfg, in, st, zerolog.New(&logs)); err != nil {
 		t.Fatalf("collect: %v\n%s", err, logs.String())
 	}
 	return outcome{metrics: values(t, m.Registry()), logs: logs.String(), spool: o.spool}

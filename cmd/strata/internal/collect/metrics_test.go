@@ -60,7 +60,7 @@ func TestMetricsWhilePostgresIsDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer in.Close()
-	if err := Run(context.Background(), cfg, in, st, zerolog.Nop()); err != nil {
+	if err := takeAndRun(context.Background(), cfg, in, st, zerolog.Nop()); err != nil {
 		t.Fatal(err)
 	}
 	got := values(t, m.Registry())
